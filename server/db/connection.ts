@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** Raised when the database cannot be used as-is; the file is left untouched. */
+export class DatabaseRefusedError extends Error {}
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Numbered, append-only migrations: `NNN_name.sql` files in db/migrations. */
+export function loadMigrations(dir: string = migrationsDir): Migration[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f))
+    .map((f) => ({
+      version: Number(f.slice(0, 3)),
+      name: f.slice(4, -4),
+      sql: fs.readFileSync(path.join(dir, f), 'utf8'),
+    }))
+    .sort((a, b) => a.version - b.version);
+}
+
+export interface OpenOptions {
+  /** Page cache size in MiB (worker connections use less). */
+  cacheMb?: number;
+  readonly?: boolean;
+  migrations?: Migration[];
+}
+
+/**
+ * Opens the service database. An existing file is first checked read-only, so a corrupt file or
+ * one written by a newer build is refused before anything (even the WAL switch) writes to it.
+ */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  const migrations = options.migrations ?? loadMigrations();
+  if (fs.existsSync(file)) preflight(file, migrations);
+  const db = new Database(file, { readonly: options.readonly ?? false });
+  configure(db, options.cacheMb ?? 64, options.readonly ?? false);
+  if (!options.readonly) migrate(db, migrations);
+  return db;
+}
+
+/** A second connection for a worker thread: same file, no migrations, smaller cache. */
+export function openWorkerConnection(file: string): Db {
+  const db = new Database(file, { fileMustExist: true });
+  configure(db, 16, false);
+  return db;
+}
+
+function configure(db: Db, cacheMb: number, readonly: boolean): void {
+  if (!readonly) db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`cache_size = -${cacheMb * 1024}`);
+  db.pragma('temp_store = MEMORY');
+  db.pragma('mmap_size = 268435456');
+}
+
+function preflight(file: string, migrations: Migration[]): void {
+  let probe: Db | undefined;
+  try {
+    probe = new Database(file, { readonly: true, fileMustExist: true });
+    probe.pragma('schema_version');
+    const hasTable = probe
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+      .get();
+    if (!hasTable) return;
+    const applied = probe.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+    const known = new Set(migrations.map((m) => m.version));
+    const unknown = applied.map((r) => r.version).filter((v) => !known.has(v));
+    if (unknown.length > 0) {
+      const newest = Math.max(...applied.map((r) => r.version));
+      throw new DatabaseRefusedError(
+        `database ${file} was written by a newer Tonearm (schema ${newest}; this build knows up to ` +
+          `${Math.max(0, ...known)}); upgrade Tonearm or point TONEARM_DATA_DIR elsewhere. The file was not changed.`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof DatabaseRefusedError) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new DatabaseRefusedError(
+      `database ${file} cannot be read (${reason}); it may be corrupt. Restore a backup or move it away. The file was not changed.`,
+    );
+  } finally {
+    probe?.close();
+  }
+}
+
+function migrate(db: Db, migrations: Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+  );
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      record.run(m.version, m.name, Date.now());
+    }).immediate();
+  }
+}
+
+/** Runs fn in a BEGIN IMMEDIATE transaction, so writers never deadlock on lock upgrades. */
+export function inTransaction<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn).immediate();
+}
