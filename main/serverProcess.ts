@@ -1,0 +1,112 @@
+import { fork } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/**
+ * The process-launcher facade the supervisor is written against. Electron's `utilityProcess.fork`
+ * and Node's `child_process.fork` both fit behind it, so the supervisor is tested on plain Node.
+ */
+export interface ServerProcess {
+  readonly pid: number | undefined;
+  onStdoutLine(listener: (line: string) => void): void;
+  onStderrLine(listener: (line: string) => void): void;
+  /** Called once, after the process has exited and its output has been read. */
+  onExit(listener: (exit: ProcessExit) => void): void;
+  kill(signal: 'SIGTERM' | 'SIGKILL'): void;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ProcessLauncher {
+  fork(modulePath: string, args: string[], options: { env: Record<string, string> }): ServerProcess;
+}
+
+type LineListener = (line: string) => void;
+
+/** Splits a byte stream into lines and fans them out; resolves `closed` when the stream ends. */
+function lineStream(stream: NodeJS.ReadableStream | null): {
+  subscribe(listener: LineListener): void;
+  closed: Promise<void>;
+} {
+  const listeners: LineListener[] = [];
+  if (!stream) return { subscribe: () => {}, closed: Promise.resolve() };
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    for (const listener of listeners) listener(line);
+  });
+  const closed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+  return { subscribe: (listener) => listeners.push(listener), closed };
+}
+
+/** Runs the server as a plain Node child process (tests, headless development). */
+export const childProcessLauncher: ProcessLauncher = {
+  fork(modulePath, args, { env }) {
+    const child = fork(modulePath, args, { env, silent: true });
+    const stdout = lineStream(child.stdout);
+    const stderr = lineStream(child.stderr);
+    // 'close' comes after stdio has drained, so no log line arrives after the exit is reported.
+    const exited = new Promise<ProcessExit>((resolve) => {
+      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('error', () => resolve({ code: null, signal: null }));
+    });
+    return {
+      pid: child.pid,
+      onStdoutLine: stdout.subscribe,
+      onStderrLine: stderr.subscribe,
+      onExit: (listener) => void exited.then(listener),
+      kill: (signal) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      },
+    };
+  },
+};
+
+/** The part of Electron's `UtilityProcess` used here, declared structurally so this file needs no Electron. */
+export interface UtilityProcessLike {
+  readonly pid: number | undefined;
+  readonly stdout: NodeJS.ReadableStream | null;
+  readonly stderr: NodeJS.ReadableStream | null;
+  once(event: 'exit', listener: (code: number) => void): unknown;
+  kill(): boolean;
+}
+
+export type UtilityFork = (
+  modulePath: string,
+  args: string[],
+  options: { env: Record<string, string>; stdio: 'pipe'; serviceName: string },
+) => UtilityProcessLike;
+
+/** Runs the server in an Electron utility process; `index.ts` passes `utilityProcess.fork`. */
+export function utilityProcessLauncher(utilityFork: UtilityFork): ProcessLauncher {
+  return {
+    fork(modulePath, args, { env }) {
+      const child = utilityFork(modulePath, args, { env, stdio: 'pipe', serviceName: 'Tonearm server' });
+      const stdout = lineStream(child.stdout);
+      const stderr = lineStream(child.stderr);
+      let running = true;
+      const exited = new Promise<ProcessExit>((resolve) => {
+        child.once('exit', (code) => {
+          running = false;
+          // Let the pipes drain, but never wait on them for long.
+          const drained = Promise.all([stdout.closed, stderr.closed]);
+          const patience = new Promise((done) => setTimeout(done, 1000).unref());
+          void Promise.race([drained, patience]).then(() => resolve({ code, signal: null }));
+        });
+      });
+      return {
+        pid: child.pid,
+        onStdoutLine: stdout.subscribe,
+        onStderrLine: stderr.subscribe,
+        onExit: (listener) => void exited.then(listener),
+        kill: (signal) => {
+          if (!running) return;
+          // UtilityProcess.kill() sends SIGTERM on POSIX; a forced kill goes through the pid.
+          if (signal === 'SIGTERM' || child.pid === undefined) child.kill();
+          else process.kill(child.pid, 'SIGKILL');
+        },
+      };
+    },
+  };
+}
