@@ -1,0 +1,109 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Where a desktop app keeps per-user data on each platform. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  const home = os.homedir();
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Tonearm');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Tonearm');
+  return path.join(env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'tonearm');
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+/** Every environment variable the server reads; the README documents each one. */
+const envSchema = z.object({
+  TONEARM_PORT: port.optional(),
+  PORT: port.optional(),
+  TONEARM_HOST: z.string().min(1).default('0.0.0.0'),
+  TONEARM_DATA_DIR: z.string().min(1).optional(),
+  TONEARM_MUSIC_DIRS: z.string().optional(),
+  CORS_ORIGIN: csv.optional(),
+  SESSION_TTL_HOURS: positiveInt.default(720),
+  TRUST_PROXY: z.string().optional(),
+  AUTH_PROXY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
+    .optional(),
+  AUTH_PROXY_TRUSTED_IPS: csv.optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  RATE_LIMIT_WINDOW_MS: positiveInt.default(15 * 60 * 1000),
+  RATE_LIMIT_MAX: positiveInt.default(5000),
+  LOGIN_RATE_LIMIT_MAX: positiveInt.default(10),
+  ALLOW_PRIVATE_TARGETS: csv.optional(),
+  FFMPEG_PATH: z.string().min(1).optional(),
+  TONEARM_UI_DIR: z.string().min(1).optional(),
+});
+
+export type TrustProxy = boolean | number | string;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  musicDirs: string[];
+  corsOrigins: string[];
+  sessionTtlMs: number;
+  trustProxy: TrustProxy;
+  authProxy: { header: string; trustedIps: string[] } | null;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  rateLimit: { windowMs: number; max: number; loginMax: number };
+  allowPrivateTargets: string[];
+  ffmpegPath: string | undefined;
+  uiDir: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+function parseTrustProxy(raw: string | undefined): TrustProxy {
+  // Off by default: on a home LAN nobody sits in front of us, and trusting X-Forwarded-For
+  // would let any client claim to be loopback.
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+/** Reads and validates the environment; a bad value throws one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`invalid ${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
+  }
+  const e = result.data;
+  const proxyHeader = e.AUTH_PROXY_HEADER ?? (e.AUTH_PROXY_TRUSTED_IPS ? 'x-forwarded-user' : undefined);
+  return {
+    port: e.TONEARM_PORT ?? e.PORT ?? 3001,
+    host: e.TONEARM_HOST,
+    dataDir: path.resolve(e.TONEARM_DATA_DIR ?? defaultDataDir(env)),
+    musicDirs: (e.TONEARM_MUSIC_DIRS ?? '')
+      .split(path.delimiter)
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => path.resolve(d)),
+    corsOrigins: e.CORS_ORIGIN ?? [],
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3600 * 1000,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    authProxy: proxyHeader
+      ? { header: proxyHeader.toLowerCase(), trustedIps: e.AUTH_PROXY_TRUSTED_IPS ?? [] }
+      : null,
+    logLevel: e.LOG_LEVEL,
+    rateLimit: { windowMs: e.RATE_LIMIT_WINDOW_MS, max: e.RATE_LIMIT_MAX, loginMax: e.LOGIN_RATE_LIMIT_MAX },
+    allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS ?? [],
+    ffmpegPath: e.FFMPEG_PATH,
+    uiDir: e.TONEARM_UI_DIR,
+  };
+}

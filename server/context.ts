@@ -1,0 +1,41 @@
+import type { Config } from './config.js';
+import type { Db } from './db/connection.js';
+import type { SettingsRepository } from './db/settings.js';
+import type { AuthService } from './domain/auth/service.js';
+import type { Principal } from './domain/auth/principal.js';
+import type { SettingsStore } from './domain/settings/store.js';
+import type { UsersService } from './domain/users/service.js';
+import type { Logger } from './log.js';
+import type { Secrets } from './secrets.js';
+import type { Hub } from './ws/hub.js';
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Adds fields to the detailed `GET /api/health` answer (integrations, library, ...). */
+export type HealthContributor = (principal: Principal) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** Everything a route factory or a service needs, built once at start-up. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  dbPath: string;
+  clock: Clock;
+  log: Logger;
+  secrets: Secrets;
+  kv: SettingsRepository;
+  settings: SettingsStore;
+  users: UsersService;
+  auth: AuthService;
+  hub: Hub;
+  appVersion: string;
+  startedAt: number;
+  /** Capability names for `api.features`; an area adds its name once its routes work. */
+  features: Set<string>;
+  health: HealthContributor[];
+  /** Runs on shutdown, last registered first. */
+  onClose(fn: () => void | Promise<void>): void;
+}

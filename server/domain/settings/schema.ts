@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** A URL of a service the user runs; empty string means "not configured". */
+const serviceUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })]).default('');
+const secret = z.string().max(1024).default('');
+
+const lidarr = z
+  .object({
+    url: serviceUrl,
+    apiKey: secret,
+    qualityProfileId: z.number().int().positive().nullable().default(null),
+    metadataProfileId: z.number().int().positive().nullable().default(null),
+    rootFolderPath: z.string().default(''),
+    searchOnAdd: z.boolean().default(true),
+    /** Lidarr sees paths inside its own container/host; map its prefixes to this computer's. */
+    pathMappings: z.array(z.object({ from: z.string().min(1), to: z.string().min(1) }).strict()).default([]),
+  })
+  .strict();
+
+const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), password: secret }).strict();
+const slskd = z.object({ url: serviceUrl, apiKey: secret }).strict();
+const gotify = z.object({ url: serviceUrl, token: secret }).strict();
+const lastfm = z.object({ apiKey: secret, apiSecret: secret }).strict();
+
+export const settingsSchema = z
+  .object({
+    library: z
+      .object({
+        musicFolders: z.array(z.string().min(1)).default([]),
+        watchEnabled: z.boolean().default(true),
+        /** Quiet time after the last file change before a quick scan runs. */
+        watchDebounceMs: z.number().int().min(1000).max(24 * 3600 * 1000).default(120_000),
+      })
+      .strict()
+      .prefault({}),
+    downloads: z.object({ folderPath: z.string().default('') }).strict().prefault({}),
+    security: z
+      .object({
+        localNetworkBypass: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
+        /** Origins allowed to call /api from a browser, besides those in CORS_ORIGIN. */
+        corsOrigins: z.array(z.url({ error: 'must be an origin like http://host:port' })).default([]),
+      })
+      .strict()
+      .prefault({}),
+    transcoding: z
+      .object({
+        cacheSizeMb: z.number().int().min(0).max(1_000_000).default(2048),
+        maxConcurrent: z.number().int().min(1).max(32).default(2),
+      })
+      .strict()
+      .prefault({}),
+    integrations: z
+      .object({
+        lidarr: lidarr.prefault({}),
+        navidrome: navidrome.prefault({}),
+        slskd: slskd.prefault({}),
+        gotify: gotify.prefault({}),
+        lastfm: lastfm.prefault({}),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** Field names whose values are secrets: never returned in clear. */
+export const SECRET_FIELD = /^(apiKey|apiSecret|password|token)$/;
+export const SECRET_MASK = '********';

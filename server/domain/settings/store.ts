@@ -1,0 +1,71 @@
+import { ValidationError } from '../errors.js';
+import type { SettingsRepository } from '../../db/settings.js';
+import { SECRET_FIELD, SECRET_MASK, settingsSchema, type Settings } from './schema.js';
+
+const KEY = 'settings';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Objects merge key by key; arrays and scalars replace; a masked secret keeps the stored one. */
+function mergeKeepingSecrets(current: unknown, patch: unknown): unknown {
+  if (!isObject(current) || !isObject(patch)) return patch;
+  const out: Json = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (SECRET_FIELD.test(k) && v === SECRET_MASK) continue;
+    out[k] = isObject(v) && isObject(current[k]) ? mergeKeepingSecrets(current[k], v) : v;
+  }
+  return out;
+}
+
+/** A copy with every non-empty secret replaced by the mask. */
+export function maskSecrets<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(maskSecrets) as T;
+  if (!isObject(value)) return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value))
+    out[k] = SECRET_FIELD.test(k) && typeof v === 'string' && v !== '' ? SECRET_MASK : maskSecrets(v);
+  return out as T;
+}
+
+export interface SettingsStore {
+  get(): Settings;
+  /** Validates the merged result; nothing is stored when it is invalid. */
+  update(patch: unknown): Settings;
+  /** The settings a patch would produce, validated but not stored. */
+  preview(patch: unknown): Settings;
+  onChange(listener: (next: Settings, previous: Settings) => void): () => void;
+}
+
+function validate(current: Settings, patch: unknown): Settings {
+  if (!isObject(patch)) throw new ValidationError('Settings must be a JSON object', 'VALIDATION_ERROR');
+  const result = settingsSchema.safeParse(mergeKeepingSecrets(current, patch));
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new ValidationError(
+    `${issue.path.join('.') || 'settings'}: ${issue.message}`,
+    'VALIDATION_ERROR',
+    result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+  );
+}
+
+export function createSettingsStore(repo: SettingsRepository): SettingsStore {
+  let current = settingsSchema.parse(repo.get<unknown>(KEY) ?? {});
+  const listeners = new Set<(next: Settings, previous: Settings) => void>();
+  return {
+    get: () => current,
+    preview: (patch) => validate(current, patch),
+    update(patch) {
+      const next = validate(current, patch);
+      const previous = current;
+      current = next;
+      repo.put(KEY, current);
+      for (const l of listeners) l(current, previous);
+      return current;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { rateLimit } from 'express-rate-limit';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { newRequestId } from '../log.js';
+import { resolveAlias } from './aliases.js';
+import { createPrincipalResolver } from './authenticate.js';
+import { corsMiddleware } from './cors.js';
+import { errorHandler } from './errors.js';
+import { buildOpenApi } from './openapi.js';
+import { defineRoute, routeHandler, type RouteDefinition } from './route.js';
+import { apiRoutes, routers } from './areas.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const tooManyRequests = (req: Request, res: Response) => {
+  const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+  if (reset) res.setHeader('Retry-After', String(Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000))));
+  res.status(429).json({ error: 'Too many requests', code: 'RATE_LIMITED', message: 'Request limit reached; try again later' });
+};
+
+export interface BuiltApp {
+  app: express.Express;
+  routes: RouteDefinition[];
+}
+
+/** Assembles middleware in order: ids and logging, headers, CORS, aliases, limits, body, routes, errors. */
+export function buildApp(ctx: AppContext): BuiltApp {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.config.trustProxy);
+  app.set('query parser', 'extended');
+
+  app.use((req, res, next) => {
+    const id = newRequestId();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    const started = performance.now();
+    res.on('finish', () => {
+      ctx.log.debug('request', {
+        requestId: id,
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      });
+    });
+    next();
+  });
+
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:', 'blob:'],
+          mediaSrc: ["'self'", 'blob:'],
+          connectSrc: ["'self'", 'ws:', 'wss:'],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          scriptSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          frameAncestors: ["'self'"],
+          baseUri: ["'self'"],
+        },
+      },
+      // Served over plain HTTP on a home LAN: no HSTS, no upgrade of requests to https.
+      strictTransportSecurity: false,
+      crossOriginEmbedderPolicy: false,
+      // Players on other origins load /rest media and artwork.
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+  );
+  app.use(corsMiddleware(ctx));
+
+  // Neutral spellings of product names are served by the same handlers (decisions §1).
+  app.use((req, _res, next) => {
+    const [pathname, query] = splitUrl(req.url);
+    const real = resolveAlias(pathname);
+    if (real) req.url = real + query;
+    next();
+  });
+
+  // The only redirect in the API: the legacy /api/weekly-flow prefix.
+  app.use('/api/weekly-flow', (req, res) => {
+    const [pathname, query] = splitUrl(req.url);
+    res.redirect(308, `/api/playlists${pathname === '/' ? '' : pathname}${query}`);
+  });
+
+  const limiterOptions = {
+    windowMs: ctx.config.rateLimit.windowMs,
+    limit: ctx.config.rateLimit.max,
+    standardHeaders: 'draft-7' as const,
+    legacyHeaders: false,
+    handler: tooManyRequests,
+  };
+  app.use('/api', rateLimit(limiterOptions));
+  app.use('/rest', rateLimit(limiterOptions));
+  const loginLimiter = rateLimit({
+    ...limiterOptions,
+    limit: ctx.config.rateLimit.loginMax,
+    skipSuccessfulRequests: true,
+  });
+  for (const p of ['/api/auth/login', '/api/auth/oidc/login', '/api/auth/oidc/exchange', '/api/users/me/password'])
+    app.use(p, loginLimiter);
+
+  app.use('/api', express.json({ limit: '5mb', strict: false }));
+  app.use('/rest', express.urlencoded({ extended: false, limit: '5mb' }));
+
+  const resolver = createPrincipalResolver(ctx.config, ctx.auth);
+  const routes = apiRoutes(ctx);
+  const openapiRoute = defineRoute({
+    method: 'get',
+    path: '/api/openapi.json',
+    summary: 'This OpenAPI document',
+    tag: 'meta',
+    access: 'public',
+    response: z.object({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }).loose(),
+    handler: () => document,
+  });
+  routes.push(openapiRoute);
+  const document = buildOpenApi(routes, ctx.appVersion);
+
+  const router = express.Router({ caseSensitive: false, strict: false });
+  for (const def of routes) router[def.method](def.path, routeHandler(def, resolver));
+  app.use(router);
+  for (const make of routers) {
+    const { mount, router: sub } = make(ctx);
+    app.use(mount, sub);
+  }
+
+  app.use('/api', (_req, res) => {
+    res.status(404).json({ error: 'Not found' });
+  });
+
+  serveUi(app, ctx);
+  app.use(errorHandler(ctx.log));
+  return { app, routes };
+}
+
+function splitUrl(url: string): [string, string] {
+  const i = url.indexOf('?');
+  return i === -1 ? [url, ''] : [url.slice(0, i), url.slice(i)];
+}
+
+/** The web UI: static files with an SPA fallback for client-side routes. */
+function serveUi(app: express.Express, ctx: AppContext) {
+  const dir = ctx.config.uiDir ?? path.join(repoRoot, 'renderer', 'dist');
+  app.use(express.static(dir, { index: false, maxAge: '1h', setHeaders: noCacheForHtml }));
+  app.get(/^\/(?!api\/|api$|rest\/|rest$|ws$).*/, (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const index = path.join(dir, 'index.html');
+    if (!fs.existsSync(index)) {
+      res.status(503).type('text/plain').send('The Tonearm web UI has not been built. Run `npm run build:ui`.\n');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+}
+
+function noCacheForHtml(res: Response, file: string) {
+  if (file.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
+  else if (/[.-][0-9a-zA-Z_-]{8,}\.(js|css)$/.test(file)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+}

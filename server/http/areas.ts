@@ -1,0 +1,28 @@
+import type { AppContext } from '../context.js';
+import { authRoutes } from '../api/auth/routes.js';
+import { filesystemRoutes } from '../api/filesystem/routes.js';
+import { healthRoutes } from '../api/health/routes.js';
+import { onboardingRoutes } from '../api/onboarding/routes.js';
+import { settingsRoutes } from '../api/settings/routes.js';
+import { usersRoutes } from '../api/users/routes.js';
+import type { RouteDefinition } from './route.js';
+
+/** Every area of /api, in the order of api.md. Each later area adds its factory here. */
+const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
+  healthRoutes,
+  authRoutes,
+  usersRoutes,
+  settingsRoutes,
+  onboardingRoutes,
+  filesystemRoutes,
+];
+
+export function apiRoutes(ctx: AppContext): RouteDefinition[] {
+  return areas.flatMap((area) => area(ctx));
+}
+
+/** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [];
+
+/** Non-/api routers (the Subsonic API under /rest). */
+export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [];

@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import { systemClock, type AppContext, type Clock } from './context.js';
+import { inTransaction, openDatabase } from './db/connection.js';
+import { sessionsRepository } from './db/sessions.js';
+import { settingsRepository } from './db/settings.js';
+import { usersRepository } from './db/users.js';
+import { AuthService } from './domain/auth/service.js';
+import type { InterfaceLister } from './domain/auth/lanBypass.js';
+import { createSettingsStore } from './domain/settings/store.js';
+import { UsersService } from './domain/users/service.js';
+import { buildApp } from './http/app.js';
+import { services } from './http/areas.js';
+import { createSocketAuthenticator } from './http/authenticate.js';
+import { createLogger, type Logger } from './log.js';
+import { loadSecrets } from './secrets.js';
+import { Hub } from './ws/hub.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function readAppVersion(): string {
+  for (const candidate of [path.join(here, '..', 'package.json'), path.join(here, '..', '..', 'package.json')]) {
+    try {
+      return (JSON.parse(fs.readFileSync(candidate, 'utf8')) as { version: string }).version;
+    } catch {
+      // try the next location (source tree vs compiled dist/)
+    }
+  }
+  return '0.0.0';
+}
+
+export interface StartOptions {
+  config: Config;
+  clock?: Clock;
+  log?: Logger;
+  /** Network interfaces, injectable so LAN auto-login is testable. */
+  interfaces?: InterfaceLister;
+}
+
+export interface RunningServer {
+  ctx: AppContext;
+  http: http.Server;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Opens the data directory and database, builds the app and starts listening. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logLevel);
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const secrets = loadSecrets(config.dataDir);
+  const dbPath = path.join(config.dataDir, 'tonearm.db');
+  const db = openDatabase(dbPath);
+
+  const closers: (() => void | Promise<void>)[] = [];
+  const kv = settingsRepository(db);
+  const settings = createSettingsStore(kv);
+  const sessions = sessionsRepository(db);
+  const users = new UsersService(usersRepository(db), sessions, secrets.encryptionKey, clock, (fn) => inTransaction(db, fn));
+  const auth = new AuthService({
+    users,
+    sessions,
+    kv,
+    settings,
+    sessionKey: secrets.sessionKey,
+    sessionTtlMs: config.sessionTtlMs,
+    clock,
+    ...(options.interfaces && { interfaces: options.interfaces }),
+  });
+  const hub = new Hub(createSocketAuthenticator(config, auth), log, clock);
+  users.onDeactivated((userId) => hub.closeUser(userId));
+
+  const ctx: AppContext = {
+    config,
+    db,
+    dbPath,
+    clock,
+    log,
+    secrets,
+    kv,
+    settings,
+    users,
+    auth,
+    hub,
+    appVersion: readAppVersion(),
+    startedAt: clock.now(),
+    features: new Set(),
+    health: [],
+    onClose: (fn) => void closers.push(fn),
+  };
+
+  for (const start of services) await start(ctx);
+  const { app } = buildApp(ctx);
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  hub.attach(server);
+
+  const sweep = setInterval(() => auth.purgeExpiredSessions(), 3600_000);
+  sweep.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    ctx,
+    http: server,
+    port,
+    url: `http://${shownHost}:${port}`,
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweep);
+        hub.close();
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // In-flight streams are abandoned after a grace period, so shutdown stays under 5 s.
+        const force = setTimeout(() => server.closeAllConnections(), 2000);
+        for (const fn of closers.reverse()) {
+          try {
+            await fn();
+          } catch (err) {
+            log.error('shutdown step failed', { err });
+          }
+        }
+        await stopped;
+        clearTimeout(force);
+        db.close();
+      })();
+      return closing;
+    },
+  };
+}
