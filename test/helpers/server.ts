@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../server/config.js';
+import type { InterfaceLister } from '../../server/domain/auth/lanBypass.js';
+import { startServer, type RunningServer } from '../../server/server.js';
+
+/** A clock tests can move forward (session expiry, stream tokens). */
+export class TestClock {
+  constructor(public t = Date.now()) {}
+  now = () => this.t;
+  advance(ms: number) {
+    this.t += ms;
+  }
+}
+
+export interface TestServer extends RunningServer {
+  clock: TestClock;
+  dataDir: string;
+  /** Present when started with `onboard` (the default): the first administrator's session. */
+  admin: { username: string; password: string; token: string; headers: Record<string, string> };
+  apiKey: string;
+  /** fetch relative to the server, JSON in and out. */
+  api(pathname: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  onboard?: boolean;
+  dataDir?: string;
+  musicDirs?: string[];
+  clock?: TestClock;
+  interfaces?: InterfaceLister;
+  /** Extra onboarding fields (musicFolders, lidarr, ...). */
+  onboarding?: Record<string, unknown>;
+}
+
+export const ADMIN = { username: 'admin', password: 'correct horse battery' };
+
+/** A real server on 127.0.0.1:0 with its own temporary data directory. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-test-'));
+  const ownsDir = !options.dataDir;
+  const config = loadConfig({
+    TONEARM_PORT: '0',
+    TONEARM_HOST: '127.0.0.1',
+    TONEARM_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...(options.musicDirs && { TONEARM_MUSIC_DIRS: options.musicDirs.join(path.delimiter) }),
+    ...options.env,
+  });
+  const clock = options.clock ?? new TestClock();
+  const running = await startServer({ config, clock, ...(options.interfaces && { interfaces: options.interfaces }) });
+  const base = `http://127.0.0.1:${running.port}`;
+
+  const api: TestServer['api'] = (pathname, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.json !== undefined) headers.set('content-type', 'application/json');
+    if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+    return fetch(base + pathname, {
+      ...init,
+      headers,
+      ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
+    });
+  };
+
+  const server: TestServer = {
+    ...running,
+    url: base,
+    clock,
+    dataDir,
+    api,
+    admin: { ...ADMIN, token: '', headers: {} },
+    apiKey: '',
+    async stop() {
+      await running.close();
+      if (ownsDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+
+  const alreadyOnboarded = running.ctx.auth.isOnboarded();
+  if (options.onboard !== false && !alreadyOnboarded) {
+    const res = await api('/api/onboarding/complete', {
+      method: 'POST',
+      json: { authUser: ADMIN.username, authPassword: ADMIN.password, ...options.onboarding },
+    });
+    if (res.status !== 200) throw new Error(`onboarding failed: ${res.status} ${await res.text()}`);
+  }
+  if (options.onboard !== false || alreadyOnboarded) {
+    const login = await api('/api/auth/login', { method: 'POST', json: ADMIN });
+    if (login.status === 200) {
+      const { token } = (await login.json()) as { token: string };
+      server.admin.token = token;
+      server.admin.headers = { authorization: `Bearer ${token}` };
+      const key = (await (await api('/api/auth/api-key', { token })).json()) as { apiKey: string };
+      server.apiKey = key.apiKey;
+    }
+  }
+  return server;
+}
