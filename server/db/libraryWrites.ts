@@ -1,0 +1,448 @@
+import type { Db } from './connection.js';
+import { sortName } from './libraryText.js';
+
+/** Entity kinds as stored in library_dirty and library_genre_links. */
+export const KIND = { artist: 1, album: 2, track: 3 } as const;
+export type MediaSource = 'aurral' | 'lidarr';
+export const SOURCE_BIT: Record<MediaSource, number> = { aurral: 1, lidarr: 2 };
+
+export interface ArtistInput {
+  identityKey: string;
+  mbid?: string | null;
+  name: string;
+  metadata?: Record<string, unknown> | null;
+}
+
+export interface AlbumInput {
+  identityKey: string;
+  /** Release-group MBID (Lidarr's foreignAlbumId). */
+  mbid?: string | null;
+  releaseMbid?: string | null;
+  artistId: number;
+  title: string;
+  albumArtist: string;
+  releaseDate?: string | null;
+  albumType?: string | null;
+  secondaryTypes?: string[];
+  monitored?: boolean;
+  metadata?: Record<string, unknown> | null;
+}
+
+export interface TrackInput {
+  identityKey: string;
+  mbid?: string | null;
+  title: string;
+  artistName: string;
+  artistId: number | null;
+  albumId: number | null;
+  albumTitle?: string;
+  discNumber?: number;
+  trackNumber?: number;
+  year?: number | null;
+  durationMs?: number;
+  lyrics?: string | null;
+  genres?: string[];
+  monitored?: boolean;
+  metadata?: Record<string, unknown> | null;
+}
+
+export interface MediaFileInput {
+  source: MediaSource;
+  path: string;
+  /** The music folder the file was found under (aurral) or null. */
+  root?: string | null;
+  trackId: number;
+  albumId: number | null;
+  format?: string | null;
+  mime?: string | null;
+  codec?: string | null;
+  size: number;
+  mtimeMs: number;
+  durationMs?: number;
+  bitrate?: number | null;
+  sampleRate?: number | null;
+  bitDepth?: number | null;
+  channels?: number | null;
+  lossless?: boolean;
+  fingerprint?: string | null;
+  imageKey?: string | null;
+  tagError?: string | null;
+  available?: boolean;
+  scanId?: number | null;
+}
+
+export interface KnownMediaFile {
+  id: number;
+  trackId: number;
+  size: number;
+  mtimeMs: number;
+  available: number;
+}
+
+/**
+ * Write side of the canonical store, shared by the folder scanner (source `aurral`) and the Lidarr
+ * indexer (source `lidarr`). Every change marks the touched entities dirty; call
+ * `refreshDerived` (libraryDerived.ts) after a batch so counts, search and genre snapshots follow.
+ * Callers own the transaction (wrap batches in `inTransaction`).
+ */
+export class LibraryWriter {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      artistByKey: db.prepare('SELECT id, mbid, name, metadata_json FROM library_artists WHERE identity_key = ?'),
+      insertArtist: db.prepare(
+        `INSERT INTO library_artists (identity_key, mbid, name, sort_name, metadata_json, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      ),
+      updateArtist: db.prepare(
+        'UPDATE library_artists SET mbid = ?, name = ?, sort_name = ?, metadata_json = ?, updated_at = ? WHERE id = ?',
+      ),
+      albumByKey: db.prepare(
+        `SELECT id, mbid, release_mbid, artist_id, title, album_artist, release_date, album_type, secondary_types,
+                monitored, metadata_json FROM library_albums WHERE identity_key = ?`,
+      ),
+      insertAlbum: db.prepare(
+        `INSERT INTO library_albums (identity_key, mbid, release_mbid, artist_id, title, sort_name, album_artist,
+           artist_sort_name, release_date, year, album_type, secondary_types, monitored, metadata_json, created_at, updated_at)
+         VALUES (@identityKey, @mbid, @releaseMbid, @artistId, @title, @sortName, @albumArtist, @artistSortName,
+           @releaseDate, @year, @albumType, @secondaryTypes, @monitored, @metadata, @now, @now) RETURNING id`,
+      ),
+      updateAlbum: db.prepare(
+        `UPDATE library_albums SET mbid = @mbid, release_mbid = @releaseMbid, artist_id = @artistId, title = @title,
+           sort_name = @sortName, album_artist = @albumArtist, artist_sort_name = @artistSortName,
+           release_date = @releaseDate, year = @year, album_type = @albumType, secondary_types = @secondaryTypes,
+           monitored = @monitored, metadata_json = @metadata, updated_at = @now WHERE id = @id`,
+      ),
+      upsertTrack: db.prepare(
+        `INSERT INTO library_tracks (identity_key, mbid, title, sort_name, artist_name, artist_sort_name, artist_id,
+           album_id, album_sort_name, disc_number, track_number, year, duration_ms, lyrics, metadata_json, monitored,
+           created_at, updated_at)
+         VALUES (@identityKey, @mbid, @title, @sortName, @artistName, @artistSortName, @artistId, @albumId,
+           @albumSortName, @discNumber, @trackNumber, @year, @durationMs, @lyrics, @metadata, @monitored, @now, @now)
+         ON CONFLICT (identity_key) DO UPDATE SET mbid = excluded.mbid, title = excluded.title,
+           sort_name = excluded.sort_name, artist_name = excluded.artist_name,
+           artist_sort_name = excluded.artist_sort_name, artist_id = excluded.artist_id, album_id = excluded.album_id,
+           album_sort_name = excluded.album_sort_name, disc_number = excluded.disc_number,
+           track_number = excluded.track_number, year = excluded.year, duration_ms = excluded.duration_ms,
+           lyrics = excluded.lyrics, metadata_json = excluded.metadata_json, monitored = excluded.monitored,
+           updated_at = excluded.updated_at
+         RETURNING id`,
+      ),
+      linkAlbumTrack: db.prepare(
+        `INSERT INTO library_album_tracks (album_id, track_id, disc_number, track_number) VALUES (?, ?, ?, ?)
+         ON CONFLICT (album_id, track_id) DO UPDATE SET disc_number = excluded.disc_number,
+           track_number = excluded.track_number`,
+      ),
+      genreByName: db.prepare('SELECT id FROM library_genres WHERE name = ?'),
+      insertGenre: db.prepare('INSERT INTO library_genres (name, sort_name) VALUES (?, ?) RETURNING id'),
+      clearTrackGenres: db.prepare('DELETE FROM library_track_genres WHERE track_id = ?'),
+      addTrackGenre: db.prepare('INSERT OR IGNORE INTO library_track_genres (track_id, genre_id) VALUES (?, ?)'),
+      upsertMedia: db.prepare(
+        `INSERT INTO library_media_files (track_id, album_id, source, path, root, format, mime, codec, size, mtime_ms,
+           duration_ms, bitrate, sample_rate, bit_depth, channels, lossless, fingerprint, image_key, tag_error,
+           available, last_seen_scan_id, created_at, updated_at)
+         VALUES (@trackId, @albumId, @source, @path, @root, @format, @mime, @codec, @size, @mtimeMs, @durationMs,
+           @bitrate, @sampleRate, @bitDepth, @channels, @lossless, @fingerprint, @imageKey, @tagError, @available,
+           @scanId, @now, @now)
+         ON CONFLICT (source, path) DO UPDATE SET track_id = excluded.track_id, album_id = excluded.album_id,
+           root = excluded.root, format = excluded.format, mime = excluded.mime, codec = excluded.codec,
+           size = excluded.size, mtime_ms = excluded.mtime_ms, duration_ms = excluded.duration_ms,
+           bitrate = excluded.bitrate, sample_rate = excluded.sample_rate, bit_depth = excluded.bit_depth,
+           channels = excluded.channels, lossless = excluded.lossless, fingerprint = excluded.fingerprint,
+           image_key = excluded.image_key, tag_error = excluded.tag_error, available = excluded.available,
+           last_seen_scan_id = excluded.last_seen_scan_id, updated_at = excluded.updated_at
+         RETURNING id`,
+      ),
+      mediaTrackByPath: db.prepare('SELECT track_id FROM library_media_files WHERE source = ? AND path = ?'),
+      knownMedia: db.prepare(
+        `SELECT id, track_id AS trackId, size, mtime_ms AS mtimeMs, available FROM library_media_files
+         WHERE source = ? AND path = ?`,
+      ),
+      touchSeen: db.prepare('UPDATE library_media_files SET last_seen_scan_id = ? WHERE id = ?'),
+      revive: db.prepare('UPDATE library_media_files SET available = 1, last_seen_scan_id = ?, updated_at = ? WHERE id = ?'),
+      movedCandidate: db.prepare(
+        `SELECT id, path, track_id AS trackId FROM library_media_files WHERE fingerprint = ? AND source = ? AND path != ?`,
+      ),
+      movePath: db.prepare('UPDATE library_media_files SET path = ?, root = ?, updated_at = ? WHERE id = ?'),
+      markMissing: db.prepare(
+        `UPDATE library_media_files SET available = 0, updated_at = ?
+         WHERE source = ? AND root = ? AND available = 1 AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
+         RETURNING track_id`,
+      ),
+      markUnavailableById: db.prepare(
+        'UPDATE library_media_files SET available = 0, updated_at = ? WHERE id = ? AND available = 1 RETURNING track_id',
+      ),
+      dirty: db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
+    };
+  }
+
+  upsertArtist(input: ArtistInput, now: number): number {
+    const s = this.stmts;
+    const metadata = input.metadata ? JSON.stringify(input.metadata) : null;
+    const found = s.artistByKey.get(input.identityKey) as
+      | { id: number; mbid: string | null; name: string; metadata_json: string | null }
+      | undefined;
+    if (!found) {
+      const row = s.insertArtist.get(
+        input.identityKey, input.mbid ?? null, input.name, sortName(input.name), metadata, now, now,
+      ) as { id: number };
+      this.markDirty(KIND.artist, row.id);
+      return row.id;
+    }
+    const mbid = input.mbid ?? found.mbid;
+    const meta = metadata ?? found.metadata_json;
+    if (found.name !== input.name || found.mbid !== mbid || found.metadata_json !== meta) {
+      s.updateArtist.run(mbid, input.name, sortName(input.name), meta, now, found.id);
+      this.markDirty(KIND.artist, found.id);
+    }
+    return found.id;
+  }
+
+  upsertAlbum(input: AlbumInput, now: number): number {
+    const s = this.stmts;
+    const params = {
+      identityKey: input.identityKey,
+      mbid: input.mbid ?? null,
+      releaseMbid: input.releaseMbid ?? null,
+      artistId: input.artistId,
+      title: input.title,
+      sortName: sortName(input.title),
+      albumArtist: input.albumArtist,
+      artistSortName: sortName(input.albumArtist),
+      releaseDate: input.releaseDate ?? null,
+      year: yearOf(input.releaseDate),
+      albumType: input.albumType ?? null,
+      secondaryTypes: JSON.stringify(input.secondaryTypes ?? []),
+      monitored: input.monitored === false ? 0 : 1,
+      metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+      now,
+    };
+    const found = s.albumByKey.get(input.identityKey) as Record<string, unknown> & { id: number } | undefined;
+    if (!found) {
+      const row = s.insertAlbum.get(params) as { id: number };
+      this.markDirty(KIND.album, row.id);
+      return row.id;
+    }
+    params.mbid ??= found.mbid as string | null;
+    params.releaseMbid ??= found.release_mbid as string | null;
+    params.metadata ??= found.metadata_json as string | null;
+    const changed =
+      found.mbid !== params.mbid || found.release_mbid !== params.releaseMbid || found.artist_id !== params.artistId ||
+      found.title !== params.title || found.album_artist !== params.albumArtist ||
+      found.release_date !== params.releaseDate || found.album_type !== params.albumType ||
+      found.secondary_types !== params.secondaryTypes || found.monitored !== params.monitored ||
+      found.metadata_json !== params.metadata;
+    if (changed) {
+      s.updateAlbum.run({ ...params, id: found.id });
+      this.markDirty(KIND.album, found.id);
+    }
+    return found.id;
+  }
+
+  upsertTrack(input: TrackInput, now: number): number {
+    const s = this.stmts;
+    const row = s.upsertTrack.get({
+      identityKey: input.identityKey,
+      mbid: input.mbid ?? null,
+      title: input.title,
+      sortName: sortName(input.title),
+      artistName: input.artistName,
+      artistSortName: sortName(input.artistName),
+      artistId: input.artistId,
+      albumId: input.albumId,
+      albumSortName: input.albumTitle ? sortName(input.albumTitle) : '',
+      discNumber: input.discNumber ?? 1,
+      trackNumber: input.trackNumber ?? 0,
+      year: input.year ?? 0,
+      durationMs: Math.round(input.durationMs ?? 0),
+      lyrics: input.lyrics ?? null,
+      metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+      monitored: input.monitored === false ? 0 : 1,
+      now,
+    }) as { id: number };
+    if (input.albumId !== null) {
+      s.linkAlbumTrack.run(input.albumId, row.id, input.discNumber ?? 1, input.trackNumber ?? 0);
+      this.markDirty(KIND.album, input.albumId);
+    }
+    if (input.genres) this.setTrackGenres(row.id, input.genres);
+    this.markDirty(KIND.track, row.id);
+    return row.id;
+  }
+
+  setTrackGenres(trackId: number, genres: string[]): void {
+    this.stmts.clearTrackGenres.run(trackId);
+    for (const name of genres) {
+      const trimmed = name.trim();
+      if (trimmed === '') continue;
+      this.stmts.addTrackGenre.run(trackId, this.genreId(trimmed));
+    }
+  }
+
+  genreId(name: string): number {
+    const found = this.stmts.genreByName.get(name) as { id: number } | undefined;
+    if (found) return found.id;
+    return (this.stmts.insertGenre.get(name, sortName(name)) as { id: number }).id;
+  }
+
+  upsertMediaFile(input: MediaFileInput, now: number): number {
+    const previous = this.stmts.mediaTrackByPath.get(input.source, input.path) as { track_id: number } | undefined;
+    const row = this.stmts.upsertMedia.get({
+      trackId: input.trackId,
+      albumId: input.albumId,
+      source: input.source,
+      path: input.path,
+      root: input.root ?? null,
+      format: input.format ?? null,
+      mime: input.mime ?? null,
+      codec: input.codec ?? null,
+      size: input.size,
+      mtimeMs: Math.round(input.mtimeMs),
+      durationMs: Math.round(input.durationMs ?? 0),
+      bitrate: input.bitrate ?? null,
+      sampleRate: input.sampleRate ?? null,
+      bitDepth: input.bitDepth ?? null,
+      channels: input.channels ?? null,
+      lossless: input.lossless ? 1 : 0,
+      fingerprint: input.fingerprint ?? null,
+      imageKey: input.imageKey ?? null,
+      tagError: input.tagError ?? null,
+      available: input.available === false ? 0 : 1,
+      scanId: input.scanId ?? null,
+      now,
+    }) as { id: number };
+    this.markDirty(KIND.track, input.trackId);
+    if (previous && previous.track_id !== input.trackId) this.markDirty(KIND.track, previous.track_id);
+    return row.id;
+  }
+
+  knownMediaFile(source: MediaSource, path: string): KnownMediaFile | undefined {
+    return this.stmts.knownMedia.get(source, path) as KnownMediaFile | undefined;
+  }
+
+  /** Records that an unchanged file was seen by a scan (and revives it if it had gone missing). */
+  markSeen(file: KnownMediaFile, scanId: number, now: number): void {
+    if (file.available) {
+      this.stmts.touchSeen.run(scanId, file.id);
+      return;
+    }
+    this.stmts.revive.run(scanId, now, file.id);
+    this.markDirty(KIND.track, file.trackId);
+  }
+
+  /**
+   * A file at a new path whose content fingerprint matches a media row whose own path is gone is the
+   * same file moved: the row (and so its id) follows the file.
+   */
+  moveIfSameContent(
+    source: MediaSource,
+    fingerprint: string,
+    newPath: string,
+    root: string | null,
+    stillExists: (path: string) => boolean,
+    now: number,
+  ): number | null {
+    const candidates = this.stmts.movedCandidate.all(fingerprint, source, newPath) as {
+      id: number;
+      path: string;
+      trackId: number;
+    }[];
+    for (const candidate of candidates) {
+      if (stillExists(candidate.path)) continue;
+      this.stmts.movePath.run(newPath, root, now, candidate.id);
+      this.markDirty(KIND.track, candidate.trackId);
+      return candidate.id;
+    }
+    return null;
+  }
+
+  /** Marks every file of a source under one root not seen by `scanId` unavailable; returns how many. */
+  markMissingUnder(source: MediaSource, root: string, scanId: number, now: number): number {
+    const rows = this.stmts.markMissing.all(now, source, root, scanId) as { track_id: number }[];
+    for (const r of rows) this.markDirty(KIND.track, r.track_id);
+    return rows.length;
+  }
+
+  markMediaUnavailable(mediaId: number, now: number): boolean {
+    const row = this.stmts.markUnavailableById.get(now, mediaId) as { track_id: number } | undefined;
+    if (row) this.markDirty(KIND.track, row.track_id);
+    return row !== undefined;
+  }
+
+  /**
+   * Deletes a track that has no media file left, then its album and artist when nothing else refers
+   * to them (favorites of pruned entities go too). Returns whether the track was pruned.
+   */
+  pruneTrackIfOrphan(trackId: number): boolean {
+    const db = this.db;
+    const media = db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck().get(trackId) as number;
+    if (media > 0) return false;
+    const track = db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?').get(trackId) as
+      | { artist_id: number | null; album_id: number | null }
+      | undefined;
+    if (!track) return false;
+    const albumIds = new Set(
+      (db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck().all(trackId) as number[]),
+    );
+    if (track.album_id !== null) albumIds.add(track.album_id);
+    const artistIds = new Set<number>();
+    if (track.artist_id !== null) artistIds.add(track.artist_id);
+    db.prepare("DELETE FROM library_favorites WHERE entity_kind = 'track' AND entity_id = ?").run(trackId);
+    db.prepare('DELETE FROM library_tracks WHERE id = ?').run(trackId);
+    this.markDirty(KIND.track, trackId);
+    for (const albumId of albumIds) {
+      const album = db.prepare('SELECT artist_id FROM library_albums WHERE id = ?').get(albumId) as
+        | { artist_id: number }
+        | undefined;
+      if (!album) continue;
+      artistIds.add(album.artist_id);
+      const used = db
+        .prepare(
+          `SELECT EXISTS (SELECT 1 FROM library_album_tracks WHERE album_id = ?)
+             OR EXISTS (SELECT 1 FROM library_tracks WHERE album_id = ?)`,
+        )
+        .pluck()
+        .get(albumId, albumId) as number;
+      if (!used) {
+        db.prepare('UPDATE library_media_files SET album_id = NULL WHERE album_id = ?').run(albumId);
+        db.prepare("DELETE FROM library_favorites WHERE entity_kind = 'album' AND entity_id = ?").run(albumId);
+        db.prepare('DELETE FROM library_albums WHERE id = ?').run(albumId);
+      }
+      this.markDirty(KIND.album, albumId);
+    }
+    for (const artistId of artistIds) {
+      const used = db
+        .prepare(
+          `SELECT EXISTS (SELECT 1 FROM library_albums WHERE artist_id = ?)
+             OR EXISTS (SELECT 1 FROM library_tracks WHERE artist_id = ?)`,
+        )
+        .pluck()
+        .get(artistId, artistId) as number;
+      if (!used) {
+        db.prepare("DELETE FROM library_favorites WHERE entity_kind = 'artist' AND entity_id = ?").run(artistId);
+        db.prepare('DELETE FROM library_artists WHERE id = ?').run(artistId);
+      }
+      this.markDirty(KIND.artist, artistId);
+    }
+    return true;
+  }
+
+  /** Removes one media file row (after its file was deleted) and prunes what it leaves orphaned. */
+  deleteMediaFile(mediaId: number): { trackPruned: boolean } {
+    const row = this.db.prepare('DELETE FROM library_media_files WHERE id = ? RETURNING track_id').get(mediaId) as
+      | { track_id: number }
+      | undefined;
+    if (!row) return { trackPruned: false };
+    this.markDirty(KIND.track, row.track_id);
+    return { trackPruned: this.pruneTrackIfOrphan(row.track_id) };
+  }
+
+  markDirty(kind: number, id: number): void {
+    this.stmts.dirty.run(kind, id);
+  }
+}
+
+export function yearOf(date: string | null | undefined): number {
+  const m = date ? /^(\d{4})/.exec(date) : null;
+  return m ? Number(m[1]) : 0;
+}

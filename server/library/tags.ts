@@ -1,0 +1,109 @@
+import path from 'node:path';
+import { parseFile } from 'music-metadata';
+
+/** What the scanner keeps from one audio file's tags and stream header. */
+export interface FileTags {
+  title: string;
+  artist: string;
+  albumArtist: string;
+  album: string;
+  trackNumber: number;
+  discNumber: number;
+  year: number | null;
+  date: string | null;
+  genres: string[];
+  recordingMbid: string | null;
+  releaseMbid: string | null;
+  releaseGroupMbid: string | null;
+  artistMbid: string | null;
+  albumArtistMbid: string | null;
+  durationMs: number;
+  bitrate: number | null;
+  sampleRate: number | null;
+  bitDepth: number | null;
+  channels: number | null;
+  codec: string | null;
+  container: string | null;
+  lossless: boolean;
+  lyrics: string | null;
+  picture: Uint8Array | null;
+  /** Why the tags could not be read; the file is still indexed by its path. */
+  error: string | null;
+}
+
+const UNKNOWN_ARTIST = 'Unknown Artist';
+
+/** Names to use when a file has no (readable) tags: file name, folder names. */
+export function fallbackTags(file: string, root: string): Pick<FileTags, 'title' | 'album' | 'artist' | 'albumArtist'> {
+  const title = path.basename(file, path.extname(file));
+  const rel = path.relative(root, file).split(path.sep);
+  const album = rel.length >= 2 ? rel[rel.length - 2]! : 'Unknown Album';
+  const artist = rel.length >= 3 ? rel[rel.length - 3]! : UNKNOWN_ARTIST;
+  return { title, album, artist, albumArtist: artist };
+}
+
+export async function readFileTags(file: string, root: string): Promise<FileTags> {
+  const fallback = fallbackTags(file, root);
+  try {
+    const meta = await parseFile(file, { duration: false, skipCovers: false });
+    const c = meta.common;
+    const f = meta.format;
+    const text = (v: string | undefined | null) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+    const artist = text(c.artist) ?? text(c.artists?.[0]) ?? text(c.albumartist) ?? fallback.artist;
+    const albumArtist = text(c.albumartist) ?? artist;
+    const date = text(c.date) ?? (c.year ? String(c.year) : null);
+    const lyric = c.lyrics?.map((l) => l.text ?? l.syncText?.map((s) => s.text).join('\n') ?? '').find((t) => t.trim());
+    return {
+      title: text(c.title) ?? fallback.title,
+      artist,
+      albumArtist,
+      album: text(c.album) ?? fallback.album,
+      trackNumber: c.track?.no ?? 0,
+      discNumber: c.disk?.no ?? 1,
+      year: c.year ?? (date ? Number(date.slice(0, 4)) || null : null),
+      date,
+      genres: [...new Set((c.genre ?? []).flatMap((g) => g.split(/\s*[;\/]\s*/)).map((g) => g.trim()).filter(Boolean))],
+      recordingMbid: text(c.musicbrainz_recordingid),
+      releaseMbid: text(c.musicbrainz_albumid),
+      releaseGroupMbid: text(c.musicbrainz_releasegroupid),
+      artistMbid: text(c.musicbrainz_artistid?.[0]),
+      albumArtistMbid: text(c.musicbrainz_albumartistid?.[0]),
+      durationMs: f.duration ? Math.round(f.duration * 1000) : 0,
+      bitrate: f.bitrate ? Math.round(f.bitrate) : null,
+      sampleRate: f.sampleRate ?? null,
+      bitDepth: f.bitsPerSample ?? null,
+      channels: f.numberOfChannels ?? null,
+      codec: f.codec ?? null,
+      container: f.container ?? null,
+      lossless: f.lossless ?? false,
+      lyrics: lyric ?? null,
+      picture: c.picture?.[0]?.data ?? null,
+      error: null,
+    };
+  } catch (err) {
+    return {
+      ...fallback,
+      trackNumber: 0,
+      discNumber: 1,
+      year: null,
+      date: null,
+      genres: [],
+      recordingMbid: null,
+      releaseMbid: null,
+      releaseGroupMbid: null,
+      artistMbid: null,
+      albumArtistMbid: null,
+      durationMs: 0,
+      bitrate: null,
+      sampleRate: null,
+      bitDepth: null,
+      channels: null,
+      codec: null,
+      container: null,
+      lossless: false,
+      lyrics: null,
+      picture: null,
+      error: `unreadable tags: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
