@@ -11,6 +11,6 @@ if (starts < Number(process.env.FIXTURE_CRASHES)) {
   console.error(`crash number ${starts + 1}`);
   process.exit(1);
 }
-console.log(`listening on http://${process.env.TONEARM_HOST}:${process.env.TONEARM_PORT}`);
 process.on('SIGTERM', () => process.exit(0));
+console.log(`listening on http://${process.env.TONEARM_HOST}:${process.env.TONEARM_PORT}`);
 setInterval(() => {}, 1000);

@@ -1,0 +1,26 @@
+export class DownloadWorkerError extends Error {
+  constructor(readonly status: number) {
+    super(
+      status === 401 || status === 403
+        ? 'Sign in to Tonearm as an administrator to pause or resume downloads.'
+        : `The server answered ${status} when asked to pause or resume downloads.`,
+    );
+    this.name = 'DownloadWorkerError';
+  }
+}
+
+/** Pauses (stops) or resumes (starts) the server's download worker for the tray. */
+export async function setDownloadsPaused(
+  serverUrl: string,
+  token: string,
+  paused: boolean,
+  fetchFn: typeof fetch = fetch,
+): Promise<void> {
+  const response = await fetchFn(new URL(`/api/playlists/worker/${paused ? 'stop' : 'start'}`, serverUrl), {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(10_000),
+  });
+  await response.body?.cancel();
+  if (!response.ok) throw new DownloadWorkerError(response.status);
+}
