@@ -1,10 +1,14 @@
 /** Text folding shared by the library's sort columns, identity keys and search. */
 
-/** Lower case, no diacritics, collapsed whitespace; CJK and other scripts are kept as they are. */
+/**
+ * Lower case, no Latin-style diacritics, collapsed whitespace. Only the combining diacritical marks
+ * block is removed, so marks that change a word elsewhere (Japanese dakuten, Indic vowel signs) stay.
+ */
 export function foldText(value: string): string {
   return value
     .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
+    .replace(/[\u0300-\u036f]+/gu, '')
+    .normalize('NFC')
     .toLowerCase()
     .replace(/\s+/gu, ' ')
     .trim();

@@ -227,6 +227,12 @@ export class LibraryWriter {
     params.mbid ??= found.mbid as string | null;
     params.releaseMbid ??= found.release_mbid as string | null;
     params.metadata ??= found.metadata_json as string | null;
+    // Files of one album may carry "1997" or "1997-09-22": keep the more precise date.
+    const oldDate = found.release_date as string | null;
+    if (oldDate && (!params.releaseDate || (oldDate.startsWith(params.releaseDate) && oldDate.length > params.releaseDate.length))) {
+      params.releaseDate = oldDate;
+      params.year = yearOf(oldDate);
+    }
     const changed =
       found.mbid !== params.mbid || found.release_mbid !== params.releaseMbid || found.artist_id !== params.artistId ||
       found.title !== params.title || found.album_artist !== params.albumArtist ||
