@@ -7,6 +7,8 @@ import { IntegrationError } from './errors.js';
  */
 export interface HttpExchange {
   service: string;
+  /** How messages name the service, e.g. `Lidarr`; defaults to `service`. */
+  label?: string;
   url: string;
   method?: string;
   headers?: Record<string, string>;
@@ -60,7 +62,7 @@ export async function exchange(req: HttpExchange): Promise<HttpAnswer> {
 }
 
 function networkError(req: HttpExchange, err: unknown, timedOut: boolean): IntegrationError {
-  const where = `${req.service} at ${redactUrl(req.url)}`;
+  const where = `${req.label ?? req.service} at ${redactUrl(req.url)}`;
   if (timedOut) {
     return new IntegrationError(req.service, 'timeout', `${where} timed out after ${req.timeoutMs} ms`);
   }

@@ -101,6 +101,7 @@ export class LidarrTransport {
     const answer = await this.limit.run(() =>
       exchange({
         service: SERVICE,
+        label: 'Lidarr',
         url,
         method: req.method ?? 'GET',
         headers: { 'X-Api-Key': this.options.apiKey },
