@@ -81,6 +81,7 @@ export class LidarrActivity {
 
   constructor(
     private readonly lib: LidarrLibrary,
+    /** Live: tests may change timings while the fake runs. */
     readonly options: ActivityOptions,
     private readonly hooks: ActivityHooks = {},
   ) {}
