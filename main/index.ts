@@ -51,7 +51,10 @@ function runShell(): void {
   const supervisor = new ServerSupervisor({
     launcher: utilityProcessLauncher((modulePath, args, options) => utilityProcess.fork(modulePath, args, options)),
     modulePath: path.join(app.getAppPath(), 'dist', 'server', 'index.js'),
-    config: () => serverLaunchConfig(settings, app.getPath('userData')),
+    config: () => ({
+      ...serverLaunchConfig(settings, app.getPath('userData')),
+      uiDir: path.join(app.getAppPath(), 'renderer', 'dist'),
+    }),
     log: serverLog,
   });
 

@@ -97,14 +97,17 @@ describe('parseReadyLine', () => {
 });
 
 describe('serverEnvironment', () => {
-  it('passes port, host, data folder and music folders joined with the platform delimiter', () => {
-    const env = serverEnvironment(config({ port: 0, musicDirs: ['/music/a', '/music/b'] }), { HOME: '/home/me' });
+  it('passes port, host, data folder, UI folder and music folders joined with the platform delimiter', () => {
+    const env = serverEnvironment(config({ port: 0, musicDirs: ['/music/a', '/music/b'], uiDir: '/app/ui' }), {
+      HOME: '/home/me',
+    });
     expect(env).toEqual({
       HOME: '/home/me',
       TONEARM_PORT: '0',
       TONEARM_HOST: '127.0.0.1',
       TONEARM_DATA_DIR: path.join(workDir, 'data'),
       TONEARM_MUSIC_DIRS: `/music/a${path.delimiter}/music/b`,
+      TONEARM_UI_DIR: '/app/ui',
     });
   });
 

@@ -8,6 +8,8 @@ export interface ServerLaunchConfig {
   host: string;
   dataDir: string;
   musicDirs: string[];
+  /** The built web UI; the packaged app's layout differs from the repository's. */
+  uiDir?: string;
 }
 
 export interface ServerAddress {
@@ -88,6 +90,7 @@ export function serverEnvironment(
   env.TONEARM_DATA_DIR = config.dataDir;
   if (config.musicDirs.length > 0) env.TONEARM_MUSIC_DIRS = config.musicDirs.join(path.delimiter);
   else delete env.TONEARM_MUSIC_DIRS;
+  if (config.uiDir) env.TONEARM_UI_DIR = config.uiDir;
   return env;
 }
 
