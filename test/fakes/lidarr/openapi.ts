@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
 /**
@@ -63,6 +63,6 @@ function openApiNullable(node: unknown): unknown {
 }
 
 /** Points `#/components/...` references at the components schema registered under `$id: lidarr`. */
-function rebase(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"lidarr#/components/'));
+function rebase(schema: unknown): AnySchema {
+  return JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"lidarr#/components/')) as AnySchema;
 }
