@@ -40,28 +40,37 @@ function lineStream(stream: NodeJS.ReadableStream | null): {
   return { subscribe: (listener) => listeners.push(listener), closed };
 }
 
-/** Runs the server as a plain Node child process (tests, headless development). */
-export const childProcessLauncher: ProcessLauncher = {
-  fork(modulePath, args, { env }) {
-    const child = fork(modulePath, args, { env, silent: true });
-    const stdout = lineStream(child.stdout);
-    const stderr = lineStream(child.stderr);
-    // 'close' comes after stdio has drained, so no log line arrives after the exit is reported.
-    const exited = new Promise<ProcessExit>((resolve) => {
-      child.once('close', (code, signal) => resolve({ code, signal }));
-      child.once('error', () => resolve({ code: null, signal: null }));
-    });
-    return {
-      pid: child.pid,
-      onStdoutLine: stdout.subscribe,
-      onStderrLine: stderr.subscribe,
-      onExit: (listener) => void exited.then(listener),
-      kill: (signal) => {
-        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      },
-    };
-  },
-};
+/**
+ * Runs the server as a plain Node child process (tests, headless development). `execArgv` is
+ * explicit so the child never inherits the parent's flags (a test runner's, for instance);
+ * `['--import', 'tsx']` runs the TypeScript sources directly.
+ */
+export function createChildProcessLauncher(options: { execArgv?: string[] } = {}): ProcessLauncher {
+  const execArgv = options.execArgv ?? [];
+  return {
+    fork(modulePath, args, { env }) {
+      const child = fork(modulePath, args, { env, execArgv, silent: true });
+      const stdout = lineStream(child.stdout);
+      const stderr = lineStream(child.stderr);
+      // 'close' comes after stdio has drained, so no log line arrives after the exit is reported.
+      const exited = new Promise<ProcessExit>((resolve) => {
+        child.once('close', (code, signal) => resolve({ code, signal }));
+        child.once('error', () => resolve({ code: null, signal: null }));
+      });
+      return {
+        pid: child.pid,
+        onStdoutLine: stdout.subscribe,
+        onStderrLine: stderr.subscribe,
+        onExit: (listener) => void exited.then(listener),
+        kill: (signal) => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        },
+      };
+    },
+  };
+}
+
+export const childProcessLauncher: ProcessLauncher = createChildProcessLauncher();
 
 /** The part of Electron's `UtilityProcess` used here, declared structurally so this file needs no Electron. */
 export interface UtilityProcessLike {
