@@ -1,0 +1,2 @@
+export { NavidromeClient } from './client.js';
+export type { NavidromeClientOptions, NavidromeConnectionOk, SubsonicServerInfo } from './client.js';

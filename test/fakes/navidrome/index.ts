@@ -1,0 +1,2 @@
+export { startNavidromeFake } from './server.js';
+export type { NavidromeFake, NavidromeFakeOptions, NavidromeFakeState } from './server.js';
