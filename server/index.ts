@@ -29,8 +29,6 @@ async function main() {
     }
     throw err;
   }
-  process.stdout.write(`listening on ${server.url}\n`);
-
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -45,6 +43,8 @@ async function main() {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Printed only once signals are handled: a supervisor may stop us right after reading it.
+  process.stdout.write(`listening on ${server.url}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -15,7 +15,11 @@ import { buildOpenApi } from './openapi.js';
 import { defineRoute, routeHandler, type RouteDefinition } from './route.js';
 import { apiRoutes, routers } from './areas.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const here = path.dirname(fileURLToPath(import.meta.url));
+// server/http in the source tree, dist/server/http when compiled.
+const defaultUiDir = [path.resolve(here, '../../renderer/dist'), path.resolve(here, '../../../renderer/dist')].find((d) =>
+  fs.existsSync(d),
+) ?? path.resolve(here, '../../renderer/dist');
 
 const tooManyRequests = (req: Request, res: Response) => {
   const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
@@ -149,7 +153,7 @@ function splitUrl(url: string): [string, string] {
 
 /** The web UI: static files with an SPA fallback for client-side routes. */
 function serveUi(app: express.Express, ctx: AppContext) {
-  const dir = ctx.config.uiDir ?? path.join(repoRoot, 'renderer', 'dist');
+  const dir = ctx.config.uiDir ?? defaultUiDir;
   app.use(express.static(dir, { index: false, maxAge: '1h', setHeaders: noCacheForHtml }));
   app.get(/^\/(?!api\/|api$|rest\/|rest$|ws$).*/, (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
