@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { authRoutes } from '../api/auth/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
+import { libraryArea, startLibrary } from '../api/library/area.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { settingsRoutes } from '../api/settings/routes.js';
 import { usersRoutes } from '../api/users/routes.js';
@@ -15,6 +16,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   settingsRoutes,
   onboardingRoutes,
   filesystemRoutes,
+  libraryArea,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -22,7 +24,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary];
 
 /** Non-/api routers (the Subsonic API under /rest). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [];

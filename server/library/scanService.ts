@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Db } from '../db/connection.js';
@@ -127,11 +128,13 @@ export class LibraryScanService {
     const worker = spawnScanWorker(data);
     this.worker = worker;
     let finished = false;
+    let failure = 'scan worker stopped';
     worker.on('message', (message: ScanWorkerMessage) => {
       if (message.type === 'progress') this.progress(run.id, message.counts);
       else finished = true;
     });
     worker.on('error', (err) => {
+      failure = `scan worker failed: ${err.message}`;
       this.options.log?.warn('library scan worker failed', { runId: run.id, error: err.message });
     });
     worker.on('exit', () => {
@@ -140,7 +143,7 @@ export class LibraryScanService {
       if (this.stopped) return;
       if (!finished) {
         const current = scanRuns.get(db, run.id);
-        if (current?.status === 'running') scanRuns.finish(db, run.id, 'failed', 'scan worker stopped', this.now());
+        if (current?.status === 'running') scanRuns.finish(db, run.id, 'failed', failure, this.now());
       }
       const final = scanRuns.get(db, run.id);
       this.options.broadcast?.('library_scan_completed', {
@@ -202,11 +205,16 @@ function countsOf(run: ScanRun | undefined): ScanCounts {
   };
 }
 
-/** The worker runs the compiled .js next to this file, or the .ts source through tsx in development. */
+/**
+ * The worker runs the compiled .js next to this file; in development (tsx, vitest) it registers
+ * tsx inside the worker first, since loader flags do not reach worker threads.
+ */
 export function spawnScanWorker(data: ScanWorkerData): Worker {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const js = path.join(here, 'scanWorker.js');
   if (fs.existsSync(js)) return new Worker(js, { workerData: data });
-  const execArgv = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
-  return new Worker(path.join(here, 'scanWorker.ts'), { workerData: data, execArgv });
+  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const entry = pathToFileURL(path.join(here, 'scanWorker.ts')).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData: data });
 }

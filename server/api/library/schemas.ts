@@ -1,0 +1,120 @@
+import { z } from 'zod';
+
+const boolish = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const id = z.coerce.number().int().positive();
+
+export const canonicalQuery = z.object({
+  kind: z.enum(['artists', 'albums', 'tracks', 'genres'], { error: 'kind must be artists, albums, tracks or genres' }),
+  pageSize: z.coerce.number({ error: 'pageSize is required' }).int().min(1).max(100),
+  page: z.coerce.number().int().min(1).default(1),
+  source: z.enum(['all', 'aurral', 'lidarr']).default('all'),
+  availableOnly: boolish.optional(),
+  query: z.string().max(200).optional(),
+  genre: z.string().max(200).optional(),
+  sort: z.enum(['name', 'newest', 'added', 'year', 'artist', 'album', 'count']).optional(),
+  direction: z.enum(['asc', 'desc']).optional(),
+  artistId: id.optional(),
+  albumId: id.optional(),
+});
+
+const entry = z.object({ id: z.number(), identityKey: z.string() }).loose();
+export const artistEntrySchema = entry.extend({ name: z.string() });
+export const albumEntrySchema = entry.extend({ title: z.string() });
+export const trackEntrySchema = entry.extend({
+  title: z.string(),
+  artistName: z.string(),
+  mbid: z.string().nullable(),
+  files: z.array(z.object({}).loose()),
+});
+const genreEntrySchema = z.object({ id: z.number(), name: z.string(), artistCount: z.number(), albumCount: z.number(), trackCount: z.number() });
+
+export const canonicalPageSchema = z.object({
+  kind: z.string(),
+  page: z.number(),
+  pageSize: z.number(),
+  total: z.number(),
+  hasMore: z.boolean(),
+  items: z.array(z.object({}).loose()),
+  artists: z.array(artistEntrySchema),
+  albums: z.array(albumEntrySchema),
+  tracks: z.array(trackEntrySchema),
+  genres: z.array(genreEntrySchema),
+});
+
+export const artistsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(10000).default(10000),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export const mbidParams = z.object({ mbid: z.string().min(1).max(100) });
+export const idParams = z.object({ id: z.string().min(1).max(100) });
+export const albumsQuery = z.object({ artistId: z.string({ error: 'artistId is required' }).min(1).max(100) });
+export const tracksQuery = z.object({ albumId: z.string().max(100).optional(), releaseGroupMbid: z.string().max(100).optional() });
+export const mbidsBody = z.object({ mbids: z.array(z.string().min(1).max(100)).max(1000) });
+
+export const artistLookupSchema = z.object({
+  exists: z.boolean(),
+  canonical: z.boolean(),
+  artist: artistEntrySchema.nullable(),
+  albums: z.array(albumEntrySchema),
+  libraryArtistId: z.string().nullable(),
+});
+export const albumLookupSchema = z.object({
+  inLibrary: z.boolean(),
+  monitored: z.boolean(),
+  libraryAlbumId: z.string().nullable(),
+  libraryArtistId: z.string().nullable(),
+  status: z.string(),
+  trackCount: z.number(),
+  trackFileCount: z.number(),
+  ownedTrackMbids: z.array(z.string()),
+});
+
+export const refreshBody = z.object({ mode: z.enum(['quick', 'full']).default('quick') }).prefault({});
+export const jobParams = z.object({ jobId: id });
+export const scanJobSchema = z.object({
+  jobId: z.string(),
+  status: z.enum(['queued', 'running', 'completed', 'failed']),
+  mode: z.enum(['quick', 'full']),
+  filesSeen: z.number(),
+  filesIndexed: z.number(),
+  filesSkipped: z.number(),
+  filesFailed: z.number(),
+  filesMissing: z.number(),
+  filesMoved: z.number(),
+  errors: z.array(z.object({ path: z.string(), reason: z.string() })),
+  error: z.string().nullable(),
+  requestedAt: z.string(),
+  startedAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+});
+
+export const favoriteBody = z.object({
+  kind: z.enum(['artist', 'album', 'track']),
+  id: z.coerce.number().int().positive(),
+  favorite: z.boolean().default(true),
+});
+export const favoritesSchema = z.object({
+  artists: z.array(artistEntrySchema),
+  albums: z.array(albumEntrySchema),
+  tracks: z.array(trackEntrySchema),
+});
+
+export const queueQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(50),
+});
+export const queueSchema = z.object({
+  page: z.number(),
+  pageSize: z.number(),
+  total: z.number(),
+  hasMore: z.boolean(),
+  currentIndex: z.number(),
+  positionMs: z.number(),
+  changedAt: z.string().nullable(),
+  changedBy: z.string().nullable(),
+  items: z.array(z.object({ position: z.number(), track: trackEntrySchema.nullable() })),
+});
+
+export const streamParams = z.object({ songId: id });
+export const canonicalStreamParams = z.object({ trackId: id });
+export const fileStreamParams = z.object({ albumId: id, trackId: id });

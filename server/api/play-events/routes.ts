@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import { playEvents } from '../../db/libraryUserData.js';
+import { isUserAccount } from '../../domain/auth/principal.js';
+import { ValidationError } from '../../domain/errors.js';
+import { libraryServiceOf } from '../../domain/library/service.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+
+const eventSchema = z.object({
+  id: z.number(),
+  trackId: z.number().nullable(),
+  title: z.string(),
+  artist: z.string().nullable(),
+  album: z.string().nullable(),
+  artistMbid: z.string().nullable(),
+  albumMbid: z.string().nullable(),
+  trackMbid: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  playedAt: z.string(),
+  source: z.string(),
+});
+
+const body = z.object({
+  trackId: z.coerce.number().int().positive().optional(),
+  title: z.string().min(1).max(500).optional(),
+  artist: z.string().max(500).optional(),
+  album: z.string().max(500).optional(),
+  artistMbid: z.string().max(100).optional(),
+  albumMbid: z.string().max(100).optional(),
+  trackMbid: z.string().max(100).optional(),
+  durationMs: z.number().int().min(0).optional(),
+  /** Milliseconds since the epoch or an ISO date; defaults to now. */
+  playedAt: z.union([z.number().int().positive(), z.iso.datetime({ offset: true })]).optional(),
+  source: z.string().max(50).default('web'),
+});
+
+/** api.md §4.14: local play history (= Subsonic scrobbles). */
+export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
+  const library = libraryServiceOf(ctx);
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/play-events',
+      summary: "Local play history: the user's own, or everyone's for the instance API key",
+      tag: 'play-events',
+      access: 'authenticated',
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(500).default(50),
+        offset: z.coerce.number().int().min(0).default(0),
+      }),
+      response: z.object({ items: z.array(eventSchema), total: z.number(), limit: z.number(), offset: z.number() }),
+      handler: ({ query, principal }) => {
+        const userId = principal && isUserAccount(principal) ? principal.userId : null;
+        const { rows, total } = playEvents.list(ctx.db, userId, query.limit, query.offset);
+        return {
+          items: rows.map(({ createdAt: _c, ...r }) => ({ ...r, playedAt: new Date(r.playedAt).toISOString() })),
+          total,
+          limit: query.limit,
+          offset: query.offset,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/play-events',
+      summary: 'Record a local play event (user session only)',
+      tag: 'play-events',
+      access: 'user',
+      body,
+      status: 201,
+      response: z.object({ success: z.boolean(), id: z.number() }),
+      handler: ({ body: b, principal }) => {
+        const track = b.trackId !== undefined ? library.track(b.trackId) : undefined;
+        const title = b.title ?? track?.title;
+        if (!title) throw new ValidationError('trackId or title is required', 'VALIDATION_ERROR');
+        const playedAt = b.playedAt === undefined ? ctx.clock.now() : typeof b.playedAt === 'number' ? b.playedAt : Date.parse(b.playedAt);
+        const id = playEvents.record(
+          ctx.db,
+          principal!.userId,
+          {
+            trackId: track?.id ?? null,
+            title,
+            artist: b.artist ?? track?.artist_name ?? null,
+            album: b.album ?? track?.album_title ?? null,
+            artistMbid: b.artistMbid ?? null,
+            albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
+            trackMbid: b.trackMbid ?? track?.mbid ?? null,
+            durationMs: b.durationMs ?? track?.duration_ms ?? null,
+            playedAt,
+            source: b.source,
+          },
+          ctx.clock.now(),
+        );
+        return { success: true, id };
+      },
+    }),
+  ];
+}

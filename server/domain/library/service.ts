@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/connection.js';
+import { refreshDerived } from '../../db/libraryDerived.js';
+import { findImage } from '../../db/libraryImages.js';
+import { LibraryReader, type CanonicalQuery, type MediaFileRow, type TrackRow } from '../../db/libraryReads.js';
+import { LibraryWriter } from '../../db/libraryWrites.js';
+import type { ScanMode, ScanRun } from '../../db/libraryScanRuns.js';
+import { ImageCache } from '../../library/imageCache.js';
+import { LibraryScanService } from '../../library/scanService.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+
+const services = new WeakMap<AppContext, LibraryService>();
+
+/** The one library service of a running server. */
+export function libraryServiceOf(ctx: AppContext): LibraryService {
+  let service = services.get(ctx);
+  if (!service) {
+    service = new LibraryService(ctx);
+    services.set(ctx, service);
+  }
+  return service;
+}
+
+/** Background start: resume interrupted scans, scan at start when folders exist, watch for changes. */
+export function startLibrary(ctx: AppContext): void {
+  const service = libraryServiceOf(ctx);
+  service.start();
+  ctx.onClose(() => service.stop());
+}
+
+/** The canonical library: reads, scans, track deletion, artwork. */
+export class LibraryService {
+  readonly reader: LibraryReader;
+  readonly images: ImageCache;
+  readonly scans: LibraryScanService;
+
+  constructor(private readonly ctx: AppContext) {
+    this.reader = new LibraryReader(ctx.db);
+    this.images = new ImageCache(path.join(ctx.config.dataDir, 'images'));
+    const settings = ctx.settings.get().library;
+    this.scans = new LibraryScanService({
+      db: ctx.db,
+      dbPath: ctx.dbPath,
+      imageDir: this.images.dir,
+      roots: () => this.musicFolders(),
+      now: () => ctx.clock.now(),
+      broadcast: (type, payload) => ctx.hub.broadcast('library', type, payload),
+      log: ctx.log,
+      watch: settings.watchEnabled && process.env.TONEARM_LIBRARY_WATCH !== '0',
+      watchDebounceMs: () => ctx.settings.get().library.watchDebounceMs,
+    });
+  }
+
+  start(): void {
+    this.scans.start();
+    if (this.musicFolders().length > 0 && process.env.TONEARM_LIBRARY_SCAN_ON_START !== '0') {
+      this.scans.requestScan('quick', 'start-up');
+    }
+    this.ctx.settings.onChange((next, previous) => {
+      const a = JSON.stringify(next.library);
+      if (a === JSON.stringify(previous.library)) return;
+      this.scans.refreshWatcher();
+      if (JSON.stringify(next.library.musicFolders) !== JSON.stringify(previous.library.musicFolders)) {
+        this.scans.requestScan('quick', 'music folders changed');
+      }
+    });
+    this.ctx.health.push(() => ({
+      library: { artistCount: this.reader.count('artists'), lastScan: this.reader.lastCompletedScanAt() },
+    }));
+  }
+
+  stop(): Promise<void> {
+    return this.scans.stop();
+  }
+
+  /** Effective music folders: TONEARM_MUSIC_DIRS ∪ settings, resolved, without duplicates. */
+  musicFolders(): string[] {
+    const all = [...this.ctx.config.musicDirs, ...this.ctx.settings.get().library.musicFolders];
+    return [...new Set(all.filter((d) => d.trim() !== '').map((d) => path.resolve(d)))];
+  }
+
+  canonicalPage(q: CanonicalQuery) {
+    return this.reader.canonicalPage(q);
+  }
+
+  requestScan(mode: ScanMode): number {
+    return this.scans.requestScan(mode, 'requested');
+  }
+
+  scanJob(id: number): ScanRun {
+    const run = this.scans.job(id);
+    if (!run) throw new NotFoundError('Scan job not found');
+    return run;
+  }
+
+  track(id: number): TrackRow {
+    const track = this.reader.track(id);
+    if (!track) throw new NotFoundError('Track not found');
+    return track;
+  }
+
+  /** The file to stream for a track (optionally the one filed under an album). */
+  playableFile(trackId: number, albumId?: number): MediaFileRow {
+    this.track(trackId);
+    const files = this.reader.filesOfTrack(trackId).filter((f) => f.available === 1);
+    const file = albumId === undefined ? files[0] : (files.find((f) => f.album_id === albumId) ?? (this.trackInAlbum(trackId, albumId) ? files[0] : undefined));
+    if (!file) throw new NotFoundError('Media file not found');
+    return file;
+  }
+
+  private trackInAlbum(trackId: number, albumId: number): boolean {
+    return this.reader.tracksOfAlbum(albumId).some((t) => t.id === trackId);
+  }
+
+  /**
+   * Deletes a track's files that lie inside a configured music folder, then prunes the track (and
+   * its album and artist) once no media remains. Files elsewhere are never touched.
+   */
+  deleteTrack(trackId: number): { deletedFiles: number; pruned: boolean } {
+    this.track(trackId);
+    const files = this.reader.filesOfTrack(trackId);
+    const folders = this.musicFolders().map(realOrResolved);
+    const inside = files.filter((f) => folders.some((root) => isInside(realOrResolved(f.path), root)));
+    if (files.length > 0 && inside.length === 0) {
+      throw new ForbiddenError('The track file is outside the configured music folders');
+    }
+    for (const file of inside) {
+      try {
+        fs.unlinkSync(file.path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ForbiddenError('The track file could not be deleted');
+      }
+    }
+    const writer = new LibraryWriter(this.ctx.db);
+    let pruned = false;
+    inTransaction(this.ctx.db, () => {
+      for (const file of inside) pruned = writer.deleteMediaFile(file.id).trackPruned || pruned;
+      if (files.length === 0) pruned = writer.pruneTrackIfOrphan(trackId);
+    });
+    refreshDerived(this.ctx.db);
+    return { deletedFiles: inside.length, pruned };
+  }
+
+  /** An artwork file by cache key (original bytes), or null. */
+  image(cacheKey: string): { file: string; mime: string } | null {
+    const row = findImage(this.ctx.db, cacheKey);
+    const file = this.images.fileOf(cacheKey);
+    if (!row || !fs.existsSync(file)) return null;
+    return { file, mime: row.mime };
+  }
+}
+
+function realOrResolved(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+function isInside(file: string, root: string): boolean {
+  const rel = path.relative(root, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}

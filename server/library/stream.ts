@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+
+export interface MediaToSend {
+  path: string;
+  mime: string;
+}
+
+export type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
+
+/**
+ * Parses a single `Range: bytes=` header against a size. Null means "send everything" (absent or
+ * malformed header, as RFC 9110 allows); suffix ranges (`bytes=-500`) count from the end.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)(?:\s*,.*)?$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return null;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+/**
+ * Sends a media file for GET or HEAD with ranges, validators and the right type. Returns false
+ * when the file is gone (the caller answers 404 without naming the path).
+ */
+export async function sendMedia(req: Request, res: Response, media: MediaToSend): Promise<boolean> {
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(media.path);
+    if (!stat.isFile()) return false;
+  } catch {
+    return false;
+  }
+  const size = stat.size;
+  const etag = `"${size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('ETag', etag);
+  res.setHeader('Last-Modified', stat.mtime.toUTCString());
+  res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
+  res.setHeader('Content-Type', media.mime);
+  const inm = req.headers['if-none-match'];
+  if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+    res.status(304).end();
+    return true;
+  }
+  const ims = req.headers['if-modified-since'];
+  if (!inm && ims && Date.parse(ims) >= Math.floor(stat.mtimeMs / 1000) * 1000) {
+    res.status(304).end();
+    return true;
+  }
+  const ifRange = req.headers['if-range'] as string | undefined;
+  const rangeAllowed = !ifRange || ifRange === etag || (!ifRange.startsWith('"') && Date.parse(ifRange) >= Math.floor(stat.mtimeMs / 1000) * 1000);
+  const range = rangeAllowed ? parseRange(req.headers.range, size) : null;
+  if (range === 'unsatisfiable') {
+    res.status(416).setHeader('Content-Range', `bytes */${size}`);
+    res.removeHeader('Content-Type');
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ error: 'Range not satisfiable' }));
+    return true;
+  }
+  const start = range ? range.start : 0;
+  const end = range ? range.end : size - 1;
+  if (range) {
+    res.status(206);
+    res.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
+  } else {
+    res.status(200);
+  }
+  res.setHeader('Content-Length', String(size === 0 ? 0 : end - start + 1));
+  if (req.method === 'HEAD' || size === 0) {
+    res.end();
+    return true;
+  }
+  const stream = fs.createReadStream(media.path, { start, end, highWaterMark: 256 * 1024 });
+  try {
+    await pipeline(stream, res);
+  } catch {
+    // Client went away or the file vanished mid-stream; nothing more can be sent.
+    stream.destroy();
+    res.destroy();
+  }
+  return true;
+}
