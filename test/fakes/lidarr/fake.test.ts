@@ -123,14 +123,18 @@ describe('Lidarr fake protocol details', () => {
   });
 
   it('moves a command from queued to started to completed', async () => {
-    const fake = await start({ commandStartMs: 30, commandRunMs: 30 });
+    const fake = await start({ commandStartMs: 100, commandRunMs: 100 });
     const posted = await call(fake, 'POST', '/api/v1/command', { name: 'RescanFolders' });
     expect([posted.status, posted.body.status]).toEqual([201, 'queued']);
-    await new Promise((r) => setTimeout(r, 45));
-    expect((await call(fake, 'GET', `/api/v1/command/${posted.body.id}`)).body.status).toBe('started');
-    await fake.waitForIdle();
-    const done = (await call(fake, 'GET', `/api/v1/command/${posted.body.id}`)).body;
-    expect([done.status, done.result, done.message]).toEqual(['completed', 'successful', 'Completed']);
+    const seen = [posted.body.status];
+    let current = posted.body;
+    while (current.status !== 'completed') {
+      await new Promise((r) => setTimeout(r, 10));
+      current = (await call(fake, 'GET', `/api/v1/command/${posted.body.id}`)).body;
+      if (current.status !== seen.at(-1)) seen.push(current.status);
+    }
+    expect(seen).toEqual(['queued', 'started', 'completed']);
+    expect([current.result, current.message]).toEqual(['successful', 'Completed']);
   });
 
   it('grabs and then imports a searched album, writing its files under the root folder', async () => {
@@ -172,7 +176,8 @@ describe('Lidarr fake protocol details', () => {
     const fake = await start();
     const started = Date.now();
     const counts = fake.seedLibrary({ artists: 8_000, albumsPerArtist: 10, tracksPerAlbum: 10, withFiles: 0.5 });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // About 1 s on an idle machine; the bound only catches an accidental quadratic seeder.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect([counts.artists, counts.albums, counts.tracks]).toEqual([8_000, 80_000, 800_000]);
     expect(counts.files).toBeGreaterThan(350_000);
     const artists = (await call(fake, 'GET', '/api/v1/artist')).body;
