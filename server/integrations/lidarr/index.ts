@@ -15,4 +15,4 @@ export type {
 } from './client.js';
 export type { PageWalkOptions } from './paging.js';
 export { walkPages, collectPages } from './paging.js';
-export type * from './schemas.js';
+export * from './schemas.js';
