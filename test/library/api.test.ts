@@ -248,7 +248,7 @@ describe('streaming', () => {
     const missing = await get('/api/library/canonical-stream/999999');
     expect(missing).toEqual({ status: 404, body: { error: 'Not found', message: 'Track not found' } });
     const gone = path.join(music, 'Abba', 'Gold', '5.mp3');
-    const id = (await page('kind=tracks&pageSize=1&query=song e')).body.items[0].id;
+    const id = (await page('kind=tracks&pageSize=10&query=song')).body.items.find((t: Json) => t.title === 'Song E').id;
     fs.renameSync(gone, `${gone}.bak`);
     try {
       const res = await get(`/api/library/canonical-stream/${id}`);
