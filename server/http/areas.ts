@@ -3,9 +3,16 @@ import { authRoutes } from '../api/auth/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
 import { libraryArea, startLibrary } from '../api/library/area.js';
+import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
+import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
+import { requestsRoutes } from '../api/requests/routes.js';
+import { webhookRoutes } from '../api/webhooks/routes.js';
+import { startLidarr } from '../domain/lidarr/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
+import { restKeyRoutes } from '../api/rest-keys/routes.js';
 import { settingsRoutes } from '../api/settings/routes.js';
 import { usersRoutes } from '../api/users/routes.js';
+import { createRestRouter } from '../rest/router.js';
 import type { RouteDefinition } from './route.js';
 
 /** Every area of /api, in the order of api.md. Each later area adds its factory here. */
@@ -17,6 +24,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   onboardingRoutes,
   filesystemRoutes,
   libraryArea,
+  restKeyRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -24,7 +32,9 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr];
 
 /** Non-/api routers (the Subsonic API under /rest). */
-export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [];
+export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [
+  (ctx) => ({ mount: '/rest', router: createRestRouter(ctx) }),
+];

@@ -1,0 +1,69 @@
+import type { PlaylistRow, PlaylistsRepository } from '../../db/playlists.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+
+export interface PlaylistChanges {
+  name?: string;
+  comment?: string;
+  public?: boolean;
+  /** Positions in the current list to drop (applied before additions). */
+  removeIndexes?: number[];
+  addTrackIds?: number[];
+  /** Replaces the whole list. */
+  trackIds?: number[];
+}
+
+/**
+ * The user's static playlists: owners edit, everyone sees public ones read-only. Used by /rest and
+ * by /api/playlists, so both show the same lists.
+ */
+export class StaticPlaylists {
+  constructor(
+    private readonly repo: PlaylistsRepository,
+    private readonly clock: { now(): number },
+  ) {}
+
+  visibleTo(userId: number): PlaylistRow[] {
+    return this.repo.visibleTo(userId);
+  }
+
+  /** A playlist the user may read (own or public), with its track ids in order. */
+  get(userId: number, id: number): { playlist: PlaylistRow; trackIds: number[] } {
+    const playlist = this.repo.byId(id);
+    if (!playlist || (playlist.user_id !== userId && playlist.public !== 1)) throw new NotFoundError('Playlist not found');
+    return { playlist, trackIds: this.repo.trackIds(id) };
+  }
+
+  create(userId: number, name: string, trackIds: number[], options: { comment?: string; public?: boolean } = {}): number {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > 200) throw new ValidationError('Playlist name must be 1-200 characters');
+    return this.repo.create(userId, trimmed, options.comment ?? '', options.public ?? false, trackIds, this.clock.now());
+  }
+
+  update(userId: number, id: number, changes: PlaylistChanges): void {
+    const { playlist } = this.get(userId, id);
+    if (playlist.user_id !== userId) throw new ForbiddenError('Only the owner can change this playlist');
+    if (changes.name !== undefined && (changes.name.trim() === '' || changes.name.length > 200))
+      throw new ValidationError('Playlist name must be 1-200 characters');
+    let trackIds = changes.trackIds;
+    if (changes.removeIndexes?.length || changes.addTrackIds?.length) {
+      const drop = new Set(changes.removeIndexes ?? []);
+      trackIds = (trackIds ?? this.repo.trackIds(id)).filter((_, i) => !drop.has(i)).concat(changes.addTrackIds ?? []);
+    }
+    this.repo.update(
+      id,
+      {
+        ...(changes.name !== undefined && { name: changes.name.trim() }),
+        ...(changes.comment !== undefined && { comment: changes.comment }),
+        ...(changes.public !== undefined && { public: changes.public }),
+        ...(trackIds && { trackIds }),
+      },
+      this.clock.now(),
+    );
+  }
+
+  delete(userId: number, id: number): void {
+    const { playlist } = this.get(userId, id);
+    if (playlist.user_id !== userId) throw new ForbiddenError('Only the owner can delete this playlist');
+    this.repo.remove(id);
+  }
+}

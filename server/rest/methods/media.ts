@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { Response } from 'express';
+import { findImage } from '../../db/libraryImages.js';
+import type { SongRow } from '../../db/subsonicLibrary.js';
+import { lyricsOf, plainText } from '../../domain/subsonic/lyrics.js';
+import { imageMimeOf } from '../../library/imageCache.js';
+import { SENT, type RestCall, type RestMethod } from '../context.js';
+import { ErrorCode, SubsonicError, notFound } from '../errors.js';
+import type { Payload } from '../wire.js';
+import { resolveAny, resolveTrack } from '../views.js';
+import { stream } from './stream.js';
+
+/** Sends a file with ranges, validators and HEAD support; a vanished file is error 70 with 404. */
+export function sendFile(call: RestCall, file: string, mime: string, extraHeaders: Record<string, string> = {}): Promise<typeof SENT> {
+  const res: Response = call.res;
+  res.setHeader('Content-Type', mime);
+  for (const [k, v] of Object.entries(extraHeaders)) res.setHeader(k, v);
+  return new Promise((resolve, reject) => {
+    res.sendFile(file, { dotfiles: 'allow', acceptRanges: true, cacheControl: false, lastModified: true }, (err?: Error & { status?: number; headers?: Record<string, string>; code?: string }) => {
+      if (!err) return resolve(SENT);
+      if (res.headersSent) {
+        res.destroy();
+        return resolve(SENT);
+      }
+      if (err.status === 416) {
+        res.removeHeader('Content-Type');
+        res.status(416).set(err.headers ?? {}).end();
+        return resolve(SENT);
+      }
+      if (err.code === 'ECONNABORTED' || err.code === 'ECONNRESET') return resolve(SENT);
+      res.removeHeader('Content-Type');
+      reject(new SubsonicError(ErrorCode.notFound, 'The media file is not available', 404));
+    });
+  });
+}
+
+function playableSong(call: RestCall, raw: string): SongRow & { path: string } {
+  const trackId = resolveTrack(call, raw);
+  const row = call.rc.library.song(trackId);
+  if (!row || row.available !== 1 || !row.path) throw notFound('Song not found');
+  return row as SongRow & { path: string };
+}
+
+async function download(call: RestCall): Promise<typeof SENT> {
+  const target = resolveAny(call, call.params.required('id'));
+  if (target.kind !== 'track') throw new SubsonicError(ErrorCode.generic, 'Only songs can be downloaded');
+  const row = playableSong(call, call.params.required('id'));
+  const name = path.basename(row.path).replace(/["\\\r\n]/g, '_');
+  return sendFile(call, row.path, row.mime ?? 'application/octet-stream', {
+    'Content-Disposition': `attachment; filename="${name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+  });
+}
+
+/** The artwork cache key for any of our ids. */
+function imageKeyOf(call: RestCall, raw: string): string | null {
+  const target = resolveAny(call, raw);
+  const lib = call.rc.library;
+  switch (target.kind) {
+    case 'album':
+      return lib.album(target.id)?.image_key ?? null;
+    case 'artist':
+      return lib.artist(target.id)?.image_key ?? null;
+    case 'track': {
+      const song = lib.song(target.id);
+      return song?.file_image ?? song?.album_image ?? null;
+    }
+    case 'playlist': {
+      const { trackIds } = call.rc.playlists.get(call.user.id, target.id);
+      for (const song of lib.songs(trackIds.slice(0, 20))) {
+        const key = song.album_image ?? song.file_image;
+        if (key) return key;
+      }
+      return null;
+    }
+  }
+}
+
+const resizing = new Map<string, Promise<void>>();
+
+async function getCoverArt(call: RestCall): Promise<typeof SENT> {
+  const key = imageKeyOf(call, call.params.required('id'));
+  if (!key || !/^[a-f0-9]{32}$/.test(key)) throw new SubsonicError(ErrorCode.notFound, 'Cover art not found', 404);
+  const original = call.rc.images.fileOf(key);
+  if (!fs.existsSync(original)) throw new SubsonicError(ErrorCode.notFound, 'Cover art not found', 404);
+  const size = call.params.int('size', 0, { min: 0, max: 4096 });
+  const headers = { 'Cache-Control': 'public, max-age=86400' };
+  if (size === 0) {
+    const mime = findImage(call.rc.app.db, key)?.mime ?? imageMimeOf(fs.readFileSync(original).subarray(0, 16));
+    return sendFile(call, original, mime, headers);
+  }
+  const resized = call.rc.images.resizedFileOf(key, size);
+  if (!fs.existsSync(resized)) {
+    // One resize per picture and size at a time, however many clients ask.
+    let job = resizing.get(resized);
+    if (!job) {
+      job = (async () => {
+        fs.mkdirSync(path.dirname(resized), { recursive: true });
+        const tmp = `${resized}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+        await sharp(original).resize(size, size, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toFile(tmp);
+        fs.renameSync(tmp, resized);
+      })().finally(() => resizing.delete(resized));
+      resizing.set(resized, job);
+    }
+    try {
+      await job;
+    } catch {
+      throw new SubsonicError(ErrorCode.generic, 'Cover art could not be read', 500);
+    }
+  }
+  return sendFile(call, resized, 'image/webp', headers);
+}
+
+const avatars = new Map<string, Buffer>();
+
+/** A generated picture: the user's initial on a colour derived from the name. */
+async function getAvatar(call: RestCall): Promise<typeof SENT> {
+  const username = call.params.required('username');
+  const row = call.rc.app.users.findByUsername(username);
+  if (!row || row.status !== 'active') throw new SubsonicError(ErrorCode.notFound, 'User not found', 404);
+  let png = avatars.get(row.username);
+  if (!png) {
+    const hue = createHash('md5').update(row.username).digest()[0]! * (360 / 256);
+    const initial = [...row.username][0]!.toUpperCase().replace(/[<>&"']/g, '?');
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128"><rect width="128" height="128" fill="hsl(${hue.toFixed(0)},55%,45%)"/><text x="64" y="86" font-family="sans-serif" font-size="64" text-anchor="middle" fill="#fff">${initial}</text></svg>`;
+    png = await sharp(Buffer.from(svg)).png().toBuffer();
+    avatars.set(row.username, png);
+  }
+  call.res.status(200).type('image/png').setHeader('Cache-Control', 'private, max-age=3600');
+  call.res.end(call.req.method === 'HEAD' ? undefined : png);
+  return SENT;
+}
+
+function getLyrics(call: RestCall): Payload {
+  const title = call.params.string('title');
+  const artist = call.params.string('artist');
+  if (!title) return { lyrics: { value: '' } };
+  const id = call.rc.library.songIdByTitle(title, artist);
+  const song = id === undefined ? undefined : call.rc.library.song(id);
+  const track = id === undefined ? undefined : call.rc.reader.track(id);
+  const found = song ? lyricsOf(song.path, track?.lyrics ?? null) : null;
+  if (!song || !found) return { lyrics: { value: '' } };
+  return { lyrics: { artist: song.artist_name, title: song.title, value: plainText(found) } };
+}
+
+function getLyricsBySongId(call: RestCall): Payload {
+  const trackId = resolveTrack(call, call.params.required('id'));
+  const song = call.rc.library.song(trackId);
+  if (!song) throw notFound('Song not found');
+  const found = lyricsOf(song.path, call.rc.reader.track(trackId)?.lyrics ?? null);
+  if (!found) return { lyricsList: { structuredLyrics: [] } };
+  return {
+    lyricsList: {
+      structuredLyrics: [
+        {
+          displayArtist: found.displayArtist ?? song.artist_name,
+          displayTitle: found.displayTitle ?? song.title,
+          lang: found.lang,
+          offset: found.offsetMs,
+          synced: found.synced,
+          line: found.lines.map((l) => ({ ...(l.startMs !== undefined && { start: l.startMs }), value: l.text })),
+        },
+      ],
+    },
+  };
+}
+
+export const mediaMethods: RestMethod[] = [
+  { name: 'stream', handler: stream },
+  { name: 'download', handler: download },
+  { name: 'getCoverArt', handler: getCoverArt },
+  { name: 'getAvatar', handler: getAvatar },
+  { name: 'getLyrics', handler: getLyrics },
+  { name: 'getLyricsBySongId', handler: getLyricsBySongId },
+];
+
+export { playableSong };

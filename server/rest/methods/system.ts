@@ -1,0 +1,43 @@
+import { scanRuns } from '../../db/libraryScanRuns.js';
+import { libraryServiceOf } from '../../domain/library/service.js';
+import type { RestCall, RestMethod } from '../context.js';
+import { notAuthorized } from '../errors.js';
+
+/** Extensions we honour in full; nothing is advertised that does not work. */
+export const EXTENSIONS = [
+  { name: 'apiKeyAuthentication', versions: [1] },
+  { name: 'formPost', versions: [1] },
+  { name: 'transcodeOffset', versions: [1] },
+  { name: 'songLyrics', versions: [1] },
+  { name: 'indexBasedQueue', versions: [1] },
+];
+
+function scanStatus(call: RestCall) {
+  const db = call.rc.app.db;
+  const running = scanRuns.running(db) ?? scanRuns.queued(db);
+  if (running) return { scanStatus: { scanning: true, count: running.filesSeen } };
+  const last = scanRuns.latest(db);
+  return {
+    scanStatus: {
+      scanning: false,
+      count: call.rc.reader.count('tracks', 'all', true),
+      ...(last?.completedAt && { lastScan: new Date(last.completedAt).toISOString() }),
+    },
+  };
+}
+
+export const systemMethods: RestMethod[] = [
+  { name: 'ping', handler: () => undefined },
+  { name: 'getLicense', handler: () => ({ license: { valid: true } }) },
+  { name: 'getOpenSubsonicExtensions', public: true, handler: () => ({ openSubsonicExtensions: EXTENSIONS }) },
+  { name: 'getScanStatus', handler: (call) => scanStatus(call) },
+  {
+    name: 'startScan',
+    handler: (call) => {
+      if (call.user.role !== 'admin') throw notAuthorized('Only administrators can start a scan');
+      const full = call.params.bool('fullScan', false);
+      libraryServiceOf(call.rc.app).scans.requestScan(full ? 'full' : 'quick', 'requested by a Subsonic client');
+      return { scanStatus: { scanning: true, count: 0 } };
+    },
+  },
+];

@@ -1,0 +1,111 @@
+import express, { type Request, type Response } from 'express';
+import type { AppContext } from '../context.js';
+import { DomainError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { authenticate } from './auth.js';
+import { createRestContext, SENT, type RestCall, type RestContext, type RestMethod } from './context.js';
+import { ErrorCode, SubsonicError, missingParameter, notSupported } from './errors.js';
+import { annotationMethods } from './methods/annotation.js';
+import { bookmarkMethods } from './methods/bookmarks.js';
+import { browsingMethods } from './methods/browsing.js';
+import { listMethods } from './methods/lists.js';
+import { mediaMethods } from './methods/media.js';
+import { playlistMethods } from './methods/playlists.js';
+import { searchMethods } from './methods/searching.js';
+import { systemMethods } from './methods/system.js';
+import { userMethods } from './methods/users.js';
+import { Params } from './params.js';
+import { envelope, isValidCallback, send, type Format, type Payload } from './wire.js';
+
+export const METHODS: RestMethod[] = [
+  ...systemMethods,
+  ...browsingMethods,
+  ...listMethods,
+  ...searchMethods,
+  ...playlistMethods,
+  ...mediaMethods,
+  ...annotationMethods,
+  ...bookmarkMethods,
+  ...userMethods,
+];
+
+const SUPPORTED_MAJOR = 1;
+const SUPPORTED_MINOR = 16;
+
+/** `v` as the protocol defines it: 20 when the client is older than we serve, 30 when newer. */
+function checkVersion(v: string | undefined): void {
+  if (v === undefined || v === '') throw missingParameter('v');
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?$/.exec(v.trim());
+  if (!m || Number(m[1]) < SUPPORTED_MAJOR)
+    throw new SubsonicError(ErrorCode.clientMustUpgrade, `Incompatible Subsonic REST protocol version ${v}: client must upgrade`);
+  if (Number(m[1]) > SUPPORTED_MAJOR || Number(m[2]) > SUPPORTED_MINOR)
+    throw new SubsonicError(ErrorCode.serverMustUpgrade, `Incompatible Subsonic REST protocol version ${v}: server must upgrade`);
+}
+
+function toSubsonicError(err: unknown, rc: RestContext): SubsonicError {
+  if (err instanceof SubsonicError) return err;
+  if (err instanceof NotFoundError) return new SubsonicError(ErrorCode.notFound, err.message);
+  if (err instanceof ForbiddenError) return new SubsonicError(ErrorCode.notAuthorized, err.message);
+  if (err instanceof ValidationError || err instanceof DomainError) return new SubsonicError(ErrorCode.generic, err.message);
+  rc.app.log.error('subsonic method failed', { err });
+  return new SubsonicError(ErrorCode.generic, 'Internal server error');
+}
+
+/** The /rest router: `/rest/<method>` and `/rest/<method>.view`, GET and form POST, any letter case. */
+export function createRestRouter(app: AppContext, rc: RestContext = createRestContext(app)): express.Router {
+  const methods = new Map(METHODS.map((m) => [m.name.toLowerCase(), m]));
+  const router = express.Router();
+  router.use(async (req: Request, res: Response) => {
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') {
+      res.status(405).setHeader('Allow', 'GET, HEAD, POST').end();
+      return;
+    }
+    const queryIndex = req.url.indexOf('?');
+    const params = Params.from(queryIndex === -1 ? '' : req.url.slice(queryIndex + 1), req.body);
+    let name: string;
+    try {
+      name = decodeURIComponent(req.path.replace(/^\/+/, '')).replace(/\.view$/i, '');
+    } catch {
+      name = '';
+    }
+    const f = (params.string('f') ?? 'xml').toLowerCase();
+    const callback = params.string('callback');
+    let format: Format = f === 'json' ? 'json' : f === 'jsonp' ? 'jsonp' : 'xml';
+    const fail = (e: SubsonicError) => {
+      const body: Payload = { ...envelope('failed', app.appVersion), error: { code: e.code, message: e.message } };
+      send(res, format, callback, body, e.httpStatus);
+    };
+    if (format === 'jsonp' && !isValidCallback(callback)) {
+      format = 'json';
+      return fail(new SubsonicError(ErrorCode.generic, 'f=jsonp needs a callback that is a JavaScript identifier'));
+    }
+    if (f !== 'xml' && f !== 'json' && f !== 'jsonp') return fail(new SubsonicError(ErrorCode.generic, `Unsupported response format f=${f}`));
+    try {
+      const method = methods.get(name.toLowerCase());
+      let user: RestCall['user'] | null = null;
+      if (!method?.public) {
+        checkVersion(params.string('v'));
+        user = authenticate(params, req, app.users, rc.restKeys);
+      }
+      if (!method) throw notSupported(name || '(none)');
+      const call: RestCall = {
+        rc,
+        req,
+        res,
+        params,
+        user: user ?? { id: -1, username: '', role: 'user', permissions: {} as RestCall['user']['permissions'] },
+        client: (params.string('c') ?? '').slice(0, 100) || 'unknown',
+        format,
+      };
+      const result = await method.handler(call);
+      if (result === SENT) return;
+      send(res, format, callback, { ...envelope('ok', app.appVersion), ...(result ?? {}) });
+    } catch (err) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      fail(toSubsonicError(err, rc));
+    }
+  });
+  return router;
+}
