@@ -25,6 +25,10 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   filesystemRoutes,
   libraryArea,
   restKeyRoutes,
+  lidarrSettingsRoutes,
+  lidarrLibraryRoutes,
+  requestsRoutes,
+  webhookRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {

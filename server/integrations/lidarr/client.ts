@@ -169,6 +169,16 @@ export class LidarrClient {
     return this.http.request({ path: '/metadataprofile', schema: z.array(metadataProfileSchema) });
   }
 
+  /** Creates a quality profile; `items` must list every quality, as Lidarr's own UI sends them. */
+  createQualityProfile(profile: Omit<QualityProfile, 'id'>): Promise<QualityProfile> {
+    return this.http.request({ method: 'POST', path: '/qualityprofile', body: profile, schema: qualityProfileSchema });
+  }
+
+  /** Creates a metadata profile; the type lists must name every album type and release status. */
+  createMetadataProfile(profile: Omit<MetadataProfile, 'id'>): Promise<MetadataProfile> {
+    return this.http.request({ method: 'POST', path: '/metadataprofile', body: profile, schema: metadataProfileSchema });
+  }
+
   tags(): Promise<Tag[]> {
     return this.http.request({ path: '/tag', schema: z.array(tagSchema) });
   }

@@ -299,6 +299,18 @@ function lookupAlbums(state: LidarrFakeState, { query }: RouteRequest): Reply {
   return ok(state.catalogue.searchAlbums(term).map((e) => albumLookupResource(lib, e.album, e.artist)));
 }
 
+/** POST of a quality or metadata profile: Lidarr refuses a duplicate name. */
+function createProfile(list: Array<{ id: number; name: string }>, body: any): Reply {
+  const name = typeof body?.name === 'string' ? body.name.trim() : '';
+  if (!name) return invalid('Name', "'Name' must not be empty.", name, 'NotEmptyValidator');
+  if (list.some((p) => p.name.toLowerCase() === name.toLowerCase())) {
+    return invalid('Name', 'Must be unique', name, 'UniqueValidator');
+  }
+  const profile = { ...body, name, id: list.reduce((m, p) => Math.max(m, p.id), 0) + 1 };
+  list.push(profile);
+  return created(profile);
+}
+
 function byId<T extends { id: number }>(list: (s: LidarrFakeState) => T[], map: (x: T, s: LidarrFakeState) => unknown = (x) => x): Handler {
   return (state, { params }) => {
     const found = list(state).find((x) => x.id === Number(params[0]));
@@ -317,7 +329,9 @@ export const routes: Route[] = [
   route('GET', '/rootFolder/{id}', byId((s) => s.rootFolders)),
   route('GET', '/qualityProfile', (s) => ok(s.qualityProfiles)),
   route('GET', '/qualityProfile/{id}', byId((s) => s.qualityProfiles)),
+  route('POST', '/qualityProfile', (s, { body }) => createProfile(s.qualityProfiles, body)),
   route('GET', '/metadataProfile', (s) => ok(s.metadataProfiles)),
+  route('POST', '/metadataProfile', (s, { body }) => createProfile(s.metadataProfiles, body)),
   route('GET', '/metadataProfile/{id}', byId((s) => s.metadataProfiles)),
   route('GET', '/tag', (s) => ok(s.tags)),
   route('GET', '/tag/{id}', byId((s) => s.tags)),

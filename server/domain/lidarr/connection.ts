@@ -1,0 +1,54 @@
+import type { AppContext } from '../../context.js';
+import { LidarrClient } from '../../integrations/lidarr/index.js';
+import { NotConfiguredError } from '../errors.js';
+
+export const LIDARR_NOT_CONFIGURED =
+  'Lidarr is not configured: set its URL and API key in Settings (integrations.lidarr.url, integrations.lidarr.apiKey)';
+
+/** A client for a Lidarr at `url`; the breaker reads the server's clock so tests can move past it. */
+export function lidarrClient(url: string, apiKey: string, clock: { now(): number }, timeoutMs = 15_000): LidarrClient {
+  return new LidarrClient({ baseUrl: url, apiKey, timeoutMs, maxConcurrent: 8, breaker: { now: () => clock.now() } });
+}
+
+/**
+ * The configured Lidarr: one client (one breaker, one concurrency cap) shared by every route and
+ * background task, rebuilt when the URL or API key changes.
+ */
+export class LidarrConnection {
+  private client: LidarrClient | null = null;
+  private key = '';
+
+  constructor(private readonly ctx: AppContext) {}
+
+  get settings() {
+    return this.ctx.settings.get().integrations.lidarr;
+  }
+
+  get configured(): boolean {
+    const s = this.settings;
+    return s.url.trim() !== '' && s.apiKey.trim() !== '';
+  }
+
+  /** The shared client, or null when Lidarr is not configured. */
+  current(): LidarrClient | null {
+    if (!this.configured) return null;
+    const s = this.settings;
+    const key = `${s.url}\u0000${s.apiKey}`;
+    if (!this.client || key !== this.key) {
+      this.client = lidarrClient(s.url, s.apiKey, this.ctx.clock);
+      this.key = key;
+    }
+    return this.client;
+  }
+
+  /** The shared client; 409 NOT_CONFIGURED naming the missing settings otherwise. */
+  require(): LidarrClient {
+    const client = this.current();
+    if (!client) throw new NotConfiguredError('integrations.lidarr', LIDARR_NOT_CONFIGURED);
+    return client;
+  }
+
+  get circuitOpen(): boolean {
+    return this.client?.circuitOpen ?? false;
+  }
+}

@@ -1,0 +1,85 @@
+import type { AppContext } from '../../context.js';
+import { LidarrIndexService } from '../../library/lidarrIndexService.js';
+import { RequestsService } from '../requests/service.js';
+import { LidarrConnection } from './connection.js';
+import { DownloadStatuses } from './downloadStatuses.js';
+import { LidarrLibrary } from './library.js';
+
+/** Everything Lidarr-related of one running server, built once per context. */
+export interface LidarrServices {
+  connection: LidarrConnection;
+  index: LidarrIndexService;
+  library: LidarrLibrary;
+  statuses: DownloadStatuses;
+  requests: RequestsService;
+}
+
+const RESYNC_MS = 6 * 3600_000;
+const all = new WeakMap<AppContext, LidarrServices>();
+
+export function lidarrOf(ctx: AppContext): LidarrServices {
+  let services = all.get(ctx);
+  if (services) return services;
+  const connection = new LidarrConnection(ctx);
+  const statuses = new DownloadStatuses(ctx, connection);
+  let requestsService: RequestsService | null = null;
+  const index = new LidarrIndexService({
+    db: ctx.db,
+    dbPath: ctx.dbPath,
+    target: () => {
+      if (!connection.configured) return null;
+      const s = connection.settings;
+      return { baseUrl: s.url, apiKey: s.apiKey, pathMappings: s.pathMappings };
+    },
+    broadcast: (type, payload) => ctx.hub.broadcast('library', type, payload, { audience: () => true }),
+    log: ctx.log,
+    now: () => ctx.clock.now(),
+    onIndexed: () => {
+      requestsService?.invalidate();
+      statuses.nudge();
+    },
+  });
+  const library = new LidarrLibrary(ctx, connection, {
+    reindexArtists: (ids, reason) => index.requestArtists(ids, reason),
+    downloadsChanged: () => {
+      requestsService?.invalidate();
+      statuses.nudge();
+    },
+  });
+  requestsService = new RequestsService(ctx, connection, library, statuses);
+  services = { connection, index, library, statuses, requests: requestsService };
+  all.set(ctx, services);
+  return services;
+}
+
+/**
+ * Background start: index Lidarr's library (incremental) at start, when the connection or path
+ * mappings change, and every 6 hours; poll download statuses while anyone listens; report health.
+ */
+export function startLidarr(ctx: AppContext): void {
+  const lidarr = lidarrOf(ctx);
+  lidarr.index.start();
+  lidarr.statuses.start();
+  if (lidarr.connection.configured && process.env.TONEARM_LIDARR_INDEX_ON_START !== '0') lidarr.index.requestFull('start-up');
+  ctx.settings.onChange((next, previous) => {
+    const a = next.integrations.lidarr;
+    const b = previous.integrations.lidarr;
+    const changed = a.url !== b.url || a.apiKey !== b.apiKey || JSON.stringify(a.pathMappings) !== JSON.stringify(b.pathMappings);
+    if (changed && lidarr.connection.configured) lidarr.index.requestFull('Lidarr settings changed');
+  });
+  const resync = setInterval(() => {
+    if (lidarr.connection.configured) lidarr.index.requestFull('periodic resync');
+  }, RESYNC_MS);
+  resync.unref();
+  ctx.health.push(() => ({
+    lidarr: { configured: lidarr.connection.configured, circuitOpen: lidarr.connection.circuitOpen },
+    lidarrConfigured: lidarr.connection.configured,
+  }));
+  ctx.features.add('activity');
+  ctx.features.add('trackDownloads');
+  ctx.onClose(async () => {
+    clearInterval(resync);
+    lidarr.statuses.stop();
+    await lidarr.index.stop();
+  });
+}

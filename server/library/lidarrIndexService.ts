@@ -1,0 +1,198 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Db } from '../db/connection.js';
+import { scanRuns, type ScanRun } from '../db/libraryScanRuns.js';
+import type { LidarrIndexCounts } from './lidarrIndexer.js';
+import type { PathMapping } from './lidarrPaths.js';
+import type { LidarrIndexWorkerData, LidarrIndexWorkerMessage } from './lidarrIndexWorker.js';
+
+export const LIDARR_SOURCE = 'lidarr';
+
+export interface LidarrTarget {
+  baseUrl: string;
+  apiKey: string;
+  pathMappings: PathMapping[];
+}
+
+export interface LidarrIndexServiceOptions {
+  db: Db;
+  dbPath: string;
+  /** The configured Lidarr, read when a run starts; null when Lidarr is not configured. */
+  target: () => LidarrTarget | null;
+  broadcast?: (type: 'library_scan_started' | 'library_scan_progress' | 'library_scan_completed', payload: Record<string, unknown>) => void;
+  log?: { info(msg: string, meta?: Record<string, unknown>): void; warn(msg: string, meta?: Record<string, unknown>): void };
+  now?: () => number;
+  /** Called after a run completed, with the Lidarr artist ids it covered (null = the whole library). */
+  onIndexed?: (artistIds: number[] | null) => void;
+}
+
+interface Pending {
+  runId: number;
+  /** null: every artist. */
+  artistIds: Set<number> | null;
+  force: boolean;
+}
+
+/**
+ * Main-thread side of Lidarr indexing: runs are rows of library_scan_runs (source `lidarr`, so
+ * GET /api/library/refresh/:jobId reads them too), executed one at a time in a worker thread.
+ * Requests arriving while a run is queued merge into it: artist scopes add up, a full request
+ * widens it to everything. A request during a run queues the next one.
+ */
+export class LidarrIndexService {
+  private worker: Worker | null = null;
+  private pending: Pending | null = null;
+  private idleWaiters: (() => void)[] = [];
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: LidarrIndexServiceOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    const interrupted = scanRuns.closeInterrupted(this.options.db, this.now(), LIDARR_SOURCE);
+    // Queued rows of a previous process have no scope in memory any more: one full run covers them.
+    const stale = this.options.db
+      .prepare("UPDATE library_scan_runs SET status = 'failed', error = 'superseded', completed_at = ? WHERE status = 'queued' AND source = ? RETURNING id")
+      .all(this.now(), LIDARR_SOURCE);
+    if (interrupted.length > 0 || stale.length > 0) this.requestFull('resume after restart');
+  }
+
+  /** Queues an incremental (or forced) run over the whole library; returns its job id. */
+  requestFull(reason: string, force = false): number {
+    if (this.pending) {
+      this.pending.artistIds = null;
+      if (force && !this.pending.force) {
+        this.pending.force = true;
+        scanRuns.upgradeToFull(this.options.db, this.pending.runId);
+      }
+      return this.pending.runId;
+    }
+    return this.enqueue({ artistIds: null, force }, reason);
+  }
+
+  /** Queues a run over some Lidarr artists (never skipped as unchanged); returns its job id. */
+  requestArtists(artistIds: number[], reason: string): number {
+    if (this.pending) {
+      if (this.pending.artistIds) for (const id of artistIds) this.pending.artistIds.add(id);
+      return this.pending.runId;
+    }
+    return this.enqueue({ artistIds: new Set(artistIds), force: false }, reason);
+  }
+
+  job(id: number): ScanRun | undefined {
+    const run = scanRuns.get(this.options.db, id);
+    return run?.source === LIDARR_SOURCE ? run : undefined;
+  }
+
+  isIndexing(): boolean {
+    return this.worker !== null || this.pending !== null;
+  }
+
+  whenIdle(): Promise<void> {
+    if (!this.isIndexing()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const worker = this.worker;
+    if (worker) {
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage({ type: 'stop' });
+      const timer = setTimeout(() => void worker.terminate(), 2000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (this.pending) scanRuns.finish(this.options.db, this.pending.runId, 'failed', 'server stopped', this.now());
+    this.pending = null;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private enqueue(scope: Omit<Pending, 'runId'>, reason: string): number {
+    const mode = scope.force ? 'full' : 'quick';
+    const runId = scanRuns.enqueue(this.options.db, mode, reason, this.now(), LIDARR_SOURCE);
+    this.pending = { runId, ...scope };
+    queueMicrotask(() => this.pump());
+    return runId;
+  }
+
+  private pump(): void {
+    if (this.worker || this.stopped) return;
+    const next = this.pending;
+    if (!next) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+      return;
+    }
+    this.pending = null;
+    const db = this.options.db;
+    const target = this.options.target();
+    if (!target) {
+      scanRuns.finish(db, next.runId, 'failed', 'Lidarr is not configured', this.now());
+      this.pump();
+      return;
+    }
+    const artistIds = next.artistIds ? [...next.artistIds] : null;
+    scanRuns.start(db, next.runId, artistIds ? artistIds.map((id) => `lidarr:artist/${id}`) : ['lidarr:all'], this.now());
+    this.options.broadcast?.('library_scan_started', { jobId: String(next.runId), mode: next.force ? 'full' : 'quick', source: LIDARR_SOURCE });
+    const data: LidarrIndexWorkerData = {
+      dbPath: this.options.dbPath,
+      runId: next.runId,
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      pathMappings: target.pathMappings,
+      artistIds,
+      force: next.force,
+    };
+    const worker = spawnLidarrIndexWorker(data);
+    this.worker = worker;
+    let finished: LidarrIndexWorkerMessage | null = null;
+    let failure = 'Lidarr index worker stopped';
+    worker.on('message', (message: LidarrIndexWorkerMessage) => {
+      if (message.type === 'progress') {
+        this.options.broadcast?.('library_scan_progress', { jobId: String(next.runId), source: LIDARR_SOURCE, ...message.counts });
+      } else finished = message;
+    });
+    worker.on('error', (err) => {
+      failure = `Lidarr index worker failed: ${err.message}`;
+      this.options.log?.warn('Lidarr index worker failed', { runId: next.runId, error: err.message });
+    });
+    worker.on('exit', () => {
+      this.worker = null;
+      if (this.stopped) return;
+      if (!finished) {
+        const current = scanRuns.get(db, next.runId);
+        if (current?.status === 'running') scanRuns.finish(db, next.runId, 'failed', failure, this.now());
+      }
+      const final = scanRuns.get(db, next.runId);
+      if (final?.status === 'failed') this.options.log?.warn('Lidarr index failed', { runId: next.runId, error: final.error });
+      else this.options.onIndexed?.(artistIds);
+      this.options.broadcast?.('library_scan_completed', {
+        jobId: String(next.runId),
+        source: LIDARR_SOURCE,
+        status: final?.status ?? 'failed',
+        filesSeen: final?.filesSeen ?? 0,
+        filesIndexed: final?.filesIndexed ?? 0,
+        filesMissing: final?.filesMissing ?? 0,
+      });
+      this.pump();
+    });
+  }
+}
+
+/** The compiled .js beside this file, or the .ts through tsx in development (vitest, tsx). */
+function spawnLidarrIndexWorker(data: LidarrIndexWorkerData): Worker {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const js = path.join(here, 'lidarrIndexWorker.js');
+  if (fs.existsSync(js)) return new Worker(js, { workerData: data });
+  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const entry = pathToFileURL(path.join(here, 'lidarrIndexWorker.ts')).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData: data });
+}
+
+export type { LidarrIndexCounts };
