@@ -1,0 +1,161 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from '../api';
+
+/** Shown while work runs, so a screen is never blank. */
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p class="loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  if (!error) return null;
+  return (
+    <div class="error" role="alert">
+      <span>{errorText(error)}</span>
+      {onRetry && (
+        <button type="button" class="link-button" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ children, tone = 'info' }: { children: ComponentChildren; tone?: 'info' | 'success' | 'warn' }) {
+  return (
+    <div class={`notice notice-${tone}`} role="status">
+      {children}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">{title}</p>
+      {children && <div class="empty-body">{children}</div>}
+    </div>
+  );
+}
+
+interface FieldProps {
+  id: string;
+  label: string;
+  hint?: string;
+  type?: 'text' | 'password' | 'url' | 'search';
+  value: string;
+  onInput: (e: Event & { currentTarget: HTMLInputElement }) => void;
+  placeholder?: string | undefined;
+  autoComplete?: string;
+  required?: boolean;
+  autoFocus?: boolean;
+}
+
+export function Field({ label, hint, id, type = 'text', value, onInput, placeholder, autoComplete, required, autoFocus }: FieldProps) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type={type as 'text'}
+        value={value}
+        onInput={onInput}
+        placeholder={placeholder}
+        autoComplete={autoComplete}
+        required={required}
+        autoFocus={autoFocus}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function Card({ title, children, actions, id }: { title?: string; children: ComponentChildren; actions?: ComponentChildren; id?: string }) {
+  return (
+    <section class="card" aria-labelledby={title && id ? `${id}-title` : undefined}>
+      {(title || actions) && (
+        <header class="card-header">
+          {title && <h2 id={id ? `${id}-title` : undefined}>{title}</h2>}
+          {actions && <div class="card-actions">{actions}</div>}
+        </header>
+      )}
+      {children}
+    </section>
+  );
+}
+
+export interface AsyncState<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+  setData: (value: T) => void;
+}
+
+/** Runs a request when its inputs change, keeping the last good data while a new one loads. */
+export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): AsyncState<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const ctl = new AbortController();
+    setLoading(true);
+    setError(null);
+    load(ctl.signal).then(
+      (value) => {
+        if (ctl.signal.aborted) return;
+        setData(value);
+        setLoading(false);
+      },
+      (err: unknown) => {
+        if (ctl.signal.aborted) return;
+        setError(err);
+        setLoading(false);
+      },
+    );
+    return () => ctl.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data, error, loading, reload, setData };
+}
+
+/** Runs one user action at a time: busy while it runs, its error afterwards. */
+export function useAction<A extends unknown[]>(run: (...args: A) => Promise<void>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const mounted = useRef(true);
+  useEffect(() => () => void (mounted.current = false), []);
+  const trigger = async (...args: A) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await run(...args);
+    } catch (err) {
+      if (mounted.current) setError(err);
+    } finally {
+      if (mounted.current) setBusy(false);
+    }
+  };
+  return { busy, error, trigger, setError };
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '0:00';
+  const s = Math.floor(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}

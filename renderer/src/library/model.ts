@@ -1,0 +1,95 @@
+import { api } from '../api';
+
+/** Entries of a canonical page, as the library routes present them (extra fields ignored). */
+export interface Artist {
+  id: number;
+  name: string;
+  imageUrl?: string | null;
+  statistics?: { albumCount?: number; trackCount?: number };
+  userFavorite?: boolean;
+}
+
+export interface Album {
+  id: number;
+  title: string;
+  artistId?: number | null;
+  artistName?: string;
+  year?: number | null;
+  imageUrl?: string | null;
+  statistics?: { trackCount?: number };
+  userFavorite?: boolean;
+}
+
+export interface Track {
+  id: number;
+  title: string;
+  artistName: string;
+  artistId?: number | null;
+  albumId?: number | null;
+  albumTitle?: string | null;
+  trackNumber?: number;
+  discNumber?: number;
+  durationMs?: number;
+  available?: boolean;
+  imageUrl?: string | null;
+  userFavorite?: boolean;
+}
+
+export interface Genre {
+  id: number;
+  name: string;
+  artistCount: number;
+  albumCount: number;
+  trackCount: number;
+}
+
+export type Kind = 'artists' | 'albums' | 'tracks' | 'genres';
+
+export interface CanonicalPage<T> {
+  kind: Kind;
+  page: number;
+  pageSize: number;
+  total: number;
+  hasMore: boolean;
+  items: T[];
+}
+
+export interface CanonicalParams {
+  query?: string;
+  genre?: string;
+  artistId?: number;
+  albumId?: number;
+  sort?: string;
+  direction?: 'asc' | 'desc';
+}
+
+export const PAGE_SIZE = 50;
+
+export function canonicalPage<T>(kind: Kind, page: number, params: CanonicalParams, signal?: AbortSignal, pageSize = PAGE_SIZE) {
+  return api<CanonicalPage<T>>('/api/library/canonical', {
+    query: { kind, page, pageSize, ...params },
+    ...(signal && { signal }),
+  });
+}
+
+/** Artwork at a given pixel size through the image proxy; the server picks the nearest cached size. */
+export function artworkUrl(imageUrl: string | null | undefined, size: number): string | null {
+  if (!imageUrl) return null;
+  return `${imageUrl}${imageUrl.includes('?') ? '&' : '?'}size=${size}`;
+}
+
+export type FavoriteKind = 'artist' | 'album' | 'track';
+
+export function setFavorite(kind: FavoriteKind, id: number, favorite: boolean) {
+  return api<unknown>('/api/library/favorites', { method: 'POST', body: { kind, id, favorite } });
+}
+
+export interface Favorites {
+  artists: Artist[];
+  albums: Album[];
+  tracks: Track[];
+}
+
+export function loadFavorites(signal?: AbortSignal) {
+  return api<Favorites>('/api/library/favorites', { ...(signal && { signal }) });
+}

@@ -1,0 +1,154 @@
+import { useState } from 'preact/hooks';
+import { errorText } from '../api';
+import { ErrorMessage, Loading, formatDuration } from '../components/ui';
+import { playTracks, player } from '../player/player';
+import { Link } from '../router';
+import { useStore } from '../store';
+import { Artwork } from './Artwork';
+import { setFavorite, type Album, type Artist, type FavoriteKind, type Track } from './model';
+import { useSentinel, type Paged } from './usePaged';
+
+export function FavoriteButton({ kind, id, name, favorite, onChange }: { kind: FavoriteKind; id: number; name: string; favorite: boolean; onChange?: (favorite: boolean) => void }) {
+  const [on, setOn] = useState(favorite);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const toggle = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await setFavorite(kind, id, !on);
+      setOn(!on);
+      onChange?.(!on);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button
+      type="button"
+      class={`icon-button favorite ${on ? 'on' : ''}`}
+      aria-pressed={on}
+      aria-label={on ? `Remove ${name} from favorites` : `Add ${name} to favorites`}
+      title={error ?? (on ? 'Favorite' : 'Add to favorites')}
+      disabled={busy}
+      onClick={() => void toggle()}
+    >
+      {on ? '★' : '☆'}
+    </button>
+  );
+}
+
+/** The end of a paged list: a spinner, an error with retry, or a "Load more" button and scroll sentinel. */
+export function PageFooter<T>({ paged, noun }: { paged: Paged<T>; noun: string }) {
+  const sentinel = useSentinel(paged.loadMore, paged.hasMore && !paged.loading && !paged.error);
+  return (
+    <div class="page-footer">
+      {paged.error ? <ErrorMessage error={paged.error} onRetry={paged.items.length ? paged.loadMore : paged.reload} /> : null}
+      {paged.loading && <Loading label={paged.items.length ? `Loading more ${noun}…` : `Loading ${noun}…`} />}
+      {!paged.loading && paged.hasMore && !paged.error && paged.items.length > 0 && (
+        <button type="button" onClick={paged.loadMore}>
+          Load more {noun}
+        </button>
+      )}
+      <div ref={sentinel} aria-hidden="true" />
+    </div>
+  );
+}
+
+export function ArtistGrid({ artists }: { artists: Artist[] }) {
+  return (
+    <ul class="grid" aria-label="Artists">
+      {artists.map((a) => (
+        <li key={a.id} class="tile">
+          <Link href={`/library/artists/${a.id}`} class="tile-link">
+            <Artwork url={a.imageUrl} size={300} label={a.name} class="tile-art round" />
+            <span class="tile-title">{a.name}</span>
+            <span class="tile-sub muted">{count(a.statistics?.albumCount, 'album')}</span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function AlbumGrid({ albums, showArtist = true }: { albums: Album[]; showArtist?: boolean }) {
+  return (
+    <ul class="grid" aria-label="Albums">
+      {albums.map((a) => (
+        <li key={a.id} class="tile">
+          <Link href={`/library/albums/${a.id}`} class="tile-link">
+            <Artwork url={a.imageUrl} size={300} label={a.title} class="tile-art" />
+            <span class="tile-title">{a.title}</span>
+            <span class="tile-sub muted">{[showArtist ? a.artistName : null, a.year].filter(Boolean).join(' · ')}</span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function TrackList({ tracks, showAlbum = true, numbered = false, label = 'Tracks' }: { tracks: Track[]; showAlbum?: boolean; numbered?: boolean; label?: string }) {
+  const current = useStore(player);
+  const playingId = current.queue[current.index]?.id;
+  return (
+    <table class="tracks">
+      <caption class="visually-hidden">{label}</caption>
+      <thead>
+        <tr>
+          <th scope="col" class="col-play">
+            <span class="visually-hidden">Play</span>
+          </th>
+          {numbered && (
+            <th scope="col" class="col-num">
+              #
+            </th>
+          )}
+          <th scope="col">Title</th>
+          <th scope="col" class="col-artist">
+            Artist
+          </th>
+          {showAlbum && (
+            <th scope="col" class="col-album">
+              Album
+            </th>
+          )}
+          <th scope="col" class="col-time">
+            Time
+          </th>
+          <th scope="col" class="col-fav">
+            <span class="visually-hidden">Favorite</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {tracks.map((t, i) => (
+          <tr key={t.id} class={t.id === playingId ? 'playing' : ''} aria-current={t.id === playingId ? 'true' : undefined}>
+            <td class="col-play">
+              <button type="button" class="icon-button" aria-label={`Play ${t.title}`} disabled={t.available === false} onClick={() => playTracks(tracks, i)}>
+                {t.id === playingId && current.playing ? '♫' : '▶'}
+              </button>
+            </td>
+            {numbered && <td class="col-num muted">{t.trackNumber || i + 1}</td>}
+            <td class="col-title">
+              <span class="track-title">{t.title}</span>
+              <span class="track-sub muted">{t.artistName}</span>
+            </td>
+            <td class="col-artist">{t.artistId ? <Link href={`/library/artists/${t.artistId}`}>{t.artistName}</Link> : t.artistName}</td>
+            {showAlbum && <td class="col-album">{t.albumId ? <Link href={`/library/albums/${t.albumId}`}>{t.albumTitle}</Link> : t.albumTitle}</td>}
+            <td class="col-time muted">{formatDuration((t.durationMs ?? 0) / 1000)}</td>
+            <td class="col-fav">
+              <FavoriteButton kind="track" id={t.id} name={t.title} favorite={t.userFavorite === true} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function count(n: number | undefined, noun: string): string {
+  if (n === undefined) return '';
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

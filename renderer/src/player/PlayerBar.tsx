@@ -1,0 +1,104 @@
+import { useState } from 'preact/hooks';
+import { Artwork } from '../library/Artwork';
+import { Link } from '../router';
+import { useStore } from '../store';
+import { formatDuration } from '../components/ui';
+import { jumpTo, next, player, previous, seek, setVolume, toggleMute, togglePlay } from './player';
+
+/** The persistent player at the bottom of every signed-in screen. */
+export function PlayerBar() {
+  const s = useStore(player);
+  const [showQueue, setShowQueue] = useState(false);
+  const track = s.queue[s.index];
+  if (!track) return null;
+  const duration = s.duration || (track.durationMs ?? 0) / 1000;
+  return (
+    <section class="player" aria-label="Player">
+      {showQueue && (
+        <div class="queue-panel" id="queue-panel">
+          <h2>Queue</h2>
+          <ol>
+            {s.queue.map((t, i) => (
+              <li key={`${t.id}-${i}`}>
+                <button type="button" class={i === s.index ? 'queue-item current' : 'queue-item'} aria-current={i === s.index ? 'true' : undefined} onClick={() => jumpTo(i)}>
+                  <span class="queue-title">{t.title}</span>
+                  <span class="muted">{t.artistName}</span>
+                </button>
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+      <div class="player-track">
+        <Artwork url={track.imageUrl} size={96} label={track.albumTitle ?? track.title} class="player-art" />
+        <div class="player-text">
+          <strong class="player-title" data-testid="now-playing">
+            {track.title}
+          </strong>
+          <span class="muted player-artist">
+            {track.artistId ? <Link href={`/library/artists/${track.artistId}`}>{track.artistName}</Link> : track.artistName}
+          </span>
+        </div>
+      </div>
+      <div class="player-controls">
+        <div class="player-buttons">
+          <button type="button" class="icon-button" onClick={previous} aria-label="Previous track">
+            ⏮
+          </button>
+          <button type="button" class="icon-button play-button" onClick={togglePlay} aria-label={s.playing ? 'Pause' : 'Play'}>
+            {s.playing ? '⏸' : '▶'}
+          </button>
+          <button type="button" class="icon-button" onClick={next} aria-label="Next track" disabled={s.index + 1 >= s.queue.length}>
+            ⏭
+          </button>
+        </div>
+        <div class="player-seek">
+          <span class="time" aria-hidden="true">
+            {formatDuration(s.currentTime)}
+          </span>
+          <input
+            type="range"
+            min={0}
+            max={Math.max(1, Math.floor(duration))}
+            step={1}
+            value={Math.floor(s.currentTime)}
+            aria-label="Position"
+            aria-valuetext={`${formatDuration(s.currentTime)} of ${formatDuration(duration)}`}
+            onChange={(e) => seek(Number(e.currentTarget.value))}
+          />
+          <span class="time" aria-hidden="true">
+            {formatDuration(duration)}
+          </span>
+        </div>
+        {s.buffering && !s.error && (
+          <span class="visually-hidden" role="status">
+            Loading the track…
+          </span>
+        )}
+        {s.error && (
+          <span class="player-error" role="alert">
+            {s.error}
+          </span>
+        )}
+      </div>
+      <div class="player-extra">
+        <button type="button" class="icon-button" onClick={toggleMute} aria-label={s.muted ? 'Unmute' : 'Mute'}>
+          {s.muted || s.volume === 0 ? '🔇' : '🔊'}
+        </button>
+        <input
+          type="range"
+          class="volume"
+          min={0}
+          max={1}
+          step={0.05}
+          value={s.muted ? 0 : s.volume}
+          aria-label="Volume"
+          onInput={(e) => setVolume(Number(e.currentTarget.value))}
+        />
+        <button type="button" class="icon-button" aria-expanded={showQueue} aria-controls="queue-panel" aria-label="Show the queue" onClick={() => setShowQueue(!showQueue)}>
+          ☰
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,308 @@
+import { api } from '../api';
+import type { Track } from '../library/model';
+import { createStore } from '../store';
+import { forgetStreamToken, streamToken, streamUrl } from './streamToken';
+
+export interface PlayerState {
+  queue: Track[];
+  index: number;
+  playing: boolean;
+  buffering: boolean;
+  currentTime: number;
+  duration: number;
+  volume: number;
+  muted: boolean;
+  error: string | null;
+}
+
+const VOLUME_KEY = 'tonearm.volume';
+const storedVolume = () => {
+  const v = Number(localStorage.getItem(VOLUME_KEY));
+  return Number.isFinite(v) && v > 0 && v <= 1 ? v : 0.8;
+};
+
+export const player = createStore<PlayerState>({
+  queue: [],
+  index: -1,
+  playing: false,
+  buffering: false,
+  currentTime: 0,
+  duration: 0,
+  volume: storedVolume(),
+  muted: false,
+  error: null,
+});
+
+const patch = (p: Partial<PlayerState>) => player.set((s) => ({ ...s, ...p }));
+
+/** The one audio element of the page; kept in the DOM so tests and assistive tools can find it. */
+export const audio = document.createElement('audio');
+audio.preload = 'auto';
+audio.dataset.testid = 'audio';
+audio.volume = player.get().volume;
+document.body.append(audio);
+
+/** When the token in audio.src was issued; a seek after it has aged reloads with a fresh one. */
+let srcIssuedAt = 0;
+let retried = false;
+/** Listening time of the current track, for the play history (recorded once, like a scrobble). */
+let listened = 0;
+let lastTick = 0;
+let recorded = false;
+
+export function currentTrack(): Track | null {
+  const { queue, index } = player.get();
+  return queue[index] ?? null;
+}
+
+async function load(index: number, startAt = 0, autoplay = true): Promise<void> {
+  const track = player.get().queue[index];
+  if (!track) return;
+  patch({ index, currentTime: startAt, duration: (track.durationMs ?? 0) / 1000, error: null, buffering: autoplay });
+  if (startAt === 0) {
+    listened = 0;
+    recorded = false;
+  }
+  try {
+    const { token } = await streamToken();
+    if (player.get().index !== index) return; // another track was chosen meanwhile
+    srcIssuedAt = Date.now();
+    audio.src = streamUrl(track.id, token);
+    if (startAt > 0) audio.currentTime = startAt;
+    updateMediaSession(track);
+    if (autoplay) await audio.play();
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') return; // superseded by another load
+    patch({ playing: false, buffering: false, error: (err as Error).message || 'Playback failed' });
+  }
+  scheduleSave();
+}
+
+/** Replaces the queue and starts playing at `start`. */
+export function playTracks(tracks: Track[], start = 0): void {
+  const playable = tracks.filter((t) => t.available !== false);
+  if (playable.length === 0) return;
+  const first = tracks[start];
+  const index = Math.max(0, first ? playable.indexOf(first) : 0);
+  player.set((s) => ({ ...s, queue: playable, index }));
+  void load(index);
+}
+
+export function enqueue(tracks: Track[]): void {
+  const wasEmpty = player.get().queue.length === 0;
+  player.set((s) => ({ ...s, queue: [...s.queue, ...tracks.filter((t) => t.available !== false)] }));
+  if (wasEmpty) void load(0);
+  else scheduleSave();
+}
+
+export function togglePlay(): void {
+  if (!currentTrack()) return;
+  if (!audio.src) {
+    void load(player.get().index, player.get().currentTime);
+    return;
+  }
+  if (audio.paused) void resume();
+  else audio.pause();
+}
+
+async function resume() {
+  if (Date.now() - srcIssuedAt > 100_000) {
+    // The stream token in src may have expired; later range requests would be refused.
+    await load(player.get().index, audio.currentTime);
+    return;
+  }
+  audio.play().catch((err: Error) => patch({ error: err.message }));
+}
+
+export function next(): void {
+  const { index, queue } = player.get();
+  if (index + 1 < queue.length) void load(index + 1);
+  else {
+    audio.pause();
+    patch({ playing: false });
+  }
+}
+
+export function previous(): void {
+  if (audio.currentTime > 3) {
+    seek(0);
+    return;
+  }
+  const { index } = player.get();
+  if (index > 0) void load(index - 1);
+  else seek(0);
+}
+
+export function jumpTo(index: number): void {
+  void load(index);
+}
+
+export function seek(seconds: number): void {
+  if (!audio.src) {
+    patch({ currentTime: seconds });
+    return;
+  }
+  if (Date.now() - srcIssuedAt > 100_000) {
+    void load(player.get().index, seconds, !audio.paused);
+    return;
+  }
+  audio.currentTime = seconds;
+  patch({ currentTime: seconds });
+}
+
+export function setVolume(volume: number): void {
+  audio.volume = volume;
+  audio.muted = false;
+  localStorage.setItem(VOLUME_KEY, String(volume));
+}
+
+export function toggleMute(): void {
+  audio.muted = !audio.muted;
+}
+
+/** Stops playback and forgets the queue locally (sign-out). */
+export function resetPlayer(): void {
+  audio.pause();
+  audio.removeAttribute('src');
+  audio.load();
+  forgetStreamToken();
+  patch({ queue: [], index: -1, playing: false, currentTime: 0, duration: 0, error: null });
+}
+
+audio.addEventListener('playing', () => {
+  retried = false;
+  patch({ playing: true, buffering: false, error: null });
+});
+audio.addEventListener('pause', () => {
+  patch({ playing: false });
+  scheduleSave(0);
+});
+audio.addEventListener('waiting', () => patch({ buffering: true }));
+audio.addEventListener('timeupdate', () => {
+  const t = audio.currentTime;
+  const step = t - lastTick;
+  if (step > 0 && step < 2) listened += step;
+  lastTick = t;
+  patch({ currentTime: t });
+  maybeRecordPlay();
+});
+audio.addEventListener('seeked', () => (lastTick = audio.currentTime));
+
+/** A play counts after half the track or four minutes of listening, as listening services count it. */
+function maybeRecordPlay() {
+  const track = currentTrack();
+  if (!track || recorded) return;
+  const duration = Number.isFinite(audio.duration) ? audio.duration : (track.durationMs ?? 0) / 1000;
+  if (duration <= 0 || listened < Math.min(duration / 2, 240)) return;
+  recorded = true;
+  api('/api/play-events', { method: 'POST', body: { trackId: track.id, playedAt: Date.now(), source: 'web' } }).catch(() => {
+    // history is best effort
+  });
+}
+audio.addEventListener('durationchange', () => Number.isFinite(audio.duration) && patch({ duration: audio.duration }));
+audio.addEventListener('volumechange', () => patch({ volume: audio.volume, muted: audio.muted }));
+audio.addEventListener('ended', next);
+audio.addEventListener('error', () => {
+  if (!audio.src || !currentTrack()) return;
+  // Most often an expired stream token: fetch a new one once and carry on from the same place.
+  if (!retried) {
+    retried = true;
+    forgetStreamToken();
+    void load(player.get().index, audio.currentTime || player.get().currentTime, true);
+    return;
+  }
+  patch({ playing: false, buffering: false, error: 'This track cannot be played.' });
+});
+
+function updateMediaSession(track: Track) {
+  if (!('mediaSession' in navigator)) return;
+  navigator.mediaSession.metadata = new MediaMetadata({
+    title: track.title,
+    artist: track.artistName,
+    album: track.albumTitle ?? '',
+    ...(track.imageUrl && { artwork: [{ src: `${track.imageUrl}?size=512`, sizes: '512x512' }] }),
+  });
+}
+
+if ('mediaSession' in navigator) {
+  navigator.mediaSession.setActionHandler('play', togglePlay);
+  navigator.mediaSession.setActionHandler('pause', togglePlay);
+  navigator.mediaSession.setActionHandler('nexttrack', next);
+  navigator.mediaSession.setActionHandler('previoustrack', previous);
+}
+
+// --- the queue saved on the server ---------------------------------------------------------------
+
+interface SavedQueue {
+  total: number;
+  hasMore: boolean;
+  currentIndex: number;
+  positionMs: number;
+  items: { position: number; track: Track | null }[];
+}
+
+/** Where the queue is saved, when this server has a route for it (found in its OpenAPI document). */
+let saveMethod: 'PUT' | 'POST' | null = null;
+let saveTimer: ReturnType<typeof setTimeout> | null = null;
+let restoring = false;
+
+export async function detectQueueSaving(): Promise<void> {
+  try {
+    const doc = await api<{ paths?: Record<string, Record<string, unknown>> }>('/api/openapi.json');
+    const route = doc.paths?.['/api/library/playback-queue'] ?? {};
+    saveMethod = 'put' in route ? 'PUT' : 'post' in route ? 'POST' : null;
+  } catch {
+    saveMethod = null;
+  }
+}
+
+export function queueSavingAvailable(): boolean {
+  return saveMethod !== null;
+}
+
+function scheduleSave(delay = 1500) {
+  if (!saveMethod || restoring) return;
+  if (saveTimer) clearTimeout(saveTimer);
+  saveTimer = setTimeout(() => void saveQueue(), delay);
+}
+
+async function saveQueue(): Promise<void> {
+  saveTimer = null;
+  if (!saveMethod) return;
+  const { queue, index } = player.get();
+  try {
+    await api('/api/library/playback-queue', {
+      method: saveMethod,
+      body: { trackIds: queue.map((t) => t.id), currentIndex: Math.max(0, index), positionMs: Math.round(audio.currentTime * 1000) },
+    });
+  } catch {
+    // Saving is best effort; playback goes on.
+  }
+}
+
+/** Loads the queue saved on the server (up to 500 entries), paused at the saved position. */
+export async function restoreQueue(): Promise<void> {
+  if (player.get().queue.length > 0) return;
+  restoring = true;
+  try {
+    const tracks: Track[] = [];
+    let state: SavedQueue | null = null;
+    for (let page = 1; page <= 5; page++) {
+      state = await api<SavedQueue>('/api/library/playback-queue', { query: { page, pageSize: 100 } });
+      for (const item of state.items) if (item.track) tracks.push(item.track);
+      if (!state.hasMore) break;
+    }
+    if (!state || tracks.length === 0 || player.get().queue.length > 0) return;
+    const index = Math.min(Math.max(0, state.currentIndex), tracks.length - 1);
+    const track = tracks[index]!;
+    player.set((s) => ({ ...s, queue: tracks, index, currentTime: state.positionMs / 1000, duration: (track.durationMs ?? 0) / 1000 }));
+  } catch {
+    // No saved queue (or no route for it): start empty.
+  } finally {
+    restoring = false;
+  }
+}
+
+setInterval(() => {
+  if (!audio.paused) scheduleSave(0);
+}, 15_000);

@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
+import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from '../components/ui';
+import { session } from '../session';
+import { useStore } from '../store';
+
+const providers = [
+  { value: '', label: 'None' },
+  { value: 'lastfm', label: 'Last.fm' },
+  { value: 'listenbrainz', label: 'ListenBrainz' },
+  { value: 'koito', label: 'Koito' },
+];
+
+export function AccountSettings() {
+  const user = useStore(session).user;
+  return (
+    <>
+      <Card title="Account" id="account">
+        <p>
+          Signed in as <strong>{user?.username ?? 'the local network'}</strong>
+          {user && <span class="badge">{user.role === 'admin' ? 'Administrator' : 'User'}</span>}
+        </p>
+      </Card>
+      {user && <PasswordCard />}
+      {user && <ListeningHistoryCard userId={user.id} />}
+    </>
+  );
+}
+
+function PasswordCard() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [done, setDone] = useState(false);
+  const change = useAction(async () => {
+    if (next.length < 8) throw new Error('The new password needs at least 8 characters.');
+    if (next !== repeat) throw new Error('The two new passwords differ.');
+    await api('/api/users/me/password', { method: 'POST', body: { currentPassword: current, newPassword: next } });
+    setCurrent('');
+    setNext('');
+    setRepeat('');
+    setDone(true);
+  });
+  return (
+    <Card title="Password" id="password">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setDone(false);
+          void change.trigger();
+        }}
+      >
+        <Field id="pw-current" label="Current password" type="password" autoComplete="current-password" value={current} onInput={(e) => setCurrent(e.currentTarget.value)} required />
+        <Field id="pw-new" label="New password" type="password" autoComplete="new-password" hint="At least 8 characters. Your other sessions will be signed out." value={next} onInput={(e) => setNext(e.currentTarget.value)} required />
+        <Field id="pw-repeat" label="Repeat the new password" type="password" autoComplete="new-password" value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} required />
+        <button type="submit" class="primary" disabled={change.busy}>
+          {change.busy ? 'Changing…' : 'Change password'}
+        </button>
+        {done && <Notice tone="success">Password changed.</Notice>}
+        <ErrorMessage error={change.error} />
+      </form>
+    </Card>
+  );
+}
+
+interface ListeningHistory {
+  provider: string | null;
+  username: string | null;
+}
+
+function ListeningHistoryCard({ userId }: { userId: number }) {
+  const history = useAsync((signal) => api<ListeningHistory>('/api/users/me/listening-history', { signal }), []);
+  const [provider, setProvider] = useState('');
+  const [username, setUsername] = useState('');
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    if (!history.data) return;
+    setProvider(history.data.provider ?? '');
+    setUsername(history.data.username ?? '');
+  }, [history.data]);
+  const save = useAction(async () => {
+    const body = { listeningHistory: { provider: provider || null, username: provider ? username.trim() || null : null } };
+    const user = await api<{ listeningHistory: ListeningHistory }>(`/api/users/${userId}`, { method: 'PATCH', body });
+    history.setData(user.listeningHistory);
+    setDone(true);
+  });
+  return (
+    <Card title="Listening history" id="history">
+      <p class="muted">Where your plays are read from for recommendations.</p>
+      {history.loading && !history.data && <Loading />}
+      <ErrorMessage error={history.error} onRetry={history.reload} />
+      {history.data && (
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setDone(false);
+          void save.trigger();
+        }}
+      >
+        <div class="field">
+          <label for="lh-provider">Service</label>
+          <select id="lh-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+            {providers.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        {provider && <Field id="lh-user" label="User name on that service" value={username} onInput={(e) => setUsername(e.currentTarget.value)} />}
+        <button type="submit" class="primary" disabled={save.busy}>
+          Save
+        </button>
+        {done && <Notice tone="success">Listening history saved.</Notice>}
+        <ErrorMessage error={save.error} />
+      </form>
+      )}
+    </Card>
+  );
+}

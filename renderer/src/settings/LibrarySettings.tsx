@@ -1,0 +1,117 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { FolderBrowser } from '../components/FolderBrowser';
+import { Card, ErrorMessage, Loading, Notice, useAction } from '../components/ui';
+import { Link } from '../router';
+import { FolderList } from '../screens/Onboarding';
+import { useStore } from '../store';
+import { scan, startScan, type ScanState } from './scan';
+import type { SettingsState } from './useSettings';
+
+export function LibrarySettings({ settings }: { settings: SettingsState }) {
+  const saved = settings.data?.library.musicFolders ?? [];
+  const [draft, setDraft] = useState<string[] | null>(null);
+  const folders = draft ?? saved;
+  const [browsing, setBrowsing] = useState(false);
+  const [savedNote, setSavedNote] = useState(false);
+  const dirty = draft !== null && JSON.stringify(draft) !== JSON.stringify(saved);
+
+  const save = useAction(async () => {
+    await settings.save({ library: { musicFolders: folders } });
+    setDraft(null);
+    setSavedNote(true);
+  });
+
+  return (
+    <>
+      <Card title="Music folders" id="folders">
+        <p class="muted">Tonearm reads these folders on the server and watches them for changes.</p>
+        {settings.data ? <FolderList folders={folders} onRemove={(f) => setDraft(folders.filter((x) => x !== f))} /> : <Loading />}
+        {browsing ? (
+          <FolderBrowser
+            idPrefix="settings-fs"
+            onChoose={(p) => {
+              if (!folders.includes(p)) setDraft([...folders, p]);
+              setSavedNote(false);
+              setBrowsing(false);
+            }}
+          />
+        ) : (
+          <button type="button" onClick={() => setBrowsing(true)}>
+            Add a folder…
+          </button>
+        )}
+        <div class="form-actions">
+          <button type="button" class="primary" disabled={!dirty || save.busy} onClick={() => void save.trigger()}>
+            {save.busy ? 'Saving…' : 'Save folders'}
+          </button>
+          {dirty && (
+            <button type="button" onClick={() => setDraft(null)}>
+              Discard changes
+            </button>
+          )}
+        </div>
+        {savedNote && !dirty && <Notice tone="success">Folders saved. A scan of the new folders has been queued.</Notice>}
+        <ErrorMessage error={save.error} />
+      </Card>
+      <ScanCard />
+    </>
+  );
+}
+
+function ScanCard() {
+  const current = useStore(scan);
+  const run = useAction((mode: 'quick' | 'full') => startScan(mode));
+  const running = current?.status === 'running' || current?.status === 'queued';
+  return (
+    <Card title="Scan" id="scan">
+      <p class="muted">A quick scan reads new and changed files; a full scan reads every file again.</p>
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={running || run.busy} onClick={() => void run.trigger('quick')}>
+          Rescan library
+        </button>
+        <button type="button" disabled={running || run.busy} onClick={() => void run.trigger('full')}>
+          Full rescan
+        </button>
+      </div>
+      <ErrorMessage error={run.error} />
+      <ScanProgress state={current} />
+    </Card>
+  );
+}
+
+function ScanProgress({ state }: { state: ScanState | null }) {
+  if (!state) return <p class="muted">No scan has run since this page opened.</p>;
+  const seen = state.filesSeen ?? 0;
+  const done = (state.filesIndexed ?? 0) + (state.filesSkipped ?? 0) + (state.filesFailed ?? 0);
+  const details = [
+    `${state.filesIndexed ?? 0} indexed`,
+    `${state.filesSkipped ?? 0} unchanged`,
+    state.filesFailed ? `${state.filesFailed} failed` : null,
+    state.filesMissing ? `${state.filesMissing} missing` : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return (
+    <div class="scan-progress" data-testid="scan-status" aria-live="polite">
+      {state.status === 'queued' && <Loading label="Scan queued…" />}
+      {state.status === 'running' && (
+        <>
+          <Loading label={`Scanning… ${seen} files found`} />
+          <progress max={Math.max(seen, 1)} value={done} aria-label="Scan progress" />
+          <p class="muted">{details}</p>
+        </>
+      )}
+      {state.status === 'completed' && (
+        <Notice tone="success">
+          Scan completed: {seen} files, {details}. <Link href="/library/artists">Browse the library</Link>
+        </Notice>
+      )}
+      {state.status === 'failed' && (
+        <div class="error" role="alert">
+          Scan failed{state.error ? `: ${state.error}` : ''}. {details}
+        </div>
+      )}
+    </div>
+  );
+}

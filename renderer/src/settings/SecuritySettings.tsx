@@ -1,0 +1,124 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
+import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
+import type { SettingsState } from './useSettings';
+
+export function SecuritySettings({ settings }: { settings: SettingsState }) {
+  return (
+    <>
+      <ApiKeyCard />
+      <LanCard settings={settings} />
+      <CorsCard settings={settings} />
+    </>
+  );
+}
+
+function ApiKeyCard() {
+  const key = useAsync((signal) => api<{ apiKey: string }>('/api/auth/api-key', { signal }), []);
+  const [shown, setShown] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [copied, setCopied] = useState(false);
+  const [rotated, setRotated] = useState(false);
+  const rotate = useAction(async () => {
+    const next = await api<{ apiKey: string }>('/api/auth/api-key/rotate', { method: 'POST' });
+    key.setData(next);
+    setConfirming(false);
+    setShown(true);
+    setRotated(true);
+  });
+  const value = key.data?.apiKey ?? '';
+  return (
+    <Card title="API key" id="api-key">
+      <p class="muted">
+        Scripts and dashboards send this key as the <code>X-Api-Key</code> header. It acts as an administrator; keep it private.
+      </p>
+      {key.loading && !key.data && <Loading label="Reading the key…" />}
+      <ErrorMessage error={key.error} onRetry={key.reload} />
+      {key.data && (
+        <div class="key-row">
+          <code class="key" data-testid="api-key" aria-label="API key">
+            {shown ? value : `${value.slice(0, 4)}${'•'.repeat(24)}${value.slice(-4)}`}
+          </code>
+          <button type="button" onClick={() => setShown(!shown)} aria-pressed={shown}>
+            {shown ? 'Hide' : 'Show'}
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              void navigator.clipboard?.writeText(value).then(() => setCopied(true));
+            }}
+          >
+            {copied ? 'Copied' : 'Copy'}
+          </button>
+        </div>
+      )}
+      {!confirming ? (
+        <button type="button" class="danger" onClick={() => setConfirming(true)} disabled={!key.data}>
+          Rotate key…
+        </button>
+      ) : (
+        <div class="confirm" role="group" aria-label="Confirm key rotation">
+          <p>The current key stops working at once. Scripts using it must be updated.</p>
+          <button type="button" class="danger" onClick={() => void rotate.trigger()} disabled={rotate.busy}>
+            {rotate.busy ? 'Rotating…' : 'Rotate now'}
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {rotated && <Notice tone="success">A new key was made; the old one no longer works.</Notice>}
+      <ErrorMessage error={rotate.error} />
+    </Card>
+  );
+}
+
+function LanCard({ settings }: { settings: SettingsState }) {
+  const enabled = settings.data?.security.localNetworkBypass.enabled ?? false;
+  const toggle = useAction(async () => {
+    await settings.save({ security: { localNetworkBypass: { enabled: !enabled } } });
+  });
+  return (
+    <Card title="LAN auto-login" id="lan">
+      <p class="muted">
+        Devices on this computer’s local network open Tonearm without signing in. Only possible while there is exactly one account and it is an administrator.
+      </p>
+      <label class="switch">
+        <input type="checkbox" role="switch" checked={enabled} disabled={!settings.data || toggle.busy} onChange={() => void toggle.trigger()} />
+        <span>Sign in automatically on the local network</span>
+      </label>
+      <ErrorMessage error={toggle.error} />
+    </Card>
+  );
+}
+
+function CorsCard({ settings }: { settings: SettingsState }) {
+  const saved = settings.data?.security.corsOrigins ?? [];
+  const [text, setText] = useState(saved.join('\n'));
+  const [done, setDone] = useState(false);
+  useEffect(() => setText(saved.join('\n')), [saved.join('\n')]);
+  const save = useAction(async () => {
+    const origins = text
+      .split(/[\s,]+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    await settings.save({ security: { corsOrigins: origins } });
+    setDone(true);
+  });
+  return (
+    <Card title="Allowed origins (CORS)" id="cors">
+      <p class="muted">Web pages on these origins may call the API from a browser. One origin per line, like http://dashboard.local:3000.</p>
+      <label for="cors-origins" class="visually-hidden">
+        Allowed origins
+      </label>
+      <textarea id="cors-origins" rows={3} value={text} onInput={(e) => (setText(e.currentTarget.value), setDone(false))} />
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
+          Save origins
+        </button>
+      </div>
+      {done && !save.error && <Notice tone="success">Origins saved.</Notice>}
+      <ErrorMessage error={save.error} />
+    </Card>
+  );
+}

@@ -1,0 +1,45 @@
+import { ErrorMessage, Loading } from '../components/ui';
+import { Link } from '../router';
+import { isAdmin, session } from '../session';
+import { useStore } from '../store';
+import { AccountSettings } from './AccountSettings';
+import { LibrarySettings } from './LibrarySettings';
+import { SecuritySettings } from './SecuritySettings';
+import { UsersSettings } from './UsersSettings';
+import { useSettings } from './useSettings';
+
+export type SettingsTab = 'library' | 'security' | 'users' | 'account';
+
+const adminTabs: { id: SettingsTab; label: string }[] = [
+  { id: 'library', label: 'Library' },
+  { id: 'security', label: 'Security' },
+  { id: 'users', label: 'Users' },
+  { id: 'account', label: 'Account' },
+];
+
+export function SettingsScreen({ tab }: { tab: SettingsTab }) {
+  const user = useStore(session).user;
+  const admin = isAdmin(user) || user === null;
+  const visible = admin ? adminTabs : adminTabs.filter((t) => t.id === 'account');
+  const active = visible.some((t) => t.id === tab) ? tab : 'account';
+  return (
+    <div class="settings">
+      <h1>Settings</h1>
+      <nav class="tabs" aria-label="Settings sections">
+        {visible.map((t) => (
+          <Link key={t.id} href={`/settings/${t.id}`} class="tab" aria-current={t.id === active ? 'page' : undefined}>
+            {t.label}
+          </Link>
+        ))}
+      </nav>
+      {active === 'account' ? <AccountSettings /> : active === 'users' ? <UsersSettings /> : <AdminSettings tab={active} />}
+    </div>
+  );
+}
+
+function AdminSettings({ tab }: { tab: 'library' | 'security' }) {
+  const settings = useSettings();
+  if (settings.error && !settings.data) return <ErrorMessage error={settings.error} onRetry={settings.reload} />;
+  if (!settings.data) return <Loading label="Loading settings…" />;
+  return tab === 'library' ? <LibrarySettings settings={settings} /> : <SecuritySettings settings={settings} />;
+}

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+
+export const ADMIN = { username: 'admin', password: 'correct horse battery' };
+
+export function baseUrl(): string {
+  const url = process.env.TONEARM_E2E_URL;
+  if (!url) throw new Error('TONEARM_E2E_URL is not set: the global setup did not start the server');
+  return url;
+}
+
+export function musicDir(): string {
+  return process.env.TONEARM_E2E_MUSIC!;
+}
+
+const screensDir = path.resolve(import.meta.dirname, '../../test-results/e2e/screens');
+
+/** Keeps a full-page screenshot of the current screen as a test artifact. */
+export async function snap(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(screensDir, `${name}.png`), fullPage: true });
+}
+
+/** Current state of the page's audio element. */
+export function audioState(page: Page) {
+  return page.locator('audio[data-testid="audio"]').evaluate((el: HTMLAudioElement) => ({
+    currentTime: el.currentTime,
+    paused: el.paused,
+    error: el.error ? el.error.code : null,
+    src: el.currentSrc,
+  }));
+}
