@@ -155,7 +155,11 @@ export class LidarrIndexService {
     worker.on('message', (message: LidarrIndexWorkerMessage) => {
       if (message.type === 'progress') {
         this.options.broadcast?.('library_scan_progress', { jobId: String(next.runId), source: LIDARR_SOURCE, ...message.counts });
-      } else finished = message;
+      } else {
+        finished = message;
+        // The worker's HTTP keep-alive sockets would hold its thread open; the run is over.
+        void worker.terminate();
+      }
     });
     worker.on('error', (err) => {
       failure = `Lidarr index worker failed: ${err.message}`;
