@@ -25,9 +25,10 @@ function getBookmarks(call: RestCall): Payload {
 }
 
 /** The saved queue with unavailable entries left out; the current index follows the filtered list. */
-function queue(call: RestCall): { payload: Payload; currentIndex: number | undefined } | null {
+function queue(call: RestCall): { payload: Payload; currentIndex: number | undefined } {
   const saved = call.rc.userData.playQueue(call.user.id);
-  if (!saved) return null;
+  // No saved queue: an empty one that never changed, so a client's own queue wins.
+  if (!saved) return { currentIndex: undefined, payload: { username: call.user.username, changed: iso(0), changedBy: '' } };
   const children = songsById(call, [...new Set(saved.trackIds)]);
   const entry: Payload[] = [];
   let currentIndex: number | undefined;
@@ -93,8 +94,7 @@ export const bookmarkMethods: RestMethod[] = [
     name: 'getPlayQueue',
     handler: (call) => {
       const q = queue(call);
-      if (!q) return undefined;
-      const entries = q.payload.entry as Payload[];
+      const entries = (q.payload.entry ?? []) as Payload[];
       const current = q.currentIndex !== undefined ? entries[q.currentIndex]?.id : undefined;
       return { playQueue: { ...(current !== undefined && { current }), ...q.payload } };
     },
@@ -104,7 +104,6 @@ export const bookmarkMethods: RestMethod[] = [
     name: 'getPlayQueueByIndex',
     handler: (call) => {
       const q = queue(call);
-      if (!q) return undefined;
       return { playQueueByIndex: { ...(q.currentIndex !== undefined && { currentIndex: q.currentIndex }), ...q.payload } };
     },
   },
