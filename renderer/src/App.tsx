@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
+import { Icon } from './components/icons';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { PlayerBar } from './player/PlayerBar';
@@ -114,7 +115,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <ThemeToggle />
           {token ? (
             <button type="button" class="link-button" onClick={() => void logout()}>
-              Sign out{user ? ` (${user.username})` : ''}
+              Sign out{user && <span class="signout-name"> ({user.username})</span>}
             </button>
           ) : (
             <span class="muted small" title="Signed in automatically on the local network">
@@ -157,7 +158,7 @@ function ThemeToggle() {
   const dark = effectiveTheme(choice) === 'dark';
   return (
     <button type="button" class="icon-button" onClick={() => setTheme(dark ? 'light' : 'dark')} aria-label={dark ? 'Switch to the light theme' : 'Switch to the dark theme'} title={dark ? 'Light theme' : 'Dark theme'}>
-      {dark ? '☀' : '☾'}
+      <Icon name={dark ? 'sun' : 'moon'} />
     </button>
   );
 }

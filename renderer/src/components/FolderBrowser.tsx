@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { Icon } from './icons';
 import { ErrorMessage, Loading, useAction, useAsync } from './ui';
 
 interface Directory {
@@ -78,7 +79,7 @@ export function FolderBrowser({ onChoose, chooseLabel = 'Add this folder', idPre
           {current.directories.map((d) => (
             <li key={d.path}>
               <button type="button" class="fs-dir" onClick={() => setPath(d.path)}>
-                <span aria-hidden="true">📁</span> {d.name}
+                <Icon name="folder" size={18} /> {d.name}
               </button>
             </li>
           ))}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { Icon } from '../components/icons';
 import { Empty, ErrorMessage, Loading, useAsync } from '../components/ui';
 import { enqueue, playTracks } from '../player/player';
 import { Link, navigate, useLocation } from '../router';
@@ -137,7 +138,7 @@ function Tracks({ q, genre }: { q: string; genre: string }) {
         <ResultCount total={paged.total} noun="track" shown={!paged.loading || paged.items.length > 0} />
         {paged.items.length > 0 && (
           <button type="button" class="primary" onClick={() => playTracks(paged.items)}>
-            ▶ Play these
+            <Icon name="play" size={16} /> Play these
           </button>
         )}
       </div>
@@ -199,7 +200,7 @@ export function ArtistScreen({ id }: { id: number }) {
           </p>
           <div class="detail-actions">
             <button type="button" class="primary" disabled={tracks.items.length === 0} onClick={() => playTracks(tracks.items)}>
-              ▶ Play
+              <Icon name="play" size={16} /> Play
             </button>
             <FavoriteButton kind="artist" id={a.id} name={a.name} favorite={a.userFavorite === true} />
           </div>
@@ -238,7 +239,7 @@ export function AlbumScreen({ id }: { id: number }) {
           </p>
           <div class="detail-actions">
             <button type="button" class="primary" disabled={tracks.items.length === 0} onClick={() => playTracks(tracks.items)}>
-              ▶ Play album
+              <Icon name="play" size={16} /> Play album
             </button>
             <button type="button" disabled={tracks.items.length === 0} onClick={() => enqueue(tracks.items)}>
               Add to queue
@@ -275,7 +276,7 @@ export function FavoritesScreen() {
       <ErrorMessage error={favorites.error} onRetry={favorites.reload} />
       {f && f.artists.length + f.albums.length + f.tracks.length === 0 && (
         <Empty title="No favorites yet.">
-          <p>Use the ☆ button on an artist, album or track to keep it here.</p>
+          <p>Use the star button on an artist, album or track to keep it here.</p>
         </Empty>
       )}
       {f && f.tracks.length > 0 && (
@@ -283,7 +284,7 @@ export function FavoritesScreen() {
           <div class="list-actions">
             <h2 id="fav-tracks">Tracks</h2>
             <button type="button" class="primary" onClick={() => playTracks(f.tracks)}>
-              ▶ Play
+              <Icon name="play" size={16} /> Play
             </button>
           </div>
           <TrackList tracks={f.tracks} label="Favorite tracks" />

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { errorText } from '../api';
+import { Icon } from '../components/icons';
 import { ErrorMessage, Loading, formatDuration } from '../components/ui';
 import { playTracks, player } from '../player/player';
 import { Link } from '../router';
@@ -35,7 +36,7 @@ export function FavoriteButton({ kind, id, name, favorite, onChange }: { kind: F
       disabled={busy}
       onClick={() => void toggle()}
     >
-      {on ? '★' : '☆'}
+      <Icon name="star" filled={on} />
     </button>
   );
 }
@@ -127,7 +128,7 @@ export function TrackList({ tracks, showAlbum = true, numbered = false, label = 
           <tr key={t.id} class={t.id === playingId ? 'playing' : ''} aria-current={t.id === playingId ? 'true' : undefined}>
             <td class="col-play">
               <button type="button" class="icon-button" aria-label={`Play ${t.title}`} disabled={t.available === false} onClick={() => playTracks(tracks, i)}>
-                {t.id === playingId && current.playing ? '♫' : '▶'}
+                <Icon name={t.id === playingId && current.playing ? 'equalizer' : 'play'} size={18} />
               </button>
             </td>
             {numbered && <td class="col-num muted">{t.trackNumber || i + 1}</td>}

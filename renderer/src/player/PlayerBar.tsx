@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { Artwork } from '../library/Artwork';
 import { Link } from '../router';
 import { useStore } from '../store';
+import { Icon } from '../components/icons';
 import { formatDuration } from '../components/ui';
 import { jumpTo, next, player, previous, seek, setVolume, toggleMute, togglePlay } from './player';
 
@@ -43,13 +44,13 @@ export function PlayerBar() {
       <div class="player-controls">
         <div class="player-buttons">
           <button type="button" class="icon-button" onClick={previous} aria-label="Previous track">
-            ⏮
+            <Icon name="previous" />
           </button>
           <button type="button" class="icon-button play-button" onClick={togglePlay} aria-label={s.playing ? 'Pause' : 'Play'}>
-            {s.playing ? '⏸' : '▶'}
+            <Icon name={s.playing ? 'pause' : 'play'} size={22} />
           </button>
           <button type="button" class="icon-button" onClick={next} aria-label="Next track" disabled={s.index + 1 >= s.queue.length}>
-            ⏭
+            <Icon name="next" />
           </button>
         </div>
         <div class="player-seek">
@@ -83,7 +84,7 @@ export function PlayerBar() {
       </div>
       <div class="player-extra">
         <button type="button" class="icon-button" onClick={toggleMute} aria-label={s.muted ? 'Unmute' : 'Mute'}>
-          {s.muted || s.volume === 0 ? '🔇' : '🔊'}
+          <Icon name={s.muted || s.volume === 0 ? 'muted' : 'volume'} />
         </button>
         <input
           type="range"
@@ -96,7 +97,7 @@ export function PlayerBar() {
           onInput={(e) => setVolume(Number(e.currentTarget.value))}
         />
         <button type="button" class="icon-button" aria-expanded={showQueue} aria-controls="queue-panel" aria-label="Show the queue" onClick={() => setShowQueue(!showQueue)}>
-          ☰
+          <Icon name="queue" />
         </button>
       </div>
     </section>

@@ -304,5 +304,8 @@ export async function restoreQueue(): Promise<void> {
 }
 
 setInterval(() => {
-  if (!audio.paused) scheduleSave(0);
+  if (audio.paused) return;
+  scheduleSave(0);
+  // Keep a fresh stream token at hand, so the next track or a late seek never waits for one.
+  streamToken().catch(() => undefined);
 }, 15_000);

@@ -94,8 +94,8 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
             <h2>{titles.account}</h2>
             <p class="muted">This account manages the server: settings, users and music folders.</p>
             <Field id="ob-user" label="User name" autoComplete="username" value={username} onInput={(e) => setUsername(e.currentTarget.value)} required />
-            <Field id="ob-pass" label="Password" type="password" autoComplete="new-password" hint="At least 8 characters." value={password} onInput={(e) => setPassword(e.currentTarget.value)} required />
-            <Field id="ob-confirm" label="Repeat the password" type="password" autoComplete="new-password" value={confirm} onInput={(e) => setConfirm(e.currentTarget.value)} required />
+            <Field id="ob-pass" label="Password" type="password" autoComplete="new-password" hint="At least 8 characters." value={password} onInput={(e) => (setPassword(e.currentTarget.value), setAccountError(null))} required />
+            <Field id="ob-confirm" label="Repeat the password" type="password" autoComplete="new-password" value={confirm} onInput={(e) => (setConfirm(e.currentTarget.value), setAccountError(null))} required />
             {accountError && (
               <div class="error" role="alert">
                 {accountError}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { FolderBrowser } from '../components/FolderBrowser';
-import { Card, ErrorMessage, Loading, Notice, useAction } from '../components/ui';
+import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { Link } from '../router';
 import { FolderList } from '../screens/Onboarding';
 import { useStore } from '../store';
@@ -80,8 +80,26 @@ function ScanCard() {
   );
 }
 
+interface LibraryHealth {
+  library?: { artistCount: number; lastScan: number | string | null };
+}
+
+/** Before any scan runs while the page is open: what the server knows about the last one. */
+function LastScan() {
+  const health = useAsync((signal) => api<LibraryHealth>('/api/health', { signal }), []);
+  const library = health.data?.library;
+  if (!library) return health.loading ? <Loading /> : null;
+  if (library.lastScan === null) return <p class="muted">The library has not been scanned yet.</p>;
+  const when = new Date(library.lastScan);
+  return (
+    <p class="muted" data-testid="last-scan">
+      Last scan finished {when.toLocaleString()}; {library.artistCount} artist{library.artistCount === 1 ? '' : 's'} in the library.
+    </p>
+  );
+}
+
 function ScanProgress({ state }: { state: ScanState | null }) {
-  if (!state) return <p class="muted">No scan has run since this page opened.</p>;
+  if (!state) return <LastScan />;
   const seen = state.filesSeen ?? 0;
   const done = (state.filesIndexed ?? 0) + (state.filesSkipped ?? 0) + (state.filesFailed ?? 0);
   const details = [
