@@ -106,8 +106,13 @@ export class LibraryScanService {
     this.watcher = null;
     const worker = this.worker;
     if (worker) {
-      // The run stays `running`; the next start closes it as interrupted and queues the rest.
-      await worker.terminate();
+      // Ask the worker to stop after its current batch; the run stays `running`, and the next start
+      // closes it as interrupted and queues the rest. A worker that does not stop in time is terminated.
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage({ type: 'stop' });
+      const timer = setTimeout(() => void worker.terminate(), 2000);
+      await exited;
+      clearTimeout(timer);
     }
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }

@@ -26,6 +26,8 @@ export interface ScanOptions {
   batchSize?: number;
   /** Concurrent tag reads. */
   concurrency?: number;
+  /** Checked between batches; true stops the scan (the run stays `running` for the next start). */
+  shouldStop?: () => boolean;
   /** Test hook: called after each committed batch (a test kills the scan here). */
   afterBatch?: (counts: ScanCounts) => void;
 }
@@ -35,6 +37,12 @@ export interface ScanResult extends ScanCounts {
 }
 
 const MAX_ERRORS = 200;
+
+export class ScanStoppedError extends Error {
+  constructor() {
+    super('scan stopped');
+  }
+}
 
 /**
  * Scans the music folders into the canonical store (source `aurral`). Quick mode skips files whose
@@ -65,6 +73,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
       scanRuns.progress(db, options.runId, counts, errors);
     });
     options.afterBatch?.(counts);
+    if (options.shouldStop?.()) throw new ScanStoppedError();
     const t = Date.now();
     if (options.onProgress && t - lastProgress >= (options.progressMs ?? 250)) {
       lastProgress = t;
