@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeAudioFile, makeCoverImage } from '../fixtures/audio.js';
+import { startLidarrFake } from '../fakes/lidarr/index.js';
 import { LIBRARY } from './library.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -60,6 +61,10 @@ export default async function globalSetup() {
   const data = path.join(tmp, 'data');
   fs.mkdirSync(data);
   makeMusic(music);
+  // A local Lidarr for the wizard's optional Lidarr step.
+  const lidarr = await startLidarrFake();
+  process.env.TONEARM_E2E_LIDARR_URL = lidarr.url;
+  process.env.TONEARM_E2E_LIDARR_KEY = lidarr.apiKey;
   const { child, url } = await startServer(data);
   child.removeAllListeners('exit');
   process.env.TONEARM_E2E_URL = url;
@@ -73,6 +78,7 @@ export default async function globalSetup() {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+    await lidarr.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   };
 }

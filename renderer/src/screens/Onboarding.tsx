@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { FolderBrowser } from '../components/FolderBrowser';
@@ -36,6 +37,8 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
   const [confirm, setConfirm] = useState('');
   const [folders, setFolders] = useState<string[]>([]);
   const [lidarr, setLidarr] = useState({ url: '', apiKey: '' });
+  const [profiles, setProfiles] = useState<{ quality: Profile[]; metadata: Profile[] } | null>(null);
+  const [lidarrChoice, setLidarrChoice] = useState({ qualityProfileId: '', metadataProfileId: '', rootFolderPath: '' });
   const [navidrome, setNavidrome] = useState({ url: '', username: '', password: '' });
   const [accountError, setAccountError] = useState<string | null>(null);
 
@@ -49,7 +52,14 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
 
   const finish = useAction(async () => {
     const body: Record<string, unknown> = { authUser: username.trim(), authPassword: password, musicFolders: folders };
-    if (lidarr.url) body.lidarr = lidarr;
+    if (lidarr.url) {
+      body.lidarr = {
+        ...lidarr,
+        ...(lidarrChoice.qualityProfileId && { qualityProfileId: Number(lidarrChoice.qualityProfileId) }),
+        ...(lidarrChoice.metadataProfileId && { metadataProfileId: Number(lidarrChoice.metadataProfileId) }),
+        ...(lidarrChoice.rootFolderPath.trim() && { rootFolderPath: lidarrChoice.rootFolderPath.trim() }),
+      };
+    }
     if (navidrome.url) body.navidrome = navidrome;
     const result = await api<OnboardingResult>('/api/onboarding/complete', { method: 'POST', body, anonymous: true });
     signIn(result.session.token, result.session.user);
@@ -137,10 +147,33 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
               { key: 'url', label: 'Lidarr address', placeholder: 'http://localhost:8686' },
               { key: 'apiKey', label: 'API key', type: 'password' },
             ]}
-            onChange={(v) => setLidarr(v as typeof lidarr)}
+            onChange={(v) => {
+              setLidarr(v as typeof lidarr);
+              setProfiles(null);
+            }}
+            onTested={async () => {
+              const [quality, metadata] = await Promise.all([
+                api<Profile[]>('/api/onboarding/lidarr/profiles', { method: 'POST', body: lidarr, anonymous: true }),
+                api<Profile[]>('/api/onboarding/lidarr/metadata-profiles', { method: 'POST', body: lidarr, anonymous: true }),
+              ]);
+              setProfiles({ quality, metadata });
+              setLidarrChoice((c) => ({
+                ...c,
+                qualityProfileId: c.qualityProfileId || String(quality[0]?.id ?? ''),
+                metadataProfileId: c.metadataProfileId || String(metadata[0]?.id ?? ''),
+              }));
+            }}
             onBack={back}
             onNext={next}
-          />
+          >
+            {profiles && (
+              <div class="field-row">
+                <ProfileSelect id="ob-quality" label="Quality profile" profiles={profiles.quality} value={lidarrChoice.qualityProfileId} onChange={(v) => setLidarrChoice({ ...lidarrChoice, qualityProfileId: v })} />
+                <ProfileSelect id="ob-metadata" label="Metadata profile" profiles={profiles.metadata} value={lidarrChoice.metadataProfileId} onChange={(v) => setLidarrChoice({ ...lidarrChoice, metadataProfileId: v })} />
+                <Field id="ob-root" label="Root folder in Lidarr (optional)" placeholder="/music" value={lidarrChoice.rootFolderPath} onInput={(e) => setLidarrChoice({ ...lidarrChoice, rootFolderPath: e.currentTarget.value })} />
+              </div>
+            )}
+          </IntegrationStep>
         )}
 
         {step === 'navidrome' && (
@@ -213,6 +246,26 @@ export function FolderList({ folders, onRemove }: { folders: string[]; onRemove:
   );
 }
 
+interface Profile {
+  id: number;
+  name: string;
+}
+
+function ProfileSelect({ id, label, profiles, value, onChange }: { id: string; label: string; profiles: Profile[]; value: string; onChange: (value: string) => void }) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        {profiles.map((p) => (
+          <option key={p.id} value={String(p.id)}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 interface IntegrationField {
   key: string;
   label: string;
@@ -229,12 +282,16 @@ function IntegrationStep(props: {
   onChange: (value: Record<string, string>) => void;
   onBack: () => void;
   onNext: () => void;
+  /** Runs after a successful test (e.g. to load choices that need a working connection). */
+  onTested?: () => Promise<void>;
+  children?: ComponentChildren;
 }) {
   const [result, setResult] = useState<string | null>(null);
   const test = useAction(async () => {
     setResult(null);
     const answer = await api<{ message?: string; version?: string }>(props.testPath, { method: 'POST', body: props.value, anonymous: true });
     setResult(answer.message ?? (answer.version ? `Connected (version ${answer.version})` : 'Connected'));
+    await props.onTested?.();
   });
   const filled = Object.values(props.value).some((v) => v.trim() !== '');
   return (
@@ -262,6 +319,7 @@ function IntegrationStep(props: {
       </button>
       {result && <Notice tone="success">{result}</Notice>}
       <ErrorMessage error={test.error} />
+      {props.children}
       <div class="wizard-nav">
         <button type="button" onClick={props.onBack}>
           Back
