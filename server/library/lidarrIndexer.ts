@@ -55,6 +55,8 @@ const ROOT_PREFIX = 'lidarr-artist:';
 const MAX_ERRORS = 200;
 /** Above this many artists to read, one `/album` call for the whole library beats one per artist. */
 const BULK_ALBUMS_THRESHOLD = 50;
+/** Tracks written per transaction (whole artists; the fingerprint is stamped in the same one). */
+const WRITE_BATCH_TRACKS = 2_000;
 
 export function fingerprintOf(artist: Artist, mappings: readonly PathMapping[]): string {
   const s = artist.statistics ?? {};
@@ -171,8 +173,22 @@ export async function indexLidarrLibrary(db: Db, client: LidarrClient, options: 
       ),
     );
     stopCheck();
-    inTransaction(db, () => writeArtist(artist, albums, tracks, files, stats));
-    counts.artistsIndexed++;
+    pending.push(() => writeArtist(artist, albums, tracks, files, stats));
+    pendingTracks += tracks.length;
+    if (pendingTracks >= WRITE_BATCH_TRACKS) flush();
+  };
+
+  // Several small artists per transaction: a commit costs more than a hundred row writes.
+  const pending: (() => void)[] = [];
+  let pendingTracks = 0;
+  const flush = () => {
+    if (pending.length === 0) return;
+    const batch = pending.splice(0);
+    pendingTracks = 0;
+    inTransaction(db, () => {
+      for (const write of batch) write();
+    });
+    counts.artistsIndexed += batch.length;
     const t = Date.now();
     if (options.onProgress && t - lastProgress >= 250) {
       lastProgress = t;
@@ -310,7 +326,12 @@ export async function indexLidarrLibrary(db: Db, client: LidarrClient, options: 
       }
     }
   });
-  await Promise.all(runners);
+  try {
+    await Promise.all(runners);
+  } finally {
+    // What was fetched before a failure or a stop is still written.
+    flush();
+  }
   refreshDerived(db);
   options.onProgress?.({ ...counts });
   return { ...counts, errors };
