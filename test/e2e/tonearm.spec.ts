@@ -299,6 +299,24 @@ test('the dark theme is kept across reloads', async () => {
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
 });
 
+test('keyboard: the skip link comes first, and Enter on a track plays it', async () => {
+  await page.goto('/library/tracks');
+  await expect(page.getByRole('table')).toBeVisible();
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Tonearm home' })).toBeFocused();
+  const play = page.getByRole('button', { name: 'Play First Light' });
+  await play.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('now-playing')).toHaveText('First Light');
+  await expect.poll(async () => (await audioState(page)).currentTime, { timeout: 15_000 }).toBeGreaterThan(0.3);
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Aurora Lane' }).first()).toBeFocused();
+  await page.getByRole('button', { name: 'Pause' }).press('Enter');
+  expect((await audioState(page)).paused).toBe(true);
+});
+
 test.describe('on a phone-sized screen', () => {
   test('sign in, browse, play and open settings without sideways scrolling', async ({ browser }) => {
     const phone = await browser.newPage({ baseURL: baseUrl(), viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
