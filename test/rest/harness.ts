@@ -130,7 +130,7 @@ export const BULK_TRACKS_PER_ALBUM = 15;
  * The test library: a few exact files made by ffmpeg (flac with art and a sidecar .lrc, mp3, ogg),
  * and 1,080 tagged mp3s written from one template so paging through search3 "" takes three pages.
  */
-export function makeLibrary(dir: string): Fixture {
+export function makeLibrary(dir: string, options: { bulk?: boolean } = {}): Fixture {
   const music = path.join(dir, 'music');
   const cover = makeCoverImage(path.join(dir, 'cover.png'), 'blue');
   makeAudioFile(path.join(music, 'Björk', 'Post', '01 Army of Me.flac'), 'flac', {
@@ -151,7 +151,7 @@ export function makeLibrary(dir: string): Fixture {
   }, { seconds: 2 });
   const template = makeMp3Template(dir, 1);
   let n = 0;
-  for (let a = 1; a <= BULK_ARTISTS; a++) {
+  for (let a = 1; a <= (options.bulk === false ? 0 : BULK_ARTISTS); a++) {
     const artist = `Bulk Artist ${String(a).padStart(2, '0')}`;
     for (let b = 1; b <= BULK_ALBUMS_PER_ARTIST; b++) {
       const album = `Bulk Album ${a}-${b}`;
@@ -167,7 +167,7 @@ export function makeLibrary(dir: string): Fixture {
     dir,
     music,
     songCount: 3 + n,
-    albumCount: 2 + BULK_ARTISTS * BULK_ALBUMS_PER_ARTIST,
-    artistCount: 2 + BULK_ARTISTS,
+    albumCount: 2 + (options.bulk === false ? 0 : BULK_ARTISTS * BULK_ALBUMS_PER_ARTIST),
+    artistCount: 2 + (options.bulk === false ? 0 : BULK_ARTISTS),
   };
 }

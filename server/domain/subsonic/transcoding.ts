@@ -144,6 +144,8 @@ export class Transcoder {
       fs.rm(partFile, { force: true }, () => undefined);
       onEnd(false);
     });
+    // The slot frees when the process exits, even if its output pipe is still paused.
+    child.on('exit', release);
     child.on('close', (code) => {
       release();
       const ok = code === 0 && !stopped;
@@ -168,6 +170,8 @@ export class Transcoder {
         if (child.exitCode === null && !stopped) {
           stopped = true;
           child.kill('SIGKILL');
+          // A paused pipe would hold back 'close'; nobody reads the rest.
+          child.stdout!.destroy();
         }
       },
       pause: () => child.stdout!.pause(),
