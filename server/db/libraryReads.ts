@@ -175,7 +175,8 @@ export class LibraryReader {
         params.push(genreId, KIND_OF[kind]);
       }
     }
-    if (q.availableOnly && orderPrefix === 'e.') where.push('e.available = 1');
+    // Unary + keeps the planner on the sort index (filtering while walking) instead of an availability index.
+    if (q.availableOnly && orderPrefix === 'e.') where.push('+e.available = 1');
     if (source !== 'all') where.push(`(e.sources & ${source === 'aurral' ? 1 : 2}) != 0`);
     if (q.artistId !== undefined && kind !== 'artists') {
       where.push('e.artist_id = ?');
@@ -185,7 +186,7 @@ export class LibraryReader {
       from = `library_album_tracks l JOIN library_tracks e ON e.id = l.track_id`;
       where.push('l.album_id = ?');
       params.push(q.albumId);
-      columns = ['l.disc_number', 'l.track_number', 'e.id'];
+      columns = ['l.disc_number', 'l.track_number', 'l.track_id'];
       orderPrefix = '';
     } else if (q.albumId !== undefined && kind === 'albums') {
       where.push('e.id = ?');

@@ -1,0 +1,235 @@
+/**
+ * Library benchmark (`npm run bench`; not part of `npm test`). Seeds a synthetic library through the
+ * store, measures canonical pages, artists and lookups over HTTP on loopback, scans generated audio
+ * files while sampling main-thread event-loop lag, compares streaming with a raw file read, and
+ * records the idle RSS of a server process on the seeded database. Scale with BENCH_TRACKS and
+ * BENCH_SCAN_FILES. Prints a table and writes JSON under bench-results/.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { openDatabase } from '../server/db/connection.js';
+import { refreshDerived } from '../server/db/libraryDerived.js';
+import { LibraryWriter } from '../server/db/libraryWrites.js';
+import { startTestServer, type TestServer } from '../test/helpers/server.js';
+import { makeMp3Template, writeTaggedMp3 } from '../test/fixtures/audio.js';
+
+const TRACKS = Number(process.env.BENCH_TRACKS ?? 1_000_000);
+const ALBUMS = Math.max(1, Math.round(TRACKS / 10));
+const ARTISTS = Math.max(1, Math.round(TRACKS / 100));
+const GENRES = 300;
+const SCAN_FILES = Number(process.env.BENCH_SCAN_FILES ?? 20_000);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 60);
+
+interface Row { case: string; p50: number; p95: number; p99: number; target: string; pass: boolean | null }
+const rows: Row[] = [];
+const extra: Record<string, number> = {};
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ne', 'to', 'su', 'vi', 'an', 'el', 'or', 'ix'];
+const NON_LATIN = ['東京', '夜明け', 'サクラ', 'Москва', 'Ночь', 'Ωμέγα', 'ללא', 'سماء', '서울', 'Björk', 'Sigur Rós', 'Motörhead'];
+function name(seed: number, words: number): string {
+  const out: string[] = [];
+  let x = seed * 2654435761 >>> 0;
+  for (let w = 0; w < words; w++) {
+    if (x % 7 === 0) out.push(NON_LATIN[x % NON_LATIN.length]!);
+    else out.push(SYLLABLES[x % 12]! + SYLLABLES[(x >> 4) % 12]! + SYLLABLES[(x >> 8) % 12]!);
+    x = (x * 1103515245 + 12345) >>> 0;
+  }
+  const s = out.join(' ');
+  return s[0]!.toUpperCase() + s.slice(1);
+}
+
+function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! * 100) / 100;
+}
+
+function seed(dbPath: string): void {
+  const db = openDatabase(dbPath);
+  const w = new LibraryWriter(db);
+  const t0 = performance.now();
+  const genreNames = Array.from({ length: GENRES }, (_, i) => `${name(i + 7, 1)} ${i}`);
+  const artistIds: number[] = [];
+  const albumIds: number[] = [];
+  db.transaction(() => {
+    for (let a = 0; a < ARTISTS; a++) artistIds.push(w.upsertArtist({ identityKey: `bench:artist:${a}`, mbid: `bench-artist-${a}`, name: `${name(a, 2)} ${a}` }, 1_600_000_000_000 + a));
+    for (let b = 0; b < ALBUMS; b++) {
+      const artist = b % ARTISTS;
+      albumIds.push(w.upsertAlbum({ identityKey: `bench:album:${b}`, mbid: `bench-album-${b}`, artistId: artistIds[artist]!, title: name(b + 1_000_000, 3), albumArtist: `${name(artist, 2)} ${artist}`, releaseDate: String(1960 + (b % 60)) }, 1_600_000_000_000 + b));
+    }
+  })();
+  const batch = 5000;
+  for (let start = 0; start < TRACKS; start += batch) {
+    db.transaction(() => {
+      for (let t = start; t < Math.min(TRACKS, start + batch); t++) {
+        const album = t % ALBUMS;
+        const artist = album % ARTISTS;
+        const now = 1_600_000_000_000 + t * 1000;
+        const trackId = w.upsertTrack({
+          identityKey: `bench:track:${t}`, mbid: `bench-track-${t}`, title: name(t + 5_000_000, 3), artistName: `${name(artist, 2)} ${artist}`,
+          artistId: artistIds[artist]!, albumId: albumIds[album]!, albumTitle: name(album + 1_000_000, 3), trackNumber: Math.floor(t / ALBUMS) + 1,
+          durationMs: 200_000, genres: [genreNames[Math.floor(Math.abs(Math.sin(album + 1)) * GENRES) % GENRES]!],
+        }, now);
+        w.upsertMediaFile({ source: t % 5 === 0 ? 'lidarr' : 'aurral', path: `/bench/${t}.flac`, root: '/bench', trackId, albumId: albumIds[album]!, format: 'flac', mime: 'audio/flac', size: 30_000_000, mtimeMs: now, lossless: true }, now);
+      }
+    })();
+  }
+  extra.seedInsertSeconds = Math.round((performance.now() - t0) / 100) / 10;
+  const t1 = performance.now();
+  refreshDerived(db);
+  db.exec('ANALYZE');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  extra.seedDerivedSeconds = Math.round((performance.now() - t1) / 100) / 10;
+  db.close();
+}
+
+async function measure(server: TestServer, label: string, url: string | (() => [string, RequestInit]), targetMs: number): Promise<void> {
+  const call = async () => {
+    const [u, init] = typeof url === 'string' ? [url, {}] : url();
+    const t = performance.now();
+    const res = await fetch(server.url + u, { ...init, headers: { ...server.admin.headers, ...(init.headers as Record<string, string>) } });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${label}: HTTP ${res.status}`);
+    return performance.now() - t;
+  };
+  for (let i = 0; i < 5; i++) await call();
+  const times: number[] = [];
+  for (let i = 0; i < REPEAT; i++) times.push(await call());
+  const row = { case: label, p50: pct(times, 0.5), p95: pct(times, 0.95), p99: pct(times, 0.99), target: `p95 ≤ ${targetMs} ms`, pass: false };
+  row.pass = row.p95 <= targetMs;
+  rows.push(row);
+}
+
+async function waitForScan(server: TestServer, jobId: string): Promise<void> {
+  for (;;) {
+    const j = (await (await server.api(`/api/library/refresh/${jobId}`, { headers: server.admin.headers })).json()) as { status: string };
+    if (j.status === 'completed' || j.status === 'failed') return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function main(): Promise<void> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-bench-'));
+  const dataDir = path.join(root, 'data');
+  fs.mkdirSync(dataDir);
+  const music = path.join(root, 'music');
+  try {
+    // 1. A server creates and onboards the database; then the library is seeded into it.
+    const setup = await startTestServer({ dataDir });
+    await setup.stop();
+    console.log(`seeding ${TRACKS} tracks, ${ALBUMS} albums, ${ARTISTS} artists, ${GENRES} genres …`);
+    seed(path.join(dataDir, 'tonearm.db'));
+    console.log(`seeded in ${extra.seedInsertSeconds} s + derived ${extra.seedDerivedSeconds} s`);
+
+    // 2. Page reads over HTTP.
+    let server = await startTestServer({ dataDir });
+    const genre = (await (await server.api('/api/library/canonical?kind=genres&pageSize=1&sort=count', { headers: server.admin.headers })).json()) as { items: { name: string }[] };
+    const genreName = encodeURIComponent(genre.items[0]!.name);
+    const sorts = { artists: ['name', 'newest'], albums: ['name', 'newest', 'year', 'artist'], tracks: ['name', 'newest', 'artist', 'album'] } as const;
+    for (const [kind, list] of Object.entries(sorts)) {
+      for (const sort of list) {
+        await measure(server, `${kind} sort=${sort}`, `/api/library/canonical?kind=${kind}&pageSize=100&sort=${sort}`, 25);
+        await measure(server, `${kind} sort=${sort} last page`, `/api/library/canonical?kind=${kind}&pageSize=100&sort=${sort}&page=${Math.ceil((kind === 'tracks' ? TRACKS : kind === 'albums' ? ALBUMS : ARTISTS) / 100)}`, 25);
+      }
+      await measure(server, `${kind} genre filter`, `/api/library/canonical?kind=${kind}&pageSize=100&genre=${genreName}`, 25);
+      await measure(server, `${kind} search "kalo"`, `/api/library/canonical?kind=${kind}&pageSize=100&query=kalo`, 50);
+      await measure(server, `${kind} search "東京"`, `/api/library/canonical?kind=${kind}&pageSize=100&query=${encodeURIComponent('東京')}`, 50);
+    }
+    await measure(server, 'genres', '/api/library/canonical?kind=genres&pageSize=100', 25);
+    await measure(server, 'artists first page (limit 50)', '/api/library/artists?limit=50', 25);
+    await measure(server, 'artists limit=10000', '/api/library/artists?limit=10000', 300);
+    const mbids = Array.from({ length: 100 }, (_, i) => `bench-artist-${(i * 97) % ARTISTS}`);
+    await measure(server, 'lookup/batch 100 mbids', () => ['/api/library/lookup/batch', { method: 'POST', body: JSON.stringify({ mbids }), headers: { 'content-type': 'application/json' } }], 25);
+    await server.stop();
+
+    // 3. Idle RSS of a real server process on the seeded database.
+    extra.idleRssMb = await idleRss(dataDir);
+
+    // 4. Scanning generated files, with event-loop lag sampled on the server's main thread.
+    const template = makeMp3Template(root);
+    for (let i = 0; i < SCAN_FILES; i++) {
+      const artist = `Scan Artist ${i % 500}`;
+      const album = `Scan Album ${i % 2000}`;
+      writeTaggedMp3(path.join(music, artist, album, `${i}.mp3`), template, { title: `Scan Track ${i}`, artist, album, track: (i % 10) + 1, genre: 'Bench' });
+    }
+    const big = path.join(music, 'Big', 'Big', 'big.mp3');
+    const repeats = Math.ceil((50 * 1024 * 1024) / template.length);
+    writeTaggedMp3(big, Buffer.concat(Array.from({ length: repeats }, () => template)), { title: 'Big', artist: 'Big', album: 'Big', track: 1 });
+    server = await startTestServer({ dataDir, musicDirs: [music] });
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    lag.enable();
+    const tScan = performance.now();
+    const full = (await (await server.api('/api/library/refresh', { method: 'POST', json: { mode: 'full' }, headers: server.admin.headers })).json()) as { jobId: string };
+    await waitForScan(server, full.jobId);
+    const scanSeconds = (performance.now() - tScan) / 1000;
+    lag.disable();
+    extra.scanFilesPerSecond = Math.round((SCAN_FILES + 1) / scanSeconds);
+    extra.scanLagP99Ms = Math.round(lag.percentile(99) / 1e4) / 100;
+    let t = performance.now();
+    const noop = (await (await server.api('/api/library/refresh', { method: 'POST', json: { mode: 'quick' }, headers: server.admin.headers })).json()) as { jobId: string };
+    await waitForScan(server, noop.jobId);
+    extra.noopRescanSeconds = Math.round((performance.now() - t) / 10) / 100;
+    writeTaggedMp3(path.join(music, 'Scan Artist 1', 'Scan Album 1', '1.mp3'), template, { title: 'Changed', artist: 'Scan Artist 1', album: 'Scan Album 1', track: 2 });
+    t = performance.now();
+    const one = (await (await server.api('/api/library/refresh', { method: 'POST', json: { mode: 'quick' }, headers: server.admin.headers })).json()) as { jobId: string };
+    await waitForScan(server, one.jobId);
+    extra.oneChangedFileSeconds = Math.round((performance.now() - t) / 10) / 100;
+
+    // 5. Streaming a 50 MB file against a raw read of it.
+    const bigTrack = (await (await server.api('/api/library/canonical?kind=tracks&pageSize=1&query=big', { headers: server.admin.headers })).json()) as { items: { id: number }[] };
+    const size = fs.statSync(big).size;
+    const rawTimes: number[] = [];
+    const httpTimes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      let s = performance.now();
+      await new Promise<void>((resolve, reject) => fs.createReadStream(big).on('data', () => {}).on('end', resolve).on('error', reject));
+      rawTimes.push(performance.now() - s);
+      s = performance.now();
+      const res = await fetch(`${server.url}/api/library/canonical-stream/${bigTrack.items[0]!.id}`, { headers: server.admin.headers });
+      const reader = res.body!.getReader();
+      for (;;) if ((await reader.read()).done) break;
+      httpTimes.push(performance.now() - s);
+    }
+    extra.rawReadMBps = Math.round(size / 1048576 / (pct(rawTimes, 0.5) / 1000));
+    extra.streamMBps = Math.round(size / 1048576 / (pct(httpTimes, 0.5) / 1000));
+    await server.stop();
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+
+  const checks = [
+    ['scan files/s', extra.scanFilesPerSecond!, '≥ 500', extra.scanFilesPerSecond! >= 500],
+    ['no-op rescan s', extra.noopRescanSeconds!, '≤ 5', extra.noopRescanSeconds! <= 5],
+    ['one changed file s', extra.oneChangedFileSeconds!, '≤ 1', extra.oneChangedFileSeconds! <= 1],
+    ['event-loop lag p99 ms during scan', extra.scanLagP99Ms!, '≤ 20', extra.scanLagP99Ms! <= 20],
+    ['stream / raw throughput %', Math.round((extra.streamMBps! / extra.rawReadMBps!) * 100), '≥ 80', extra.streamMBps! / extra.rawReadMBps! >= 0.8],
+    ['idle RSS MB', extra.idleRssMb!, '≤ 300', extra.idleRssMb! <= 300],
+  ] as const;
+  console.log(`\nTonearm library benchmark: ${TRACKS} tracks, ${SCAN_FILES} scanned files, ${os.cpus().length} CPUs\n`);
+  console.log('case'.padEnd(40), 'p50'.padStart(8), 'p95'.padStart(8), 'p99'.padStart(8), '  target');
+  for (const r of rows) console.log(r.case.padEnd(40), String(r.p50).padStart(8), String(r.p95).padStart(8), String(r.p99).padStart(8), `  ${r.target} ${r.pass ? 'ok' : 'MISS'}`);
+  for (const [label, value, target, pass] of checks) console.log(label.padEnd(40), String(value).padStart(8), ''.padStart(17), `  ${target} ${pass ? 'ok' : 'MISS'}`);
+  fs.mkdirSync('bench-results', { recursive: true });
+  const out = path.join('bench-results', `library-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(out, JSON.stringify({ tracks: TRACKS, albums: ALBUMS, artists: ARTISTS, genres: GENRES, scanFiles: SCAN_FILES, pages: rows, ...extra }, null, 2));
+  console.log(`\nwritten ${out}`);
+}
+
+/** Starts `server/index.ts` as its own process on the seeded data and reads its resident memory once idle. */
+async function idleRss(dataDir: string): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+    env: { ...process.env, TONEARM_DATA_DIR: dataDir, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => String(d).includes('listening on') && resolve()));
+  await new Promise((r) => setTimeout(r, 3000));
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  return Math.round(kb / 1024);
+}
+
+await main();

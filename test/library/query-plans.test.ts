@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../server/db/connection.js';
+import { LibraryReader, type CanonicalQuery } from '../../server/db/libraryReads.js';
+import { refreshDerived } from '../../server/db/libraryDerived.js';
+import { LibraryWriter } from '../../server/db/libraryWrites.js';
+
+let dir: string;
+let db: Db;
+let reader: LibraryReader;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-plans-'));
+  db = openDatabase(path.join(dir, 'plans.db'));
+  const w = new LibraryWriter(db);
+  db.transaction(() => {
+    for (let a = 0; a < 20; a++) {
+      const artistId = w.upsertArtist({ identityKey: `a${a}`, name: `Artist ${a}` }, a);
+      for (let b = 0; b < 5; b++) {
+        const albumId = w.upsertAlbum({ identityKey: `b${a}-${b}`, artistId, title: `Album ${b}`, albumArtist: `Artist ${a}`, releaseDate: String(1990 + b) }, a);
+        for (let t = 0; t < 10; t++) {
+          const trackId = w.upsertTrack({ identityKey: `t${a}-${b}-${t}`, title: `Track ${t}`, artistName: `Artist ${a}`, artistId, albumId, albumTitle: `Album ${b}`, trackNumber: t, genres: [`G${t % 3}`] }, a);
+          w.upsertMediaFile({ source: 'aurral', path: `/m/${a}/${b}/${t}`, trackId, albumId, size: 1, mtimeMs: 1 }, a * 100 + t);
+        }
+      }
+    }
+  })();
+  refreshDerived(db);
+  db.exec('ANALYZE');
+  reader = new LibraryReader(db);
+});
+
+afterAll(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function plan(q: CanonicalQuery): string {
+  const sql = reader.explainPage(q).filter((s) => /ORDER BY/.test(s)).pop()!;
+  const params = (sql.match(/\?/g) ?? []).map(() => 1);
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
+}
+
+describe('canonical page query plans', () => {
+  const cases: [string, CanonicalQuery, RegExp][] = [
+    ['artists by name', { kind: 'artists', page: 1, pageSize: 50, sort: 'name' }, /library_artists_by_name/],
+    ['albums by newest', { kind: 'albums', page: 1, pageSize: 50, sort: 'newest' }, /library_albums_by_newest/],
+    ['albums by year', { kind: 'albums', page: 1, pageSize: 50, sort: 'year' }, /library_albums_by_year/],
+    ['albums by artist', { kind: 'albums', page: 1, pageSize: 50, sort: 'artist' }, /library_albums_by_artist/],
+    ['tracks by name', { kind: 'tracks', page: 1, pageSize: 50, sort: 'name' }, /library_tracks_by_name/],
+    ['tracks by newest', { kind: 'tracks', page: 1, pageSize: 50, sort: 'newest' }, /library_tracks_by_newest/],
+    ['tracks by album', { kind: 'tracks', page: 1, pageSize: 50, sort: 'album' }, /library_tracks_by_album/],
+    ['available tracks by artist', { kind: 'tracks', page: 1, pageSize: 50, sort: 'artist', availableOnly: true }, /library_tracks_by_artist/],
+    ['tracks of a genre by name', { kind: 'tracks', page: 1, pageSize: 50, genre: 'G1' }, /library_genre_links_by_name/],
+    ['albums of an artist', { kind: 'albums', page: 1, pageSize: 50, artistId: 1, sort: 'year' }, /library_albums_of_artist/],
+    ['tracks of an album', { kind: 'tracks', page: 1, pageSize: 50, albumId: 1 }, /library_album_tracks_order|sqlite_autoindex_library_album_tracks/],
+  ];
+  for (const [label, q, index] of cases) {
+    it(`walks an index without a sort step: ${label}`, () => {
+      const p = plan(q);
+      expect(p).toMatch(index);
+      expect(p).not.toMatch(/TEMP B-TREE/);
+    });
+  }
+});
