@@ -317,6 +317,19 @@ test('keyboard: the skip link comes first, and Enter on a track plays it', async
   expect((await audioState(page)).paused).toBe(true);
 });
 
+test('a user who is not an administrator sees the library and only their account settings', async ({ browser }) => {
+  const other = await browser.newPage({ baseURL: baseUrl() });
+  await other.goto('/settings');
+  await other.getByLabel('User name').fill('listener');
+  await other.getByLabel('Password').fill('listener password');
+  await other.getByRole('button', { name: 'Sign in' }).click();
+  await expect(other).toHaveURL(/\/settings\/account$/);
+  await expect(other.getByRole('navigation', { name: 'Settings sections' }).getByRole('link')).toHaveText(['Account']);
+  await other.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Library' }).click();
+  await expect(other.getByRole('list', { name: 'Artists' }).getByRole('link')).toHaveCount(2);
+  await other.close();
+});
+
 test.describe('on a phone-sized screen', () => {
   test('sign in, browse, play and open settings without sideways scrolling', async ({ browser }) => {
     const phone = await browser.newPage({ baseURL: baseUrl(), viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
