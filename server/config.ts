@@ -44,6 +44,8 @@ const envSchema = z.object({
   ALLOW_PRIVATE_TARGETS: csv.optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   TONEARM_UI_DIR: z.string().min(1).optional(),
+  TONEARM_LIBRARY_WATCH: bool.default(true),
+  TONEARM_SCAN_ON_START: bool.default(true),
 });
 
 export type TrustProxy = boolean | number | string;
@@ -62,6 +64,10 @@ export interface Config {
   allowPrivateTargets: string[];
   ffmpegPath: string | undefined;
   uiDir: string | undefined;
+  /** Watch music folders and rescan after changes (settings can also turn it off). */
+  libraryWatch: boolean;
+  /** Run a quick library scan (and a Lidarr index when configured) when the server starts. */
+  scanOnStart: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -105,5 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS ?? [],
     ffmpegPath: e.FFMPEG_PATH,
     uiDir: e.TONEARM_UI_DIR,
+    libraryWatch: e.TONEARM_LIBRARY_WATCH,
+    scanOnStart: e.TONEARM_SCAN_ON_START,
   };
 }

@@ -48,14 +48,14 @@ export class LibraryService {
       now: () => ctx.clock.now(),
       broadcast: (type, payload) => ctx.hub.broadcast('library', type, payload),
       log: ctx.log,
-      watch: settings.watchEnabled && process.env.TONEARM_LIBRARY_WATCH !== '0',
+      watch: settings.watchEnabled && ctx.config.libraryWatch,
       watchDebounceMs: () => ctx.settings.get().library.watchDebounceMs,
     });
   }
 
   start(): void {
     this.scans.start();
-    if (this.musicFolders().length > 0 && process.env.TONEARM_LIBRARY_SCAN_ON_START !== '0') {
+    if (this.musicFolders().length > 0 && this.ctx.config.scanOnStart) {
       this.scans.requestScan('quick', 'start-up');
     }
     this.ctx.settings.onChange((next, previous) => {
