@@ -35,6 +35,7 @@ const stages = [];
 const stage = (name, fn) => stages.push([name, fn]);
 
 stage('typecheck', () => run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']));
+if (fs.existsSync('renderer/tsconfig.json')) stage('typecheck UI', () => run('npx', ['tsc', '--noEmit', '-p', 'renderer/tsconfig.json']));
 stage('unit and API tests', () => run('npx', ['vitest', 'run']));
 if (fs.existsSync('test/e2e') && fs.existsSync('renderer/index.html')) {
   stage('browser tests', async () => {

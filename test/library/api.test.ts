@@ -290,6 +290,22 @@ describe('favorites, playback queue and play events', () => {
     expect((await get('/api/library/playback-queue', apiKey())).status).toBe(403);
   });
 
+  it('replaces the saved queue through PUT, refusing unknown tracks and the API key', async () => {
+    const ids = (await page('kind=tracks&pageSize=3')).body.items.map((t: Json) => t.id);
+    const put = (json: unknown, headers = user()) => server.api('/api/library/playback-queue', { method: 'PUT', json, headers });
+    const saved = await put({ trackIds: ids, currentIndex: 1, positionMs: 4200 });
+    expect(saved.status).toBe(200);
+    const body = (await saved.json()) as Json;
+    expect(body).toMatchObject({ total: 3, currentIndex: 1, positionMs: 4200, changedBy: 'Tonearm web' });
+    expect(body.items.map((i: Json) => i.track.id)).toEqual(ids);
+    expect((await put({ trackIds: [...ids, 999999] })).status).toBe(400);
+    expect((await put({ trackIds: ids, currentIndex: 3 })).status).toBe(400);
+    expect((await put({ trackIds: ids }, apiKey())).status).toBe(403);
+    expect((await get('/api/library/playback-queue', user())).body.total).toBe(3);
+    expect((await put({ trackIds: [] })).status).toBe(200);
+    expect((await get('/api/library/playback-queue', user())).body.total).toBe(0);
+  });
+
   it('records play events for users only and reads them back', async () => {
     const track = (await page('kind=tracks&pageSize=1')).body.items[0];
     const created = await post('/api/play-events', { trackId: track.id, playedAt: 1_700_000_000_000 }, user());

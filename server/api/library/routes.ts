@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { favorites, playQueues, type FavoriteKind } from '../../db/libraryUserData.js';
 import type { AlbumRow, ArtistRow } from '../../db/libraryReads.js';
 import { isUserAccount, type Principal } from '../../domain/auth/principal.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { sendMedia } from '../../library/stream.js';
@@ -44,6 +44,26 @@ export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
       if (!sent) throw new NotFoundError('Media file not found');
       return undefined;
     };
+
+  /** One page of the user's saved queue, with each entry's track hydrated. */
+  const queuePage = (principal: Principal, page: number, pageSize: number) => {
+    const state = playQueues.state(db, principal.userId);
+    const entries = state ? playQueues.page(db, principal.userId, (page - 1) * pageSize, pageSize) : [];
+    const rows = entries.map((e) => reader.track(e.trackId)).filter((t) => t !== undefined);
+    const byId = new Map(tracksWithFiles(principal, rows).map((t) => [t.id, t]));
+    const total = state?.total ?? 0;
+    return {
+      page,
+      pageSize,
+      total,
+      hasMore: page * pageSize < total,
+      currentIndex: state?.currentIndex ?? 0,
+      positionMs: state?.positionMs ?? 0,
+      changedAt: iso(state?.changedAt ?? null),
+      changedBy: state?.changedBy ?? null,
+      items: entries.map((e) => ({ position: e.position, track: byId.get(e.trackId) ?? null })),
+    };
+  };
 
   return [
     defineRoute({
@@ -305,24 +325,23 @@ export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
       access: 'user',
       query: s.queueQuery,
       response: s.queueSchema,
-      handler: ({ query, principal }) => {
-        const state = playQueues.state(db, principal!.userId);
-        const entries = state ? playQueues.page(db, principal!.userId, (query.page - 1) * query.pageSize, query.pageSize) : [];
-        const rows = new Map(entries.map((e) => [e.trackId, reader.track(e.trackId)]));
-        const hydrated = tracksWithFiles(principal, [...rows.values()].filter((t) => t !== undefined));
-        const byId = new Map(hydrated.map((t) => [t.id, t]));
-        const total = state?.total ?? 0;
-        return {
-          page: query.page,
-          pageSize: query.pageSize,
-          total,
-          hasMore: query.page * query.pageSize < total,
-          currentIndex: state?.currentIndex ?? 0,
-          positionMs: state?.positionMs ?? 0,
-          changedAt: iso(state?.changedAt ?? null),
-          changedBy: state?.changedBy ?? null,
-          items: entries.map((e) => ({ position: e.position, track: byId.get(e.trackId) ?? null })),
-        };
+      handler: ({ query, principal }) => queuePage(principal!, query.page, query.pageSize),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/library/playback-queue',
+      summary: "Replace the user's saved playback queue (the same queue Subsonic players see)",
+      tag: 'library',
+      access: 'user',
+      body: s.queueSaveBody,
+      response: s.queueSchema,
+      handler: ({ body, principal }) => {
+        const missing = body.trackIds.filter((id) => !reader.track(id));
+        if (missing.length > 0) throw new ValidationError(`Unknown track ids: ${missing.slice(0, 10).join(', ')}`, 'UNKNOWN_TRACK');
+        if (body.trackIds.length > 0 && body.currentIndex >= body.trackIds.length)
+          throw new ValidationError('currentIndex is outside the queue', 'VALIDATION_ERROR');
+        playQueues.save(db, principal!.userId, body.trackIds, body.currentIndex, body.positionMs, body.client, ctx.clock.now());
+        return queuePage(principal!, 1, 50);
       },
     }),
     defineRoute({

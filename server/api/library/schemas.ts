@@ -103,6 +103,14 @@ export const queueQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(50),
 });
+export const queueSaveBody = z
+  .object({
+    trackIds: z.array(z.number().int().positive()).max(5000),
+    currentIndex: z.number().int().min(0).default(0),
+    positionMs: z.number().int().min(0).default(0),
+    client: z.string().trim().min(1).max(64).default('Tonearm web'),
+  })
+  .strict();
 export const queueSchema = z.object({
   page: z.number(),
   pageSize: z.number(),
