@@ -35,10 +35,35 @@ export function fromBase62(s: string): bigint | null {
   return n;
 }
 
+/** Base 62 of a big-endian byte string by long division on small numbers (no BigInt: hot path). */
+function bytesToBase62(bytes: Uint8Array, width: number): string {
+  const digits = Array.from(bytes);
+  let out = '';
+  while (digits.some((d) => d !== 0)) {
+    let rem = 0;
+    for (let i = 0; i < digits.length; i++) {
+      const acc = rem * 256 + digits[i]!;
+      digits[i] = Math.floor(acc / 62);
+      rem = acc % 62;
+    }
+    out = ALPHABET[rem]! + out;
+  }
+  return out.padStart(width, '0');
+}
+
+// Pages of hundreds of songs carry four ids each; recent keys are kept (bounded) to skip rehashing.
+const recentKeys = new Map<string, string>();
+const RECENT_LIMIT = 50_000;
+
 /** The base-62 key of an identity key: fixed width, URL-safe. */
 export function keyOf(identityKey: string): string {
+  const known = recentKeys.get(identityKey);
+  if (known !== undefined) return known;
   const digest = createHash('sha256').update(identityKey, 'utf8').digest();
-  return base62(BigInt('0x' + digest.subarray(0, HASH_BYTES).toString('hex')), KEY_LENGTH);
+  const key = bytesToBase62(digest.subarray(0, HASH_BYTES), KEY_LENGTH);
+  if (recentKeys.size >= RECENT_LIMIT) recentKeys.clear();
+  recentKeys.set(identityKey, key);
+  return key;
 }
 
 export function entityId(kind: EntityKind, identityKey: string): string {
