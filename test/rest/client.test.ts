@@ -87,10 +87,10 @@ describe('a scripted session through subsonic-api', () => {
       const ids = album.album.song!.map((s) => s.id);
       await api.savePlayQueue({ id: ids, current: ids[1], position: 1500 } as never);
       const queue = await api.getPlayQueue();
-      expect(queue.playQueue.entry!.map((s) => s.id)).toEqual(ids);
-      expect(queue.playQueue.current).toBe(ids[1]);
-      expect(queue.playQueue.position).toBe(1500);
-      expect(queue.playQueue.changedBy).toBe('subsonic-api');
+      expect(queue.playQueue!.entry!.map((s) => s.id)).toEqual(ids);
+      expect(queue.playQueue!.current).toBe(ids[1]);
+      expect(queue.playQueue!.position).toBe(1500);
+      expect(queue.playQueue!.changedBy).toBe('subsonic-api');
     });
   }
 });
