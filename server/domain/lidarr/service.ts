@@ -60,7 +60,7 @@ export function startLidarr(ctx: AppContext): void {
   const lidarr = lidarrOf(ctx);
   lidarr.index.start();
   lidarr.statuses.start();
-  if (lidarr.connection.configured && process.env.TONEARM_LIDARR_INDEX_ON_START !== '0') lidarr.index.requestFull('start-up');
+  if (lidarr.connection.configured && ctx.config.scanOnStart) lidarr.index.requestFull('start-up');
   ctx.settings.onChange((next, previous) => {
     const a = next.integrations.lidarr;
     const b = previous.integrations.lidarr;
