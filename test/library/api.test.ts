@@ -292,7 +292,7 @@ describe('favorites, playback queue and play events', () => {
 
   it('replaces the saved queue through PUT, refusing unknown tracks and the API key', async () => {
     const ids = (await page('kind=tracks&pageSize=3')).body.items.map((t: Json) => t.id);
-    const put = (json: unknown, headers = user()) => server.api('/api/library/playback-queue', { method: 'PUT', json, headers });
+    const put = (json: unknown, headers: Record<string, string> = user()) => server.api('/api/library/playback-queue', { method: 'PUT', json, headers });
     const saved = await put({ trackIds: ids, currentIndex: 1, positionMs: 4200 });
     expect(saved.status).toBe(200);
     const body = (await saved.json()) as Json;
