@@ -173,12 +173,12 @@ export class SubsonicLibrary {
       ),
       maxTrackId: pluck('SELECT MAX(id) FROM library_tracks'),
       maxAlbumId: pluck('SELECT MAX(id) FROM library_albums'),
-      seekSong: pluck('SELECT id FROM library_tracks WHERE available = 1 AND id >= ? ORDER BY available, id LIMIT 1'),
+      seekSong: pluck('SELECT id FROM library_tracks WHERE available = 1 AND id >= ? ORDER BY id LIMIT 1'),
       seekSongInYears: pluck(
         `SELECT id FROM library_tracks WHERE available = 1 AND id >= ? AND year BETWEEN ? AND ?
-         ORDER BY available, id LIMIT 1`,
+         ORDER BY id LIMIT 1`,
       ),
-      seekAlbum: pluck('SELECT id FROM library_albums WHERE available = 1 AND id >= ? ORDER BY available, id LIMIT 1'),
+      seekAlbum: pluck('SELECT id FROM library_albums WHERE available = 1 AND id >= ? ORDER BY id LIMIT 1'),
       stat: pluck('SELECT value FROM library_stats WHERE key = ?'),
       topSongsOfArtist: pluck(
         `SELECT t.id FROM library_tracks t LEFT JOIN (
