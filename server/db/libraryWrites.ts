@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { sep as pathSep } from 'node:path';
 import { sortName } from './libraryText.js';
 
 /** Entity kinds as stored in library_dirty and library_genre_links. */
@@ -74,6 +75,7 @@ export interface MediaFileInput {
 export interface KnownMediaFile {
   id: number;
   trackId: number;
+  albumId: number | null;
   size: number;
   mtimeMs: number;
   available: number;
@@ -156,7 +158,7 @@ export class LibraryWriter {
       ),
       mediaTrackByPath: db.prepare('SELECT track_id FROM library_media_files WHERE source = ? AND path = ?'),
       knownMedia: db.prepare(
-        `SELECT id, track_id AS trackId, size, mtime_ms AS mtimeMs, available FROM library_media_files
+        `SELECT id, track_id AS trackId, album_id AS albumId, size, mtime_ms AS mtimeMs, available FROM library_media_files
          WHERE source = ? AND path = ?`,
       ),
       touchSeen: db.prepare('UPDATE library_media_files SET last_seen_scan_id = ? WHERE id = ?'),
@@ -170,10 +172,43 @@ export class LibraryWriter {
          WHERE source = ? AND root = ? AND available = 1 AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
          RETURNING track_id`,
       ),
+      // Paths under a folder: 'dir/' <= path < 'dir0' ('0' follows '/' in byte order), an index range.
+      markMissingInFolder: db.prepare(
+        `UPDATE library_media_files SET available = 0, updated_at = ?
+         WHERE source = ? AND path >= ? AND path < ? AND available = 1
+           AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
+         RETURNING track_id`,
+      ),
+      markUnavailableByPath: db.prepare(
+        `UPDATE library_media_files SET available = 0, updated_at = ? WHERE source = ? AND path = ? AND available = 1
+         RETURNING track_id`,
+      ),
       markUnavailableById: db.prepare(
         'UPDATE library_media_files SET available = 0, updated_at = ? WHERE id = ? AND available = 1 RETURNING track_id',
       ),
       dirty: db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
+      mediaCountOfTrack: db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck(),
+      trackRefs: db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?'),
+      albumsOfTrack: db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck(),
+      deleteFavorite: db.prepare('DELETE FROM library_favorites WHERE entity_kind = ? AND entity_id = ?'),
+      deleteTrack: db.prepare('DELETE FROM library_tracks WHERE id = ?'),
+      albumArtistAndSource: db.prepare('SELECT artist_id, metadata_json FROM library_albums WHERE id = ?'),
+      albumUsed: db.prepare(
+        `SELECT EXISTS (SELECT 1 FROM library_album_tracks WHERE album_id = @id)
+           OR EXISTS (SELECT 1 FROM library_tracks WHERE album_id = @id)`,
+      ).pluck(),
+      detachAlbumMedia: db.prepare('UPDATE library_media_files SET album_id = NULL WHERE album_id = ?'),
+      deleteAlbum: db.prepare('DELETE FROM library_albums WHERE id = ?'),
+      artistUsed: db.prepare(
+        `SELECT EXISTS (SELECT 1 FROM library_albums WHERE artist_id = @id)
+           OR EXISTS (SELECT 1 FROM library_tracks WHERE artist_id = @id)`,
+      ).pluck(),
+      deleteArtist: db.prepare('DELETE FROM library_artists WHERE id = ?'),
+      linkJustified: db.prepare(
+        `SELECT EXISTS (SELECT 1 FROM library_media_files WHERE track_id = @track AND album_id = @album)
+           OR EXISTS (SELECT 1 FROM library_tracks WHERE id = @track AND album_id = @album)`,
+      ).pluck(),
+      deleteLink: db.prepare('DELETE FROM library_album_tracks WHERE album_id = ? AND track_id = ?'),
     };
   }
 
@@ -369,6 +404,23 @@ export class LibraryWriter {
     return rows.length;
   }
 
+  /** Marks the files of a source inside one folder (at any depth) not seen by `scanId` unavailable. */
+  markMissingInFolder(source: MediaSource, folder: string, scanId: number, now: number): number {
+    const prefix = folder.endsWith(pathSep) ? folder : folder + pathSep;
+    const rows = this.stmts.markMissingInFolder.all(now, source, prefix, prefix.slice(0, -1) + '0', scanId) as {
+      track_id: number;
+    }[];
+    for (const r of rows) this.markDirty(KIND.track, r.track_id);
+    return rows.length;
+  }
+
+  /** Marks the file at one path unavailable (it was deleted); returns whether it was available. */
+  markPathUnavailable(source: MediaSource, path: string, now: number): boolean {
+    const row = this.stmts.markUnavailableByPath.get(now, source, path) as { track_id: number } | undefined;
+    if (row) this.markDirty(KIND.track, row.track_id);
+    return row !== undefined;
+  }
+
   markMediaUnavailable(mediaId: number, now: number): boolean {
     const row = this.stmts.markUnavailableById.get(now, mediaId) as { track_id: number } | undefined;
     if (row) this.markDirty(KIND.track, row.track_id);
@@ -376,61 +428,67 @@ export class LibraryWriter {
   }
 
   /**
+   * After a file was retagged into another album: drops the track's link to its previous album unless
+   * another of its files still lies in that album or the track itself still names it, and prunes the
+   * album (and its artist) when nothing is left in it. Returns whether the link was dropped.
+   */
+  pruneAlbumLink(trackId: number, albumId: number): boolean {
+    if (this.stmts.linkJustified.get({ track: trackId, album: albumId })) return false;
+    const removed = this.stmts.deleteLink.run(albumId, trackId).changes > 0;
+    this.markDirty(KIND.album, albumId);
+    const artistId = this.pruneAlbumIfUnused(albumId);
+    if (artistId !== null) this.pruneArtistIfUnused(artistId);
+    return removed;
+  }
+
+  /**
    * Deletes a track that has no media file left, then its album and artist when nothing else refers
    * to them (favorites of pruned entities go too). Returns whether the track was pruned.
    */
   pruneTrackIfOrphan(trackId: number): boolean {
-    const db = this.db;
-    const media = db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck().get(trackId) as number;
-    if (media > 0) return false;
-    const track = db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?').get(trackId) as
-      | { artist_id: number | null; album_id: number | null }
-      | undefined;
+    const s = this.stmts;
+    if ((s.mediaCountOfTrack.get(trackId) as number) > 0) return false;
+    const track = s.trackRefs.get(trackId) as { artist_id: number | null; album_id: number | null } | undefined;
     if (!track) return false;
-    const albumIds = new Set(
-      (db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck().all(trackId) as number[]),
-    );
+    const albumIds = new Set(s.albumsOfTrack.all(trackId) as number[]);
     if (track.album_id !== null) albumIds.add(track.album_id);
     const artistIds = new Set<number>();
     if (track.artist_id !== null) artistIds.add(track.artist_id);
-    db.prepare("DELETE FROM library_favorites WHERE entity_kind = 'track' AND entity_id = ?").run(trackId);
-    db.prepare('DELETE FROM library_tracks WHERE id = ?').run(trackId);
+    s.deleteFavorite.run('track', trackId);
+    s.deleteTrack.run(trackId);
     this.markDirty(KIND.track, trackId);
     for (const albumId of albumIds) {
-      const album = db.prepare('SELECT artist_id FROM library_albums WHERE id = ?').get(albumId) as
-        | { artist_id: number }
-        | undefined;
-      if (!album) continue;
-      artistIds.add(album.artist_id);
-      const used = db
-        .prepare(
-          `SELECT EXISTS (SELECT 1 FROM library_album_tracks WHERE album_id = ?)
-             OR EXISTS (SELECT 1 FROM library_tracks WHERE album_id = ?)`,
-        )
-        .pluck()
-        .get(albumId, albumId) as number;
-      if (!used) {
-        db.prepare('UPDATE library_media_files SET album_id = NULL WHERE album_id = ?').run(albumId);
-        db.prepare("DELETE FROM library_favorites WHERE entity_kind = 'album' AND entity_id = ?").run(albumId);
-        db.prepare('DELETE FROM library_albums WHERE id = ?').run(albumId);
-      }
-      this.markDirty(KIND.album, albumId);
+      const artistId = this.pruneAlbumIfUnused(albumId);
+      if (artistId !== null) artistIds.add(artistId);
     }
-    for (const artistId of artistIds) {
-      const used = db
-        .prepare(
-          `SELECT EXISTS (SELECT 1 FROM library_albums WHERE artist_id = ?)
-             OR EXISTS (SELECT 1 FROM library_tracks WHERE artist_id = ?)`,
-        )
-        .pluck()
-        .get(artistId, artistId) as number;
-      if (!used) {
-        db.prepare("DELETE FROM library_favorites WHERE entity_kind = 'artist' AND entity_id = ?").run(artistId);
-        db.prepare('DELETE FROM library_artists WHERE id = ?').run(artistId);
-      }
-      this.markDirty(KIND.artist, artistId);
-    }
+    for (const artistId of artistIds) this.pruneArtistIfUnused(artistId);
     return true;
+  }
+
+  /**
+   * Deletes an album no track refers to any more (unless Lidarr lists it: its next run decides).
+   * Returns the album's artist id for the caller to check, or null when the album is gone already.
+   */
+  private pruneAlbumIfUnused(albumId: number): number | null {
+    const s = this.stmts;
+    const album = s.albumArtistAndSource.get(albumId) as { artist_id: number; metadata_json: string | null } | undefined;
+    if (!album) return null;
+    this.markDirty(KIND.album, albumId);
+    if (s.albumUsed.get({ id: albumId })) return album.artist_id;
+    if (album.metadata_json?.includes('"source":"lidarr"')) return album.artist_id;
+    s.detachAlbumMedia.run(albumId);
+    s.deleteFavorite.run('album', albumId);
+    s.deleteAlbum.run(albumId);
+    return album.artist_id;
+  }
+
+  private pruneArtistIfUnused(artistId: number): void {
+    const s = this.stmts;
+    if (!s.artistUsed.get({ id: artistId })) {
+      s.deleteFavorite.run('artist', artistId);
+      s.deleteArtist.run(artistId);
+    }
+    this.markDirty(KIND.artist, artistId);
   }
 
   /** Removes one media file row (after its file was deleted) and prunes what it leaves orphaned. */

@@ -7,7 +7,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Db } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode, type ScanRun } from '../db/libraryScanRuns.js';
 import { isAudioFile, isIgnoredChange } from './audioFormats.js';
-import type { ScanWorkerData, ScanWorkerMessage } from './scanWorker.js';
+import type { ScanWorkerCommand, ScanWorkerData, ScanWorkerMessage } from './scanWorker.js';
 
 export interface ScanLog {
   info(msg: string, meta?: Record<string, unknown>): void;
@@ -27,21 +27,34 @@ export interface LibraryScanServiceOptions {
   watch?: boolean;
   watchDebounceMs?: () => number;
   watchMaxWaitMs?: number;
+  /** An idle scan worker ends after this long (default 10 minutes). */
+  workerIdleMs?: number;
 }
 
 const DEFAULT_DEBOUNCE_MS = 120_000;
+/** Past this many changed paths, a watcher-triggered scan walks the whole folders instead. */
+const MAX_SCOPED_PATHS = 2000;
+const DEFAULT_WORKER_IDLE_MS = 10 * 60_000;
 
 /**
  * Main-thread side of scanning: queues runs in library_scan_runs (which double as refresh jobs),
- * runs them one at a time in a worker thread, relays progress to /ws, and watches the folders.
- * The main thread does no scanning work itself.
+ * runs them one at a time in a long-lived worker thread, relays progress to /ws, and watches the
+ * folders. The main thread does no scanning work itself; a watcher-triggered scan covers only the
+ * paths that changed.
  */
 export class LibraryScanService {
   private worker: Worker | null = null;
+  private workerFailure: string | null = null;
+  private workerIdleTimer: NodeJS.Timeout | null = null;
   private currentRunId: number | null = null;
+  /** Changed paths of queued watcher runs; a run without an entry covers every folder. */
+  private readonly scopes = new Map<number, Set<string>>();
   private watcher: FSWatcher | null = null;
+  private watcherReady: Promise<void> = Promise.resolve();
   private debounceTimer: NodeJS.Timeout | null = null;
   private firstChangeAt: number | null = null;
+  /** Paths changed since the last watcher-triggered request; null after too many. */
+  private changedPaths: Set<string> | null = new Set();
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
   private readonly now: () => number;
@@ -62,16 +75,26 @@ export class LibraryScanService {
     if (this.options.watch) this.startWatching();
   }
 
-  /** Queues a scan (merging into an already queued one; full wins) and returns its job id. */
-  requestScan(mode: ScanMode, reason: string): number {
+  /**
+   * Queues a scan (merging into an already queued one; full wins, and so does a scan of every
+   * folder over one scoped to changed `paths`) and returns its job id.
+   */
+  requestScan(mode: ScanMode, reason: string, paths?: string[]): number {
     const db = this.options.db;
     const queued = scanRuns.queued(db);
     let id: number;
     if (queued) {
       if (mode === 'full' && queued.mode !== 'full') scanRuns.upgradeToFull(db, queued.id);
       id = queued.id;
+      const scope = this.scopes.get(id);
+      if (scope && paths && mode === 'quick' && scope.size + paths.length <= MAX_SCOPED_PATHS) {
+        for (const p of paths) scope.add(p);
+      } else {
+        this.scopes.delete(id);
+      }
     } else {
       id = scanRuns.enqueue(db, mode, reason, this.now());
+      if (paths && mode === 'quick') this.scopes.set(id, new Set(paths));
     }
     queueMicrotask(() => this.pump());
     return id;
@@ -82,13 +105,18 @@ export class LibraryScanService {
   }
 
   isScanning(): boolean {
-    return this.worker !== null;
+    return this.currentRunId !== null;
   }
 
   /** Resolves once nothing is running or queued. */
   whenIdle(): Promise<void> {
-    if (!this.worker && !scanRuns.queued(this.options.db)) return Promise.resolve();
+    if (this.currentRunId === null && !scanRuns.queued(this.options.db)) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Resolves once the folder watcher has seen the folders (changes before that may be missed). */
+  whenWatching(): Promise<void> {
+    return this.watcherReady;
   }
 
   /** Restart the watcher (music folders or debounce changed). */
@@ -102,6 +130,7 @@ export class LibraryScanService {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
     await this.watcher?.close();
     this.watcher = null;
     const worker = this.worker;
@@ -109,7 +138,7 @@ export class LibraryScanService {
       // Ask the worker to stop after its current batch; the run stays `running`, and the next start
       // closes it as interrupted and queues the rest. A worker that does not stop in time is terminated.
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage({ type: 'stop' });
+      worker.postMessage({ type: 'stop' } satisfies ScanWorkerCommand);
       const timer = setTimeout(() => void worker.terminate(), 2000);
       await exited;
       clearTimeout(timer);
@@ -118,46 +147,79 @@ export class LibraryScanService {
   }
 
   private pump(): void {
-    if (this.worker || this.stopped) return;
+    if (this.currentRunId !== null || this.stopped) return;
     const db = this.options.db;
     const run = scanRuns.queued(db);
     if (!run) {
+      this.idleWorker();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
     const roots = [...new Set(this.options.roots().map((r) => path.resolve(r)))];
+    const scope = this.scopes.get(run.id);
+    this.scopes.delete(run.id);
     scanRuns.start(db, run.id, roots, this.now());
     this.currentRunId = run.id;
     this.options.broadcast?.('library_scan_started', { jobId: String(run.id), mode: run.mode });
-    const data: ScanWorkerData = { dbPath: this.options.dbPath, runId: run.id, mode: run.mode, roots, imageDir: this.options.imageDir };
-    const worker = spawnScanWorker(data);
+    const worker = this.workerThread();
+    const request: ScanWorkerCommand = { type: 'run', runId: run.id, mode: run.mode, roots, ...(scope && { paths: [...scope] }) };
+    worker.postMessage(request);
+  }
+
+  /** The scan worker, started on first use and kept for the next scans. */
+  private workerThread(): Worker {
+    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
+    this.workerIdleTimer = null;
+    if (this.worker) {
+      this.worker.ref();
+      return this.worker;
+    }
+    const worker = spawnScanWorker({ dbPath: this.options.dbPath, imageDir: this.options.imageDir });
     this.worker = worker;
-    let finished = false;
-    let failure = 'scan worker stopped';
+    this.workerFailure = null;
     worker.on('message', (message: ScanWorkerMessage) => {
-      if (message.type === 'progress') this.progress(run.id, message.counts);
-      else finished = true;
+      if (message.type === 'progress') this.progress(message.runId, message.counts);
+      else if (message.type === 'done' && message.status !== 'stopped') this.finished(message.runId);
     });
     worker.on('error', (err) => {
-      failure = `scan worker failed: ${err.message}`;
-      this.options.log?.warn('library scan worker failed', { runId: run.id, error: err.message });
+      this.workerFailure = `scan worker failed: ${err.message}`;
+      this.options.log?.warn('library scan worker failed', { runId: this.currentRunId, error: err.message });
     });
     worker.on('exit', () => {
-      this.worker = null;
-      this.currentRunId = null;
-      if (this.stopped) return;
-      if (!finished) {
-        const current = scanRuns.get(db, run.id);
-        if (current?.status === 'running') scanRuns.finish(db, run.id, 'failed', failure, this.now());
-      }
-      const final = scanRuns.get(db, run.id);
-      this.options.broadcast?.('library_scan_completed', {
-        jobId: String(run.id),
-        status: final?.status ?? 'failed',
-        ...countsOf(final),
-      });
-      this.pump();
+      if (this.worker === worker) this.worker = null;
+      const runId = this.currentRunId;
+      if (this.stopped || runId === null) return;
+      // The worker died mid-run: the run fails with the reason, and the queue goes on with a new worker.
+      const current = scanRuns.get(this.options.db, runId);
+      if (current?.status === 'running') scanRuns.finish(this.options.db, runId, 'failed', this.workerFailure ?? 'scan worker stopped', this.now());
+      this.finished(runId);
     });
+    return worker;
+  }
+
+  private finished(runId: number): void {
+    if (this.currentRunId !== runId) return;
+    this.currentRunId = null;
+    if (this.stopped) return;
+    const final = scanRuns.get(this.options.db, runId);
+    this.options.broadcast?.('library_scan_completed', {
+      jobId: String(runId),
+      status: final?.status ?? 'failed',
+      ...countsOf(final),
+    });
+    this.pump();
+  }
+
+  /** An idle worker does not keep the process alive, and ends after a while without scans. */
+  private idleWorker(): void {
+    const worker = this.worker;
+    if (!worker || this.workerIdleTimer) return;
+    worker.unref();
+    this.workerIdleTimer = setTimeout(() => {
+      this.workerIdleTimer = null;
+      if (this.currentRunId === null && this.worker === worker) worker.postMessage({ type: 'exit' } satisfies ScanWorkerCommand);
+    }, this.options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS);
+    this.workerIdleTimer.unref();
   }
 
   private progress(runId: number, counts: ScanCounts): void {
@@ -171,8 +233,16 @@ export class LibraryScanService {
       ignoreInitial: true,
       ignored: (file: string) => path.basename(file).startsWith('.'),
     });
+    const watcher = this.watcher;
+    this.watcherReady = new Promise((resolve) => {
+      watcher.once('ready', () => resolve());
+      watcher.once('error', () => resolve());
+    });
     this.watcher.on('all', (event, file) => {
+      // Folders always count (a moved-in album); files only when they are audio and not temporary.
       if ((event === 'add' || event === 'change' || event === 'unlink') && (isIgnoredChange(file) || !isAudioFile(file))) return;
+      if (this.changedPaths && this.changedPaths.size < MAX_SCOPED_PATHS) this.changedPaths.add(file);
+      else this.changedPaths = null;
       this.scheduleQuickScan();
     });
     this.watcher.on('error', (err) => this.options.log?.warn('music folder watcher error', { error: String(err) }));
@@ -189,7 +259,9 @@ export class LibraryScanService {
     this.debounceTimer = setTimeout(() => {
       this.debounceTimer = null;
       this.firstChangeAt = null;
-      this.requestScan('quick', 'music folder changed');
+      const paths = this.changedPaths;
+      this.changedPaths = new Set();
+      this.requestScan('quick', 'music folder changed', paths ? [...paths] : undefined);
     }, wait);
     this.debounceTimer.unref?.();
   }

@@ -1,51 +1,73 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openWorkerConnection } from '../db/connection.js';
-import { scanRuns, type ScanMode } from '../db/libraryScanRuns.js';
+import { scanRuns, type ScanCounts, type ScanMode } from '../db/libraryScanRuns.js';
 import { scanLibrary, ScanStoppedError } from './scanner.js';
 
-/** Worker-thread entry: one scan run on the worker's own database connection. */
+/**
+ * Worker-thread entry: a long-lived scanner on its own database connection. It runs one scan per
+ * `run` message, so a scan after a file change pays no thread start, and ends on `stop` (between
+ * batches of a running scan) or `exit` (when idle).
+ */
 export interface ScanWorkerData {
   dbPath: string;
-  runId: number;
-  mode: ScanMode;
-  roots: string[];
   imageDir: string;
 }
 
+export interface ScanRunRequest {
+  type: 'run';
+  runId: number;
+  mode: ScanMode;
+  roots: string[];
+  /** Scope: only these changed paths (see ScanOptions.paths). */
+  paths?: string[];
+}
+
+export type ScanWorkerCommand = ScanRunRequest | { type: 'stop' } | { type: 'exit' };
+
 export type ScanWorkerMessage =
-  | { type: 'progress'; counts: import('../db/libraryScanRuns.js').ScanCounts }
-  | { type: 'done'; status: 'completed' | 'failed'; error: string | null };
+  | { type: 'progress'; runId: number; counts: ScanCounts }
+  | { type: 'done'; runId: number; status: 'completed' | 'failed' | 'stopped'; error: string | null };
 
 const data = workerData as ScanWorkerData;
 const post = (message: ScanWorkerMessage) => parentPort?.postMessage(message);
 const db = openWorkerConnection(data.dbPath);
 let stopRequested = false;
-parentPort?.on('message', (m: { type?: string }) => {
-  if (m.type === 'stop') stopRequested = true;
-});
-// Listening for "stop" must not keep the thread alive once the scan is done.
-parentPort?.unref();
-try {
-  const result = await scanLibrary(db, {
-    runId: data.runId,
-    mode: data.mode,
-    roots: data.roots,
-    imageDir: data.imageDir,
-    onProgress: (counts) => post({ type: 'progress', counts }),
-    shouldStop: () => stopRequested,
-  });
-  scanRuns.progress(db, data.runId, result, result.errors);
-  scanRuns.finish(db, data.runId, 'completed', null, Date.now());
-  post({ type: 'done', status: 'completed', error: null });
-} catch (err) {
-  if (err instanceof ScanStoppedError) {
-    // Shutdown: every committed batch stays; the next start closes this run as interrupted and resumes.
-    post({ type: 'done', status: 'failed', error: 'interrupted' });
-  } else {
-    const message = err instanceof Error ? err.message : String(err);
-    scanRuns.finish(db, data.runId, 'failed', message, Date.now());
-    post({ type: 'done', status: 'failed', error: message });
+let running: Promise<void> = Promise.resolve();
+
+parentPort?.on('message', (m: ScanWorkerCommand) => {
+  if (m.type === 'run') running = running.then(() => run(m));
+  else if (m.type === 'stop' || m.type === 'exit') {
+    stopRequested = true;
+    void running.then(() => {
+      db.close();
+      parentPort?.close();
+    });
   }
-} finally {
-  db.close();
+});
+
+async function run(request: ScanRunRequest): Promise<void> {
+  if (stopRequested) return;
+  try {
+    const result = await scanLibrary(db, {
+      runId: request.runId,
+      mode: request.mode,
+      roots: request.roots,
+      ...(request.paths && { paths: request.paths }),
+      imageDir: data.imageDir,
+      onProgress: (counts) => post({ type: 'progress', runId: request.runId, counts }),
+      shouldStop: () => stopRequested,
+    });
+    scanRuns.progress(db, request.runId, result, result.errors);
+    scanRuns.finish(db, request.runId, 'completed', null, Date.now());
+    post({ type: 'done', runId: request.runId, status: 'completed', error: null });
+  } catch (err) {
+    if (err instanceof ScanStoppedError) {
+      // Shutdown: every committed batch stays; the next start closes this run as interrupted and resumes.
+      post({ type: 'done', runId: request.runId, status: 'stopped', error: 'interrupted' });
+    } else {
+      const message = err instanceof Error ? err.message : String(err);
+      scanRuns.finish(db, request.runId, 'failed', message, Date.now());
+      post({ type: 'done', runId: request.runId, status: 'failed', error: message });
+    }
+  }
 }

@@ -7,7 +7,7 @@ import { recordImage } from '../db/libraryImages.js';
 import { scanRuns, type ScanCounts, type ScanError, type ScanMode } from '../db/libraryScanRuns.js';
 import { nameKey } from '../db/libraryText.js';
 import { LibraryWriter, type KnownMediaFile } from '../db/libraryWrites.js';
-import { audioMimeOf } from './audioFormats.js';
+import { FOLDER_IMAGE, audioMimeOf, isAudioFile } from './audioFormats.js';
 import { contentFingerprint } from './fingerprint.js';
 import { ImageCache, imageMimeOf } from './imageCache.js';
 import { readFileTags, type FileTags } from './tags.js';
@@ -28,6 +28,11 @@ export interface ScanOptions {
   concurrency?: number;
   /** Checked between batches; true stops the scan (the run stays `running` for the next start). */
   shouldStop?: () => boolean;
+  /**
+   * Scope the scan to these changed paths (files or folders, existing or deleted) inside the roots,
+   * instead of walking every root.
+   */
+  paths?: string[];
   /** Test hook: called after each committed batch (a test kills the scan here). */
   afterBatch?: (counts: ScanCounts) => void;
 }
@@ -81,102 +86,168 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     }
   };
 
-  for (const root of options.roots) {
-    if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
-      // An unmounted or removed folder is reported; its files keep their state until it is back.
-      addError(root, root, 'music folder not found');
-      continue;
-    }
+  const scanFolder = async (root: string, folder: string): Promise<void> => {
     let walkFailed = false;
-    const folderImageKeys = new Map<string, string | null>();
-    const folderImageKey = (file: string | null): string | null => {
-      if (!file) return null;
-      if (folderImageKeys.has(file)) return folderImageKeys.get(file)!;
-      let key: string | null = null;
-      try {
-        const bytes = fs.readFileSync(file);
-        key = images.store(bytes);
-        const stored = key;
-        pending.push(() => recordImage(db, { cache_key: stored, mime: imageMimeOf(bytes), bytes: bytes.length, origin: 'folder' }, now()));
-      } catch {
-        key = null;
-      }
-      folderImageKeys.set(file, key);
-      return key;
-    };
-
     const inFlight = new Set<Promise<void>>();
-    const walker = walkMusicFolder(root, (problem) => {
+    const walker = walkMusicFolder(folder, (problem) => {
       counts.filesFailed++;
       addError(root, problem.path, problem.reason);
-      if (problem.path === root) walkFailed = true;
+      if (problem.path === folder) walkFailed = true;
     });
     for await (const directory of walker) {
       for (const file of directory.files) {
-        counts.filesSeen++;
-        const known = writer.knownMediaFile('aurral', file.path);
-        if (options.mode === 'quick' && known && known.size === file.size && known.mtimeMs === file.mtimeMs) {
-          counts.filesSkipped++;
-          pending.push(() => writer.markSeen(known, options.runId, now()));
-        } else {
-          const task = indexFile(file, known, directory.folderImage).finally(() => inFlight.delete(task));
-          inFlight.add(task);
-          if (inFlight.size >= concurrency) await Promise.race(inFlight);
-        }
-        if (pending.length >= batchSize) flush();
+        await visitFile(root, file, directory.folderImage, inFlight);
       }
     }
     await Promise.all(inFlight);
     flush();
     if (!walkFailed) {
       inTransaction(db, () => {
-        counts.filesMissing += writer.markMissingUnder('aurral', root, options.runId, now());
+        counts.filesMissing +=
+          folder === root
+            ? writer.markMissingUnder('aurral', root, options.runId, now())
+            : writer.markMissingInFolder('aurral', folder, options.runId, now());
       });
     }
+  };
 
-    async function indexFile(
-      file: { path: string; size: number; mtimeMs: number },
-      known: KnownMediaFile | undefined,
-      folderImage: string | null,
-    ): Promise<void> {
-      let tags: FileTags;
-      let fingerprint: string | null = null;
+  const visitFile = async (
+    root: string,
+    file: { path: string; size: number; mtimeMs: number },
+    folderImage: string | null,
+    inFlight: Set<Promise<void>>,
+  ): Promise<void> => {
+    counts.filesSeen++;
+    const known = writer.knownMediaFile('aurral', file.path);
+    if (options.mode === 'quick' && known && known.size === file.size && known.mtimeMs === file.mtimeMs) {
+      counts.filesSkipped++;
+      pending.push(() => writer.markSeen(known, options.runId, now()));
+    } else {
+      const task = indexFile(root, file, known, folderImage).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+    if (pending.length >= batchSize) flush();
+  };
+
+  const folderImageKeys = new Map<string, string | null>();
+  const folderImageKey = (file: string | null): string | null => {
+    if (!file) return null;
+    if (folderImageKeys.has(file)) return folderImageKeys.get(file)!;
+    let key: string | null = null;
+    try {
+      const bytes = fs.readFileSync(file);
+      key = images.store(bytes);
+      const stored = key;
+      pending.push(() => recordImage(db, { cache_key: stored, mime: imageMimeOf(bytes), bytes: bytes.length, origin: 'folder' }, now()));
+    } catch {
+      key = null;
+    }
+    folderImageKeys.set(file, key);
+    return key;
+  };
+
+  async function indexFile(
+    root: string,
+    file: { path: string; size: number; mtimeMs: number },
+    known: KnownMediaFile | undefined,
+    folderImage: string | null,
+  ): Promise<void> {
+    let tags: FileTags;
+    let fingerprint: string | null = null;
+    try {
+      [tags, fingerprint] = await Promise.all([
+        readFileTags(file.path, root),
+        contentFingerprint(file.path, file.size),
+      ]);
+    } catch (err) {
+      counts.filesFailed++;
+      addError(root, file.path, err instanceof Error ? err.message : String(err));
+      return;
+    }
+    if (tags.error) {
+      counts.filesFailed++;
+      addError(root, file.path, tags.error);
+    }
+    let imageKey: string | null = null;
+    let imageBytes: Uint8Array | null = null;
+    if (tags.picture) {
       try {
-        [tags, fingerprint] = await Promise.all([
-          readFileTags(file.path, root),
-          contentFingerprint(file.path, file.size),
-        ]);
-      } catch (err) {
-        counts.filesFailed++;
-        addError(root, file.path, err instanceof Error ? err.message : String(err));
-        return;
+        imageKey = images.store(tags.picture);
+        imageBytes = tags.picture;
+      } catch {
+        imageKey = null;
       }
-      if (tags.error) {
-        counts.filesFailed++;
-        addError(root, file.path, tags.error);
+    }
+    imageKey ??= folderImageKey(folderImage);
+    pending.push(() => {
+      const t = now();
+      if (imageKey && imageBytes) {
+        recordImage(db, { cache_key: imageKey, mime: imageMimeOf(imageBytes), bytes: imageBytes.length, origin: 'embedded' }, t);
       }
-      let imageKey: string | null = null;
-      let imageBytes: Uint8Array | null = null;
-      if (tags.picture) {
-        try {
-          imageKey = images.store(tags.picture);
-          imageBytes = tags.picture;
-        } catch {
-          imageKey = null;
-        }
+      if (!known && fingerprint) {
+        const moved = writer.moveIfSameContent('aurral', fingerprint, file.path, root, (p) => fs.existsSync(p), t);
+        if (moved !== null) counts.filesMoved++;
       }
-      imageKey ??= folderImageKey(folderImage);
-      pending.push(() => {
+      writeFile(writer, tags, file, root, fingerprint, imageKey, options.runId, t);
+      counts.filesIndexed++;
+    });
+  }
+
+  const readableRoots = options.roots.filter((root) => {
+    if (fs.existsSync(root) && fs.statSync(root).isDirectory()) return true;
+    // An unmounted or removed folder is reported; its files keep their state until it is back.
+    addError(root, root, 'music folder not found');
+    return false;
+  });
+
+  if (options.paths) {
+    await scanChangedPaths(readableRoots, options.paths);
+  } else {
+    for (const root of readableRoots) await scanFolder(root, root);
+  }
+
+  /**
+   * A scan scoped to what the watcher saw change: folders are walked (their vanished files marked
+   * unavailable), files re-read when their size or mtime changed, and paths that no longer exist
+   * marked unavailable, with everything below them when they were folders.
+   */
+  async function scanChangedPaths(roots: string[], paths: string[]): Promise<void> {
+    const rootOf = (p: string) => roots.find((r) => p === r || p.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+    const folders: { root: string; path: string }[] = [];
+    const files: { root: string; path: string; stat: fs.Stats }[] = [];
+    const gone: string[] = [];
+    for (const changed of [...new Set(paths.map((p) => path.resolve(p)))].sort()) {
+      const root = rootOf(changed);
+      if (!root) continue;
+      // Inside a folder walked already (sorted: parents come first).
+      if (folders.some((f) => changed.startsWith(f.path + path.sep))) continue;
+      let stat: fs.Stats | null = null;
+      try {
+        stat = fs.statSync(changed);
+      } catch {
+        stat = null;
+      }
+      if (!stat) gone.push(changed);
+      else if (stat.isDirectory()) folders.push({ root, path: changed });
+      else if (stat.isFile() && isAudioFile(changed)) files.push({ root, path: changed, stat });
+    }
+    for (const folder of folders) await scanFolder(folder.root, folder.path);
+    const inFlight = new Set<Promise<void>>();
+    for (const file of files) {
+      if (folders.some((f) => file.path.startsWith(f.path + path.sep))) continue;
+      const folderImage = findFolderImage(path.dirname(file.path));
+      await visitFile(file.root, { path: file.path, size: file.stat.size, mtimeMs: Math.round(file.stat.mtimeMs) }, folderImage, inFlight);
+    }
+    await Promise.all(inFlight);
+    flush();
+    if (gone.length > 0) {
+      inTransaction(db, () => {
         const t = now();
-        if (imageKey && imageBytes) {
-          recordImage(db, { cache_key: imageKey, mime: imageMimeOf(imageBytes), bytes: imageBytes.length, origin: 'embedded' }, t);
+        for (const p of gone) {
+          if (writer.markPathUnavailable('aurral', p, t)) counts.filesMissing++;
+          counts.filesMissing += writer.markMissingInFolder('aurral', p, options.runId, t);
         }
-        if (!known && fingerprint) {
-          const moved = writer.moveIfSameContent('aurral', fingerprint, file.path, root, (p) => fs.existsSync(p), t);
-          if (moved !== null) counts.filesMoved++;
-        }
-        writeFile(writer, tags, file, root, fingerprint, imageKey, options.runId, t);
-        counts.filesIndexed++;
       });
     }
   }
@@ -273,5 +344,17 @@ function writeFile(
     },
     now,
   );
+  // Retagged into another album: the old album no longer lists the track (or loses it entirely).
+  if (previous?.albumId != null && previous.albumId !== albumId) writer.pruneAlbumLink(previous.trackId, previous.albumId);
   if (previous && previous.trackId !== trackId) writer.pruneTrackIfOrphan(previous.trackId);
+}
+
+/** The cover/folder/front image beside a file, if any. */
+function findFolderImage(dir: string): string | null {
+  try {
+    const name = fs.readdirSync(dir).find((n) => FOLDER_IMAGE.test(n));
+    return name ? path.join(dir, name) : null;
+  } catch {
+    return null;
+  }
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -108,4 +109,65 @@ describe('scan service', () => {
       await second.stop();
     }
   }, 120_000);
+});
+
+describe('folder watcher', () => {
+  it('scans only what changed after the debounce and ignores artwork, sidecars, dotfiles and temp files', async () => {
+    const watched = path.join(dir, 'watched');
+    const template = makeMp3Template(dir);
+    const file = (...parts: string[]) => path.join(watched, ...parts);
+    for (const name of ['keep', 'change', 'delete']) {
+      writeTaggedMp3(file('Artist', 'Album', `${name}.mp3`), template, { title: `Watched ${name}`, artist: 'Watcher', album: 'Album' });
+    }
+    const server = await startTestServer({ dataDir: fs.mkdtempSync(path.join(dir, 'watch-data-')), musicDirs: [watched] });
+    const library = libraryServiceOf(server.ctx);
+    const runs = () => server.ctx.db.prepare('SELECT id, files_seen AS seen, status FROM library_scan_runs ORDER BY id').all() as { id: number; seen: number; status: string }[];
+    const titles = () =>
+      server.ctx.db.prepare("SELECT title, available FROM library_tracks WHERE title LIKE 'Watched %' ORDER BY title").all();
+    const until = async <T>(check: () => T | undefined | false, timeoutMs = 30_000): Promise<T> => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = check();
+        if (value) return value;
+        if (Date.now() > deadline) throw new Error('timed out waiting for the watcher');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      const res = await server.api('/api/settings', { method: 'POST', headers: server.admin.headers, json: { library: { watchDebounceMs: 1000 } } });
+      expect(res.status).toBe(200);
+      await library.scans.whenIdle();
+      await library.scans.whenWatching();
+      expect(runs()).toEqual([{ id: 1, seen: 3, status: 'completed' }]);
+
+      // Only ignored writes: no scan.
+      fs.writeFileSync(file('Artist', 'Album', 'cover.jpg'), 'jpeg');
+      fs.writeFileSync(file('Artist', 'Album', 'album.nfo'), 'nfo');
+      fs.writeFileSync(file('Artist', 'Album', '.hidden.mp3'), 'dot');
+      fs.writeFileSync(file('Artist', 'Album', 'next.mp3.part'), 'partial');
+      fs.writeFileSync(file('Artist', 'Album', 'next.tmp'), 'temp');
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(runs()).toHaveLength(1);
+
+      // A burst of changes: one scoped scan after the quiet time.
+      writeTaggedMp3(file('Artist', 'Album', 'change.mp3'), template, { title: 'Watched changed', artist: 'Watcher', album: 'Album', track: 12 });
+      fs.rmSync(file('Artist', 'Album', 'delete.mp3'));
+      writeTaggedMp3(file('Other', 'New Album', 'added.mp3'), template, { title: 'Watched added', artist: 'Other', album: 'New Album' });
+      await until(() => runs().length === 2 && runs()[1]!.status === 'completed');
+      expect(titles()).toEqual([
+        { title: 'Watched added', available: 1 },
+        { title: 'Watched changed', available: 1 },
+        { title: 'Watched delete', available: 0 },
+        { title: 'Watched keep', available: 1 },
+      ]);
+      expect(runs()[1]!.seen).toBe(2); // the changed and the added file, not the whole folder
+
+      // A folder removed as a whole.
+      fs.rmSync(file('Other'), { recursive: true });
+      await until(() => runs().length === 3 && runs()[2]!.status === 'completed');
+      expect(server.ctx.db.prepare("SELECT available FROM library_tracks WHERE title = 'Watched added'").get()).toEqual({ available: 0 });
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });

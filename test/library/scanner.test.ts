@@ -6,7 +6,7 @@ import { openDatabase, type Db } from '../../server/db/connection.js';
 import { LibraryReader } from '../../server/db/libraryReads.js';
 import { scanRuns, type ScanMode } from '../../server/db/libraryScanRuns.js';
 import { scanLibrary, type ScanOptions } from '../../server/library/scanner.js';
-import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
+import { id3Tag, makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
 let dir: string;
 let music: string;
@@ -168,5 +168,130 @@ describe('folder scan', () => {
     } finally {
       fs.chmodSync(locked, 0o755);
     }
+  });
+});
+
+describe('folder scan: retags, changed paths, unusual names', () => {
+  const at = (root: string, ...parts: string[]) => path.join(root, ...parts);
+  /** Rewrites a file's tags and moves its mtime on, so a quick scan sees the change. */
+  const retag = (file: string, tags: Parameters<typeof writeTaggedMp3>[2], bump = 10_000) => {
+    writeTaggedMp3(file, template, tags);
+    const t = new Date(Date.now() + bump);
+    fs.utimesSync(file, t, t);
+  };
+  const album = (title: string) =>
+    db.prepare('SELECT id, track_count, available_track_count FROM library_albums WHERE title = ?').get(title) as
+      | { id: number; track_count: number; available_track_count: number }
+      | undefined;
+  const albumTitles = (trackTitle: string) =>
+    (db
+      .prepare(
+        `SELECT a.title FROM library_tracks t JOIN library_album_tracks l ON l.track_id = t.id
+         JOIN library_albums a ON a.id = l.album_id WHERE t.title = ? ORDER BY a.title`,
+      )
+      .pluck()
+      .all(trackTitle) as string[]);
+
+  it('moves a retagged track out of its old album; an album left empty is pruned with no available tracks', async () => {
+    const root = path.join(dir, 'retag');
+    const x = at(root, 'Artist', 'Before', 'x.mp3');
+    const y = at(root, 'Artist', 'Before', 'y.mp3');
+    writeTaggedMp3(x, template, { title: 'Retag X', artist: 'Retag Artist', album: 'Before', track: 1, musicbrainzRecordingId: 'rec-retag-x' });
+    writeTaggedMp3(y, template, { title: 'Retag Y', artist: 'Retag Artist', album: 'Before', track: 2 });
+    await scan('quick', { roots: [root] });
+    expect(album('Before')).toMatchObject({ track_count: 2, available_track_count: 2 });
+
+    // Same recording (same track identity), now filed under another album.
+    retag(x, { title: 'Retag X', artist: 'Retag Artist', album: 'After', track: 1, musicbrainzRecordingId: 'rec-retag-x' });
+    expect(await scan('quick', { roots: [root] })).toMatchObject({ filesIndexed: 1, filesSkipped: 1 });
+    expect(albumTitles('Retag X')).toEqual(['After']);
+    expect(album('Before')).toMatchObject({ track_count: 1, available_track_count: 1 });
+    expect(album('After')).toMatchObject({ track_count: 1, available_track_count: 1 });
+
+    // The last track leaves: the old album has nothing left and goes.
+    const before = album('Before')!.id;
+    retag(y, { title: 'Retag Y', artist: 'Retag Artist', album: 'After', track: 2 });
+    await scan('quick', { roots: [root] });
+    expect(albumTitles('Retag Y')).toEqual(['After']);
+    expect(album('Before')).toBeUndefined();
+    expect(reader.canonicalPage({ kind: 'tracks', page: 1, pageSize: 10, albumId: before, availableOnly: true }).total).toBe(0);
+    expect(album('After')).toMatchObject({ track_count: 2, available_track_count: 2 });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM library_album_tracks l LEFT JOIN library_albums a ON a.id = l.album_id WHERE a.id IS NULL').get()).toEqual({ n: 0 });
+  });
+
+  it('scans only the changed paths: re-read files, deleted files and folders, added folders', async () => {
+    const root = path.join(dir, 'scoped');
+    for (const name of ['keep', 'change', 'delete', 'untouched']) {
+      writeTaggedMp3(at(root, 'A', 'Album', `${name}.mp3`), template, { title: `Scoped ${name}`, artist: 'Scoped', album: 'Album' });
+    }
+    for (const name of ['one', 'two']) {
+      writeTaggedMp3(at(root, 'Gone', 'Album', `${name}.mp3`), template, { title: `Gone ${name}`, artist: 'Gone', album: 'Album' });
+    }
+    expect(await scan('quick', { roots: [root] })).toMatchObject({ filesSeen: 6, filesIndexed: 6 });
+
+    retag(at(root, 'A', 'Album', 'change.mp3'), { title: 'Scoped changed', artist: 'Scoped', album: 'Album' });
+    retag(at(root, 'A', 'Album', 'untouched.mp3'), { title: 'Scoped not listed', artist: 'Scoped', album: 'Album' });
+    fs.rmSync(at(root, 'A', 'Album', 'delete.mp3'));
+    fs.rmSync(at(root, 'Gone'), { recursive: true });
+    for (const name of ['new1', 'new2']) {
+      writeTaggedMp3(at(root, 'New', 'Album', `${name}.mp3`), template, { title: `Scoped ${name}`, artist: 'New', album: 'Album' });
+    }
+    const result = await scan('quick', {
+      roots: [root],
+      paths: [
+        at(root, 'A', 'Album', 'change.mp3'), at(root, 'A', 'Album', 'delete.mp3'), at(root, 'Gone'),
+        at(root, 'New'), at(root, 'New', 'Album', 'new1.mp3'), path.join(dir, 'outside', 'x.mp3'),
+      ],
+    });
+    expect(result).toMatchObject({ filesSeen: 3, filesIndexed: 3, filesSkipped: 0, filesMissing: 3, filesFailed: 0 });
+    const titles = db
+      .prepare("SELECT title, available FROM library_tracks WHERE title LIKE 'Scoped %' OR title LIKE 'Gone %' ORDER BY title")
+      .all();
+    expect(titles).toEqual([
+      { title: 'Gone one', available: 0 },
+      { title: 'Gone two', available: 0 },
+      { title: 'Scoped changed', available: 1 },
+      { title: 'Scoped delete', available: 0 },
+      { title: 'Scoped keep', available: 1 },
+      { title: 'Scoped new1', available: 1 },
+      { title: 'Scoped new2', available: 1 },
+      { title: 'Scoped untouched', available: 1 }, // changed on disk but not among the paths
+    ]);
+    // A later full walk catches what the scoped scan was not told about.
+    expect(await scan('quick', { roots: [root] })).toMatchObject({ filesIndexed: 1, filesSkipped: 4, filesMissing: 0 });
+  });
+
+  it('reports names that are not valid UTF-8 and indexes their siblings', async () => {
+    const root = path.join(dir, 'bytes');
+    writeTaggedMp3(at(root, 'Album', 'fine.mp3'), template, { title: 'Fine Name', artist: 'Bytes', album: 'Album' });
+    const bad = Buffer.concat([Buffer.from(at(root, 'Album') + path.sep), Buffer.from([0x66, 0xff, 0xfe, 0x2e, 0x6d, 0x70, 0x33])]);
+    fs.writeFileSync(bad, Buffer.concat([id3Tag({ title: 'Bad Bytes' }), template]));
+    const badDir = Buffer.concat([Buffer.from(root + path.sep), Buffer.from([0x44, 0xe9, 0x6a, 0xe0])]);
+    fs.mkdirSync(badDir);
+    fs.writeFileSync(Buffer.concat([badDir, Buffer.from('/inside.mp3')]), Buffer.concat([id3Tag({ title: 'Inside Bad Dir' }), template]));
+
+    const result = await scan('full', { roots: [root] });
+    expect(result).toMatchObject({ filesSeen: 1, filesIndexed: 1, filesFailed: 2 });
+    expect(result.errors).toEqual([
+      { path: 'D\ufffdj\ufffd', reason: 'file name is not valid UTF-8' },
+      { path: path.join('Album', 'f\ufffd\ufffd.mp3'), reason: 'file name is not valid UTF-8' },
+    ]);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM library_tracks WHERE title IN ('Bad Bytes', 'Inside Bad Dir')").get()).toEqual({ n: 0 });
+    expect(db.prepare("SELECT available FROM library_tracks WHERE title = 'Fine Name'").get()).toEqual({ available: 1 });
+  });
+
+  it('indexes a file under a path longer than 1024 bytes', async () => {
+    const root = path.join(dir, 'long');
+    const segments = Array.from({ length: 6 }, (_, i) => `${String(i).repeat(3)}-${'ß'.repeat(60)}-${'x'.repeat(60)}`);
+    const file = at(root, ...segments, 'deep track.mp3');
+    expect(Buffer.byteLength(file)).toBeGreaterThan(1024);
+    writeTaggedMp3(file, template, { title: 'Deep Down', artist: 'Long Path', album: 'Nested' });
+    const result = await scan('quick', { roots: [root] });
+    expect(result).toMatchObject({ filesSeen: 1, filesIndexed: 1, filesFailed: 0 });
+    const media = db.prepare("SELECT m.path, t.available FROM library_media_files m JOIN library_tracks t ON t.id = m.track_id WHERE t.title = 'Deep Down'").get() as { path: string; available: number };
+    expect(media).toEqual({ path: file, available: 1 });
+    expect(fs.statSync(media.path).size).toBe(fs.statSync(file).size);
+    fs.rmSync(at(root, segments[0]!), { recursive: true });
+    expect(await scan('quick', { roots: [root] })).toMatchObject({ filesMissing: 1 });
   });
 });
