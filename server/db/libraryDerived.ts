@@ -9,14 +9,22 @@ export interface DerivedResult {
   artists: number;
 }
 
+/** Past this many dirty tracks (and half the library), one set-based rebuild beats entity-by-entity work. */
+const REBUILD_THRESHOLD = 50_000;
+
 /**
  * Recomputes everything derived from the entities marked in library_dirty: per-entity counts, sizes,
- * availability, source bits and `latest_media_at`; genre memberships; search documents; then the
- * count and genre snapshots. Runs in short transactions so other writers never wait long. Meant for
- * the scan worker (or any other writer's thread), not for request handlers.
+ * availability, source bits and `latest_media_at`; genre memberships; search documents. Whole-library
+ * counts and genre statistics follow through triggers (migration 015). Runs in short transactions so
+ * other writers never wait long. Meant for the scan worker (or any other writer's thread), not for
+ * request handlers.
  */
 export function refreshDerived(db: Db): DerivedResult {
   const s = statements(db);
+  const dirtyTracks = s.countDirty.get(KIND.track) as number;
+  if (dirtyTracks > REBUILD_THRESHOLD && dirtyTracks * 2 > ((s.maxTrackId.get() as number | null) ?? 0)) {
+    return rebuildDerived(db);
+  }
   const result = { tracks: 0, albums: 0, artists: 0 };
   for (const kind of [KIND.track, KIND.album, KIND.artist]) {
     for (;;) {
@@ -35,47 +43,190 @@ export function refreshDerived(db: Db): DerivedResult {
       else result.artists += ids.length;
     }
   }
-  if (result.tracks + result.albums + result.artists > 0) refreshSnapshots(db);
   return result;
 }
 
-/** Whole-library counts and genre statistics: what totals and the genre list read. */
-export function refreshSnapshots(db: Db): void {
-  const counts: [string, number][] = [];
-  for (const [kind, table] of [['artists', 'library_artists'], ['albums', 'library_albums'], ['tracks', 'library_tracks']]) {
-    const row = db
-      .prepare(
-        `SELECT COUNT(*) AS total, COALESCE(SUM(available), 0) AS avail,
-           COALESCE(SUM(sources & 1 != 0), 0) AS aurral, COALESCE(SUM(sources & 1 != 0 AND available), 0) AS aurralAvail,
-           COALESCE(SUM(sources & 2 != 0), 0) AS lidarr, COALESCE(SUM(sources & 2 != 0 AND available), 0) AS lidarrAvail
-         FROM ${table}`,
-      )
-      .get() as Record<string, number>;
-    counts.push(
-      [`${kind}:all:0`, row.total ?? 0],
-      [`${kind}:all:1`, row.avail ?? 0],
-      [`${kind}:aurral:0`, row.aurral ?? 0],
-      [`${kind}:aurral:1`, row.aurralAvail ?? 0],
-      [`${kind}:lidarr:0`, row.lidarr ?? 0],
-      [`${kind}:lidarr:1`, row.lidarrAvail ?? 0],
-    );
-  }
-  const genreRows = db
-    .prepare(
-      `SELECT genre_id,
-         SUM(kind = 1) AS ar, SUM(kind = 2) AS al, SUM(kind = 3) AS tr,
-         SUM(kind = 1 AND available) AS arA, SUM(kind = 2 AND available) AS alA, SUM(kind = 3 AND available) AS trA
-       FROM library_genre_links GROUP BY genre_id`,
-    )
-    .all() as { genre_id: number; ar: number; al: number; tr: number; arA: number; alA: number; trA: number }[];
+/**
+ * Recomputes the derived data of every entity with set-based statements over id ranges (one short
+ * transaction per range), rebuilds the search indexes in bulk and recounts the snapshots. For the
+ * first index of a large library and for seeding; search answers only what is rebuilt so far.
+ */
+export function rebuildDerived(db: Db): DerivedResult {
+  const range = (table: string) =>
+    db.prepare(`SELECT COALESCE(MIN(id), 0) AS lo, COALESCE(MAX(id), -1) AS hi FROM ${table}`).get() as { lo: number; hi: number };
+  const chunks = (table: string, size: number, fn: (lo: number, hi: number) => void) => {
+    const { lo, hi } = range(table);
+    for (let start = lo; start <= hi; start += size) {
+      const end = Math.min(hi, start + size - 1);
+      db.transaction(() => fn(start, end)).immediate();
+    }
+  };
   db.transaction(() => {
-    const put = db.prepare('INSERT OR REPLACE INTO library_stats (key, value) VALUES (?, ?)');
-    for (const [k, v] of counts) put.run(k, v);
-    put.run('genres:all:0', genreRows.length);
-    put.run('genres:all:1', genreRows.filter((g) => g.trA > 0).length);
+    for (const fts of ['library_artists_fts', 'library_albums_fts', 'library_tracks_fts']) {
+      db.prepare(`INSERT INTO ${fts} (${fts}) VALUES ('delete-all')`).run();
+    }
+  }).immediate();
+
+  const t = {
+    clear: db.prepare(
+      `UPDATE library_tracks SET size_on_disk = 0, available = 0, sources = 0, latest_media_at = 0
+       WHERE id BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM library_media_files m WHERE m.track_id = library_tracks.id)`,
+    ),
+    update: db.prepare(
+      `UPDATE library_tracks SET size_on_disk = m.size, available = m.available, sources = m.sources, latest_media_at = m.latest
+       FROM (SELECT track_id, SUM(CASE WHEN available THEN size ELSE 0 END) AS size, MAX(available) AS available,
+               MAX(source = 'aurral') | (MAX(source = 'lidarr') * 2) AS sources, MAX(created_at) AS latest
+             FROM library_media_files WHERE track_id BETWEEN ? AND ? GROUP BY track_id) m
+       WHERE library_tracks.id = m.track_id`,
+    ),
+    unlink: db.prepare('DELETE FROM library_genre_links WHERE kind = 3 AND entity_id BETWEEN ? AND ?'),
+    link: db.prepare(
+      `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
+       SELECT g.genre_id, 3, t.id, t.sort_name, t.latest_media_at, t.available
+       FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id WHERE g.track_id BETWEEN ? AND ?`,
+    ),
+    docs: db.prepare(
+      `INSERT INTO library_tracks_fts (rowid, doc)
+       SELECT t.id, t.title || ' • ' || t.artist_name || ' • ' || COALESCE(a.title, '')
+       FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id BETWEEN ? AND ?`,
+    ),
+  };
+  chunks('library_tracks', 50_000, (lo, hi) => {
+    t.clear.run(lo, hi);
+    t.update.run(lo, hi);
+    t.unlink.run(lo, hi);
+    t.link.run(lo, hi);
+    t.docs.run(lo, hi);
+  });
+
+  const a = {
+    clear: db.prepare(
+      `UPDATE library_albums SET track_count = 0, available_track_count = 0, size_on_disk = 0, duration_ms = 0,
+         sources = 0, available = 0, latest_media_at = 0
+       WHERE id BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM library_album_tracks l WHERE l.album_id = library_albums.id)`,
+    ),
+    update: db.prepare(
+      `UPDATE library_albums SET track_count = x.n, available_track_count = x.av, size_on_disk = x.size,
+         duration_ms = x.duration, sources = x.sources, available = x.av > 0, latest_media_at = x.latest
+       FROM (SELECT l.album_id, COUNT(*) AS n, SUM(t.available) AS av, SUM(t.size_on_disk) AS size,
+               SUM(t.duration_ms) AS duration, MAX(t.sources & 1) | MAX(t.sources & 2) AS sources,
+               MAX(t.latest_media_at) AS latest
+             FROM library_album_tracks l JOIN library_tracks t ON t.id = l.track_id
+             WHERE l.album_id BETWEEN ? AND ? GROUP BY l.album_id) x
+       WHERE library_albums.id = x.album_id`,
+    ),
+    image: db.prepare(
+      `UPDATE library_albums SET image_key = (SELECT m.image_key FROM library_media_files m
+         WHERE m.album_id = library_albums.id AND m.image_key IS NOT NULL ORDER BY m.available DESC, m.id LIMIT 1)
+       WHERE id BETWEEN ? AND ?`,
+    ),
+    unlink: db.prepare('DELETE FROM library_genre_links WHERE kind = 2 AND entity_id BETWEEN ? AND ?'),
+    link: db.prepare(
+      `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
+       SELECT DISTINCT g.genre_id, 2, a.id, a.sort_name, a.latest_media_at, a.available
+       FROM library_album_tracks l JOIN library_track_genres g ON g.track_id = l.track_id
+       JOIN library_albums a ON a.id = l.album_id WHERE l.album_id BETWEEN ? AND ?`,
+    ),
+    docs: db.prepare(
+      `INSERT INTO library_albums_fts (rowid, doc)
+       SELECT id, title || ' • ' || album_artist FROM library_albums WHERE id BETWEEN ? AND ?`,
+    ),
+  };
+  chunks('library_albums', 20_000, (lo, hi) => {
+    a.clear.run(lo, hi);
+    a.update.run(lo, hi);
+    a.image.run(lo, hi);
+    a.unlink.run(lo, hi);
+    a.link.run(lo, hi);
+    a.docs.run(lo, hi);
+  });
+
+  const tracksOfArtists = `
+    SELECT artist_id, id AS track_id FROM library_tracks WHERE artist_id BETWEEN @lo AND @hi
+    UNION SELECT al.artist_id, l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
+    WHERE al.artist_id BETWEEN @lo AND @hi`;
+  const r = {
+    update: db.prepare(
+      `WITH ids AS (${tracksOfArtists}),
+       agg AS (SELECT ids.artist_id, COUNT(*) AS n, SUM(t.available) AS av, SUM(t.size_on_disk) AS size,
+                 MAX(t.sources & 1) | MAX(t.sources & 2) AS sources, MAX(t.latest_media_at) AS latest
+               FROM ids JOIN library_tracks t ON t.id = ids.track_id GROUP BY ids.artist_id)
+       UPDATE library_artists SET
+         album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id),
+         track_count = COALESCE(y.n, 0), available_track_count = COALESCE(y.av, 0),
+         size_on_disk = COALESCE(y.size, 0), sources = COALESCE(y.sources, 0),
+         available = COALESCE(y.av, 0) > 0, latest_media_at = COALESCE(y.latest, 0),
+         image_key = (SELECT image_key FROM library_albums WHERE artist_id = library_artists.id AND image_key IS NOT NULL
+           ORDER BY available DESC, year DESC, id LIMIT 1)
+       FROM (SELECT e.id AS artist_id, x.n, x.av, x.size, x.sources, x.latest
+             FROM library_artists e LEFT JOIN agg x ON x.artist_id = e.id WHERE e.id BETWEEN @lo AND @hi) y
+       WHERE library_artists.id = y.artist_id`,
+    ),
+    unlink: db.prepare('DELETE FROM library_genre_links WHERE kind = 1 AND entity_id BETWEEN @lo AND @hi'),
+    link: db.prepare(
+      `WITH ids AS (${tracksOfArtists})
+       INSERT OR IGNORE INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
+       SELECT DISTINCT g.genre_id, 1, a.id, a.sort_name, a.latest_media_at, a.available
+       FROM ids JOIN library_track_genres g ON g.track_id = ids.track_id JOIN library_artists a ON a.id = ids.artist_id`,
+    ),
+    docs: db.prepare(
+      'INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id BETWEEN @lo AND @hi',
+    ),
+  };
+  chunks('library_artists', 2_000, (lo, hi) => {
+    r.update.run({ lo, hi });
+    r.unlink.run({ lo, hi });
+    r.link.run({ lo, hi });
+    r.docs.run({ lo, hi });
+  });
+
+  const result = {
+    tracks: db.prepare('DELETE FROM library_dirty WHERE kind = 3').run().changes,
+    albums: db.prepare('DELETE FROM library_dirty WHERE kind = 2').run().changes,
+    artists: db.prepare('DELETE FROM library_dirty WHERE kind = 1').run().changes,
+  };
+  recountSnapshots(db);
+  return result;
+}
+
+const COUNT_TABLES = [['artists', 'library_artists'], ['albums', 'library_albums'], ['tracks', 'library_tracks']] as const;
+
+/**
+ * Recounts the whole-library counts and genre statistics from scratch (the triggers of migration 015
+ * keep them current otherwise): after a bulk rebuild, or to repair drift.
+ */
+export function recountSnapshots(db: Db): void {
+  db.transaction(() => {
     db.prepare('DELETE FROM library_genre_stats').run();
-    const ins = db.prepare('INSERT INTO library_genre_stats VALUES (?, ?, ?, ?, ?, ?, ?)');
-    for (const g of genreRows) ins.run(g.genre_id, g.ar, g.al, g.tr, g.arA, g.alA, g.trA);
+    db.prepare(
+      `INSERT INTO library_genre_stats (genre_id, artist_count, album_count, track_count, available_artist_count,
+         available_album_count, available_track_count)
+       SELECT genre_id, SUM(kind = 1), SUM(kind = 2), SUM(kind = 3), SUM(kind = 1 AND available),
+         SUM(kind = 2 AND available), SUM(kind = 3 AND available)
+       FROM library_genre_links GROUP BY genre_id`,
+    ).run();
+    const put = db.prepare('INSERT OR REPLACE INTO library_stats (key, value) VALUES (?, ?)');
+    for (const [kind, table] of COUNT_TABLES) {
+      const row = db
+        .prepare(
+          `SELECT COUNT(*) AS total, COALESCE(SUM(available), 0) AS avail,
+             COALESCE(SUM(sources & 1 != 0), 0) AS aurral, COALESCE(SUM(sources & 1 != 0 AND available), 0) AS aurralAvail,
+             COALESCE(SUM(sources & 2 != 0), 0) AS lidarr, COALESCE(SUM(sources & 2 != 0 AND available), 0) AS lidarrAvail
+           FROM ${table}`,
+        )
+        .get() as Record<string, number>;
+      put.run(`${kind}:all:0`, row.total ?? 0);
+      put.run(`${kind}:all:1`, row.avail ?? 0);
+      put.run(`${kind}:aurral:0`, row.aurral ?? 0);
+      put.run(`${kind}:aurral:1`, row.aurralAvail ?? 0);
+      put.run(`${kind}:lidarr:0`, row.lidarr ?? 0);
+      put.run(`${kind}:lidarr:1`, row.lidarrAvail ?? 0);
+    }
+    put.run('genres:all:0', db.prepare('SELECT COUNT(*) FROM library_genre_stats').pluck().get() as number);
+    put.run(
+      'genres:all:1',
+      db.prepare('SELECT COUNT(*) FROM library_genre_stats WHERE available_track_count > 0').pluck().get() as number,
+    );
   }).immediate();
 }
 
@@ -93,6 +244,8 @@ function statements(db: Db): Statements {
 function build(db: Db) {
   return {
     takeDirty: db.prepare('SELECT entity_id FROM library_dirty WHERE kind = ? LIMIT ?'),
+    countDirty: db.prepare('SELECT COUNT(*) FROM library_dirty WHERE kind = ?').pluck(),
+    maxTrackId: db.prepare('SELECT MAX(id) FROM library_tracks').pluck(),
     clearDirty: db.prepare('DELETE FROM library_dirty WHERE kind = ? AND entity_id = ?'),
     markDirty: db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
     trackRow: db.prepare(

@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { statement } from './libraryStatements.js';
 import { foldText, prefixUpperBound } from './libraryText.js';
 import { KIND, type MediaSource } from './libraryWrites.js';
 
@@ -120,6 +121,25 @@ export class LibraryReader {
         'SELECT * FROM library_media_files WHERE track_id = ? ORDER BY available DESC, lossless DESC, id',
       ),
       mediaFile: db.prepare('SELECT * FROM library_media_files WHERE id = ?'),
+      byIds: {
+        artists: db.prepare('SELECT * FROM library_artists WHERE id IN (SELECT value FROM json_each(?))'),
+        albums: db.prepare('SELECT * FROM library_albums WHERE id IN (SELECT value FROM json_each(?))'),
+        tracks: db.prepare(
+          `SELECT ${TRACK_COLUMNS} FROM library_tracks e LEFT JOIN library_albums al ON al.id = e.album_id
+           WHERE e.id IN (SELECT value FROM json_each(?))`,
+        ),
+      },
+      filesOfTracks: db.prepare(
+        `SELECT * FROM library_media_files WHERE track_id IN (SELECT value FROM json_each(?))
+         ORDER BY track_id, available DESC, lossless DESC, id`,
+      ),
+      artistMbidsPresent: db.prepare(
+        'SELECT DISTINCT mbid FROM library_artists WHERE mbid IN (SELECT value FROM json_each(?))',
+      ).pluck(),
+      albumsByMbids: db.prepare(
+        `SELECT * FROM library_albums WHERE mbid IN (SELECT value FROM json_each(@mbids))
+         UNION SELECT * FROM library_albums WHERE release_mbid IN (SELECT value FROM json_each(@mbids)) ORDER BY id`,
+      ),
       availableTrackMbidsOfAlbum: db.prepare(
         `SELECT DISTINCT e.mbid FROM library_album_tracks l JOIN library_tracks e ON e.id = l.track_id
          WHERE l.album_id = ? AND e.available = 1 AND e.mbid IS NOT NULL ORDER BY e.mbid`,
@@ -170,7 +190,12 @@ export class LibraryReader {
         if (q.availableOnly) where.push('g.available = 1');
         columns = sortKey === 'name' ? ['sort_name', 'entity_id'] : ['latest_media_at', 'entity_id'];
         orderPrefix = 'g.';
+      } else if (this.walkSortIndexForGenre(kind, genreId, q)) {
+        // A common genre: walk the sort index and probe membership per row until the page is full.
+        where.push('EXISTS (SELECT 1 FROM library_genre_links WHERE kind = ? AND entity_id = e.id AND genre_id = ?)');
+        params.push(KIND_OF[kind], genreId);
       } else {
+        // A rare genre: collect its members and sort them.
         where.push(`e.id IN (SELECT entity_id FROM library_genre_links WHERE genre_id = ? AND kind = ?)`);
         params.push(genreId, KIND_OF[kind]);
       }
@@ -197,11 +222,23 @@ export class LibraryReader {
       params.push(q.artistId);
     }
     const text = q.query?.trim() ?? '';
+    let ftsExpr: string | null = null;
+    let matches = 0;
     if (text !== '') {
       const expr = ftsExpression(text);
       if (expr) {
+        ftsExpr = expr;
         where.push(`e.id IN (SELECT rowid FROM ${FTS[kind]} WHERE ${FTS[kind]} MATCH ?)`);
         params.push(expr);
+        matches = this.prepare(`SELECT COUNT(*) FROM ${FTS[kind]} WHERE ${FTS[kind]} MATCH ?`).pluck().get(expr) as number;
+        // A common term: walk the sort index, probing the matches, until the page is full; a rare
+        // one: sort its few matches.
+        const table = (this.stmts.stat.get(`${kind}:all:0`) as number | undefined) ?? 0;
+        const offset = (q.page - 1) * q.pageSize;
+        const walked = ((Math.min(offset, Math.max(0, matches - offset - q.pageSize)) + q.pageSize) * table) / Math.max(1, matches);
+        if (orderPrefix === 'e.' && q.albumId === undefined && q.artistId === undefined && walked < matches * 4) {
+          from = `${TABLE[kind]} e INDEXED BY ${TABLE[kind]}_by_${(sortKey as string) === 'added' ? 'created' : String(sortKey)}`;
+        }
       } else {
         const prefix = foldText(text);
         where.push('e.sort_name >= ? AND e.sort_name < ?');
@@ -215,16 +252,17 @@ export class LibraryReader {
     if (simple && genreId === undefined) {
       total = this.stmts.stat.get(`${kind}:${source}:${q.availableOnly ? 1 : 0}`) as number | undefined;
     } else if (simple && source === 'all' && genreId !== undefined) {
-      const stats = this.db
-        .prepare(
+      const stats = this.prepare(
           `SELECT ${kind === 'artists' ? 'artist' : kind === 'albums' ? 'album' : 'track'}_count AS n,
              available_${kind === 'artists' ? 'artist' : kind === 'albums' ? 'album' : 'track'}_count AS a
            FROM library_genre_stats WHERE genre_id = ?`,
-        )
-        .get(genreId) as { n: number; a: number } | undefined;
+        ).get(genreId) as { n: number; a: number } | undefined;
       total = stats ? (q.availableOnly ? stats.a : stats.n) : 0;
+    } else if (ftsExpr && where.length === 1) {
+      // Every search document belongs to an existing entity: the index counts its own matches.
+      total = matches;
     }
-    total ??= (this.db.prepare(`SELECT COUNT(*) FROM ${from} ${whereSql}`).pluck().get(...params) as number);
+    total ??= (this.prepare(`SELECT COUNT(*) FROM ${from} ${whereSql}`).pluck().get(...params) as number);
 
     const offset = (q.page - 1) * q.pageSize;
     if (offset >= total) return { rows: [], total };
@@ -234,31 +272,54 @@ export class LibraryReader {
     const effectiveOffset = reverse ? Math.max(0, total - offset - limit) : offset;
     const dir = (reverse ? (direction === 'asc' ? 'desc' : 'asc') : direction).toUpperCase();
     const order = columns.map((c) => `${c.includes('.') ? c : orderPrefix + c} ${dir}`).join(', ');
-    const select =
-      kind === 'tracks'
-        ? `SELECT ${TRACK_COLUMNS} FROM ${from} LEFT JOIN library_albums al ON al.id = e.album_id`
-        : `SELECT e.* FROM ${from}`;
-    const sql = `${select} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`;
-    const rows = this.db.prepare(sql).all(...params, limit, effectiveOffset);
-    if (reverse) rows.reverse();
-    return { rows, total };
+    // Ids first (an index walk that skips offset rows without reading them), then the page's rows.
+    const sql = `SELECT e.id FROM ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+    const ids = this.prepare(sql).pluck().all(...params, limit, effectiveOffset) as number[];
+    if (reverse) ids.reverse();
+    return { rows: this.rowsByIds(kind, ids), total };
+  }
+
+  /** Rows of one kind in the order of `ids`. */
+  private rowsByIds(kind: 'artists' | 'albums' | 'tracks', ids: number[]): unknown[] {
+    if (ids.length === 0) return [];
+    const found = this.stmts.byIds[kind].all(JSON.stringify(ids)) as { id: number }[];
+    const byId = new Map(found.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
+  }
+
+  /**
+   * For a genre filter in an order its membership index does not carry: whether walking the sort
+   * index (probing membership) reads fewer rows than sorting all of the genre's members.
+   */
+  private walkSortIndexForGenre(kind: 'artists' | 'albums' | 'tracks', genreId: number, q: CanonicalQuery): boolean {
+    const column = kind === 'artists' ? 'artist_count' : kind === 'albums' ? 'album_count' : 'track_count';
+    const members = (this.prepare(`SELECT ${column} FROM library_genre_stats WHERE genre_id = ?`).pluck().get(genreId) as number | undefined) ?? 0;
+    if (members === 0) return false;
+    const all = (this.stmts.stat.get(`${kind}:all:0`) as number | undefined) ?? 0;
+    const offset = (q.page - 1) * q.pageSize;
+    const fromNearestEnd = Math.min(offset, Math.max(0, members - offset - q.pageSize));
+    const walked = ((fromNearestEnd + q.pageSize) * all) / members;
+    return walked < members * 4;
   }
 
   /** The SQL text a page query runs, for EXPLAIN QUERY PLAN checks. */
   explainPage(q: CanonicalQuery): string[] {
     const captured: string[] = [];
-    const original = this.db.prepare.bind(this.db);
-    const db = this.db as unknown as { prepare: (sql: string) => unknown };
-    db.prepare = (sql: string) => {
-      captured.push(sql);
-      return original(sql);
-    };
+    this.captured = captured;
     try {
       this.canonicalPage(q);
     } finally {
-      db.prepare = original as unknown as (sql: string) => unknown;
+      this.captured = null;
     }
     return captured;
+  }
+
+  private captured: string[] | null = null;
+
+  /** Page SQL varies with the query's shape only, so its statements are prepared once and kept. */
+  private prepare(sql: string) {
+    this.captured?.push(sql);
+    return statement(this.db, sql);
   }
 
   private genrePage(q: CanonicalQuery): { rows: GenreRow[]; total: number } {
@@ -305,12 +366,7 @@ export class LibraryReader {
   filesOfTracks(trackIds: number[]): Map<number, MediaFileRow[]> {
     const out = new Map<number, MediaFileRow[]>();
     if (trackIds.length === 0) return out;
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM library_media_files WHERE track_id IN (${trackIds.map(() => '?').join(',')})
-         ORDER BY track_id, available DESC, lossless DESC, id`,
-      )
-      .all(...trackIds) as MediaFileRow[];
+    const rows = this.stmts.filesOfTracks.all(JSON.stringify(trackIds)) as MediaFileRow[];
     for (const r of rows) {
       const list = out.get(r.track_id) ?? [];
       list.push(r);
@@ -359,18 +415,12 @@ export class LibraryReader {
   /** Which of these artist MBIDs are in the library. */
   artistMbidsPresent(mbids: string[]): Set<string> {
     if (mbids.length === 0) return new Set();
-    const rows = this.db
-      .prepare(`SELECT DISTINCT mbid FROM library_artists WHERE mbid IN (${mbids.map(() => '?').join(',')})`)
-      .pluck()
-      .all(...mbids) as string[];
+    const rows = this.stmts.artistMbidsPresent.all(JSON.stringify(mbids)) as string[];
     return new Set(rows);
   }
   albumsByMbids(mbids: string[]): AlbumRow[] {
     if (mbids.length === 0) return [];
-    const marks = mbids.map(() => '?').join(',');
-    return this.db
-      .prepare(`SELECT * FROM library_albums WHERE mbid IN (${marks}) OR release_mbid IN (${marks}) ORDER BY id`)
-      .all(...mbids, ...mbids) as AlbumRow[];
+    return this.stmts.albumsByMbids.all({ mbids: JSON.stringify(mbids) }) as AlbumRow[];
   }
 }
 

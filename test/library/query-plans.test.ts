@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/connection.js';
 import { LibraryReader, type CanonicalQuery } from '../../server/db/libraryReads.js';
-import { refreshDerived } from '../../server/db/libraryDerived.js';
+import { rebuildDerived, recountSnapshots, refreshDerived } from '../../server/db/libraryDerived.js';
 import { LibraryWriter } from '../../server/db/libraryWrites.js';
 
 let dir: string;
@@ -40,6 +40,7 @@ afterAll(() => {
 function plan(q: CanonicalQuery): string {
   const sql = reader.explainPage(q).filter((s) => /ORDER BY/.test(s)).pop()!;
   const params = (sql.match(/\?/g) ?? []).map(() => 1);
+  if (/MATCH \?/.test(sql)) params[params.length - 3] = '"' + q.query + '"' as unknown as number;
   return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
 }
 
@@ -56,6 +57,10 @@ describe('canonical page query plans', () => {
     ['tracks of a genre by name', { kind: 'tracks', page: 1, pageSize: 50, genre: 'G1' }, /library_genre_links_by_name/],
     ['albums of an artist', { kind: 'albums', page: 1, pageSize: 50, artistId: 1, sort: 'year' }, /library_albums_of_artist/],
     ['tracks of an album', { kind: 'tracks', page: 1, pageSize: 50, albumId: 1 }, /library_album_tracks_order|sqlite_autoindex_library_album_tracks/],
+    ['tracks of a common genre by artist', { kind: 'tracks', page: 1, pageSize: 50, genre: 'G1', sort: 'artist' }, /library_tracks_by_artist/],
+    ['albums of a common genre by year, last page', { kind: 'albums', page: 2, pageSize: 50, genre: 'G1', sort: 'year' }, /library_albums_by_year/],
+    ['tracks matching a common word by name', { kind: 'tracks', page: 1, pageSize: 50, query: 'track' }, /library_tracks_by_name/],
+    ['albums matching a common word, newest first', { kind: 'albums', page: 1, pageSize: 50, query: 'album', sort: 'newest' }, /library_albums_by_newest/],
   ];
   for (const [label, q, index] of cases) {
     it(`walks an index without a sort step: ${label}`, () => {
@@ -64,4 +69,24 @@ describe('canonical page query plans', () => {
       expect(p).not.toMatch(/TEMP B-TREE/);
     });
   }
+});
+
+describe('derived data', () => {
+  it('rebuilds set-based to exactly what the entity-by-entity refresh computed', () => {
+    const snapshot = () => ({
+      artists: db.prepare('SELECT id, album_count, track_count, available_track_count, size_on_disk, sources, available, latest_media_at, image_key FROM library_artists ORDER BY id').all(),
+      albums: db.prepare('SELECT id, track_count, available_track_count, size_on_disk, duration_ms, sources, available, latest_media_at, image_key FROM library_albums ORDER BY id').all(),
+      tracks: db.prepare('SELECT id, size_on_disk, sources, available, latest_media_at FROM library_tracks ORDER BY id').all(),
+      links: db.prepare('SELECT * FROM library_genre_links ORDER BY kind, entity_id, genre_id').all(),
+      genreStats: db.prepare('SELECT * FROM library_genre_stats ORDER BY genre_id').all(),
+      stats: db.prepare('SELECT * FROM library_stats ORDER BY key').all(),
+      search: ['Track 3', 'Album 2', 'Artist 1'].map((w) => reader.canonicalPage({ kind: 'tracks', page: 1, pageSize: 100, query: w }).rows.map((r) => r.id)),
+    });
+    const before = snapshot();
+    expect(before.stats).toContainEqual({ key: 'tracks:all:1', value: 1000 });
+    rebuildDerived(db);
+    expect(snapshot()).toEqual(before);
+    recountSnapshots(db);
+    expect(snapshot()).toEqual(before);
+  });
 });
