@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { subsonicKeySql } from './subsonicKey.js';
 
 export type Db = Database.Database;
 
@@ -64,6 +65,8 @@ function configure(db: Db, cacheMb: number, readonly: boolean): void {
   db.pragma(`cache_size = -${cacheMb * 1024}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('mmap_size = 268435456');
+  // Library triggers (migration 023) derive Subsonic keys with it, on every connection alike.
+  db.function('subsonic_key', { deterministic: true }, subsonicKeySql);
 }
 
 function preflight(file: string, migrations: Migration[]): void {

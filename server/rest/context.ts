@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import type { AppContext } from '../context.js';
 import { LibraryReader } from '../db/libraryReads.js';
 import { playlistsRepository } from '../db/playlists.js';
-import { SubsonicIdRegistry } from '../db/subsonicIds.js';
+import { SubsonicIds } from '../db/subsonicIds.js';
 import { SubsonicLibrary } from '../db/subsonicLibrary.js';
 import { restKeysRepository } from '../db/subsonicRestKeys.js';
 import { SubsonicUserData } from '../db/subsonicUserData.js';
@@ -14,7 +14,6 @@ import { RestKeyService } from '../domain/subsonic/restKeys.js';
 import { Transcoder, locateFfmpeg } from '../domain/subsonic/transcoding.js';
 import { ImageCache } from '../library/imageCache.js';
 import type { RestUser } from './auth.js';
-import { keyOf } from './ids.js';
 import type { Params } from './params.js';
 import type { Format, Payload } from './wire.js';
 
@@ -24,7 +23,7 @@ export interface RestContext {
   reader: LibraryReader;
   library: SubsonicLibrary;
   userData: SubsonicUserData;
-  ids: SubsonicIdRegistry;
+  ids: SubsonicIds;
   playlists: StaticPlaylists;
   restKeys: RestKeyService;
   artistIndex: ArtistIndexCache;
@@ -38,14 +37,12 @@ export function createRestContext(app: AppContext, options: { ffmpeg?: string | 
   const library = new SubsonicLibrary(app.db);
   const ffmpeg = options.ffmpeg !== undefined ? options.ffmpeg : locateFfmpeg(app.config.ffmpegPath);
   const imageCacheDir = path.join(app.config.dataDir, 'images');
-  const ids = new SubsonicIdRegistry(app.db, keyOf);
-  keepIdsInStep(app, ids);
   return {
     app,
     reader: new LibraryReader(app.db),
     library,
     userData: new SubsonicUserData(app.db),
-    ids,
+    ids: new SubsonicIds(app.db),
     playlists: new StaticPlaylists(playlistsRepository(app.db), app.clock),
     restKeys: new RestKeyService(restKeysRepository(app.db), app.clock),
     artistIndex: new ArtistIndexCache(library, app.clock),
@@ -76,29 +73,4 @@ export interface RestMethod {
   /** Answered without credentials (getOpenSubsonicExtensions). */
   public?: boolean;
   handler(call: RestCall): Payload | undefined | typeof SENT | Promise<Payload | undefined | typeof SENT>;
-}
-
-/**
- * Takes new library rows into the id registry in small steps off the request path, so a client's
- * first request after a big import does not pay for it; a miss still syncs on demand.
- */
-function keepIdsInStep(app: AppContext, ids: SubsonicIdRegistry): void {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const step = () => {
-    if (stopped) return;
-    let added = 0;
-    try {
-      added = ids.sync('artist', 5000) + ids.sync('album', 5000) + ids.sync('track', 5000);
-    } catch (err) {
-      app.log.warn('subsonic id sync failed', { err });
-    }
-    if (added > 0) setImmediate(step);
-    else timer = setTimeout(step, 30_000).unref();
-  };
-  setImmediate(step);
-  app.onClose(() => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-  });
 }

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadMigrations, openDatabase } from '../../server/db/connection.js';
 import { entityId, keyOf, parseId, playlistId } from '../../server/rest/ids.js';
+import { makeAudioFile } from '../fixtures/audio.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeLibrary, RestClient, waitForScans, type Fixture } from './harness.js';
 
@@ -69,5 +71,71 @@ describe('stability', () => {
     await waitForScans(fresh);
     expect(await snapshot(fresh)).toEqual(before);
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe('resolution through the library key columns', () => {
+  it('the database derives the same keys as the id scheme, for rows written by the scan worker', async () => {
+    const server = await startTestServer({ musicDirs: [fx.music], env: { TONEARM_LIBRARY_WATCH: '0' } });
+    servers.push(server);
+    await waitForScans(server);
+    for (const table of ['library_artists', 'library_albums', 'library_tracks']) {
+      const rows = server.ctx.db.prepare(`SELECT identity_key, subsonic_key FROM ${table}`).all() as { identity_key: string; subsonic_key: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.subsonic_key).toBe(keyOf(r.identity_key));
+    }
+    const tables = server.ctx.db.prepare("SELECT name FROM sqlite_master WHERE name IN ('subsonic_ids', 'subsonic_id_watermarks')").all();
+    expect(tables).toEqual([]);
+  });
+
+  it('a new track that reuses a pruned row id resolves at once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-rest-ids-reuse-'));
+    const lib = makeLibrary(dir, { bulk: false });
+    const server = await startTestServer({ musicDirs: [lib.music], env: { TONEARM_LIBRARY_WATCH: '0' } });
+    servers.push(server);
+    await waitForScans(server);
+    const c = new RestClient(server, { username: 'admin', password: 'correct horse battery' });
+    // Resolve something first, as a client would, so any id bookkeeping has caught up.
+    const before = (await c.ok('search3', { query: '""', artistCount: 0, albumCount: 0, songCount: 10 })).searchResult3.song as { id: string }[];
+    for (const s of before) expect((await c.ok('getSong', { id: s.id })).song.id).toBe(s.id);
+
+    const db = server.ctx.db;
+    const newest = db.prepare('SELECT MAX(id) FROM library_tracks').pluck().get() as number;
+    const del = await server.api(`/api/library/tracks/${newest}`, { method: 'DELETE', token: server.admin.token });
+    expect(await del.json()).toMatchObject({ success: true, pruned: true });
+    expect(db.prepare('SELECT id FROM library_tracks WHERE id = ?').get(newest)).toBeUndefined();
+
+    makeAudioFile(path.join(lib.music, 'Newcomer', 'Debut', '01 First Light.mp3'), 'mp3', {
+      title: 'First Light', artist: 'Newcomer', albumArtist: 'Newcomer', album: 'Debut', track: 1, date: '2024',
+    }, { seconds: 1 });
+    const scan = await server.api('/api/library/refresh', { method: 'POST', token: server.admin.token, json: { mode: 'quick' } });
+    expect(scan.status).toBe(202);
+    await waitForScans(server);
+
+    const row = db.prepare("SELECT id, identity_key FROM library_tracks WHERE title = 'First Light'").get() as { id: number; identity_key: string };
+    expect(row.id).toBe(newest); // the rowid really was reused
+    const found = (await c.ok('search3', { query: 'First Light', artistCount: 0, albumCount: 0 })).searchResult3.song as { id: string }[];
+    expect(found.map((s) => s.id)).toEqual([entityId('track', row.identity_key)]);
+    const song = (await c.ok('getSong', { id: found[0]!.id })).song;
+    expect(song).toMatchObject({ id: found[0]!.id, title: 'First Light', artist: 'Newcomer' });
+    const album = (await c.ok('getAlbum', { id: song.albumId })).album;
+    expect(album.song.map((s: { id: string }) => s.id)).toEqual([song.id]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('migration 023 fills the key column of rows written before it', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-rest-ids-mig-')), 'tonearm.db');
+    const all = loadMigrations();
+    const old = openDatabase(file, { migrations: all.filter((m) => m.version < 23) });
+    old.prepare("INSERT INTO library_artists (identity_key, name, sort_name, created_at, updated_at) VALUES ('mbid:art-bjork', 'Björk', 'bjork', 0, 0)").run();
+    old.close();
+    const db = openDatabase(file, { migrations: all });
+    expect(db.prepare('SELECT subsonic_key FROM library_artists').pluck().get()).toBe('2mkT4RsRWySYbP');
+    db.prepare("INSERT INTO library_artists (identity_key, name, sort_name, created_at, updated_at) VALUES ('artist:x', 'X', 'x', 0, 0)").run();
+    expect(db.prepare("SELECT subsonic_key FROM library_artists WHERE identity_key = 'artist:x'").pluck().get()).toBe(keyOf('artist:x'));
+    db.prepare("UPDATE library_artists SET identity_key = 'artist:y' WHERE identity_key = 'artist:x'").run();
+    expect(db.prepare("SELECT subsonic_key FROM library_artists WHERE identity_key = 'artist:y'").pluck().get()).toBe(keyOf('artist:y'));
+    db.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 });
