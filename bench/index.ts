@@ -156,17 +156,26 @@ async function main(): Promise<void> {
 
     // 2. Page reads over HTTP.
     let server = await startTestServer({ dataDir });
-    const genre = (await (await server.api('/api/library/canonical?kind=genres&pageSize=1&sort=count', { headers: server.admin.headers })).json()) as { items: { name: string }[] };
+    const genreJson = (await (await server.api('/api/library/canonical?kind=genres&pageSize=1&sort=count', { headers: server.admin.headers })).json()) as { items: { name: string; artistCount: number; albumCount: number; trackCount: number }[] };
+    const top = genreJson.items[0]!;
+    const genre = { items: [{ name: top.name, counts: { artists: top.artistCount, albums: top.albumCount, tracks: top.trackCount } }] };
     const genreName = encodeURIComponent(genre.items[0]!.name);
     const sorts = { artists: ['name', 'newest'], albums: ['name', 'newest', 'year', 'artist'], tracks: ['name', 'newest', 'artist', 'album'] } as const;
+    const opposite = (sort: string) => (['newest', 'added', 'count'].includes(sort) ? 'asc' : 'desc');
     for (const [kind, list] of Object.entries(sorts)) {
+      const pages = Math.ceil((kind === 'tracks' ? TRACKS : kind === 'albums' ? ALBUMS : ARTISTS) / 100);
       for (const sort of list) {
         await measure(server, `${kind} sort=${sort}`, `/api/library/canonical?kind=${kind}&pageSize=100&sort=${sort}`, 25);
-        await measure(server, `${kind} sort=${sort} last page`, `/api/library/canonical?kind=${kind}&pageSize=100&sort=${sort}&page=${Math.ceil((kind === 'tracks' ? TRACKS : kind === 'albums' ? ALBUMS : ARTISTS) / 100)}`, 25);
+        await measure(server, `${kind} sort=${sort} ${opposite(sort)}`, `/api/library/canonical?kind=${kind}&pageSize=100&sort=${sort}&direction=${opposite(sort)}`, 25);
+        await measure(server, `${kind} sort=${sort} last page`, `/api/library/canonical?kind=${kind}&pageSize=100&sort=${sort}&page=${pages}`, 25);
+        await measure(server, `${kind} sort=${sort} genre filter`, `/api/library/canonical?kind=${kind}&pageSize=100&sort=${sort}&genre=${genreName}`, 25);
       }
-      await measure(server, `${kind} genre filter`, `/api/library/canonical?kind=${kind}&pageSize=100&genre=${genreName}`, 25);
+      const genrePages = Math.ceil(genre.items[0]!.counts[kind as 'tracks'] / 100);
+      await measure(server, `${kind} genre filter last page`, `/api/library/canonical?kind=${kind}&pageSize=100&genre=${genreName}&page=${genrePages}`, 25);
       await measure(server, `${kind} search "kalo"`, `/api/library/canonical?kind=${kind}&pageSize=100&query=kalo`, 50);
+      await measure(server, `${kind} search "kalo" newest`, `/api/library/canonical?kind=${kind}&pageSize=100&query=kalo&sort=newest`, 50);
       await measure(server, `${kind} search "東京"`, `/api/library/canonical?kind=${kind}&pageSize=100&query=${encodeURIComponent('東京')}`, 50);
+      await measure(server, `${kind} search "bjork" (Björk)`, `/api/library/canonical?kind=${kind}&pageSize=100&query=bjork`, 50);
     }
     await measure(server, 'genres', '/api/library/canonical?kind=genres&pageSize=100', 25);
     await measure(server, 'artists first page (limit 50)', '/api/library/artists?limit=50', 25);
