@@ -180,6 +180,10 @@ export function rebuildDerived(db: Db): DerivedResult {
     r.docs.run({ lo, hi });
   });
 
+  // One segment per index: later small commits then merge small segments only, not the bulk-built ones.
+  for (const fts of ['library_artists_fts', 'library_albums_fts', 'library_tracks_fts']) {
+    db.prepare(`INSERT INTO ${fts} (${fts}) VALUES ('optimize')`).run();
+  }
   const result = {
     tracks: db.prepare('DELETE FROM library_dirty WHERE kind = 3').run().changes,
     albums: db.prepare('DELETE FROM library_dirty WHERE kind = 2').run().changes,
