@@ -45,7 +45,7 @@ export function buildApp(ctx: AppContext): BuiltApp {
     res.setHeader('X-Request-Id', id);
     const started = performance.now();
     res.on('finish', () => {
-      ctx.log.debug('request', {
+      ctx.log.info('request', {
         requestId: id,
         method: req.method,
         path: req.originalUrl.split('?')[0],
