@@ -3,11 +3,15 @@ import type { Request, Response } from 'express';
 import type { AppContext } from '../context.js';
 import { LibraryReader } from '../db/libraryReads.js';
 import { playlistsRepository } from '../db/playlists.js';
+import { podcastsRepository } from '../db/podcasts.js';
+import { radioStationsRepository } from '../db/radioStations.js';
 import { SubsonicIds } from '../db/subsonicIds.js';
 import { SubsonicLibrary } from '../db/subsonicLibrary.js';
 import { restKeysRepository } from '../db/subsonicRestKeys.js';
 import { SubsonicUserData } from '../db/subsonicUserData.js';
 import { StaticPlaylists } from '../domain/playlists/staticPlaylists.js';
+import { Podcasts } from '../domain/podcasts/service.js';
+import { RadioStations } from '../domain/radio/stations.js';
 import { ArtistIndexCache } from '../domain/subsonic/artistIndex.js';
 import { NowPlaying } from '../domain/subsonic/nowPlaying.js';
 import { RestKeyService } from '../domain/subsonic/restKeys.js';
@@ -25,6 +29,8 @@ export interface RestContext {
   userData: SubsonicUserData;
   ids: SubsonicIds;
   playlists: StaticPlaylists;
+  radio: RadioStations;
+  podcasts: Podcasts;
   restKeys: RestKeyService;
   artistIndex: ArtistIndexCache;
   nowPlaying: NowPlaying;
@@ -37,6 +43,14 @@ export function createRestContext(app: AppContext, options: { ffmpeg?: string | 
   const library = new SubsonicLibrary(app.db);
   const ffmpeg = options.ffmpeg !== undefined ? options.ffmpeg : locateFfmpeg(app.config.ffmpegPath);
   const imageCacheDir = path.join(app.config.dataDir, 'images');
+  const podcasts = new Podcasts({
+    repo: podcastsRepository(app.db),
+    dir: path.join(app.config.dataDir, 'podcasts'),
+    allowPrivateTargets: app.config.allowPrivateTargets,
+    clock: app.clock,
+    log: app.log,
+  });
+  app.onClose(() => podcasts.close());
   return {
     app,
     reader: new LibraryReader(app.db),
@@ -44,6 +58,8 @@ export function createRestContext(app: AppContext, options: { ffmpeg?: string | 
     userData: new SubsonicUserData(app.db),
     ids: new SubsonicIds(app.db),
     playlists: new StaticPlaylists(playlistsRepository(app.db), app.clock),
+    radio: new RadioStations(radioStationsRepository(app.db), app.clock),
+    podcasts,
     restKeys: new RestKeyService(restKeysRepository(app.db), app.clock),
     artistIndex: new ArtistIndexCache(library, app.clock),
     nowPlaying: new NowPlaying(app.clock),

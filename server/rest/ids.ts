@@ -69,3 +69,19 @@ export function parseId(id: string): ParsedId | null {
   if (m[2]!.length !== SUBSONIC_KEY_LENGTH) return null;
   return { kind, key: m[2]! };
 }
+
+/** Ids of rows that have no identity key: a prefix and the row id in base 62. */
+export const ROW_PREFIX = { podcastChannel: 'pc', podcastEpisode: 'pe', radioStation: 'ir' } as const;
+export type RowKind = keyof typeof ROW_PREFIX;
+
+export function rowId(kind: RowKind, id: number): string {
+  return `${ROW_PREFIX[kind]}-${base62(BigInt(id))}`;
+}
+
+/** The row id of one of those ids, or null when `raw` is not an id of that kind. */
+export function parseRowId(kind: RowKind, raw: string): number | null {
+  const m = /^([a-z]{2})-([0-9A-Za-z]{1,11})$/.exec(raw.trim());
+  if (!m || m[1] !== ROW_PREFIX[kind]) return null;
+  const n = fromBase62(m[2]!);
+  return n === null || n <= 0n || n > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(n);
+}

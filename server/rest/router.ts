@@ -10,6 +10,8 @@ import { browsingMethods } from './methods/browsing.js';
 import { listMethods } from './methods/lists.js';
 import { mediaMethods } from './methods/media.js';
 import { playlistMethods } from './methods/playlists.js';
+import { podcastMethods } from './methods/podcasts.js';
+import { radioMethods } from './methods/radio.js';
 import { searchMethods } from './methods/searching.js';
 import { systemMethods } from './methods/system.js';
 import { userMethods } from './methods/users.js';
@@ -26,6 +28,8 @@ export const METHODS: RestMethod[] = [
   ...annotationMethods,
   ...bookmarkMethods,
   ...userMethods,
+  ...radioMethods,
+  ...podcastMethods,
 ];
 
 const SUPPORTED_MAJOR = 1;

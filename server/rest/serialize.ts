@@ -1,8 +1,10 @@
 import path from 'node:path';
 import type { PlaylistRow } from '../db/playlists.js';
+import type { ChannelRow, EpisodeRow } from '../db/podcasts.js';
+import type { RadioStationRow } from '../db/radioStations.js';
 import type { AlbumEntry, ArtistEntry, SongRow } from '../db/subsonicLibrary.js';
 import type { Annotation } from '../db/subsonicUserData.js';
-import { entityId, playlistId } from './ids.js';
+import { entityId, playlistId, rowId } from './ids.js';
 import type { Payload } from './wire.js';
 
 /** Library rows to Subsonic response elements (Child, AlbumID3, ArtistID3, Playlist, ...). */
@@ -184,5 +186,52 @@ export function playlist(row: PlaylistRow, viewerId: number, coverTrack?: SongRo
     changed: iso(row.updated_at),
     coverArt: coverTrack ? songCoverArt(coverTrack) : undefined,
     readonly: row.user_id !== viewerId,
+  };
+}
+
+export function radioStation(row: RadioStationRow): Payload {
+  return { id: rowId('radioStation', row.id), name: row.name, streamUrl: row.stream_url, homePageUrl: row.home_page_url ?? undefined };
+}
+
+/** A podcast episode: a `Child` of type podcast; `streamId` only once it is downloaded. */
+export function podcastEpisode(row: EpisodeRow): Payload {
+  const id = rowId('podcastEpisode', row.id);
+  const channelId = rowId('podcastChannel', row.channel_id);
+  const downloaded = row.status === 'completed' && row.file_path !== null;
+  const suffix = downloaded ? path.extname(row.file_path!).slice(1).toLowerCase() : undefined;
+  return {
+    id,
+    parent: channelId,
+    isDir: false,
+    title: row.title,
+    album: row.channel_title ?? undefined,
+    artist: row.channel_title ?? undefined,
+    year: row.published_at !== null ? new Date(row.published_at).getUTCFullYear() : undefined,
+    size: downloaded ? (row.file_size ?? undefined) : (row.enclosure_length ?? undefined),
+    contentType: (downloaded ? row.content_type : row.enclosure_type) ?? undefined,
+    suffix: suffix || undefined,
+    duration: row.duration_seconds ?? undefined,
+    bitRate: downloaded && row.bitrate ? Math.round(row.bitrate / 1000) : undefined,
+    isVideo: false,
+    created: iso(row.created_at),
+    type: 'podcast',
+    streamId: downloaded ? id : undefined,
+    channelId,
+    description: row.description ?? undefined,
+    status: row.status,
+    publishDate: row.published_at !== null ? iso(row.published_at) : undefined,
+  };
+}
+
+export function podcastChannel(row: ChannelRow, episodes?: EpisodeRow[]): Payload {
+  return {
+    id: rowId('podcastChannel', row.id),
+    url: row.url,
+    title: row.title ?? undefined,
+    description: row.description ?? undefined,
+    originalImageUrl: row.image_url ?? undefined,
+    status: row.status,
+    errorMessage: row.error_message ?? undefined,
+    episode: episodes?.map(podcastEpisode),
   };
 }

@@ -94,6 +94,7 @@ describe('envelope and formats', () => {
       { name: 'transcodeOffset', versions: [1] },
       { name: 'songLyrics', versions: [1] },
       { name: 'indexBasedQueue', versions: [1] },
+      { name: 'getPodcastEpisode', versions: [1] },
     ]);
     const xml = await raw('getOpenSubsonicExtensions');
     expect(xml.text).toContain('<openSubsonicExtensions name="formPost"><versions>1</versions></openSubsonicExtensions>');
@@ -251,7 +252,7 @@ describe('users', () => {
     const r = await admin.ok('getUser', { username: 'admin' });
     expect(r.user).toEqual({
       username: 'admin', scrobblingEnabled: true, adminRole: true, settingsRole: true, downloadRole: true, uploadRole: false,
-      playlistRole: true, coverArtRole: true, commentRole: false, podcastRole: false, streamRole: true, jukeboxRole: false,
+      playlistRole: true, coverArtRole: true, commentRole: false, podcastRole: true, streamRole: true, jukeboxRole: false,
       shareRole: false, videoConversionRole: false, folder: [1],
     });
   });

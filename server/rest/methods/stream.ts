@@ -1,8 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { TARGETS, TranscodeLimitError, TranscoderUnavailableError, isTargetFormat, type TargetFormat, type TranscodeJob } from '../../domain/subsonic/transcoding.js';
 import { SENT, type RestCall } from '../context.js';
 import { ErrorCode, SubsonicError, invalidParameter } from '../errors.js';
 import { suffixOf } from '../serialize.js';
 import { playableSong, sendFile } from './media.js';
+import { podcastEpisodeFile } from './podcasts.js';
 
 const MIN_KBPS = 32;
 const MAX_KBPS = 320;
@@ -34,15 +37,49 @@ export function decide(source: { suffix: string; kbps: number | null }, format: 
   return { transcode: null };
 }
 
+/** What `stream` needs of a song or a downloaded podcast episode. */
+interface Playable {
+  path: string;
+  mime: string;
+  suffix: string;
+  kbps: number | null;
+  durationMs: number;
+  /** Changes when the file does (transcode cache key). */
+  version: string;
+}
+
+function playable(call: RestCall, raw: string): Playable {
+  const episode = podcastEpisodeFile(call, raw);
+  if (episode) {
+    const stat = fs.statSync(episode.file, { throwIfNoEntry: false });
+    return {
+      path: episode.file,
+      mime: episode.mime,
+      suffix: path.extname(episode.file).slice(1).toLowerCase(),
+      kbps: null,
+      durationMs: (episode.durationSeconds ?? 0) * 1000,
+      version: `episode|${stat?.size ?? 0}|${stat?.mtimeMs ?? 0}`,
+    };
+  }
+  const song = playableSong(call, raw);
+  return {
+    path: song.path,
+    mime: song.mime ?? 'application/octet-stream',
+    suffix: suffixOf(song),
+    kbps: song.bitrate ? Math.round(song.bitrate / 1000) : null,
+    durationMs: song.duration_ms || song.file_duration_ms || 0,
+    version: `${song.file_id}|${song.size}|${song.mtime_ms}`,
+  };
+}
+
 export async function stream(call: RestCall): Promise<typeof SENT> {
-  const song = playableSong(call, call.params.required('id'));
+  const media = playable(call, call.params.required('id'));
   const maxBitRate = call.params.int('maxBitRate', 0, { min: 0 });
   const timeOffset = call.params.int('timeOffset', 0, { min: 0 });
-  const sourceKbps = song.bitrate ? Math.round(song.bitrate / 1000) : null;
-  const { transcode } = decide({ suffix: suffixOf(song), kbps: sourceKbps }, call.params.string('format'), maxBitRate);
-  const durationMs = song.duration_ms || song.file_duration_ms || 0;
+  const { transcode } = decide({ suffix: media.suffix, kbps: media.kbps }, call.params.string('format'), maxBitRate);
+  const durationMs = media.durationMs;
   if (!transcode) {
-    return sendFile(call, song.path, song.mime ?? 'application/octet-stream', {
+    return sendFile(call, media.path, media.mime, {
       ...(durationMs > 0 && { 'X-Content-Duration': (durationMs / 1000).toFixed(2) }),
     });
   }
@@ -51,8 +88,8 @@ export async function stream(call: RestCall): Promise<typeof SENT> {
   if (!transcoder.available)
     throw new SubsonicError(ErrorCode.generic, 'Transcoding is not available: ffmpeg was not found on this server; request format=raw for the original file');
   const job: TranscodeJob = {
-    input: song.path,
-    sourceVersion: `${song.file_id}|${song.size}|${song.mtime_ms}`,
+    input: media.path,
+    sourceVersion: media.version,
     format: transcode.format,
     kbps: transcode.kbps,
     offsetSeconds: timeOffset,

@@ -10,6 +10,7 @@ export const EXTENSIONS = [
   { name: 'transcodeOffset', versions: [1] },
   { name: 'songLyrics', versions: [1] },
   { name: 'indexBasedQueue', versions: [1] },
+  { name: 'getPodcastEpisode', versions: [1] },
 ];
 
 function scanStatus(call: RestCall) {

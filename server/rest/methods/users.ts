@@ -18,7 +18,7 @@ export function userElement(user: RestUser): Payload {
     playlistRole: true,
     coverArtRole: true,
     commentRole: false,
-    podcastRole: false,
+    podcastRole: admin,
     streamRole: true,
     jukeboxRole: false,
     shareRole: false,
