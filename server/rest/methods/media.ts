@@ -11,6 +11,8 @@ import { SENT, type RestCall, type RestMethod } from '../context.js';
 import { ErrorCode, SubsonicError, notFound } from '../errors.js';
 import type { Payload } from '../wire.js';
 import { resolveAny, resolveTrack } from '../views.js';
+import { attachment, downloadZip } from './archive.js';
+import { podcastEpisodeFile } from './podcasts.js';
 import { stream } from './stream.js';
 
 /** Sends a file with ranges, validators and HEAD support; a vanished file is error 70 with 404. */
@@ -45,13 +47,13 @@ function playableSong(call: RestCall, raw: string): SongRow & { path: string } {
 }
 
 async function download(call: RestCall): Promise<typeof SENT> {
-  const target = resolveAny(call, call.params.required('id'));
-  if (target.kind !== 'track') throw new SubsonicError(ErrorCode.generic, 'Only songs can be downloaded');
-  const row = playableSong(call, call.params.required('id'));
-  const name = path.basename(row.path).replace(/["\\\r\n]/g, '_');
-  return sendFile(call, row.path, row.mime ?? 'application/octet-stream', {
-    'Content-Disposition': `attachment; filename="${name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-  });
+  const raw = call.params.required('id');
+  const episode = podcastEpisodeFile(call, raw);
+  if (episode) return sendFile(call, episode.file, episode.mime, { 'Content-Disposition': attachment(episode.name) });
+  const target = resolveAny(call, raw);
+  if (target.kind !== 'track') return downloadZip(call, { kind: target.kind, id: target.id });
+  const row = playableSong(call, raw);
+  return sendFile(call, row.path, row.mime ?? 'application/octet-stream', { 'Content-Disposition': attachment(path.basename(row.path)) });
 }
 
 /** The artwork cache key for any of our ids. */
