@@ -184,6 +184,10 @@ describe('podcasts', () => {
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 100-199/${mp3.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(mp3.subarray(100, 200))).toBe(true);
+    // The probed bit rate (64 kbps) is under the client's cap: the original bytes, no transcode.
+    const capped = await fetch(admin.url('stream', { id, maxBitRate: 128 }));
+    expect(capped.headers.get('accept-ranges')).toBe('bytes');
+    expect(Buffer.from(await capped.arrayBuffer()).equals(mp3)).toBe(true);
     const dl = await fetch(admin.url('download', { id }));
     expect(dl.headers.get('content-disposition')).toContain('Test Cast & Friends - Episode One.mp3');
     expect(Buffer.from(await dl.arrayBuffer()).equals(mp3)).toBe(true);

@@ -21,14 +21,17 @@ function episodeId(call: RestCall): number {
 }
 
 /** A downloaded episode's file for `stream` and `download`; null when `raw` is not an episode id. */
-export function podcastEpisodeFile(call: RestCall, raw: string): { file: string; mime: string; name: string; durationSeconds: number | null } | null {
+export function podcastEpisodeFile(
+  call: RestCall,
+  raw: string,
+): { file: string; mime: string; name: string; durationSeconds: number | null; bitrate: number | null } | null {
   const id = parseRowId('podcastEpisode', raw);
   if (id === null) return null;
   const found = call.rc.podcasts.fileOf(id);
   if (!found) throw notFound('The podcast episode is not downloaded');
   const ext = found.file.slice(found.file.lastIndexOf('.'));
   const name = `${found.episode.channel_title ?? 'Podcast'} - ${found.episode.title}`.replace(/[/\\:*?"<>|\u0000-\u001f]/g, '_') + ext;
-  return { file: found.file, mime: found.mime, name, durationSeconds: found.episode.duration_seconds };
+  return { file: found.file, mime: found.mime, name, durationSeconds: found.episode.duration_seconds, bitrate: found.episode.bitrate };
 }
 
 function getPodcasts(call: RestCall): Payload {

@@ -56,7 +56,7 @@ function playable(call: RestCall, raw: string): Playable {
       path: episode.file,
       mime: episode.mime,
       suffix: path.extname(episode.file).slice(1).toLowerCase(),
-      kbps: null,
+      kbps: episode.bitrate ? Math.round(episode.bitrate / 1000) : null,
       durationMs: (episode.durationSeconds ?? 0) * 1000,
       version: `episode|${stat?.size ?? 0}|${stat?.mtimeMs ?? 0}`,
     };
