@@ -17,6 +17,8 @@ import { LibraryWriter } from '../server/db/libraryWrites.js';
 import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
 import { makeMp3Template, writeTaggedMp3 } from '../test/fixtures/audio.js';
+import { runLidarrBench } from './lidarr.js';
+import { benchSubsonic } from './subsonic.js';
 
 const TRACKS = Number(process.env.BENCH_TRACKS ?? 1_000_000);
 const ALBUMS = Math.max(1, Math.round(TRACKS / 10));
@@ -234,7 +236,18 @@ async function main(): Promise<void> {
     await waitForScan(server, one.jobId);
     extra.requestedQuickScanOneChangedSeconds = Math.round((performance.now() - t) / 10) / 100;
 
-    // 5. Streaming a 50 MB file against a raw read of it. The server runs in its own process (as in
+    // 5. The Subsonic API on the same 1M-track library (plus the scanned files, whose real audio
+    // gives the cached-transcode case a song to transcode).
+    const restQuery = new URLSearchParams({ u: ADMIN.username, p: ADMIN.password, v: '1.16.1', c: 'bench', f: 'json', query: 'Scan Track 7', songCount: '1', artistCount: '0', albumCount: '0' });
+    const found = (await (await fetch(`${server.url}/rest/search3?${restQuery}`)).json()) as { 'subsonic-response': { searchResult3: { song?: { id: string }[] } } };
+    const transcodeSongId = found['subsonic-response'].searchResult3.song?.[0]?.id;
+    console.log('measuring /rest …');
+    for (const row of await benchSubsonic({ url: server.url, username: ADMIN.username, password: ADMIN.password, ...(transcodeSongId && { transcodeSongId }) })) {
+      rows.push(row);
+      console.log(`  ${row.case}: p50 ${row.p50} p95 ${row.p95} p99 ${row.p99} ms${row.pass === false ? '  MISS' : ''}`);
+    }
+
+    // 6. Streaming a 50 MB file against a raw read of it. The server runs in its own process (as in
     // production), so the client reading the response does not share its event loop.
     const bigTrack = (await (await server.api('/api/library/canonical?kind=tracks&pageSize=1&query=big', { headers: server.admin.headers })).json()) as { items: { id: number }[] };
     await server.stop();
@@ -285,6 +298,14 @@ async function main(): Promise<void> {
   const out = path.join('bench-results', `library-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(out, JSON.stringify({ tracks: TRACKS, albums: ALBUMS, artists: ARTISTS, genres: GENRES, scanFiles: SCAN_FILES, loadAverage: { start: loadAtStart, end: load }, pages: rows, ...extra }, null, 2));
   console.log(`\nwritten ${out}`);
+
+  // Lidarr indexing (8,000 artists / 80,000 albums / 800,000 tracks by default); BENCH_LIDARR=0 skips it.
+  if (process.env.BENCH_LIDARR !== '0') {
+    console.log('\nLidarr indexing benchmark …');
+    const scale = Number(process.env.BENCH_LIDARR_ARTISTS ?? 8000);
+    // It prints its own table and writes its own JSON file.
+    await runLidarrBench({ artists: scale });
+  }
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */
