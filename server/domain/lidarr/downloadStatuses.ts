@@ -42,6 +42,7 @@ export class DownloadStatuses {
   private timer: NodeJS.Timeout | null = null;
   private nudgeTimer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
+  private pollAgain = false;
   private lastSent = '';
   private lastStatuses: Record<string, AlbumDownloadStatus> = {};
   private unsubscribe: (() => void) | null = null;
@@ -65,16 +66,15 @@ export class DownloadStatuses {
     this.queueCache = null;
   }
 
-  async forAlbums(albumIds: number[]): Promise<Record<string, AlbumDownloadStatus>> {
+  async forAlbums(albumIds: number[], known?: { queue: QueueItem[]; searching: Set<number> }): Promise<Record<string, AlbumDownloadStatus>> {
     const client = this.connection.require();
     const ids = [...new Set(albumIds)];
     if (ids.length === 0) return {};
-    const [queue, albums, commands] = await Promise.all([this.queue(client), client.albums({ albumIds: ids }), client.commands()]);
-    const searching = new Set<number>();
-    for (const c of commands) {
-      if (c.name !== 'AlbumSearch' || (c.status !== 'queued' && c.status !== 'started')) continue;
-      for (const id of ((c.body as { albumIds?: number[] } | undefined)?.albumIds ?? [])) searching.add(Number(id));
-    }
+    const [queue, albums, searching] = await Promise.all([
+      known?.queue ?? this.queue(client),
+      client.albums({ albumIds: ids }),
+      known?.searching ?? this.searchingAlbums(client),
+    ]);
     const byId = new Map(albums.map((a) => [a.id, a]));
     const out: Record<string, AlbumDownloadStatus> = {};
     for (const id of ids) {
@@ -89,14 +89,24 @@ export class DownloadStatuses {
     return out;
   }
 
-  /** Every album in Lidarr's queue or with a pending request. */
+  /** Every album in Lidarr's queue, being searched for, or with a pending request. */
   async all(): Promise<Record<string, AlbumDownloadStatus>> {
     const client = this.connection.require();
-    const queue = await this.queue(client);
-    const ids = new Set<number>();
+    const [queue, searching] = await Promise.all([this.queue(client), this.searchingAlbums(client)]);
+    const ids = new Set<number>(searching);
     for (const q of queue) if (q.albumId) ids.add(q.albumId);
     for (const r of requests.processing(this.ctx.db)) if (r.lidarrAlbumId) ids.add(r.lidarrAlbumId);
-    return this.forAlbums([...ids]);
+    return this.forAlbums([...ids], { queue, searching });
+  }
+
+  /** Albums of AlbumSearch commands that are queued or running. */
+  private async searchingAlbums(client: LidarrClient): Promise<Set<number>> {
+    const searching = new Set<number>();
+    for (const c of await client.commands()) {
+      if (c.name !== 'AlbumSearch' || (c.status !== 'queued' && c.status !== 'started')) continue;
+      for (const id of (c.body as { albumIds?: number[] } | undefined)?.albumIds ?? []) searching.add(Number(id));
+    }
+    return searching;
   }
 
   /** Lidarr's queue as download jobs (api.md's download job fields plus Lidarr's). */
@@ -169,8 +179,18 @@ export class DownloadStatuses {
     }
   }
 
+  /** Polls now; a call while a poll runs makes it poll once more after, so no change is missed. */
   poll(): Promise<void> {
-    this.polling ??= this.pollOnce().finally(() => (this.polling = null));
+    if (this.polling) {
+      this.pollAgain = true;
+      return this.polling;
+    }
+    this.polling = (async () => {
+      do {
+        this.pollAgain = false;
+        await this.pollOnce();
+      } while (this.pollAgain);
+    })().finally(() => (this.polling = null));
     return this.polling;
   }
 
