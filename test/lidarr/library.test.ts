@@ -253,6 +253,8 @@ describe('requests and the downloads channel', () => {
       s.server.ctx.hub.broadcast('status', 'noop', {});
       const ferry = lidarrAlbum(albumOf(harbors, 'Night Ferry').foreignAlbumId)!;
       s.fake.state.activity.options.importAfterMs = 60_000;
+      // The search stays running long enough to be seen whatever the machine's load.
+      s.fake.state.activity.options.commandRunMs = 30_000;
       await s.call('POST', '/api/library/downloads/album', { albumId: ferry.id, search: true });
       const changed = await until(() =>
         socket.messages.find((m) => m.type === 'download_statuses' && ['searching', 'downloading'].includes(m.statuses[ferry.id]?.status)),
@@ -262,6 +264,7 @@ describe('requests and the downloads channel', () => {
     } finally {
       socket.close();
       s.fake.state.activity.options.importAfterMs = 150;
+      s.fake.state.activity.options.commandRunMs = 10;
     }
   });
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { session } from '../session';
@@ -70,51 +70,50 @@ interface ListeningHistory {
 
 function ListeningHistoryCard({ userId }: { userId: number }) {
   const history = useAsync((signal) => api<ListeningHistory>('/api/users/me/listening-history', { signal }), []);
-  const [provider, setProvider] = useState('');
-  const [username, setUsername] = useState('');
-  const [done, setDone] = useState(false);
-  useEffect(() => {
-    if (!history.data) return;
-    setProvider(history.data.provider ?? '');
-    setUsername(history.data.username ?? '');
-  }, [history.data]);
-  const save = useAction(async () => {
-    const body = { listeningHistory: { provider: provider || null, username: provider ? username.trim() || null : null } };
-    const user = await api<{ listeningHistory: ListeningHistory }>(`/api/users/${userId}`, { method: 'PATCH', body });
-    history.setData(user.listeningHistory);
-    setDone(true);
-  });
   return (
     <Card title="Listening history" id="history">
       <p class="muted">Where your plays are read from for recommendations.</p>
       {history.loading && !history.data && <Loading />}
       <ErrorMessage error={history.error} onRetry={history.reload} />
-      {history.data && (
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          setDone(false);
-          void save.trigger();
-        }}
-      >
-        <div class="field">
-          <label for="lh-provider">Service</label>
-          <select id="lh-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
-            {providers.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        {provider && <Field id="lh-user" label="User name on that service" value={username} onInput={(e) => setUsername(e.currentTarget.value)} />}
-        <button type="submit" class="primary" disabled={save.busy}>
-          Save
-        </button>
-        {done && <Notice tone="success">Listening history saved.</Notice>}
-        <ErrorMessage error={save.error} />
-      </form>
-      )}
+      {history.data && <ListeningHistoryForm userId={userId} initial={history.data} />}
     </Card>
+  );
+}
+
+/** Starts from the saved values once; later reloads never overwrite what the user is typing. */
+function ListeningHistoryForm({ userId, initial }: { userId: number; initial: ListeningHistory }) {
+  const [provider, setProvider] = useState(initial.provider ?? '');
+  const [username, setUsername] = useState(initial.username ?? '');
+  const [done, setDone] = useState(false);
+  const save = useAction(async () => {
+    const body = { listeningHistory: { provider: provider || null, username: provider ? username.trim() || null : null } };
+    await api<{ listeningHistory: ListeningHistory }>(`/api/users/${userId}`, { method: 'PATCH', body });
+    setDone(true);
+  });
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        setDone(false);
+        void save.trigger();
+      }}
+    >
+      <div class="field">
+        <label for="lh-provider">Service</label>
+        <select id="lh-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+          {providers.map((p) => (
+            <option key={p.value} value={p.value}>
+              {p.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {provider && <Field id="lh-user" label="User name on that service" value={username} onInput={(e) => setUsername(e.currentTarget.value)} />}
+      <button type="submit" class="primary" disabled={save.busy}>
+        Save
+      </button>
+      {done && <Notice tone="success">Listening history saved.</Notice>}
+      <ErrorMessage error={save.error} />
+    </form>
   );
 }
