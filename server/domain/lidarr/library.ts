@@ -5,6 +5,8 @@ import type { Album, Artist, LidarrClient, NewArtist } from '../../integrations/
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from './connection.js';
+import { chooseAlbums } from './monitoring.js';
+import { albumOut, artistOut, isComplete } from './present.js';
 
 /** Library operations when Lidarr manages the files (managedBy `lidarr`). */
 
@@ -18,57 +20,6 @@ export const SELF_MANAGED_UNAVAILABLE =
   'Self-managed downloads (managedBy "aurral") need a download source (slskd, Usenet or yt-dlp), and none is available in this build; ' +
   'configure Lidarr and use managedBy "lidarr"';
 
-export function artistOut(a: Artist) {
-  const s = a.statistics ?? {};
-  return {
-    id: a.id,
-    mbid: a.foreignArtistId,
-    foreignArtistId: a.foreignArtistId,
-    artistName: a.artistName,
-    name: a.artistName,
-    monitored: a.monitored ?? false,
-    monitorNewItems: a.monitorNewItems ?? null,
-    path: a.path ?? null,
-    rootFolderPath: a.rootFolderPath ?? null,
-    qualityProfileId: a.qualityProfileId ?? null,
-    metadataProfileId: a.metadataProfileId ?? null,
-    status: a.status ?? null,
-    addedAt: a.added ?? null,
-    statistics: {
-      albumCount: s.albumCount ?? 0,
-      trackCount: s.trackCount ?? 0,
-      trackFileCount: s.trackFileCount ?? 0,
-      sizeOnDisk: s.sizeOnDisk ?? 0,
-    },
-    managedBy: 'lidarr' as const,
-  };
-}
-
-export function albumOut(a: Album) {
-  const s = a.statistics ?? {};
-  return {
-    id: a.id,
-    mbid: a.foreignAlbumId,
-    foreignAlbumId: a.foreignAlbumId,
-    title: a.title,
-    albumName: a.title,
-    artistId: a.artistId ?? null,
-    artistName: a.artist?.artistName ?? null,
-    monitored: a.monitored ?? false,
-    albumType: a.albumType ?? null,
-    secondaryTypes: a.secondaryTypes ?? [],
-    releaseDate: a.releaseDate ?? null,
-    statistics: {
-      trackCount: s.trackCount ?? 0,
-      trackFileCount: s.trackFileCount ?? 0,
-      sizeOnDisk: s.sizeOnDisk ?? 0,
-      percentOfTracks: s.percentOfTracks ?? 0,
-    },
-    managedBy: 'lidarr' as const,
-  };
-}
-
-const isComplete = (a: Album) => (a.statistics?.trackCount ?? 0) > 0 && (a.statistics?.trackFileCount ?? 0) >= (a.statistics?.trackCount ?? 0);
 const isMbid = (key: string) => !/^\d+$/.test(key);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -431,27 +382,5 @@ export class LidarrLibrary {
   async rootFolders() {
     const folders = await this.connection.require().rootFolders();
     return folders.map((f) => ({ id: f.id, path: f.path, name: f.name ?? null, accessible: f.accessible ?? null, freeSpace: f.freeSpace ?? null, totalSpace: f.totalSpace ?? null }));
-  }
-}
-
-/** Which of an artist's albums a monitor mode selects (decisions §5's modes). */
-export function chooseAlbums(albums: Album[], mode: MonitorMode, now: number): Set<number> {
-  const byDate = [...albums].filter((a) => a.releaseDate).sort((x, y) => String(x.releaseDate).localeCompare(String(y.releaseDate)));
-  const files = (a: Album) => a.statistics?.trackFileCount ?? 0;
-  switch (mode) {
-    case 'all':
-      return new Set(albums.map((a) => a.id));
-    case 'none':
-      return new Set();
-    case 'missing':
-      return new Set(albums.filter((a) => !isComplete(a)).map((a) => a.id));
-    case 'existing':
-      return new Set(albums.filter((a) => files(a) > 0).map((a) => a.id));
-    case 'latest':
-      return new Set(byDate.slice(-1).map((a) => a.id));
-    case 'first':
-      return new Set(byDate.slice(0, 1).map((a) => a.id));
-    case 'future':
-      return new Set(albums.filter((a) => a.releaseDate && Date.parse(a.releaseDate) > now).map((a) => a.id));
   }
 }
