@@ -1,7 +1,8 @@
 import type { Db } from './connection.js';
 import { KIND } from './libraryWrites.js';
 
-const CHUNK = 500;
+/** Dirty entities per set-based refresh transaction, by kind. */
+const CHUNK: Record<number, number> = { [KIND.track]: 2000, [KIND.album]: 1000, [KIND.artist]: 250 };
 
 export interface DerivedResult {
   tracks: number;
@@ -26,21 +27,22 @@ export function refreshDerived(db: Db): DerivedResult {
     return rebuildDerived(db);
   }
   const result = { tracks: 0, albums: 0, artists: 0 };
+  // Tracks first (they mark their albums and artists dirty), then albums (they mark their artists).
   for (const kind of [KIND.track, KIND.album, KIND.artist]) {
+    const steps = s.steps[kind]!;
     for (;;) {
-      const ids = (s.takeDirty.all(kind, CHUNK) as { entity_id: number }[]).map((r) => r.entity_id);
-      if (ids.length === 0) break;
+      let n = 0;
       db.transaction(() => {
-        for (const id of ids) {
-          if (kind === KIND.track) refreshTrack(s, id);
-          else if (kind === KIND.album) refreshAlbum(s, id);
-          else refreshArtist(s, id);
-          s.clearDirty.run(kind, id);
-        }
+        s.clearIds.run();
+        n = s.takeIds.run(kind, CHUNK[kind]!).changes;
+        if (n === 0) return;
+        for (const step of steps) step.run();
+        s.clearTaken.run(kind);
       }).immediate();
-      if (kind === KIND.track) result.tracks += ids.length;
-      else if (kind === KIND.album) result.albums += ids.length;
-      else result.artists += ids.length;
+      if (n === 0) break;
+      if (kind === KIND.track) result.tracks += n;
+      else if (kind === KIND.album) result.albums += n;
+      else result.artists += n;
     }
   }
   return result;
@@ -245,158 +247,95 @@ function statements(db: Db): Statements {
   return s;
 }
 
+/** The ids of one refresh chunk, in a temporary table of the connection. */
+const IDS = 'SELECT id FROM temp.library_refresh_ids';
+
 function build(db: Db) {
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS library_refresh_ids (id INTEGER PRIMARY KEY)');
+  const tracksOfArtists = `
+    SELECT artist_id, id AS track_id FROM library_tracks WHERE artist_id IN (${IDS})
+    UNION SELECT al.artist_id, l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
+    WHERE al.artist_id IN (${IDS})`;
+  const track = [
+    `DELETE FROM library_genre_links WHERE kind = 3 AND entity_id IN (${IDS})`,
+    // Only rows whose values change are written (and so only they touch indexes and count triggers).
+    `UPDATE library_tracks SET size_on_disk = x.size, available = x.available, sources = x.sources,
+       latest_media_at = x.latest
+     FROM (SELECT d.id AS track_id, COALESCE(SUM(CASE WHEN m.available THEN m.size ELSE 0 END), 0) AS size,
+             COALESCE(MAX(m.available), 0) AS available,
+             COALESCE(MAX(m.source = 'aurral'), 0) | (COALESCE(MAX(m.source = 'lidarr'), 0) * 2) AS sources,
+             COALESCE(MAX(m.created_at), 0) AS latest
+           FROM temp.library_refresh_ids d LEFT JOIN library_media_files m ON m.track_id = d.id GROUP BY d.id) x
+     WHERE library_tracks.id = x.track_id
+       AND (library_tracks.size_on_disk, library_tracks.available, library_tracks.sources,
+         library_tracks.latest_media_at) IS NOT (x.size, x.available, x.sources, x.latest)`,
+    `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
+     SELECT g.genre_id, 3, t.id, t.sort_name, t.latest_media_at, t.available
+     FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id WHERE g.track_id IN (${IDS})`,
+    `DELETE FROM library_tracks_fts WHERE rowid IN (${IDS})`,
+    `INSERT INTO library_tracks_fts (rowid, doc)
+     SELECT t.id, t.title || ' \u2022 ' || t.artist_name || ' \u2022 ' || COALESCE(a.title, '')
+     FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id IN (${IDS})`,
+    `INSERT OR IGNORE INTO library_dirty (kind, entity_id)
+     SELECT 2, album_id FROM library_tracks WHERE id IN (${IDS}) AND album_id IS NOT NULL
+     UNION SELECT 2, album_id FROM library_album_tracks WHERE track_id IN (${IDS})
+     UNION SELECT 1, artist_id FROM library_tracks WHERE id IN (${IDS}) AND artist_id IS NOT NULL`,
+  ];
+  const album = [
+    `DELETE FROM library_genre_links WHERE kind = 2 AND entity_id IN (${IDS})`,
+    `UPDATE library_albums SET track_count = x.n, available_track_count = x.av, size_on_disk = x.size,
+       duration_ms = x.duration, sources = x.sources, available = x.av > 0, latest_media_at = x.latest,
+       image_key = (SELECT m.image_key FROM library_media_files m WHERE m.album_id = library_albums.id
+         AND m.image_key IS NOT NULL ORDER BY m.available DESC, m.id LIMIT 1)
+     FROM (SELECT d.id AS album_id, COUNT(t.id) AS n, COALESCE(SUM(t.available), 0) AS av,
+             COALESCE(SUM(t.size_on_disk), 0) AS size, COALESCE(SUM(t.duration_ms), 0) AS duration,
+             COALESCE(MAX(t.sources & 1), 0) | COALESCE(MAX(t.sources & 2), 0) AS sources,
+             COALESCE(MAX(t.latest_media_at), 0) AS latest
+           FROM temp.library_refresh_ids d LEFT JOIN library_album_tracks l ON l.album_id = d.id
+           LEFT JOIN library_tracks t ON t.id = l.track_id GROUP BY d.id) x
+     WHERE library_albums.id = x.album_id`,
+    `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
+     SELECT DISTINCT g.genre_id, 2, a.id, a.sort_name, a.latest_media_at, a.available
+     FROM library_album_tracks l JOIN library_track_genres g ON g.track_id = l.track_id
+     JOIN library_albums a ON a.id = l.album_id WHERE l.album_id IN (${IDS})`,
+    `DELETE FROM library_albums_fts WHERE rowid IN (${IDS})`,
+    `INSERT INTO library_albums_fts (rowid, doc)
+     SELECT id, title || ' \u2022 ' || album_artist FROM library_albums WHERE id IN (${IDS})`,
+    `INSERT OR IGNORE INTO library_dirty (kind, entity_id) SELECT 1, artist_id FROM library_albums WHERE id IN (${IDS})`,
+  ];
+  const artist = [
+    `DELETE FROM library_genre_links WHERE kind = 1 AND entity_id IN (${IDS})`,
+    `WITH ids AS (${tracksOfArtists}),
+     agg AS (SELECT ids.artist_id, COUNT(*) AS n, SUM(t.available) AS av, SUM(t.size_on_disk) AS size,
+               MAX(t.sources & 1) | MAX(t.sources & 2) AS sources, MAX(t.latest_media_at) AS latest
+             FROM ids JOIN library_tracks t ON t.id = ids.track_id GROUP BY ids.artist_id)
+     UPDATE library_artists SET
+       album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id),
+       track_count = COALESCE(y.n, 0), available_track_count = COALESCE(y.av, 0),
+       size_on_disk = COALESCE(y.size, 0), sources = COALESCE(y.sources, 0),
+       available = COALESCE(y.av, 0) > 0, latest_media_at = COALESCE(y.latest, 0),
+       image_key = (SELECT image_key FROM library_albums WHERE artist_id = library_artists.id AND image_key IS NOT NULL
+         ORDER BY available DESC, year DESC, id LIMIT 1)
+     FROM (SELECT d.id AS artist_id, x.n, x.av, x.size, x.sources, x.latest
+           FROM temp.library_refresh_ids d LEFT JOIN agg x ON x.artist_id = d.id) y
+     WHERE library_artists.id = y.artist_id`,
+    `WITH ids AS (${tracksOfArtists})
+     INSERT OR IGNORE INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
+     SELECT DISTINCT g.genre_id, 1, a.id, a.sort_name, a.latest_media_at, a.available
+     FROM ids JOIN library_track_genres g ON g.track_id = ids.track_id JOIN library_artists a ON a.id = ids.artist_id`,
+    `DELETE FROM library_artists_fts WHERE rowid IN (${IDS})`,
+    `INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id IN (${IDS})`,
+  ];
   return {
-    takeDirty: db.prepare('SELECT entity_id FROM library_dirty WHERE kind = ? LIMIT ?'),
     countDirty: db.prepare('SELECT COUNT(*) FROM library_dirty WHERE kind = ?').pluck(),
     maxTrackId: db.prepare('SELECT MAX(id) FROM library_tracks').pluck(),
-    clearDirty: db.prepare('DELETE FROM library_dirty WHERE kind = ? AND entity_id = ?'),
-    markDirty: db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
-    trackRow: db.prepare(
-      `SELECT t.id, t.title, t.artist_name, t.artist_id, t.album_id, a.title AS album_title
-       FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id = ?`,
-    ),
-    trackAgg: db.prepare(
-      `SELECT COALESCE(SUM(CASE WHEN available THEN size ELSE 0 END), 0) AS size,
-         COALESCE(MAX(available), 0) AS available,
-         COALESCE(MAX(source = 'aurral'), 0) | (COALESCE(MAX(source = 'lidarr'), 0) * 2) AS sources,
-         COALESCE(MAX(created_at), 0) AS latest
-       FROM library_media_files WHERE track_id = ?`,
-    ),
-    updateTrack: db.prepare(
-      'UPDATE library_tracks SET size_on_disk = ?, available = ?, sources = ?, latest_media_at = ? WHERE id = ?',
-    ),
-    trackAlbums: db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?'),
-    trackGenreLinks: db.prepare(
-      `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
-       SELECT g.genre_id, 3, t.id, t.sort_name, t.latest_media_at, t.available
-       FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id WHERE g.track_id = ?`,
-    ),
-    clearLinks: db.prepare('DELETE FROM library_genre_links WHERE kind = ? AND entity_id = ?'),
-    albumRow: db.prepare('SELECT id, title, album_artist, artist_id FROM library_albums WHERE id = ?'),
-    albumAgg: db.prepare(
-      `SELECT COUNT(*) AS trackCount, COALESCE(SUM(t.available), 0) AS availableCount,
-         COALESCE(SUM(t.size_on_disk), 0) AS size, COALESCE(SUM(t.duration_ms), 0) AS duration,
-         COALESCE(MAX(t.sources & 1), 0) | COALESCE(MAX(t.sources & 2), 0) AS sources,
-         COALESCE(MAX(t.latest_media_at), 0) AS latest
-       FROM library_album_tracks l JOIN library_tracks t ON t.id = l.track_id WHERE l.album_id = ?`,
-    ),
-    albumImage: db.prepare(
-      `SELECT image_key FROM library_media_files WHERE album_id = ? AND image_key IS NOT NULL
-       ORDER BY available DESC, id LIMIT 1`,
-    ),
-    updateAlbum: db.prepare(
-      `UPDATE library_albums SET track_count = ?, available_track_count = ?, size_on_disk = ?, duration_ms = ?,
-         sources = ?, available = ?, latest_media_at = ?, image_key = ? WHERE id = ?`,
-    ),
-    albumGenreLinks: db.prepare(
-      `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
-       SELECT DISTINCT g.genre_id, 2, a.id, a.sort_name, a.latest_media_at, a.available
-       FROM library_album_tracks l JOIN library_track_genres g ON g.track_id = l.track_id
-       JOIN library_albums a ON a.id = l.album_id WHERE l.album_id = ?`,
-    ),
-    artistRow: db.prepare('SELECT id, name FROM library_artists WHERE id = ?'),
-    artistAgg: db.prepare(
-      `WITH ids AS (
-         SELECT id FROM library_tracks WHERE artist_id = @id
-         UNION SELECT l.track_id FROM library_albums a JOIN library_album_tracks l ON l.album_id = a.id
-         WHERE a.artist_id = @id)
-       SELECT COUNT(*) AS trackCount, COALESCE(SUM(t.available), 0) AS availableCount,
-         COALESCE(SUM(t.size_on_disk), 0) AS size,
-         COALESCE(MAX(t.sources & 1), 0) | COALESCE(MAX(t.sources & 2), 0) AS sources,
-         COALESCE(MAX(t.latest_media_at), 0) AS latest
-       FROM ids JOIN library_tracks t ON t.id = ids.id`,
-    ),
-    artistAlbums: db.prepare(
-      `SELECT COUNT(*) AS n, (SELECT image_key FROM library_albums WHERE artist_id = @id AND image_key IS NOT NULL
-         ORDER BY available DESC, year DESC, id LIMIT 1) AS image
-       FROM library_albums WHERE artist_id = @id`,
-    ),
-    updateArtist: db.prepare(
-      `UPDATE library_artists SET album_count = ?, track_count = ?, available_track_count = ?, size_on_disk = ?,
-         sources = ?, available = ?, latest_media_at = ?, image_key = ? WHERE id = ?`,
-    ),
-    artistGenreLinks: db.prepare(
-      `INSERT OR IGNORE INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
-       SELECT DISTINCT g.genre_id, 1, a.id, a.sort_name, a.latest_media_at, a.available
-       FROM library_artists a
-       JOIN (SELECT id AS track_id FROM library_tracks WHERE artist_id = @id
-             UNION SELECT l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
-             WHERE al.artist_id = @id) ids
-       JOIN library_track_genres g ON g.track_id = ids.track_id
-       WHERE a.id = @id`,
-    ),
-    ftsDelete: {
-      [KIND.artist]: db.prepare('DELETE FROM library_artists_fts WHERE rowid = ?'),
-      [KIND.album]: db.prepare('DELETE FROM library_albums_fts WHERE rowid = ?'),
-      [KIND.track]: db.prepare('DELETE FROM library_tracks_fts WHERE rowid = ?'),
-    } as Record<number, { run(...args: unknown[]): unknown }>,
-    ftsInsert: {
-      [KIND.artist]: db.prepare('INSERT INTO library_artists_fts (rowid, doc) VALUES (?, ?)'),
-      [KIND.album]: db.prepare('INSERT INTO library_albums_fts (rowid, doc) VALUES (?, ?)'),
-      [KIND.track]: db.prepare('INSERT INTO library_tracks_fts (rowid, doc) VALUES (?, ?)'),
-    } as Record<number, { run(...args: unknown[]): unknown }>,
+    clearIds: db.prepare('DELETE FROM temp.library_refresh_ids'),
+    takeIds: db.prepare('INSERT INTO temp.library_refresh_ids (id) SELECT entity_id FROM library_dirty WHERE kind = ? LIMIT ?'),
+    clearTaken: db.prepare(`DELETE FROM library_dirty WHERE kind = ? AND entity_id IN (${IDS})`),
+    steps: {
+      [KIND.track]: track.map((sql) => db.prepare(sql)),
+      [KIND.album]: album.map((sql) => db.prepare(sql)),
+      [KIND.artist]: artist.map((sql) => db.prepare(sql)),
+    } as Record<number, { run(): unknown }[]>,
   };
-}
-
-function setDoc(s: Statements, kind: number, id: number, doc: string | null): void {
-  s.ftsDelete[kind]!.run(id);
-  if (doc !== null) s.ftsInsert[kind]!.run(id, doc);
-}
-
-function refreshTrack(s: Statements, id: number): void {
-  const t = s.trackRow.get(id) as
-    | { id: number; title: string; artist_name: string; artist_id: number | null; album_id: number | null; album_title: string | null }
-    | undefined;
-  s.clearLinks.run(KIND.track, id);
-  if (!t) {
-    setDoc(s, KIND.track, id, null);
-    return;
-  }
-  const agg = s.trackAgg.get(id) as { size: number; available: number; sources: number; latest: number };
-  s.updateTrack.run(agg.size, agg.available, agg.sources, agg.latest, id);
-  s.trackGenreLinks.run(id);
-  setDoc(s, KIND.track, id, [t.title, t.artist_name, t.album_title ?? ''].join(' \u2022 '));
-  if (t.artist_id !== null) s.markDirty.run(KIND.artist, t.artist_id);
-  if (t.album_id !== null) s.markDirty.run(KIND.album, t.album_id);
-  for (const l of s.trackAlbums.all(id) as { album_id: number }[]) s.markDirty.run(KIND.album, l.album_id);
-}
-
-function refreshAlbum(s: Statements, id: number): void {
-  const a = s.albumRow.get(id) as { id: number; title: string; album_artist: string; artist_id: number } | undefined;
-  s.clearLinks.run(KIND.album, id);
-  if (!a) {
-    setDoc(s, KIND.album, id, null);
-    return;
-  }
-  const agg = s.albumAgg.get(id) as {
-    trackCount: number; availableCount: number; size: number; duration: number; sources: number; latest: number;
-  };
-  const image = (s.albumImage.get(id) as { image_key: string } | undefined)?.image_key ?? null;
-  s.updateAlbum.run(
-    agg.trackCount, agg.availableCount, agg.size, agg.duration, agg.sources, agg.availableCount > 0 ? 1 : 0,
-    agg.latest, image, id,
-  );
-  s.albumGenreLinks.run(id);
-  setDoc(s, KIND.album, id, `${a.title} \u2022 ${a.album_artist}`);
-  s.markDirty.run(KIND.artist, a.artist_id);
-}
-
-function refreshArtist(s: Statements, id: number): void {
-  const a = s.artistRow.get(id) as { id: number; name: string } | undefined;
-  s.clearLinks.run(KIND.artist, id);
-  if (!a) {
-    setDoc(s, KIND.artist, id, null);
-    return;
-  }
-  const agg = s.artistAgg.get({ id }) as {
-    trackCount: number; availableCount: number; size: number; sources: number; latest: number;
-  };
-  const albums = s.artistAlbums.get({ id }) as { n: number; image: string | null };
-  s.updateArtist.run(
-    albums.n, agg.trackCount, agg.availableCount, agg.size, agg.sources, agg.availableCount > 0 ? 1 : 0, agg.latest,
-    albums.image, id,
-  );
-  s.artistGenreLinks.run({ id });
-  setDoc(s, KIND.artist, id, a.name);
 }
