@@ -8,9 +8,8 @@ import { scanRuns, type ScanCounts, type ScanError, type ScanMode } from '../db/
 import { nameKey } from '../db/libraryText.js';
 import { LibraryWriter, type KnownMediaFile } from '../db/libraryWrites.js';
 import { FOLDER_IMAGE, audioMimeOf, isAudioFile } from './audioFormats.js';
-import { contentFingerprint } from './fingerprint.js';
 import { ImageCache, imageMimeOf } from './imageCache.js';
-import { readFileTags, type FileTags } from './tags.js';
+import { readTagsAndFingerprint, type FileTags } from './tags.js';
 import { walkMusicFolder } from './walk.js';
 
 export interface ScanOptions {
@@ -156,10 +155,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     let tags: FileTags;
     let fingerprint: string | null = null;
     try {
-      [tags, fingerprint] = await Promise.all([
-        readFileTags(file.path, root),
-        contentFingerprint(file.path, file.size),
-      ]);
+      ({ tags, fingerprint } = await readTagsAndFingerprint(file.path, root, file.size));
     } catch (err) {
       counts.filesFailed++;
       addError(root, file.path, err instanceof Error ? err.message : String(err));
@@ -253,6 +249,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   }
   flush();
   refreshDerived(db);
+  // Bounded: an unbounded optimize may re-analyze million-row tables (seconds) after a modest scan.
+  db.pragma('analysis_limit = 1000');
   db.pragma('optimize');
   options.onProgress?.({ ...counts });
   return { ...counts, errors };

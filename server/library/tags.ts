@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { parseFile } from 'music-metadata';
+import { parseFile, type IAudioMetadata, type IOptions } from 'music-metadata';
+import { parseAudioFile } from './audioFile.js';
 
 /** What the scanner keeps from one audio file's tags and stream header. */
 export interface FileTags {
@@ -42,68 +43,95 @@ export function fallbackTags(file: string, root: string): Pick<FileTags, 'title'
   return { title, album, artist, albumArtist: artist };
 }
 
+const PARSE_OPTIONS: IOptions = { duration: false, skipCovers: false };
+
 export async function readFileTags(file: string, root: string): Promise<FileTags> {
-  const fallback = fallbackTags(file, root);
   try {
-    const meta = await parseFile(file, { duration: false, skipCovers: false });
-    const c = meta.common;
-    const f = meta.format;
-    const text = (v: string | undefined | null) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
-    const artist = text(c.artist) ?? text(c.artists?.[0]) ?? text(c.albumartist) ?? fallback.artist;
-    const albumArtist = text(c.albumartist) ?? artist;
-    const date = text(c.date) ?? (c.year ? String(c.year) : null);
-    const lyric = c.lyrics?.map((l) => l.text ?? l.syncText?.map((s) => s.text).join('\n') ?? '').find((t) => t.trim());
-    return {
-      title: text(c.title) ?? fallback.title,
-      artist,
-      albumArtist,
-      album: text(c.album) ?? fallback.album,
-      trackNumber: c.track?.no ?? 0,
-      discNumber: c.disk?.no ?? 1,
-      year: c.year ?? (date ? Number(date.slice(0, 4)) || null : null),
-      date,
-      genres: [...new Set((c.genre ?? []).flatMap((g) => g.split(/\s*[;\/]\s*/)).map((g) => g.trim()).filter(Boolean))],
-      recordingMbid: text(c.musicbrainz_recordingid),
-      releaseMbid: text(c.musicbrainz_albumid),
-      releaseGroupMbid: text(c.musicbrainz_releasegroupid),
-      artistMbid: text(c.musicbrainz_artistid?.[0]),
-      albumArtistMbid: text(c.musicbrainz_albumartistid?.[0]),
-      durationMs: f.duration ? Math.round(f.duration * 1000) : 0,
-      bitrate: f.bitrate ? Math.round(f.bitrate) : null,
-      sampleRate: f.sampleRate ?? null,
-      bitDepth: f.bitsPerSample ?? null,
-      channels: f.numberOfChannels ?? null,
-      codec: f.codec ?? null,
-      container: f.container ?? null,
-      lossless: f.lossless ?? false,
-      lyrics: lyric ?? null,
-      picture: c.picture?.[0]?.data ?? null,
-      error: null,
-    };
+    return tagsOf(await parseFile(file, PARSE_OPTIONS), fallbackTags(file, root));
   } catch (err) {
-    return {
-      ...fallback,
-      trackNumber: 0,
-      discNumber: 1,
-      year: null,
-      date: null,
-      genres: [],
-      recordingMbid: null,
-      releaseMbid: null,
-      releaseGroupMbid: null,
-      artistMbid: null,
-      albumArtistMbid: null,
-      durationMs: 0,
-      bitrate: null,
-      sampleRate: null,
-      bitDepth: null,
-      channels: null,
-      codec: null,
-      container: null,
-      lossless: false,
-      lyrics: null,
-      picture: null,
-      error: `unreadable tags: ${err instanceof Error ? err.message : String(err)}`,
-    };
+    return unreadable(file, root, err);
   }
+}
+
+/**
+ * Tags and content fingerprint (contentFingerprint's value) of one file, read through one open with
+ * few reads (see parseAudioFile). Rejects only when the file cannot be read at all.
+ */
+export async function readTagsAndFingerprint(
+  file: string,
+  root: string,
+  size: number,
+): Promise<{ tags: FileTags; fingerprint: string }> {
+  const parsed = await parseAudioFile(file, size, PARSE_OPTIONS);
+  let tags: FileTags;
+  try {
+    tags = parsed.metadata ? tagsOf(parsed.metadata, fallbackTags(file, root)) : unreadable(file, root, parsed.error);
+  } catch (err) {
+    tags = unreadable(file, root, err);
+  }
+  return { tags, fingerprint: parsed.fingerprint };
+}
+
+function tagsOf(meta: IAudioMetadata, fallback: ReturnType<typeof fallbackTags>): FileTags {
+  const c = meta.common;
+  const f = meta.format;
+  const text = (v: string | undefined | null) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+  const artist = text(c.artist) ?? text(c.artists?.[0]) ?? text(c.albumartist) ?? fallback.artist;
+  const albumArtist = text(c.albumartist) ?? artist;
+  const date = text(c.date) ?? (c.year ? String(c.year) : null);
+  const lyric = c.lyrics?.map((l) => l.text ?? l.syncText?.map((s) => s.text).join('\n') ?? '').find((t) => t.trim());
+  return {
+    title: text(c.title) ?? fallback.title,
+    artist,
+    albumArtist,
+    album: text(c.album) ?? fallback.album,
+    trackNumber: c.track?.no ?? 0,
+    discNumber: c.disk?.no ?? 1,
+    year: c.year ?? (date ? Number(date.slice(0, 4)) || null : null),
+    date,
+    genres: [...new Set((c.genre ?? []).flatMap((g) => g.split(/\s*[;\/]\s*/)).map((g) => g.trim()).filter(Boolean))],
+    recordingMbid: text(c.musicbrainz_recordingid),
+    releaseMbid: text(c.musicbrainz_albumid),
+    releaseGroupMbid: text(c.musicbrainz_releasegroupid),
+    artistMbid: text(c.musicbrainz_artistid?.[0]),
+    albumArtistMbid: text(c.musicbrainz_albumartistid?.[0]),
+    durationMs: f.duration ? Math.round(f.duration * 1000) : 0,
+    bitrate: f.bitrate ? Math.round(f.bitrate) : null,
+    sampleRate: f.sampleRate ?? null,
+    bitDepth: f.bitsPerSample ?? null,
+    channels: f.numberOfChannels ?? null,
+    codec: f.codec ?? null,
+    container: f.container ?? null,
+    lossless: f.lossless ?? false,
+    lyrics: lyric ?? null,
+    picture: c.picture?.[0]?.data ?? null,
+    error: null,
+  };
+}
+
+function unreadable(file: string, root: string, err: unknown): FileTags {
+  return {
+    ...fallbackTags(file, root),
+    trackNumber: 0,
+    discNumber: 1,
+    year: null,
+    date: null,
+    genres: [],
+    recordingMbid: null,
+    releaseMbid: null,
+    releaseGroupMbid: null,
+    artistMbid: null,
+    albumArtistMbid: null,
+    durationMs: 0,
+    bitrate: null,
+    sampleRate: null,
+    bitDepth: null,
+    channels: null,
+    codec: null,
+    container: null,
+    lossless: false,
+    lyrics: null,
+    picture: null,
+    error: `unreadable tags: ${err instanceof Error ? err.message : String(err)}`,
+  };
 }
