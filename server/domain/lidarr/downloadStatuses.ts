@@ -80,9 +80,10 @@ export class DownloadStatuses {
     for (const id of ids) {
       const q = queue.find((item) => item.albumId === id);
       const album = byId.get(id);
+      // What Lidarr is doing now wins over what it has: a search runs even for a complete album (upgrades).
       if (q) out[id] = fromQueue(q);
-      else if (album && complete(album)) out[id] = { status: 'available', progress: null, title: album.title, message: null };
       else if (searching.has(id)) out[id] = { status: 'searching', progress: null, title: album?.title ?? null, message: null };
+      else if (album && complete(album)) out[id] = { status: 'available', progress: null, title: album.title, message: null };
       else if (album) out[id] = { status: 'added', progress: null, title: album.title, message: null };
       else if (requests.processingForAlbum(this.ctx.db, id)) out[id] = { status: 'adding', progress: null, title: null, message: null };
     }
