@@ -7,7 +7,7 @@ import type { Db } from '../db/connection.js';
 import { scanRuns, type ScanRun } from '../db/libraryScanRuns.js';
 import type { LidarrIndexCounts } from './lidarrIndexer.js';
 import type { PathMapping } from './lidarrPaths.js';
-import type { LidarrIndexWorkerData, LidarrIndexWorkerMessage } from './lidarrIndexWorker.js';
+import type { LidarrIndexWorkerCommand, LidarrIndexWorkerData, LidarrIndexWorkerMessage } from './lidarrIndexWorker.js';
 
 export const LIDARR_SOURCE = 'lidarr';
 
@@ -27,7 +27,11 @@ export interface LidarrIndexServiceOptions {
   now?: () => number;
   /** Called after a run completed, with the Lidarr artist ids it covered (null = the whole library). */
   onIndexed?: (artistIds: number[] | null) => void;
+  /** An idle index worker ends after this long (default 10 minutes). */
+  workerIdleMs?: number;
 }
+
+const DEFAULT_WORKER_IDLE_MS = 10 * 60_000;
 
 interface Pending {
   runId: number;
@@ -40,10 +44,16 @@ interface Pending {
  * Main-thread side of Lidarr indexing: runs are rows of library_scan_runs (source `lidarr`, so
  * GET /api/library/refresh/:jobId reads them too), executed one at a time in a worker thread.
  * Requests arriving while a run is queued merge into it: artist scopes add up, a full request
- * widens it to everything. A request during a run queues the next one.
+ * widens it to everything. A request during a run queues the next one. The worker is started on first
+ * use and kept (like the folder scan worker) until it has been idle for a while, so a webhook's
+ * re-index of one artist costs only the work, not a thread start.
  */
 export class LidarrIndexService {
   private worker: Worker | null = null;
+  private workerFailure: string | null = null;
+  private workerIdleTimer: NodeJS.Timeout | null = null;
+  /** The run the worker is on, with what its completion needs. */
+  private current: { runId: number; artistIds: number[] | null } | null = null;
   private pending: Pending | null = null;
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
@@ -90,7 +100,7 @@ export class LidarrIndexService {
   }
 
   isIndexing(): boolean {
-    return this.worker !== null || this.pending !== null;
+    return this.current !== null || this.pending !== null;
   }
 
   whenIdle(): Promise<void> {
@@ -100,10 +110,12 @@ export class LidarrIndexService {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
+    this.workerIdleTimer = null;
     const worker = this.worker;
     if (worker) {
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage({ type: 'stop' });
+      worker.postMessage({ type: 'stop' } satisfies LidarrIndexWorkerCommand);
       const timer = setTimeout(() => void worker.terminate(), 2000);
       await exited;
       clearTimeout(timer);
@@ -122,9 +134,10 @@ export class LidarrIndexService {
   }
 
   private pump(): void {
-    if (this.worker || this.stopped) return;
+    if (this.current || this.stopped) return;
     const next = this.pending;
     if (!next) {
+      this.idleWorker();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
@@ -139,52 +152,88 @@ export class LidarrIndexService {
     const artistIds = next.artistIds ? [...next.artistIds] : null;
     scanRuns.start(db, next.runId, artistIds ? artistIds.map((id) => `lidarr:artist/${id}`) : ['lidarr:all'], this.now());
     this.options.broadcast?.('library_scan_started', { jobId: String(next.runId), mode: next.force ? 'full' : 'quick', source: LIDARR_SOURCE });
-    const data: LidarrIndexWorkerData = {
-      dbPath: this.options.dbPath,
+    this.current = { runId: next.runId, artistIds };
+    this.workerThread().postMessage({
+      type: 'run',
       runId: next.runId,
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
       pathMappings: target.pathMappings,
       artistIds,
       force: next.force,
-    };
-    const worker = spawnLidarrIndexWorker(data);
+    } satisfies LidarrIndexWorkerCommand);
+  }
+
+  /** The index worker, started on first use and kept for the next runs. */
+  private workerThread(): Worker {
+    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
+    this.workerIdleTimer = null;
+    if (this.worker) {
+      this.worker.ref();
+      return this.worker;
+    }
+    const worker = spawnLidarrIndexWorker({ dbPath: this.options.dbPath });
     this.worker = worker;
-    let finished: LidarrIndexWorkerMessage | null = null;
-    let failure = 'Lidarr index worker stopped';
+    this.workerFailure = null;
     worker.on('message', (message: LidarrIndexWorkerMessage) => {
       if (message.type === 'progress') {
-        this.options.broadcast?.('library_scan_progress', { jobId: String(next.runId), source: LIDARR_SOURCE, ...message.counts });
+        this.options.broadcast?.('library_scan_progress', { jobId: String(message.runId), source: LIDARR_SOURCE, ...message.counts });
       } else {
-        finished = message;
-        // The worker's HTTP keep-alive sockets would hold its thread open; the run is over.
-        void worker.terminate();
+        this.finished(message.runId);
       }
     });
     worker.on('error', (err) => {
-      failure = `Lidarr index worker failed: ${err.message}`;
-      this.options.log?.warn('Lidarr index worker failed', { runId: next.runId, error: err.message });
+      this.workerFailure = `Lidarr index worker failed: ${err.message}`;
+      this.options.log?.warn('Lidarr index worker failed', { runId: this.current?.runId, error: err.message });
     });
     worker.on('exit', () => {
-      this.worker = null;
-      if (this.stopped) return;
-      if (!finished) {
-        const current = scanRuns.get(db, next.runId);
-        if (current?.status === 'running') scanRuns.finish(db, next.runId, 'failed', failure, this.now());
+      if (this.worker === worker) this.worker = null;
+      const runId = this.current?.runId;
+      if (this.stopped || runId === undefined) return;
+      // The worker died mid-run: the run fails with the reason, and the queue goes on with a new worker.
+      const current = scanRuns.get(this.options.db, runId);
+      if (current?.status === 'running') {
+        scanRuns.finish(this.options.db, runId, 'failed', this.workerFailure ?? 'Lidarr index worker stopped', this.now());
       }
-      const final = scanRuns.get(db, next.runId);
-      if (final?.status === 'failed') this.options.log?.warn('Lidarr index failed', { runId: next.runId, error: final.error });
-      else this.options.onIndexed?.(artistIds);
-      this.options.broadcast?.('library_scan_completed', {
-        jobId: String(next.runId),
-        source: LIDARR_SOURCE,
-        status: final?.status ?? 'failed',
-        filesSeen: final?.filesSeen ?? 0,
-        filesIndexed: final?.filesIndexed ?? 0,
-        filesMissing: final?.filesMissing ?? 0,
-      });
-      this.pump();
+      this.finished(runId);
     });
+    return worker;
+  }
+
+  private finished(runId: number): void {
+    const run = this.current;
+    if (!run || run.runId !== runId) return;
+    this.current = null;
+    if (this.stopped) return;
+    const final = scanRuns.get(this.options.db, runId);
+    if (final?.status === 'failed') this.options.log?.warn('Lidarr index failed', { runId, error: final.error });
+    else this.options.onIndexed?.(run.artistIds);
+    this.options.broadcast?.('library_scan_completed', {
+      jobId: String(runId),
+      source: LIDARR_SOURCE,
+      status: final?.status ?? 'failed',
+      filesSeen: final?.filesSeen ?? 0,
+      filesIndexed: final?.filesIndexed ?? 0,
+      filesMissing: final?.filesMissing ?? 0,
+    });
+    this.pump();
+  }
+
+  /** An idle worker does not keep the process alive, and ends after a while without runs. */
+  private idleWorker(): void {
+    const worker = this.worker;
+    if (!worker || this.workerIdleTimer) return;
+    worker.unref();
+    this.workerIdleTimer = setTimeout(() => {
+      this.workerIdleTimer = null;
+      if (this.current === null && this.worker === worker) worker.postMessage({ type: 'exit' } satisfies LidarrIndexWorkerCommand);
+    }, this.options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS);
+    this.workerIdleTimer.unref();
+  }
+
+  /** Whether an index worker thread is running (started and not yet ended). */
+  hasWorker(): boolean {
+    return this.worker !== null;
   }
 }
 
