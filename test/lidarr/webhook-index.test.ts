@@ -69,6 +69,19 @@ describe('indexing Lidarr into the canonical library', () => {
     expect(s.fake.state.countOf('GET /track')).toBe(1);
     expect(s.fake.state.countOf('GET /artist')).toBe(1);
   });
+
+  it('keeps one index worker for consecutive runs (a webhook re-index pays no thread start)', async () => {
+    const index = lidarrOf(s.server.ctx).index;
+    await job(String(index.requestArtists([2], 'test')));
+    expect(index.hasWorker()).toBe(true);
+    const exits: number[] = [];
+    const worker = (index as unknown as { worker: import('node:worker_threads').Worker }).worker;
+    worker.once('exit', (code) => exits.push(code));
+    const run = await job(String(index.requestArtists([2], 'test')));
+    expect(run).toMatchObject({ status: 'completed' });
+    expect((index as unknown as { worker: unknown }).worker).toBe(worker);
+    expect(exits).toEqual([]);
+  });
 });
 
 describe('POST /api/webhooks/lidarr', () => {
