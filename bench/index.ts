@@ -106,6 +106,12 @@ async function seededDatabase(dataDir: string): Promise<void> {
   if (cached && fs.existsSync(cached)) {
     fs.copyFileSync(cached, path.join(dataDir, 'tonearm.db'));
     console.log(`seeded database copied from ${cached}`);
+    // This data folder has new keys: store the administrator's password again, so its encrypted
+    // copy (used by /rest token and password auth) is readable with them.
+    const server = await startTestServer({ dataDir, env: { TONEARM_SCAN_ON_START: 'false' } });
+    const me = (await (await server.api('/api/auth/me', { headers: server.admin.headers })).json()) as { user: { id: number } };
+    await server.api(`/api/users/${me.user.id}`, { method: 'PATCH', json: { password: ADMIN.password }, headers: server.admin.headers });
+    await server.stop();
     return;
   }
   const setup = await startTestServer({ dataDir });
@@ -239,7 +245,8 @@ async function main(): Promise<void> {
     // 5. The Subsonic API on the same 1M-track library (plus the scanned files, whose real audio
     // gives the cached-transcode case a song to transcode).
     const restQuery = new URLSearchParams({ u: ADMIN.username, p: ADMIN.password, v: '1.16.1', c: 'bench', f: 'json', query: 'Scan Track 7', songCount: '1', artistCount: '0', albumCount: '0' });
-    const found = (await (await fetch(`${server.url}/rest/search3?${restQuery}`)).json()) as { 'subsonic-response': { searchResult3: { song?: { id: string }[] } } };
+    const found = (await (await fetch(`${server.url}/rest/search3?${restQuery}`)).json()) as { 'subsonic-response': { error?: unknown; searchResult3?: { song?: { id: string }[] } } };
+    if (!found['subsonic-response'].searchResult3) throw new Error(`/rest search3 failed: ${JSON.stringify(found['subsonic-response'].error)}`);
     const transcodeSongId = found['subsonic-response'].searchResult3.song?.[0]?.id;
     console.log('measuring /rest …');
     for (const row of await benchSubsonic({ url: server.url, username: ADMIN.username, password: ADMIN.password, ...(transcodeSongId && { transcodeSongId }) })) {

@@ -1,13 +1,11 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/connection.js';
 import { scanRuns, type ScanRun } from '../db/libraryScanRuns.js';
 import type { LidarrIndexCounts } from './lidarrIndexer.js';
 import type { PathMapping } from './lidarrPaths.js';
 import type { LidarrIndexWorkerCommand, LidarrIndexWorkerData, LidarrIndexWorkerMessage } from './lidarrIndexWorker.js';
+import { RunWorker, spawnModuleWorker } from './runWorker.js';
 
 export const LIDARR_SOURCE = 'lidarr';
 
@@ -49,9 +47,7 @@ interface Pending {
  * re-index of one artist costs only the work, not a thread start.
  */
 export class LidarrIndexService {
-  private worker: Worker | null = null;
-  private workerFailure: string | null = null;
-  private workerIdleTimer: NodeJS.Timeout | null = null;
+  private readonly worker: RunWorker<LidarrIndexWorkerCommand, LidarrIndexWorkerMessage>;
   /** The run the worker is on, with what its completion needs. */
   private current: { runId: number; artistIds: number[] | null } | null = null;
   private pending: Pending | null = null;
@@ -61,6 +57,29 @@ export class LidarrIndexService {
 
   constructor(private readonly options: LidarrIndexServiceOptions) {
     this.now = options.now ?? Date.now;
+    this.worker = new RunWorker({
+      spawn: () => spawnModuleWorker(path.dirname(fileURLToPath(import.meta.url)), 'lidarrIndexWorker', { dbPath: options.dbPath } satisfies LidarrIndexWorkerData),
+      idleMs: options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS,
+      onMessage: (message) => {
+        if (message.type === 'progress') {
+          this.options.broadcast?.('library_scan_progress', { jobId: String(message.runId), source: LIDARR_SOURCE, ...message.counts });
+        } else {
+          this.finished(message.runId);
+        }
+      },
+      onError: (err) => this.options.log?.warn('Lidarr index worker failed', { runId: this.current?.runId, error: err.message }),
+      onExit: (failure) => {
+        const runId = this.current?.runId;
+        if (this.stopped || runId === undefined) return;
+        // The worker died mid-run: the run fails with the reason, and the queue goes on with a new worker.
+        const current = scanRuns.get(this.options.db, runId);
+        if (current?.status === 'running') {
+          const reason = failure ? `Lidarr index worker failed: ${failure}` : 'Lidarr index worker stopped';
+          scanRuns.finish(this.options.db, runId, 'failed', reason, this.now());
+        }
+        this.finished(runId);
+      },
+    });
   }
 
   start(): void {
@@ -110,16 +129,7 @@ export class LidarrIndexService {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
-    this.workerIdleTimer = null;
-    const worker = this.worker;
-    if (worker) {
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage({ type: 'stop' } satisfies LidarrIndexWorkerCommand);
-      const timer = setTimeout(() => void worker.terminate(), 2000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await this.worker.stop();
     if (this.pending) scanRuns.finish(this.options.db, this.pending.runId, 'failed', 'server stopped', this.now());
     this.pending = null;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -137,7 +147,7 @@ export class LidarrIndexService {
     if (this.current || this.stopped) return;
     const next = this.pending;
     if (!next) {
-      this.idleWorker();
+      this.worker.idle();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
@@ -153,7 +163,7 @@ export class LidarrIndexService {
     scanRuns.start(db, next.runId, artistIds ? artistIds.map((id) => `lidarr:artist/${id}`) : ['lidarr:all'], this.now());
     this.options.broadcast?.('library_scan_started', { jobId: String(next.runId), mode: next.force ? 'full' : 'quick', source: LIDARR_SOURCE });
     this.current = { runId: next.runId, artistIds };
-    this.workerThread().postMessage({
+    this.worker.send({
       type: 'run',
       runId: next.runId,
       baseUrl: target.baseUrl,
@@ -161,43 +171,7 @@ export class LidarrIndexService {
       pathMappings: target.pathMappings,
       artistIds,
       force: next.force,
-    } satisfies LidarrIndexWorkerCommand);
-  }
-
-  /** The index worker, started on first use and kept for the next runs. */
-  private workerThread(): Worker {
-    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
-    this.workerIdleTimer = null;
-    if (this.worker) {
-      this.worker.ref();
-      return this.worker;
-    }
-    const worker = spawnLidarrIndexWorker({ dbPath: this.options.dbPath });
-    this.worker = worker;
-    this.workerFailure = null;
-    worker.on('message', (message: LidarrIndexWorkerMessage) => {
-      if (message.type === 'progress') {
-        this.options.broadcast?.('library_scan_progress', { jobId: String(message.runId), source: LIDARR_SOURCE, ...message.counts });
-      } else {
-        this.finished(message.runId);
-      }
     });
-    worker.on('error', (err) => {
-      this.workerFailure = `Lidarr index worker failed: ${err.message}`;
-      this.options.log?.warn('Lidarr index worker failed', { runId: this.current?.runId, error: err.message });
-    });
-    worker.on('exit', () => {
-      if (this.worker === worker) this.worker = null;
-      const runId = this.current?.runId;
-      if (this.stopped || runId === undefined) return;
-      // The worker died mid-run: the run fails with the reason, and the queue goes on with a new worker.
-      const current = scanRuns.get(this.options.db, runId);
-      if (current?.status === 'running') {
-        scanRuns.finish(this.options.db, runId, 'failed', this.workerFailure ?? 'Lidarr index worker stopped', this.now());
-      }
-      this.finished(runId);
-    });
-    return worker;
   }
 
   private finished(runId: number): void {
@@ -219,33 +193,15 @@ export class LidarrIndexService {
     this.pump();
   }
 
-  /** An idle worker does not keep the process alive, and ends after a while without runs. */
-  private idleWorker(): void {
-    const worker = this.worker;
-    if (!worker || this.workerIdleTimer) return;
-    worker.unref();
-    this.workerIdleTimer = setTimeout(() => {
-      this.workerIdleTimer = null;
-      if (this.current === null && this.worker === worker) worker.postMessage({ type: 'exit' } satisfies LidarrIndexWorkerCommand);
-    }, this.options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS);
-    this.workerIdleTimer.unref();
-  }
-
   /** Whether an index worker thread is running (started and not yet ended). */
   hasWorker(): boolean {
-    return this.worker !== null;
+    return this.worker.running;
   }
-}
 
-/** The compiled .js beside this file, or the .ts through tsx in development (vitest, tsx). */
-function spawnLidarrIndexWorker(data: LidarrIndexWorkerData): Worker {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const js = path.join(here, 'lidarrIndexWorker.js');
-  if (fs.existsSync(js)) return new Worker(js, { workerData: data });
-  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const entry = pathToFileURL(path.join(here, 'lidarrIndexWorker.ts')).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData: data });
+  /** The index worker thread's id (null when none runs), to tell a kept thread from a new one. */
+  workerThreadId(): number | null {
+    return this.worker.threadId;
+  }
 }
 
 export type { LidarrIndexCounts };

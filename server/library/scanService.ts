@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Db } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode, type ScanRun } from '../db/libraryScanRuns.js';
 import { isAudioFile, isIgnoredChange } from './audioFormats.js';
+import { RunWorker, spawnModuleWorker } from './runWorker.js';
 import type { ScanWorkerCommand, ScanWorkerData, ScanWorkerMessage } from './scanWorker.js';
 
 export interface ScanLog {
@@ -43,9 +42,7 @@ const DEFAULT_WORKER_IDLE_MS = 10 * 60_000;
  * paths that changed.
  */
 export class LibraryScanService {
-  private worker: Worker | null = null;
-  private workerFailure: string | null = null;
-  private workerIdleTimer: NodeJS.Timeout | null = null;
+  private readonly worker: RunWorker<ScanWorkerCommand, ScanWorkerMessage>;
   private currentRunId: number | null = null;
   /** Changed paths of queued watcher runs; a run without an entry covers every folder. */
   private readonly scopes = new Map<number, Set<string>>();
@@ -61,6 +58,24 @@ export class LibraryScanService {
 
   constructor(private readonly options: LibraryScanServiceOptions) {
     this.now = options.now ?? Date.now;
+    this.worker = new RunWorker({
+      spawn: () => spawnScanWorker({ dbPath: options.dbPath, imageDir: options.imageDir }),
+      idleMs: options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS,
+      onMessage: (message) => {
+        if (message.type === 'progress') this.progress(message.runId, message.counts);
+        else if (message.type === 'done' && message.status !== 'stopped') this.finished(message.runId);
+      },
+      onError: (err) => this.options.log?.warn('library scan worker failed', { runId: this.currentRunId, error: err.message }),
+      onExit: (failure) => {
+        const runId = this.currentRunId;
+        if (this.stopped || runId === null) return;
+        // The worker died mid-run: the run fails with the reason, and the queue goes on with a new worker.
+        const current = scanRuns.get(this.options.db, runId);
+        if (current?.status === 'running')
+          scanRuns.finish(this.options.db, runId, 'failed', failure ? `scan worker failed: ${failure}` : 'scan worker stopped', this.now());
+        this.finished(runId);
+      },
+    });
   }
 
   /** Closes runs a killed process left running, re-queues their work, resumes the queue, starts watching. */
@@ -130,19 +145,11 @@ export class LibraryScanService {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
-    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
     await this.watcher?.close();
     this.watcher = null;
-    const worker = this.worker;
-    if (worker) {
-      // Ask the worker to stop after its current batch; the run stays `running`, and the next start
-      // closes it as interrupted and queues the rest. A worker that does not stop in time is terminated.
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage({ type: 'stop' } satisfies ScanWorkerCommand);
-      const timer = setTimeout(() => void worker.terminate(), 2000);
-      await exited;
-      clearTimeout(timer);
-    }
+    // The worker stops after its current batch; the run stays `running`, and the next start closes
+    // it as interrupted and queues the rest.
+    await this.worker.stop();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
@@ -151,7 +158,7 @@ export class LibraryScanService {
     const db = this.options.db;
     const run = scanRuns.queued(db);
     if (!run) {
-      this.idleWorker();
+      this.worker.idle();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
@@ -161,40 +168,7 @@ export class LibraryScanService {
     scanRuns.start(db, run.id, roots, this.now());
     this.currentRunId = run.id;
     this.options.broadcast?.('library_scan_started', { jobId: String(run.id), mode: run.mode });
-    const worker = this.workerThread();
-    const request: ScanWorkerCommand = { type: 'run', runId: run.id, mode: run.mode, roots, ...(scope && { paths: [...scope] }) };
-    worker.postMessage(request);
-  }
-
-  /** The scan worker, started on first use and kept for the next scans. */
-  private workerThread(): Worker {
-    if (this.workerIdleTimer) clearTimeout(this.workerIdleTimer);
-    this.workerIdleTimer = null;
-    if (this.worker) {
-      this.worker.ref();
-      return this.worker;
-    }
-    const worker = spawnScanWorker({ dbPath: this.options.dbPath, imageDir: this.options.imageDir });
-    this.worker = worker;
-    this.workerFailure = null;
-    worker.on('message', (message: ScanWorkerMessage) => {
-      if (message.type === 'progress') this.progress(message.runId, message.counts);
-      else if (message.type === 'done' && message.status !== 'stopped') this.finished(message.runId);
-    });
-    worker.on('error', (err) => {
-      this.workerFailure = `scan worker failed: ${err.message}`;
-      this.options.log?.warn('library scan worker failed', { runId: this.currentRunId, error: err.message });
-    });
-    worker.on('exit', () => {
-      if (this.worker === worker) this.worker = null;
-      const runId = this.currentRunId;
-      if (this.stopped || runId === null) return;
-      // The worker died mid-run: the run fails with the reason, and the queue goes on with a new worker.
-      const current = scanRuns.get(this.options.db, runId);
-      if (current?.status === 'running') scanRuns.finish(this.options.db, runId, 'failed', this.workerFailure ?? 'scan worker stopped', this.now());
-      this.finished(runId);
-    });
-    return worker;
+    this.worker.send({ type: 'run', runId: run.id, mode: run.mode, roots, ...(scope && { paths: [...scope] }) });
   }
 
   private finished(runId: number): void {
@@ -208,18 +182,6 @@ export class LibraryScanService {
       ...countsOf(final),
     });
     this.pump();
-  }
-
-  /** An idle worker does not keep the process alive, and ends after a while without scans. */
-  private idleWorker(): void {
-    const worker = this.worker;
-    if (!worker || this.workerIdleTimer) return;
-    worker.unref();
-    this.workerIdleTimer = setTimeout(() => {
-      this.workerIdleTimer = null;
-      if (this.currentRunId === null && this.worker === worker) worker.postMessage({ type: 'exit' } satisfies ScanWorkerCommand);
-    }, this.options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS);
-    this.workerIdleTimer.unref();
   }
 
   private progress(runId: number, counts: ScanCounts): void {
@@ -282,16 +244,7 @@ function countsOf(run: ScanRun | undefined): ScanCounts {
   };
 }
 
-/**
- * The worker runs the compiled .js next to this file; in development (tsx, vitest) it registers
- * tsx inside the worker first, since loader flags do not reach worker threads.
- */
-export function spawnScanWorker(data: ScanWorkerData): Worker {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const js = path.join(here, 'scanWorker.js');
-  if (fs.existsSync(js)) return new Worker(js, { workerData: data });
-  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const entry = pathToFileURL(path.join(here, 'scanWorker.ts')).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData: data });
+/** The scan worker thread (compiled .js, or .ts through tsx in development). */
+export function spawnScanWorker(data: ScanWorkerData) {
+  return spawnModuleWorker(path.dirname(fileURLToPath(import.meta.url)), 'scanWorker', data);
 }

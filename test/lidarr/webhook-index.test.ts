@@ -74,13 +74,11 @@ describe('indexing Lidarr into the canonical library', () => {
     const index = lidarrOf(s.server.ctx).index;
     await job(String(index.requestArtists([2], 'test')));
     expect(index.hasWorker()).toBe(true);
-    const exits: number[] = [];
-    const worker = (index as unknown as { worker: import('node:worker_threads').Worker }).worker;
-    worker.once('exit', (code) => exits.push(code));
+    const thread = index.workerThreadId();
+    expect(thread).not.toBeNull();
     const run = await job(String(index.requestArtists([2], 'test')));
     expect(run).toMatchObject({ status: 'completed' });
-    expect((index as unknown as { worker: unknown }).worker).toBe(worker);
-    expect(exits).toEqual([]);
+    expect(index.workerThreadId()).toBe(thread);
   });
 });
 

@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Starts `<dir>/<name>.js` (compiled) or, in development (tsx, vitest), `<dir>/<name>.ts` with tsx
+ * registered inside the worker first, since loader flags do not reach worker threads.
+ */
+export function spawnModuleWorker(dir: string, name: string, workerData: unknown): Worker {
+  const js = path.join(dir, `${name}.js`);
+  if (fs.existsSync(js)) return new Worker(js, { workerData });
+  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const entry = pathToFileURL(path.join(dir, `${name}.ts`)).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+export interface RunWorkerOptions<Message> {
+  spawn: () => Worker;
+  /** An idle worker ends after this long. */
+  idleMs: number;
+  onMessage: (message: Message) => void;
+  /** The thread ended; `failure` holds its error when it crashed. Not called after stop(). */
+  onExit: (failure: string | null) => void;
+  onError?: (err: Error) => void;
+}
+
+/**
+ * A long-lived worker thread that runs one job at a time: started on first use and kept for the
+ * next, so a small job costs only its work. While idle it does not keep the process alive, and it
+ * ends after a while without jobs. Worker protocol: `{type:'exit'}` ends it when idle,
+ * `{type:'stop'}` asks it to stop after its current batch.
+ */
+export class RunWorker<Command extends { type: string }, Message> {
+  private worker: Worker | null = null;
+  private failure: string | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+
+  constructor(private readonly options: RunWorkerOptions<Message>) {}
+
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  /** The current thread's id, or null when none runs (a new thread gets a new id). */
+  get threadId(): number | null {
+    return this.worker?.threadId ?? null;
+  }
+
+  send(command: Command): void {
+    this.thread().postMessage(command);
+  }
+
+  /** No job is running: let the process exit, and end the thread after the idle time. */
+  idle(): void {
+    const worker = this.worker;
+    if (!worker || this.idleTimer) return;
+    worker.unref();
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.worker === worker) worker.postMessage({ type: 'exit' });
+    }, this.options.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Asks the thread to stop after its current batch; terminates it if it does not within 2 s. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ type: 'stop' });
+    const timer = setTimeout(() => void worker.terminate(), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private thread(): Worker {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    if (this.worker) {
+      this.worker.ref();
+      return this.worker;
+    }
+    const worker = this.options.spawn();
+    this.worker = worker;
+    this.failure = null;
+    worker.on('message', (message: Message) => this.options.onMessage(message));
+    worker.on('error', (err) => {
+      this.failure = err.message;
+      this.options.onError?.(err);
+    });
+    worker.on('exit', () => {
+      if (this.worker === worker) this.worker = null;
+      if (!this.stopping) this.options.onExit(this.failure);
+    });
+    return worker;
+  }
+}
