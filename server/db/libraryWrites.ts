@@ -2,84 +2,9 @@ import type { Db } from './connection.js';
 import { sep as pathSep } from 'node:path';
 import { sortName } from './libraryText.js';
 
-/** Entity kinds as stored in library_dirty and library_genre_links. */
-export const KIND = { artist: 1, album: 2, track: 3 } as const;
-export type MediaSource = 'aurral' | 'lidarr';
-export const SOURCE_BIT: Record<MediaSource, number> = { aurral: 1, lidarr: 2 };
+import { KIND, SOURCE_BIT, type AlbumInput, type ArtistInput, type KnownMediaFile, type MediaFileInput, type MediaSource, type TrackInput } from './libraryModel.js';
 
-export interface ArtistInput {
-  identityKey: string;
-  mbid?: string | null;
-  name: string;
-  metadata?: Record<string, unknown> | null;
-}
-
-export interface AlbumInput {
-  identityKey: string;
-  /** Release-group MBID (Lidarr's foreignAlbumId). */
-  mbid?: string | null;
-  releaseMbid?: string | null;
-  artistId: number;
-  title: string;
-  albumArtist: string;
-  releaseDate?: string | null;
-  albumType?: string | null;
-  secondaryTypes?: string[];
-  monitored?: boolean;
-  metadata?: Record<string, unknown> | null;
-}
-
-export interface TrackInput {
-  identityKey: string;
-  mbid?: string | null;
-  title: string;
-  artistName: string;
-  artistId: number | null;
-  albumId: number | null;
-  albumTitle?: string;
-  discNumber?: number;
-  trackNumber?: number;
-  year?: number | null;
-  durationMs?: number;
-  lyrics?: string | null;
-  genres?: string[];
-  monitored?: boolean;
-  metadata?: Record<string, unknown> | null;
-}
-
-export interface MediaFileInput {
-  source: MediaSource;
-  path: string;
-  /** The music folder the file was found under (aurral) or null. */
-  root?: string | null;
-  trackId: number;
-  albumId: number | null;
-  format?: string | null;
-  mime?: string | null;
-  codec?: string | null;
-  size: number;
-  mtimeMs: number;
-  durationMs?: number;
-  bitrate?: number | null;
-  sampleRate?: number | null;
-  bitDepth?: number | null;
-  channels?: number | null;
-  lossless?: boolean;
-  fingerprint?: string | null;
-  imageKey?: string | null;
-  tagError?: string | null;
-  available?: boolean;
-  scanId?: number | null;
-}
-
-export interface KnownMediaFile {
-  id: number;
-  trackId: number;
-  albumId: number | null;
-  size: number;
-  mtimeMs: number;
-  available: number;
-}
+export * from './libraryModel.js';
 
 /**
  * Write side of the canonical store, shared by the folder scanner (source `aurral`) and the Lidarr
