@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DownloadWorkerError, setDownloadsPaused } from './downloadWorker.js';
+import { DownloadWorkerError, downloadWorkerAvailable, setDownloadsPaused } from './downloadWorker.js';
 
 let server: Server;
 let requests: { method: string | undefined; url: string | undefined; headers: IncomingHttpHeaders }[];
@@ -46,5 +46,24 @@ describe('setDownloadsPaused', () => {
     await expect(setDownloadsPaused(baseUrl, 'session-1', false)).rejects.toThrow(
       'The server answered 500 when asked to pause or resume downloads.',
     );
+  });
+});
+
+describe('downloadWorkerAvailable', () => {
+  it('reads the server\'s OpenAPI paths: true only when both worker routes exist', async () => {
+    const serve = async (paths: Record<string, unknown> | null, code = 200) => {
+      const srv = createServer((_req, res) => res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify({ paths })));
+      await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+      try {
+        return await downloadWorkerAvailable(url);
+      } finally {
+        await new Promise<void>((resolve) => srv.close(() => resolve()));
+      }
+    };
+    expect(await serve({ '/api/playlists/worker/stop': {}, '/api/playlists/worker/start': {} })).toBe(true);
+    expect(await serve({ '/api/health': {} })).toBe(false);
+    expect(await serve(null, 500)).toBe(false);
+    expect(await downloadWorkerAvailable('http://127.0.0.1:1')).toBe(false);
   });
 });

@@ -24,3 +24,18 @@ export async function setDownloadsPaused(
   await response.body?.cancel();
   if (!response.ok) throw new DownloadWorkerError(response.status);
 }
+
+/**
+ * Whether this server build has a download worker to pause: its OpenAPI document lists the
+ * worker routes only once they exist. Unreachable or unreadable → false (the tray item stays off).
+ */
+export async function downloadWorkerAvailable(serverUrl: string, fetchFn: typeof fetch = fetch): Promise<boolean> {
+  try {
+    const response = await fetchFn(new URL('/api/openapi.json', serverUrl), { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) return false;
+    const doc = (await response.json()) as { paths?: Record<string, unknown> };
+    return Boolean(doc.paths?.['/api/playlists/worker/stop'] && doc.paths?.['/api/playlists/worker/start']);
+  } catch {
+    return false;
+  }
+}

@@ -14,7 +14,7 @@ import {
   type MenuItemConstructorOptions,
 } from 'electron';
 import Store from 'electron-store';
-import { setDownloadsPaused } from './downloadWorker.js';
+import { downloadWorkerAvailable, setDownloadsPaused } from './downloadWorker.js';
 import { lanAddresses, lanQrCodeSvg, lanServerUrls } from './lan.js';
 import { BlockedJobNotifier } from './notifications.js';
 import { RotatingLogFile } from './serverLog.js';
@@ -102,8 +102,12 @@ function runShell(): void {
     openReview: () => openPage('/review'),
   });
   notifier.on('connected', () => {
-    if (shellState.downloads === 'unknown') shellState.downloads = 'running';
-    refreshTray();
+    if (shellState.downloads !== 'unknown') return;
+    const serverUrl = localUrl();
+    void (serverUrl ? downloadWorkerAvailable(serverUrl) : Promise.resolve(false)).then((available) => {
+      if (shellState.downloads === 'unknown') shellState.downloads = available ? 'running' : 'unavailable';
+      refreshTray();
+    });
   });
   notifier.on('unauthorized', () => {
     shellState.downloads = 'unknown';

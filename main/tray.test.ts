@@ -48,6 +48,15 @@ describe('trayMenu', () => {
     });
   });
 
+  it('shows pause downloads as unavailable when the server build has no download worker', () => {
+    expect(trayMenu({ ...running, downloads: 'unavailable' })[4]).toEqual({
+      type: 'normal',
+      label: 'Pause downloads (not in this version)',
+      enabled: false,
+      action: 'pause-downloads',
+    });
+  });
+
   it('disables open, copy and downloads while the server is not running, but keeps logs and quit', () => {
     const menu = trayMenu({ ...running, server: 'failed' });
     expect(menu.map((item) => (item.type === 'separator' ? '---' : `${item.label}: ${item.enabled}`))).toEqual([

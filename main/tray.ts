@@ -19,7 +19,7 @@ export interface TrayState {
   /** The first LAN URL, or null when there is none. */
   lanUrl: string | null;
   /** 'unknown' until the desktop user has signed in and the shell can call the API. */
-  downloads: 'running' | 'paused' | 'unknown';
+  downloads: 'running' | 'paused' | 'unknown' | 'unavailable';
   startAtLogin: boolean;
 }
 
@@ -71,6 +71,9 @@ function downloadsItem(state: TrayState, running: boolean): TrayMenuItem {
   }
   if (state.downloads === 'running') {
     return { type: 'normal', label: 'Pause downloads', enabled: running, action: 'pause-downloads' };
+  }
+  if (state.downloads === 'unavailable') {
+    return { type: 'normal', label: 'Pause downloads (not in this version)', enabled: false, action: 'pause-downloads' };
   }
   return { type: 'normal', label: 'Pause downloads (sign in first)', enabled: false, action: 'pause-downloads' };
 }
