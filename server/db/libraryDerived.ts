@@ -143,34 +143,11 @@ export function rebuildDerived(db: Db): DerivedResult {
     a.docs.run(lo, hi);
   });
 
-  const tracksOfArtists = `
-    SELECT artist_id, id AS track_id FROM library_tracks WHERE artist_id BETWEEN @lo AND @hi
-    UNION SELECT al.artist_id, l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
-    WHERE al.artist_id BETWEEN @lo AND @hi`;
+  const idRange = 'BETWEEN @lo AND @hi';
   const r = {
-    update: db.prepare(
-      `WITH ids AS (${tracksOfArtists}),
-       agg AS (SELECT ids.artist_id, COUNT(*) AS n, SUM(t.available) AS av, SUM(t.size_on_disk) AS size,
-                 MAX(t.sources & 1) | MAX(t.sources & 2) AS sources, MAX(t.latest_media_at) AS latest
-               FROM ids JOIN library_tracks t ON t.id = ids.track_id GROUP BY ids.artist_id)
-       UPDATE library_artists SET
-         album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id),
-         track_count = COALESCE(y.n, 0), available_track_count = COALESCE(y.av, 0),
-         size_on_disk = COALESCE(y.size, 0), sources = COALESCE(y.sources, 0),
-         available = COALESCE(y.av, 0) > 0, latest_media_at = COALESCE(y.latest, 0),
-         image_key = (SELECT image_key FROM library_albums WHERE artist_id = library_artists.id AND image_key IS NOT NULL
-           ORDER BY available DESC, year DESC, id LIMIT 1)
-       FROM (SELECT e.id AS artist_id, x.n, x.av, x.size, x.sources, x.latest
-             FROM library_artists e LEFT JOIN agg x ON x.artist_id = e.id WHERE e.id BETWEEN @lo AND @hi) y
-       WHERE library_artists.id = y.artist_id`,
-    ),
+    update: db.prepare(artistRollupSql(idRange)),
     unlink: db.prepare('DELETE FROM library_genre_links WHERE kind = 1 AND entity_id BETWEEN @lo AND @hi'),
-    link: db.prepare(
-      `WITH ids AS (${tracksOfArtists})
-       INSERT OR IGNORE INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
-       SELECT DISTINCT g.genre_id, 1, a.id, a.sort_name, a.latest_media_at, a.available
-       FROM ids JOIN library_track_genres g ON g.track_id = ids.track_id JOIN library_artists a ON a.id = ids.artist_id`,
-    ),
+    link: db.prepare(artistGenreLinksSql(idRange)),
     docs: db.prepare(
       'INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id BETWEEN @lo AND @hi',
     ),
@@ -252,10 +229,7 @@ const IDS = 'SELECT id FROM temp.library_refresh_ids';
 
 function build(db: Db) {
   db.exec('CREATE TEMP TABLE IF NOT EXISTS library_refresh_ids (id INTEGER PRIMARY KEY)');
-  const tracksOfArtists = `
-    SELECT artist_id, id AS track_id FROM library_tracks WHERE artist_id IN (${IDS})
-    UNION SELECT al.artist_id, l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
-    WHERE al.artist_id IN (${IDS})`;
+  const chunk = `IN (${IDS})`;
   const track = [
     `DELETE FROM library_genre_links WHERE kind = 3 AND entity_id IN (${IDS})`,
     // Only rows whose values change are written (and so only they touch indexes and count triggers).
@@ -305,24 +279,8 @@ function build(db: Db) {
   ];
   const artist = [
     `DELETE FROM library_genre_links WHERE kind = 1 AND entity_id IN (${IDS})`,
-    `WITH ids AS (${tracksOfArtists}),
-     agg AS (SELECT ids.artist_id, COUNT(*) AS n, SUM(t.available) AS av, SUM(t.size_on_disk) AS size,
-               MAX(t.sources & 1) | MAX(t.sources & 2) AS sources, MAX(t.latest_media_at) AS latest
-             FROM ids JOIN library_tracks t ON t.id = ids.track_id GROUP BY ids.artist_id)
-     UPDATE library_artists SET
-       album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id),
-       track_count = COALESCE(y.n, 0), available_track_count = COALESCE(y.av, 0),
-       size_on_disk = COALESCE(y.size, 0), sources = COALESCE(y.sources, 0),
-       available = COALESCE(y.av, 0) > 0, latest_media_at = COALESCE(y.latest, 0),
-       image_key = (SELECT image_key FROM library_albums WHERE artist_id = library_artists.id AND image_key IS NOT NULL
-         ORDER BY available DESC, year DESC, id LIMIT 1)
-     FROM (SELECT d.id AS artist_id, x.n, x.av, x.size, x.sources, x.latest
-           FROM temp.library_refresh_ids d LEFT JOIN agg x ON x.artist_id = d.id) y
-     WHERE library_artists.id = y.artist_id`,
-    `WITH ids AS (${tracksOfArtists})
-     INSERT OR IGNORE INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
-     SELECT DISTINCT g.genre_id, 1, a.id, a.sort_name, a.latest_media_at, a.available
-     FROM ids JOIN library_track_genres g ON g.track_id = ids.track_id JOIN library_artists a ON a.id = ids.artist_id`,
+    artistRollupSql(chunk),
+    artistGenreLinksSql(chunk),
     `DELETE FROM library_artists_fts WHERE rowid IN (${IDS})`,
     `INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id IN (${IDS})`,
   ];
@@ -338,4 +296,36 @@ function build(db: Db) {
       [KIND.artist]: artist.map((sql) => db.prepare(sql)),
     } as Record<number, { run(): unknown }[]>,
   };
+}
+
+/** Own tracks and album tracks of the artists whose id matches `artistIn` (e.g. `BETWEEN @lo AND @hi`). */
+const tracksOfArtistsSql = (artistIn: string) => `
+  SELECT artist_id, id AS track_id FROM library_tracks WHERE artist_id ${artistIn}
+  UNION SELECT al.artist_id, l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
+  WHERE al.artist_id ${artistIn}`;
+
+/** Recomputes counts, size, sources, availability, newest media and image of the matching artists. */
+function artistRollupSql(artistIn: string): string {
+  return `WITH ids AS (${tracksOfArtistsSql(artistIn)}),
+     agg AS (SELECT ids.artist_id, COUNT(*) AS n, SUM(t.available) AS av, SUM(t.size_on_disk) AS size,
+               MAX(t.sources & 1) | MAX(t.sources & 2) AS sources, MAX(t.latest_media_at) AS latest
+             FROM ids JOIN library_tracks t ON t.id = ids.track_id GROUP BY ids.artist_id)
+     UPDATE library_artists SET
+       album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id),
+       track_count = COALESCE(y.n, 0), available_track_count = COALESCE(y.av, 0),
+       size_on_disk = COALESCE(y.size, 0), sources = COALESCE(y.sources, 0),
+       available = COALESCE(y.av, 0) > 0, latest_media_at = COALESCE(y.latest, 0),
+       image_key = (SELECT image_key FROM library_albums WHERE artist_id = library_artists.id AND image_key IS NOT NULL
+         ORDER BY available DESC, year DESC, id LIMIT 1)
+     FROM (SELECT e.id AS artist_id, x.n, x.av, x.size, x.sources, x.latest
+           FROM library_artists e LEFT JOIN agg x ON x.artist_id = e.id WHERE e.id ${artistIn}) y
+     WHERE library_artists.id = y.artist_id`;
+}
+
+/** Genre memberships of the matching artists, from their tracks' genres. */
+function artistGenreLinksSql(artistIn: string): string {
+  return `WITH ids AS (${tracksOfArtistsSql(artistIn)})
+     INSERT OR IGNORE INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
+     SELECT DISTINCT g.genre_id, 1, a.id, a.sort_name, a.latest_media_at, a.available
+     FROM ids JOIN library_track_genres g ON g.track_id = ids.track_id JOIN library_artists a ON a.id = ids.artist_id`;
 }
