@@ -13,8 +13,15 @@ const run = (cmd, args, opts = {}) => {
 const onPath = (bin) =>
   (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, bin)));
 
+// TONEARM_TEST_INSTALL=false: never touch the system; missing tools are reported instead.
+const mayInstall = !/^(0|false|no|off)$/i.test(process.env.TONEARM_TEST_INSTALL ?? '');
+
 let aptUpdated = false;
 function aptInstall(pkg) {
+  if (!mayInstall) {
+    console.warn(`[test] ${pkg} is missing and TONEARM_TEST_INSTALL is off; not installing it`);
+    return false;
+  }
   if (process.platform !== 'linux' || !onPath('apt-get')) return false;
   const sudo = process.getuid?.() === 0 ? [] : onPath('sudo') ? ['sudo', '-n'] : null;
   if (!sudo) return false;
@@ -24,7 +31,7 @@ function aptInstall(pkg) {
     aptUpdated = true;
   }
   console.log(`[test] installing ${pkg} from Debian's packages`);
-  return run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', pkg], { env }) === 0;
+  return run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', '--no-install-recommends', pkg], { env }) === 0;
 }
 
 if (!onPath('ffmpeg') && !process.env.FFMPEG_PATH) {

@@ -10,7 +10,7 @@ import type { TestServer } from '../helpers/server.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const specFile = path.resolve(repoRoot, '../shared/specs/opensubsonic/opensubsonic-openapi.bundled.json');
+const specFile = path.resolve(repoRoot, 'test/specs/opensubsonic/opensubsonic-openapi.bundled.json');
 
 type ResponseObject = { $ref?: string; content?: Record<string, { schema: { $ref: string } }> };
 type Spec = {

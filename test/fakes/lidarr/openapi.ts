@@ -5,11 +5,11 @@ import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
 /**
- * Validates the fake's answers against Lidarr's own OpenAPI document (GPL; read at test time from
- * the shared specs folder beside the repository, never copied into our code).
+ * Validates the fake's answers against Lidarr's own OpenAPI document (GPL-3.0, vendored as test
+ * data under test/specs/lidarr with its license; never part of the product).
  */
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const lidarrSpecPath = resolve(repoRoot, '../shared/specs/lidarr/openapi.json');
+export const lidarrSpecPath = resolve(repoRoot, 'test/specs/lidarr/openapi.json');
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
