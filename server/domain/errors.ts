@@ -27,8 +27,18 @@ export class ForbiddenError extends DomainError {
     super(message, code);
   }
 }
-/** 404 */
-export class NotFoundError extends DomainError {}
+/**
+ * 404 for a route that exists but finds no such record. `error` names the record ("Artist not found"):
+ * the bare "Not found" is reserved for unknown paths (decisions §4), which clients tell apart by it.
+ */
+export class NotFoundError extends DomainError {
+  constructor(
+    readonly error: string,
+    message?: string,
+  ) {
+    super(message ?? '');
+  }
+}
 /** 409: the current state forbids the change. */
 export class ConflictError extends DomainError {}
 /** 409 NOT_CONFIGURED: a feature needs an integration that is not set up. */

@@ -41,7 +41,7 @@ export function toHttpError(err: unknown): { status: number; body: ErrorBody } |
   if (err instanceof ValidationError) return withMessage(400, 'Invalid request', err, err.code ?? 'VALIDATION_ERROR');
   if (err instanceof UnauthorizedError) return withMessage(401, 'Unauthorized', err, err.code ?? 'AUTH_REQUIRED');
   if (err instanceof ForbiddenError) return { status: 403, body: { error: err.error, message: err.message, ...(err.code && { code: err.code }) } };
-  if (err instanceof NotFoundError) return withMessage(404, 'Not found', err);
+  if (err instanceof NotFoundError) return withMessage(404, err.error, err);
   if (err instanceof NotConfiguredError) return withMessage(409, 'Not configured', err, 'NOT_CONFIGURED');
   if (err instanceof ConflictError) return withMessage(409, 'Conflict', err);
   if (err instanceof TooManyRequestsError) return withMessage(429, 'Too many requests', err, 'RATE_LIMITED');
@@ -50,7 +50,7 @@ export function toHttpError(err: unknown): { status: number; body: ErrorBody } |
     return {
       status,
       body: {
-        error: status === 503 ? 'Upstream rate limited' : status === 404 ? 'Not found' : status === 400 ? 'Upstream rejected the request' : 'Upstream unavailable',
+        error: status === 503 ? 'Upstream rate limited' : status === 404 ? 'Not found upstream' : status === 400 ? 'Upstream rejected the request' : 'Upstream unavailable',
         code,
         message: `${err.service}: ${err.message}`,
         ...(err.kind === 'bad_request' && err.details !== undefined && { details: err.details }),

@@ -47,7 +47,7 @@ function checkVersion(v: string | undefined): void {
 
 function toSubsonicError(err: unknown, rc: RestContext): SubsonicError {
   if (err instanceof SubsonicError) return err;
-  if (err instanceof NotFoundError) return new SubsonicError(ErrorCode.notFound, err.message);
+  if (err instanceof NotFoundError) return new SubsonicError(ErrorCode.notFound, err.message || err.error);
   if (err instanceof ForbiddenError) return new SubsonicError(ErrorCode.notAuthorized, err.message);
   if (err instanceof ValidationError || err instanceof DomainError) return new SubsonicError(ErrorCode.generic, err.message);
   rc.app.log.error('subsonic method failed', { err });

@@ -18,6 +18,22 @@ describe('cross-cutting HTTP rules', () => {
     }
   });
 
+  it('names the missing record when a route exists but finds nothing, never the catch-all body', async () => {
+    server = await startTestServer();
+    const cases: [string, string, string][] = [
+      ['GET', '/api/library/artists/0f2c3c1e-0000-4000-8000-000000000000', 'Artist not found'],
+      ['DELETE', '/api/requests/album/424242', 'Album request not found'],
+      ['PATCH', '/api/users/424242', 'User not found'],
+      ['DELETE', '/api/users/424242', 'User not found'],
+    ];
+    for (const [method, p, error] of cases) {
+      const res = await server.api(p, { method, token: server.admin.token, ...(method === 'PATCH' && { json: { role: 'user' } }) });
+      expect(res.status, `${method} ${p}`).toBe(404);
+      const body = await json(res);
+      expect(body.error, `${method} ${p}`).toBe(error);
+    }
+  });
+
   it('redirects /api/weekly-flow/* to /api/playlists/* with 308, keeping the query', async () => {
     server = await startTestServer();
     const res = await server.api('/api/weekly-flow/status?x=1&y=%C3%A9', { redirect: 'manual' });

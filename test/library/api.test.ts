@@ -246,7 +246,7 @@ describe('streaming', () => {
 
   it('answers 404 without revealing a path for missing tracks and vanished files', async () => {
     const missing = await get('/api/library/canonical-stream/999999');
-    expect(missing).toEqual({ status: 404, body: { error: 'Not found', message: 'Track not found' } });
+    expect(missing).toEqual({ status: 404, body: { error: 'Track not found' } });
     const gone = path.join(music, 'Abba', 'Gold', '5.mp3');
     const id = (await page('kind=tracks&pageSize=10&query=song')).body.items.find((t: Json) => t.title === 'Song E').id;
     fs.renameSync(gone, `${gone}.bak`);

@@ -20,7 +20,7 @@ async function isWritable(p: string): Promise<boolean> {
 
 function describe(err: unknown, p: string): never {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') throw new NotFoundError(`Folder does not exist: ${p}`);
+  if (code === 'ENOENT') throw new NotFoundError('Folder not found', `Folder does not exist: ${p}`);
   if (code === 'ENOTDIR') throw new ValidationError(`Not a folder: ${p}`, 'NOT_A_DIRECTORY');
   if (code === 'EACCES' || code === 'EPERM') throw new ValidationError(`Permission denied: ${p}`, 'PERMISSION_DENIED');
   throw err;
@@ -81,7 +81,7 @@ export async function ensureDirectory(requested: string, create: boolean) {
     if (err instanceof ValidationError) throw err;
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') describe(err, dir);
     existed = false;
-    if (!create) throw new NotFoundError(`Folder does not exist: ${dir}`);
+    if (!create) throw new NotFoundError('Folder not found', `Folder does not exist: ${dir}`);
     try {
       await fs.promises.mkdir(dir, { recursive: true });
     } catch (mkErr) {

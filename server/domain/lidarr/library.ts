@@ -107,7 +107,7 @@ export class LidarrLibrary {
   private async createArtist(client: LidarrClient, principal: Principal | null, input: ArtistAddInput): Promise<Artist> {
     const defaults = await this.artistDefaults(client, principal, input);
     const lookup = await client.lookupArtistByMbId(input.mbid);
-    if (!lookup && !input.artistName) throw new NotFoundError(`Lidarr's metadata has no artist ${input.mbid}`);
+    if (!lookup && !input.artistName) throw new NotFoundError('Artist not found', `Lidarr's metadata has no artist ${input.mbid}`);
     const monitor = input.monitor ?? 'all';
     const { id: _id, ...metadata } = lookup ?? ({} as Partial<Artist>);
     const body: NewArtist = {
@@ -160,7 +160,7 @@ export class LidarrLibrary {
   async artistByMbid(mbid: string): Promise<{ client: LidarrClient; artist: Artist }> {
     const client = this.connection.require();
     const artist = /^\d+$/.test(mbid) ? await client.artist(Number(mbid)) : await client.artistByMbId(mbid);
-    if (!artist) throw new NotFoundError('Artist not found in Lidarr');
+    if (!artist) throw new NotFoundError('Artist not found', 'Artist not found in Lidarr');
     return { client, artist };
   }
 
@@ -223,7 +223,7 @@ export class LidarrLibrary {
   async albumByKey(key: string): Promise<{ client: LidarrClient; album: Album }> {
     const client = this.connection.require();
     const album = isMbid(key) ? await client.albumByForeignId(key) : await client.album(Number(key));
-    if (!album) throw new NotFoundError('Album not found in Lidarr');
+    if (!album) throw new NotFoundError('Album not found', 'Album not found in Lidarr');
     return { client, album };
   }
 
@@ -270,7 +270,7 @@ export class LidarrLibrary {
         artistMbid ??= lookup?.artist?.foreignArtistId;
         albumTitle ??= lookup?.title;
       }
-      if (!artistMbid) throw new NotFoundError(`Lidarr's metadata has no album ${input.albumMbid}`);
+      if (!artistMbid) throw new NotFoundError('Album not found', `Lidarr's metadata has no album ${input.albumMbid}`);
       artist = await client.artistByMbId(artistMbid);
       if (!artist) {
         artist = await this.createArtist(client, principal, {
@@ -297,7 +297,7 @@ export class LidarrLibrary {
       createdAlbum = true;
     }
     artist ??= album.artistId ? await client.artist(album.artistId) : null;
-    if (!artist) throw new NotFoundError('The album has no artist in Lidarr');
+    if (!artist) throw new NotFoundError('Artist not found', 'The album has no artist in Lidarr');
     if (!album.monitored) {
       await client.setAlbumsMonitored([album.id], true);
       album = { ...album, monitored: true };

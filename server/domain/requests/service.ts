@@ -114,7 +114,7 @@ export class RequestsService {
 
   deleteArtistRequest(mbid: string): { success: true; removed: number } {
     const removed = requests.deleteArtist(this.ctx.db, mbid);
-    if (removed === 0) throw new NotFoundError('No artist request for this MBID');
+    if (removed === 0) throw new NotFoundError('Artist request not found', 'No artist request for this MBID');
     this.invalidate();
     return { success: true, removed };
   }
@@ -123,7 +123,7 @@ export class RequestsService {
     const removed = /^\d+$/.test(key)
       ? requests.deleteAlbum(this.ctx.db, { lidarrAlbumId: Number(key) })
       : requests.deleteAlbum(this.ctx.db, { albumMbid: key });
-    if (removed === 0) throw new NotFoundError('No album request for this album');
+    if (removed === 0) throw new NotFoundError('Album request not found', 'No album request for this album');
     this.invalidate();
     return { success: true, removed };
   }
@@ -148,7 +148,7 @@ export class RequestsService {
     }
     const client = this.library.clientFor(input.managedBy, principal);
     const album = input.albumId !== undefined ? await client.album(input.albumId) : await client.albumByForeignId(input.albumMbid!);
-    if (input.albumId !== undefined && !album) throw new NotFoundError('Album not found in Lidarr');
+    if (input.albumId !== undefined && !album) throw new NotFoundError('Album not found', 'Album not found in Lidarr');
     if (album) {
       const pending = requests.processingForAlbum(db, album.id);
       if (pending) return { httpStatus: 202, body: { success: true, queued: true, jobId: String(pending.id), alreadyQueued: true } };
