@@ -37,6 +37,7 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
     .optional(),
   AUTH_PROXY_TRUSTED_IPS: csv.optional(),
+  AUTH_PROXY_LOGOUT_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   RATE_LIMIT_WINDOW_MS: positiveInt.default(15 * 60 * 1000),
   RATE_LIMIT_MAX: positiveInt.default(5000),
@@ -59,6 +60,8 @@ export interface Config {
   sessionTtlMs: number;
   trustProxy: TrustProxy;
   authProxy: { header: string; trustedIps: string[] } | null;
+  /** Where the web UI sends a user to sign out of the reverse proxy (null: no such page). */
+  proxyLogoutUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   rateLimit: { windowMs: number; max: number; loginMax: number };
   allowPrivateTargets: string[];
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authProxy: proxyHeader
       ? { header: proxyHeader.toLowerCase(), trustedIps: e.AUTH_PROXY_TRUSTED_IPS ?? [] }
       : null,
+    proxyLogoutUrl: e.AUTH_PROXY_LOGOUT_URL ?? null,
     logLevel: e.LOG_LEVEL,
     rateLimit: { windowMs: e.RATE_LIMIT_WINDOW_MS, max: e.RATE_LIMIT_MAX, loginMax: e.LOGIN_RATE_LIMIT_MAX },
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS ?? [],

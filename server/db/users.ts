@@ -12,6 +12,7 @@ export interface UserRow {
   lidarr_preferences: string;
   listening_history_provider: string | null;
   listening_history_username: string | null;
+  listening_history_url: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -30,6 +31,7 @@ const columns = new Set([
   'lidarr_preferences',
   'listening_history_provider',
   'listening_history_username',
+  'listening_history_url',
 ]);
 
 export function usersRepository(db: Db) {

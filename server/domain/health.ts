@@ -1,22 +1,67 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { publicUser, type Principal } from './auth/principal.js';
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
 
-async function diskSpace(paths: string[]) {
-  const out: { path: string; totalBytes: number; freeBytes: number }[] = [];
-  for (const p of [...new Set(paths)]) {
-    try {
-      const s = await fs.promises.statfs(p);
-      out.push({ path: p, totalBytes: s.blocks * s.bsize, freeBytes: s.bavail * s.bsize });
-    } catch {
-      // a folder that is gone or unreadable is simply not reported
+type DiskRole = 'data' | 'music' | 'downloads';
+
+/**
+ * One `system.diskSpace[]` item per folder the server uses. A folder that does not exist (yet) is
+ * measured on its nearest existing parent (`statTarget`) and reported with `available: false`.
+ */
+export async function diskSpace(folders: { role: DiskRole; location: string }[]) {
+  const seen = new Set<string>();
+  const out = [];
+  for (const { role, location } of folders) {
+    if (!location || seen.has(`${role}\u0000${location}`)) continue;
+    seen.add(`${role}\u0000${location}`);
+    let statTarget = path.resolve(location);
+    let available = true;
+    let stats: fs.StatsFs | null = null;
+    for (;;) {
+      try {
+        stats = await fs.promises.statfs(statTarget);
+        break;
+      } catch {
+        available = false;
+        const parent = path.dirname(statTarget);
+        if (parent === statTarget) break;
+        statTarget = parent;
+      }
     }
+    const totalBytes = stats ? stats.blocks * stats.bsize : null;
+    const freeBytes = stats ? stats.bavail * stats.bsize : null;
+    const usedPercent =
+      stats && stats.blocks > 0 ? Math.round(((stats.blocks - stats.bfree) / stats.blocks) * 1000) / 10 : null;
+    out.push({ role, location, statTarget, available, freeBytes, totalBytes, usedPercent });
   }
   return out;
 }
+
+/** The discovery block of decisions §7; honest zeros until discovery exists in this build. */
+const discoveryIdle = {
+  provider: null,
+  capabilities: {
+    arbitraryTagSearch: false,
+    flows: { discover: false, focus: false, mix: false, trending: false },
+    genreSections: false,
+    globalTrending: false,
+    personalizedRecommendations: false,
+    relatedArtists: false,
+  },
+  isUpdating: false,
+  lastUpdated: null,
+  recommendationsCount: 0,
+  globalTopCount: 0,
+  cachedImagesCount: 0,
+  cachedImagesSizeBytes: 0,
+  updatePhase: null,
+  updateProgress: null,
+  updateProgressMessage: null,
+};
 
 /** The detailed part of GET /api/health (decisions §7); areas add their own fields. */
 export async function healthReport(ctx: AppContext, principal: Principal, ip: string) {
@@ -45,9 +90,21 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     inboxEnabled: false,
     rootFolderConfigured: configured(i.lidarr.rootFolderPath) || configured(s.downloads.folderPath),
     proxyAuthEnabled: ctx.config.authProxy !== null,
+    proxyLogoutUrl: ctx.config.proxyLogoutUrl,
+    oidcLogoutUrl: null,
+    // Sources exist in settings before their download pipeline does; `enabled` reports the user's switch.
     downloadSources: {
-      slskd: { id: 'slskd', label: 'Soulseek (slskd)', configured: slskdConfigured, enabled: false, priority: 10 },
-      usenet: { id: 'usenet', label: 'Usenet', configured: false, enabled: false, priority: 20 },
+      slskd: { id: 'slskd', label: 'Soulseek (slskd)', configured: slskdConfigured, enabled: i.slskd.enabled, priority: i.slskd.priority },
+      usenet: {
+        id: 'usenet',
+        label: 'Usenet',
+        configured: false,
+        enabled: false,
+        priority: 20,
+        sabnzbdConfigured: false,
+        nzbgetConfigured: false,
+        prowlarrConfigured: false,
+      },
       ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: false, priority: 50 },
     },
     metadataProviders: {},
@@ -62,7 +119,11 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
       dataDir: ctx.config.dataDir,
       databasePath: ctx.dbPath,
       database: { engine: 'sqlite', label: 'SQLite', version: sqliteVersion },
-      diskSpace: await diskSpace([ctx.config.dataDir, ...ctx.config.musicDirs, ...s.library.musicFolders]),
+      diskSpace: await diskSpace([
+        { role: 'data', location: ctx.config.dataDir },
+        ...[...ctx.config.musicDirs, ...s.library.musicFolders].map((location) => ({ role: 'music' as const, location })),
+        { role: 'downloads', location: s.downloads.folderPath },
+      ]),
       startedAt: new Date(ctx.startedAt).toISOString(),
       uptimeSeconds: Math.floor((now - ctx.startedAt) / 1000),
       startupDirectory: process.cwd(),
@@ -71,7 +132,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     websocket: (({ totalClients, channels }) => ({ clients: totalClients, channels }))(ctx.hub.stats()),
     localNetworkBypass: ctx.auth.lanBypassStatus(ip),
     library: { artistCount: 0, lastScan: null },
-    discovery: { enabled: false, recommendations: false, trending: false, nearbyShows: false },
+    discovery: discoveryIdle,
   };
   for (const contribute of ctx.health) Object.assign(report, await contribute(principal));
   return report;

@@ -113,8 +113,27 @@ describe('users', () => {
     await server.api('/api/users/me/discover-layout', { method: 'PATCH', token: t, json: { layout } });
     expect(await json(await server.api('/api/users/me/discover-layout', { token: t }))).toEqual({ layout });
 
+    expect(await json(await server.api('/api/users/me/listening-history', { token: t }))).toEqual({
+      listenHistoryProvider: 'local',
+      listenHistoryUsername: null,
+      listenHistoryUrl: null,
+      lastfmUsername: null,
+    });
     await server.api('/api/users/1', { method: 'PATCH', token: t, json: { listeningHistory: { provider: 'listenbrainz', username: 'me' } } });
-    expect(await json(await server.api('/api/users/me/listening-history', { token: t }))).toEqual({ provider: 'listenbrainz', username: 'me' });
+    expect(await json(await server.api('/api/users/me/listening-history', { token: t }))).toEqual({
+      listenHistoryProvider: 'listenbrainz',
+      listenHistoryUsername: 'me',
+      listenHistoryUrl: null,
+      lastfmUsername: null,
+    });
+    const koito = { provider: 'koito', username: 'me', url: 'http://koito.lan:4110' };
+    expect((await server.api('/api/users/1', { method: 'PATCH', token: t, json: { listeningHistory: koito } })).status).toBe(200);
+    expect(await json(await server.api('/api/users/me/listening-history', { token: t }))).toMatchObject({
+      listenHistoryProvider: 'koito',
+      listenHistoryUrl: 'http://koito.lan:4110',
+    });
+    const badUrl = { provider: 'koito', username: 'me', url: 'ftp://x' };
+    expect((await server.api('/api/users/1', { method: 'PATCH', token: t, json: { listeningHistory: badUrl } })).status).toBe(400);
   });
 
   it('lets a user set only their own listening history', async () => {
@@ -171,6 +190,40 @@ describe('health', () => {
     });
     for (const key of ['usenetConfigured', 'ytdlpConfigured', 'downloadSources', 'metadataProviders', 'localNetworkBypass', 'discovery'])
       expect(full).toHaveProperty(key);
+    expect(full.oidcLogoutUrl).toBeNull();
+    expect(full.proxyLogoutUrl).toBeNull();
+    expect(full.downloadSources.usenet).toMatchObject({ sabnzbdConfigured: false, nzbgetConfigured: false, prowlarrConfigured: false });
+    expect(full.downloadSources.slskd).toEqual({ id: 'slskd', label: 'Soulseek (slskd)', configured: false, enabled: true, priority: 10 });
+    expect(full.discovery).toMatchObject({
+      provider: null,
+      capabilities: { arbitraryTagSearch: false, flows: { discover: false, focus: false, mix: false, trending: false }, relatedArtists: false },
+      isUpdating: false,
+      recommendationsCount: 0,
+      cachedImagesSizeBytes: 0,
+      updatePhase: null,
+    });
+    const data = full.system.diskSpace.find((d: Record<string, unknown>) => d.role === 'data');
+    expect(data).toMatchObject({ location: server.dataDir, statTarget: server.dataDir, available: true });
+    expect(data.freeBytes).toBeGreaterThan(0);
+    expect(data.totalBytes).toBeGreaterThanOrEqual(data.freeBytes);
+    expect(data.usedPercent).toBeGreaterThanOrEqual(0);
     expect((await json(await server.api('/api/health/live'))).status).toBe('ok');
+  });
+
+  it('reports a missing download folder on its nearest existing parent, and the proxy logout page', async () => {
+    const missing = path.join(os.tmpdir(), `tonearm-nowhere-${process.pid}`, 'downloads');
+    server = await startTestServer({ env: { AUTH_PROXY_LOGOUT_URL: 'https://sso.lan/logout' } });
+    await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { downloads: { folderPath: missing } } });
+    await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { integrations: { slskd: { enabled: false, priority: 5 } } } });
+    const full = await json(await server.api('/api/health', { token: server.admin.token }));
+    expect(full.proxyLogoutUrl).toBe('https://sso.lan/logout');
+    expect(full.system.diskSpace.find((d: Record<string, unknown>) => d.role === 'downloads')).toMatchObject({
+      location: missing,
+      statTarget: os.tmpdir(),
+      available: false,
+    });
+    expect(full.downloadSources.slskd).toMatchObject({ enabled: false, priority: 5 });
+    const bad = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { integrations: { slskd: { priority: 'high' } } } });
+    expect(bad.status).toBe(400);
   });
 });

@@ -181,5 +181,20 @@ describe('settings routes', () => {
       await bare.stop();
     }
   });
+
+  it('treats a switched-off Lidarr as not configured, keeping its settings for when it is switched on again', async () => {
+    const off = await s.call('POST', '/api/settings', { integrations: { lidarr: { enabled: false } } });
+    expect(off.status).toBe(200);
+    try {
+      const res = await s.call('GET', '/api/settings/lidarr/profiles');
+      expect(res).toMatchObject({ status: 409, body: { code: 'NOT_CONFIGURED', message: expect.stringContaining('integrations.lidarr.enabled') } });
+      const health = (await s.call('GET', '/api/health')).body;
+      expect(health.lidarrConfigured).toBe(false);
+      expect((await s.call('GET', '/api/settings')).body.integrations.lidarr).toMatchObject({ enabled: false, url: s.fake.url });
+    } finally {
+      await s.call('POST', '/api/settings', { integrations: { lidarr: { enabled: true } } });
+    }
+    expect((await s.call('GET', '/api/settings/lidarr/profiles')).status).toBe(200);
+  });
 });
 

@@ -5,7 +5,7 @@ import { session } from '../session';
 import { useStore } from '../store';
 
 const providers = [
-  { value: '', label: 'None' },
+  { value: 'local', label: 'This server (your plays here)' },
   { value: 'lastfm', label: 'Last.fm' },
   { value: 'listenbrainz', label: 'ListenBrainz' },
   { value: 'koito', label: 'Koito' },
@@ -64,8 +64,9 @@ function PasswordCard() {
 }
 
 interface ListeningHistory {
-  provider: string | null;
-  username: string | null;
+  listenHistoryProvider: string;
+  listenHistoryUsername: string | null;
+  listenHistoryUrl: string | null;
 }
 
 function ListeningHistoryCard({ userId }: { userId: number }) {
@@ -82,12 +83,20 @@ function ListeningHistoryCard({ userId }: { userId: number }) {
 
 /** Starts from the saved values once; later reloads never overwrite what the user is typing. */
 function ListeningHistoryForm({ userId, initial }: { userId: number; initial: ListeningHistory }) {
-  const [provider, setProvider] = useState(initial.provider ?? '');
-  const [username, setUsername] = useState(initial.username ?? '');
+  const [provider, setProvider] = useState(initial.listenHistoryProvider);
+  const [username, setUsername] = useState(initial.listenHistoryUsername ?? '');
+  const [url, setUrl] = useState(initial.listenHistoryUrl ?? '');
   const [done, setDone] = useState(false);
+  const remote = provider !== 'local';
   const save = useAction(async () => {
-    const body = { listeningHistory: { provider: provider || null, username: provider ? username.trim() || null : null } };
-    await api<{ listeningHistory: ListeningHistory }>(`/api/users/${userId}`, { method: 'PATCH', body });
+    const body = {
+      listeningHistory: {
+        provider,
+        username: remote ? username.trim() || null : null,
+        url: provider === 'koito' ? url.trim() || null : null,
+      },
+    };
+    await api(`/api/users/${userId}`, { method: 'PATCH', body });
     setDone(true);
   });
   return (
@@ -108,7 +117,10 @@ function ListeningHistoryForm({ userId, initial }: { userId: number; initial: Li
           ))}
         </select>
       </div>
-      {provider && <Field id="lh-user" label="User name on that service" value={username} onInput={(e) => setUsername(e.currentTarget.value)} />}
+      {remote && <Field id="lh-user" label="User name on that service" value={username} onInput={(e) => setUsername(e.currentTarget.value)} />}
+      {provider === 'koito' && (
+        <Field id="lh-url" label="Koito address" value={url} placeholder="http://koito.lan:4110" onInput={(e) => setUrl(e.currentTarget.value)} />
+      )}
       <button type="submit" class="primary" disabled={save.busy}>
         Save
       </button>

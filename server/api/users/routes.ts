@@ -13,11 +13,16 @@ const userOut = z.object({
   permissions: permissionsSchema,
   status: z.enum(['active', 'disabled']),
   createdAt: z.number(),
-  listeningHistory: z.object({ provider: z.string().nullable(), username: z.string().nullable() }),
+  listeningHistory: z.object({ provider: z.enum(listeningHistoryProviders), username: z.string().nullable(), url: z.string().nullable() }),
 });
 
 const listeningHistorySchema = z
-  .object({ provider: z.enum(listeningHistoryProviders).nullable(), username: z.string().trim().max(128).nullable() })
+  .object({
+    provider: z.enum(listeningHistoryProviders).nullable(),
+    username: z.string().trim().max(128).nullable(),
+    /** Koito's base URL (self-hosted); fetched later through the private-address guard. */
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).nullable().optional(),
+  })
   .strict();
 
 const lidarrPrefsOut = z.object({
@@ -168,11 +173,25 @@ export function usersRoutes(ctx: AppContext) {
     defineRoute({
       method: 'get',
       path: '/api/users/me/listening-history',
-      summary: 'Your listening-history provider and username',
+      summary: 'Your listening-history provider, username and Koito URL (provider `local` until another is chosen)',
       tag: 'users',
       access: 'user',
-      response: z.object({ provider: z.string().nullable(), username: z.string().nullable() }),
-      handler: ({ principal }) => ctx.users.get(principal!.userId).listeningHistory,
+      response: z.object({
+        listenHistoryProvider: z.enum(listeningHistoryProviders),
+        listenHistoryUsername: z.string().nullable(),
+        listenHistoryUrl: z.string().nullable(),
+        lastfmUsername: z.string().nullable(),
+      }),
+      handler: ({ principal }) => {
+        const h = ctx.users.get(principal!.userId).listeningHistory;
+        return {
+          listenHistoryProvider: h.provider as (typeof listeningHistoryProviders)[number],
+          listenHistoryUsername: h.username,
+          listenHistoryUrl: h.provider === 'koito' ? h.url : null,
+          // The linked Last.fm account for scrobbling: none until account linking exists in this build.
+          lastfmUsername: null,
+        };
+      },
     }),
   ];
 }

@@ -26,7 +26,7 @@ export class LidarrConnection {
 
   get configured(): boolean {
     const s = this.settings;
-    return s.url.trim() !== '' && s.apiKey.trim() !== '';
+    return s.enabled && s.url.trim() !== '' && s.apiKey.trim() !== '';
   }
 
   /** The shared client, or null when Lidarr is not configured. */
@@ -44,6 +44,8 @@ export class LidarrConnection {
   /** The shared client; 409 NOT_CONFIGURED naming the missing settings otherwise. */
   require(): LidarrClient {
     const client = this.current();
+    if (!client && !this.settings.enabled)
+      throw new NotConfiguredError('integrations.lidarr.enabled', 'Lidarr is switched off in Settings (integrations.lidarr.enabled)');
     if (!client) throw new NotConfiguredError('integrations.lidarr', LIDARR_NOT_CONFIGURED);
     return client;
   }

@@ -3,11 +3,16 @@ import { z } from 'zod';
 /** A URL of a service the user runs; empty string means "not configured". */
 const serviceUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })]).default('');
 const secret = z.string().max(1024).default('');
+/** Every integration block can be switched off without losing its settings (decisions §2). */
+const enabled = z.boolean().default(true);
+/** Download sources are tried in ascending priority. */
+const priority = (value: number) => z.number().int().min(0).max(1000).default(value);
 
 const lidarr = z
   .object({
     url: serviceUrl,
     apiKey: secret,
+    enabled,
     qualityProfileId: z.number().int().positive().nullable().default(null),
     metadataProfileId: z.number().int().positive().nullable().default(null),
     rootFolderPath: z.string().default(''),
@@ -17,10 +22,10 @@ const lidarr = z
   })
   .strict();
 
-const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), password: secret }).strict();
-const slskd = z.object({ url: serviceUrl, apiKey: secret }).strict();
-const gotify = z.object({ url: serviceUrl, token: secret }).strict();
-const lastfm = z.object({ apiKey: secret, apiSecret: secret }).strict();
+const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), password: secret, enabled }).strict();
+const slskd = z.object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(10) }).strict();
+const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
+const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
 
 export const settingsSchema = z
   .object({

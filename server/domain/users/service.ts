@@ -26,7 +26,9 @@ export type LidarrPreferences = {
   metadataProfileId: number | null;
 };
 
-export const listeningHistoryProviders = ['lastfm', 'listenbrainz', 'koito'] as const;
+/** `local` is the user's own play events, the default until another provider is chosen. */
+export const listeningHistoryProviders = ['local', 'lastfm', 'listenbrainz', 'koito'] as const;
+export type ListeningHistory = { provider: string; username: string | null; url: string | null };
 
 export interface User {
   id: number;
@@ -35,7 +37,7 @@ export interface User {
   permissions: Permissions;
   status: 'active' | 'disabled';
   createdAt: number;
-  listeningHistory: { provider: string | null; username: string | null };
+  listeningHistory: ListeningHistory;
 }
 
 export function toUser(row: UserRow): User {
@@ -46,7 +48,11 @@ export function toUser(row: UserRow): User {
     permissions: effectivePermissions(row.role, JSON.parse(row.permissions) as Partial<Permissions>),
     status: row.status,
     createdAt: row.created_at,
-    listeningHistory: { provider: row.listening_history_provider, username: row.listening_history_username },
+    listeningHistory: {
+      provider: row.listening_history_provider ?? 'local',
+      username: row.listening_history_username,
+      url: row.listening_history_url,
+    },
   };
 }
 
@@ -56,7 +62,7 @@ export interface UserChangesInput {
   permissions?: Partial<Permissions>;
   status?: 'active' | 'disabled';
   password?: string;
-  listeningHistory?: { provider: string | null; username: string | null };
+  listeningHistory?: { provider: string | null; username: string | null; url?: string | null };
 }
 
 const USERNAME = /^[\p{L}\p{N}._@-]{1,64}$/u;
@@ -152,6 +158,7 @@ export class UsersService {
           ...(changes.listeningHistory !== undefined && {
             listening_history_provider: changes.listeningHistory.provider,
             listening_history_username: changes.listeningHistory.username,
+            ...(changes.listeningHistory.url !== undefined && { listening_history_url: changes.listeningHistory.url }),
           }),
           ...passwordFields,
         },
