@@ -17,6 +17,7 @@ import { LibraryWriter } from '../server/db/libraryWrites.js';
 import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
 import { makeMp3Template, writeTaggedMp3 } from '../test/fixtures/audio.js';
+import { runJobsBench } from './jobs.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
 
@@ -313,6 +314,8 @@ async function main(): Promise<void> {
     // It prints its own table and writes its own JSON file.
     await runLidarrBench({ artists: scale });
   }
+  // Job queue throughput (10,000 no-op jobs); BENCH_JOBS=0 skips it.
+  if (process.env.BENCH_JOBS !== '0') await runJobsBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
+import type { JobsRepository } from './db/jobs.js';
 import type { SettingsRepository } from './db/settings.js';
 import type { AuthService } from './domain/auth/service.js';
 import type { Principal } from './domain/auth/principal.js';
@@ -7,6 +8,8 @@ import type { SettingsStore } from './domain/settings/store.js';
 import type { UsersService } from './domain/users/service.js';
 import type { Logger } from './log.js';
 import type { Secrets } from './secrets.js';
+import type { JobQueue } from './jobs/queue.js';
+import type { Scheduler } from './jobs/scheduler.js';
 import type { Hub } from './ws/hub.js';
 
 export interface Clock {
@@ -31,6 +34,11 @@ export interface AppContext {
   users: UsersService;
   auth: AuthService;
   hub: Hub;
+  /** Durable background work: areas register queues and enqueue jobs; it starts after every area. */
+  jobs: JobQueue;
+  jobsRepo: JobsRepository;
+  /** Recurring tasks on the job queue; areas define theirs while starting. */
+  scheduler: Scheduler;
   appVersion: string;
   startedAt: number;
   /** Capability names for `api.features`; an area adds its name once its routes work. */

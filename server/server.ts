@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { systemClock, type AppContext, type Clock } from './context.js';
 import { inTransaction, openDatabase } from './db/connection.js';
+import { jobsRepository } from './db/jobs.js';
 import { sessionsRepository } from './db/sessions.js';
 import { settingsRepository } from './db/settings.js';
 import { usersRepository } from './db/users.js';
@@ -18,9 +19,15 @@ import { services } from './http/areas.js';
 import { createSocketAuthenticator } from './http/authenticate.js';
 import { createLogger, type Logger } from './log.js';
 import { loadSecrets } from './secrets.js';
+import { JobQueue } from './jobs/queue.js';
+import { Scheduler } from './jobs/scheduler.js';
 import { Hub } from './ws/hub.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** Finished jobs and run records are kept this long for the tasks screen and diagnosis. */
+const JOB_HISTORY_MS = 7 * 24 * 3600_000;
+/** Running jobs get this long to finish at shutdown; the whole shutdown stays within 5 s. */
+const JOB_GRACE_MS = 2500;
 
 function readAppVersion(): string {
   for (const candidate of [path.join(here, '..', 'package.json'), path.join(here, '..', '..', 'package.json')]) {
@@ -76,6 +83,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   const hub = new Hub(createSocketAuthenticator(config, auth), log, clock);
   users.onDeactivated((userId) => hub.closeUser(userId));
+  const jobsRepo = jobsRepository(db);
+  const jobs = new JobQueue({ repo: jobsRepo, clock, log });
+  const scheduler = new Scheduler(jobs, jobsRepo, clock, log);
+  scheduler.define({ name: 'session-cleanup', every: 3600_000, handler: () => void auth.purgeExpiredSessions() });
+  scheduler.define({
+    name: 'job-history-prune',
+    every: 24 * 3600_000,
+    handler: () => void jobsRepo.prune(clock.now() - JOB_HISTORY_MS),
+  });
 
   const ctx: AppContext = {
     config,
@@ -89,6 +105,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     users,
     auth,
     hub,
+    jobs,
+    jobsRepo,
+    scheduler,
     appVersion: readAppVersion(),
     startedAt: clock.now(),
     features: new Set(),
@@ -97,13 +116,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
 
   for (const start of services) await start(ctx);
+  // Registered last, so it runs first at shutdown: no job starts once areas begin to stop.
+  closers.push(async () => {
+    scheduler.stop();
+    await jobs.stop(JOB_GRACE_MS);
+  });
+  jobs.start();
+  scheduler.start();
   const { app } = buildApp(ctx);
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
   hub.attach(server);
-
-  const sweep = setInterval(() => auth.purgeExpiredSessions(), 3600_000);
-  sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -119,7 +142,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     url: `http://${shownHost}:${port}`,
     close() {
       closing ??= (async () => {
-        clearInterval(sweep);
         hub.close();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

@@ -11,6 +11,7 @@ import { startLidarr } from '../domain/lidarr/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
 import { settingsRoutes } from '../api/settings/routes.js';
+import { taskRoutes } from '../api/settings/tasks.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { createRestRouter } from '../rest/router.js';
 import type { RouteDefinition } from './route.js';
@@ -21,6 +22,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   authRoutes,
   usersRoutes,
   settingsRoutes,
+  taskRoutes,
   onboardingRoutes,
   filesystemRoutes,
   libraryArea,

@@ -67,10 +67,13 @@ export function startLidarr(ctx: AppContext): void {
     const changed = a.url !== b.url || a.apiKey !== b.apiKey || JSON.stringify(a.pathMappings) !== JSON.stringify(b.pathMappings);
     if (changed && lidarr.connection.configured) lidarr.index.requestFull('Lidarr settings changed');
   });
-  const resync = setInterval(() => {
-    if (lidarr.connection.configured) lidarr.index.requestFull('periodic resync');
-  }, RESYNC_MS);
-  resync.unref();
+  ctx.scheduler.define({
+    name: 'lidarr-resync',
+    every: RESYNC_MS,
+    handler: () => {
+      if (lidarr.connection.configured) lidarr.index.requestFull('periodic resync');
+    },
+  });
   ctx.health.push(() => ({
     lidarr: { configured: lidarr.connection.configured, circuitOpen: lidarr.connection.circuitOpen },
     lidarrConfigured: lidarr.connection.configured,
@@ -78,7 +81,6 @@ export function startLidarr(ctx: AppContext): void {
   ctx.features.add('activity');
   ctx.features.add('trackDownloads');
   ctx.onClose(async () => {
-    clearInterval(resync);
     lidarr.statuses.stop();
     await lidarr.index.stop();
   });

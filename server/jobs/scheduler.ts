@@ -1,0 +1,164 @@
+import { Cron } from 'croner';
+import type { JobsRepository } from '../db/jobs.js';
+import type { Logger } from '../log.js';
+import type { Job, JobQueue } from './queue.js';
+
+/** The queue of scheduled tasks that bring their own handler. */
+export const SCHEDULED_QUEUE = 'scheduled-task';
+
+export interface TaskDefinition {
+  name: string;
+  /** `every` in milliseconds, or a cron expression (5 or 6 fields, the server's time zone). */
+  every?: number;
+  cron?: string;
+  /** Runs on SCHEDULED_QUEUE; omit it and name `queue` to enqueue onto a queue with its own handler. */
+  handler?: (job: Job) => unknown;
+  queue?: string;
+  priority?: number;
+  payload?: unknown;
+  /** Also due right after the very first start (otherwise the first run is one period away). */
+  runOnFirstStart?: boolean;
+}
+
+export interface TaskState {
+  name: string;
+  queue: string;
+  schedule: string;
+  nextRunAt: string | null;
+  lastStartedAt: string | null;
+  lastFinishedAt: string | null;
+  lastDurationMs: number | null;
+  lastStatus: string | null;
+  lastError: string | null;
+  running: boolean;
+}
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/**
+ * Recurring tasks on the job queue. Each task's next fire time is stored, so a fire missed while the
+ * server was down runs once at the next start (never once per missed period), and a task whose
+ * previous run is still queued or running is not stacked.
+ */
+export class Scheduler {
+  private readonly tasks = new Map<string, TaskDefinition & { schedule: string; cronJob: Cron | null }>();
+  private timer: NodeJS.Timeout | null = null;
+  private started = false;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly repo: JobsRepository,
+    private readonly clock: { now(): number },
+    private readonly log: Logger,
+  ) {
+    queue.register(SCHEDULED_QUEUE, {
+      concurrency: 2,
+      maxAttempts: 3,
+      backoff: { baseMs: 60_000, maxMs: 3600_000 },
+      handler: (job) => {
+        const task = job.name ? this.tasks.get(job.name) : undefined;
+        if (!task?.handler) throw new Error(`no handler for scheduled task ${job.name}`);
+        return task.handler(job);
+      },
+    });
+  }
+
+  define(task: TaskDefinition): void {
+    if (this.tasks.has(task.name)) throw new Error(`task ${task.name} is already defined`);
+    if ((task.every === undefined) === (task.cron === undefined)) throw new Error(`task ${task.name} needs exactly one of every or cron`);
+    if (!task.handler && !task.queue) throw new Error(`task ${task.name} needs a handler or a queue`);
+    const cronJob = task.cron ? new Cron(task.cron, { paused: true }) : null;
+    const schedule = task.cron ?? `@every ${formatInterval(task.every!)}`;
+    this.tasks.set(task.name, { ...task, schedule, cronJob });
+    if (this.started) this.install(this.tasks.get(task.name)!, this.clock.now());
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const now = this.clock.now();
+    for (const task of this.tasks.values()) this.install(task, now);
+    this.tick();
+  }
+
+  stop(): void {
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Every defined task with its stored state, for GET /api/settings/tasks. */
+  list(): TaskState[] {
+    const rows = new Map(this.repo.tasks().map((r) => [r.name, r]));
+    return [...this.tasks.values()].map((t) => {
+      const r = rows.get(t.name);
+      return {
+        name: t.name,
+        queue: t.queue ?? SCHEDULED_QUEUE,
+        schedule: t.schedule,
+        nextRunAt: iso(r?.next_run_at ?? null),
+        lastStartedAt: iso(r?.last_started_at ?? null),
+        lastFinishedAt: iso(r?.last_finished_at ?? null),
+        lastDurationMs: r?.last_duration_ms ?? null,
+        lastStatus: r?.last_status ?? null,
+        lastError: r?.last_error ?? null,
+        running: r?.last_status === 'running',
+      };
+    });
+  }
+
+  /** Enqueues every due task once and moves its next fire past now. */
+  tick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.started) return;
+    const now = this.clock.now();
+    let earliest = Infinity;
+    for (const task of this.tasks.values()) {
+      const row = this.repo.task(task.name);
+      let next = row?.next_run_at ?? this.nextFire(task, now);
+      if (next <= now) {
+        try {
+          const { created } = this.queue.enqueue(task.queue ?? SCHEDULED_QUEUE, task.payload ?? {}, {
+            name: task.name,
+            priority: task.priority ?? 0,
+            dedupeKey: `task:${task.name}`,
+          });
+          if (!created) this.log.info('scheduled task still queued or running; this fire is skipped', { task: task.name });
+        } catch (err) {
+          this.log.error('scheduled task could not be queued', { task: task.name, err });
+        }
+        next = this.nextFire(task, now);
+        this.repo.setNextRun(task.name, next);
+      }
+      earliest = Math.min(earliest, next);
+    }
+    // Re-check at least once a minute so a changed system clock is noticed.
+    const wait = Math.max(50, Math.min(60_000, earliest - now));
+    this.timer = setTimeout(() => this.tick(), wait);
+    this.timer.unref();
+  }
+
+  private install(task: TaskDefinition & { schedule: string; cronJob: Cron | null }, now: number): void {
+    const existing = this.repo.task(task.name);
+    const first = task.runOnFirstStart && !existing ? now : this.nextFire(task, now);
+    this.repo.upsertTask({ name: task.name, queue: task.queue ?? SCHEDULED_QUEUE, schedule: task.schedule, nextRunAt: first });
+  }
+
+  private nextFire(task: { every?: number; cronJob: Cron | null }, now: number): number {
+    if (task.every !== undefined) return now + task.every;
+    const next = task.cronJob!.nextRun(new Date(now));
+    return next ? next.getTime() : Number.MAX_SAFE_INTEGER;
+  }
+}
+
+function formatInterval(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'm'],
+    [1000, 's'],
+  ];
+  for (const [size, unit] of units) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
