@@ -23,6 +23,8 @@ export interface HttpAnswer {
   status: number;
   contentType: string;
   text: string;
+  /** The Retry-After header of a 429/503, when sent. */
+  retryAfter?: string | null;
 }
 
 /** Node's error codes for "the request never got an answer", in words a user can act on. */
@@ -55,7 +57,7 @@ export async function exchange(req: HttpExchange): Promise<HttpAnswer> {
   try {
     const res = await doFetch(req.url, { method: req.method ?? 'GET', headers, body, signal });
     const text = await res.text();
-    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text };
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, retryAfter: res.headers.get('retry-after') };
   } catch (err) {
     throw networkError(req, err, timeout.aborted);
   }

@@ -1,0 +1,152 @@
+import type { z } from 'zod';
+import { IntegrationError } from './errors.js';
+import { exchange, joinUrl, parseJson, queryString, redactUrl, type HttpAnswer } from './http.js';
+
+/**
+ * Minimum spacing between the requests of one service, shared by every caller in the process: the
+ * public metadata services ban clients that burst (MusicBrainz allows one request per second).
+ */
+export class Pacer {
+  private next = 0;
+
+  constructor(readonly spacingMs: number) {}
+
+  /** Resolves when this caller's turn has come; turns are handed out in call order. */
+  async turn(signal?: AbortSignal): Promise<void> {
+    const now = Date.now();
+    const at = Math.max(now, this.next);
+    this.next = at + this.spacingMs;
+    if (at > now) await sleep(at - now, signal);
+  }
+}
+
+const pacers = new Map<string, Pacer>();
+
+/** One pacer per service and base URL, so two clients of the same upstream share its budget. */
+export function pacerFor(service: string, baseUrl: string, spacingMs: number): Pacer {
+  const key = `${service} ${new URL(baseUrl).host}`;
+  let pacer = pacers.get(key);
+  if (!pacer || pacer.spacingMs !== spacingMs) {
+    pacer = new Pacer(spacingMs);
+    pacers.set(key, pacer);
+  }
+  return pacer;
+}
+
+export interface JsonApiOptions {
+  service: string;
+  label: string;
+  baseUrl: string;
+  userAgent: string;
+  spacingMs: number;
+  timeoutMs: number;
+  /** Further attempts after a 408/425/429/5xx or a lost connection. */
+  retries: number;
+  /** First retry wait; doubles each time. A Retry-After header (capped at 30 s) wins. */
+  retryBaseMs: number;
+  /** Extra headers (API keys). */
+  headers?: Record<string, string>;
+  /** Statuses that mean "slow down" for this service besides 429 (MusicBrainz: 503). */
+  rateLimitStatuses?: number[];
+  fetch?: typeof fetch;
+}
+
+export interface JsonRequest<T> {
+  path: string;
+  query?: Record<string, unknown>;
+  schema: z.ZodType<T>;
+  signal?: AbortSignal;
+}
+
+const retryStatuses = new Set([408, 425, 429, 500, 502, 503, 504]);
+const retryKinds = new Set(['unreachable', 'timeout']);
+
+/**
+ * A read-only JSON web API with the client rules every metadata service shares: a meaningful
+ * User-Agent, client-side spacing, a timeout per attempt, retries with backoff on transient
+ * answers, and one error type whose kind the HTTP layer maps to 502/503.
+ */
+export class JsonApi {
+  private readonly pacer: Pacer;
+
+  constructor(readonly options: JsonApiOptions) {
+    this.pacer = pacerFor(options.service, options.baseUrl, options.spacingMs);
+  }
+
+  async get<T>(req: JsonRequest<T>): Promise<T> {
+    const { retries, retryBaseMs } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(req);
+      } catch (err) {
+        const retryable =
+          err instanceof IntegrationError &&
+          (retryKinds.has(err.kind) || (err.status !== undefined && retryStatuses.has(err.status)));
+        if (!retryable || attempt >= retries || req.signal?.aborted) throw err;
+        const hinted = (err.details as { retryAfterMs?: number } | undefined)?.retryAfterMs;
+        await sleep(hinted ?? retryBaseMs * 2 ** attempt, req.signal);
+      }
+    }
+  }
+
+  private async once<T>(req: JsonRequest<T>): Promise<T> {
+    const o = this.options;
+    await this.pacer.turn(req.signal);
+    const url = joinUrl(o.baseUrl, req.path) + queryString(req.query);
+    const answer = await exchange({
+      service: o.service,
+      label: o.label,
+      url,
+      headers: { 'User-Agent': o.userAgent, ...o.headers },
+      timeoutMs: o.timeoutMs,
+      ...(o.fetch && { fetch: o.fetch }),
+      ...(req.signal && { signal: req.signal }),
+    });
+    if (answer.status >= 200 && answer.status < 300) {
+      const parsed = req.schema.safeParse(parseJson(o.service, answer));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new IntegrationError(o.service, 'bad_response', `${o.label} answered ${redactUrl(url)} with an unexpected shape (${issue.path.join('.')}: ${issue.message})`, answer.status);
+      }
+      return parsed.data;
+    }
+    throw this.statusError(url, answer);
+  }
+
+  private statusError(url: string, answer: HttpAnswer): IntegrationError {
+    const o = this.options;
+    const where = `${o.label} answered ${answer.status} for ${redactUrl(url)}`;
+    const retryAfter = retryAfterMs(answer);
+    if (answer.status === 429 || o.rateLimitStatuses?.includes(answer.status))
+      return new IntegrationError(o.service, 'rate_limited', `${where} (rate limited)`, answer.status, { retryAfterMs: retryAfter });
+    if (answer.status === 404) return new IntegrationError(o.service, 'not_found', where, 404);
+    if (answer.status === 401 || answer.status === 403) return new IntegrationError(o.service, 'unauthorized', `${where} (refused)`, answer.status);
+    if (answer.status === 400 || answer.status === 422) return new IntegrationError(o.service, 'bad_request', where, answer.status);
+    if (answer.status >= 500 || answer.status === 408 || answer.status === 425)
+      return new IntegrationError(o.service, 'server_error', where, answer.status, { retryAfterMs: retryAfter });
+    return new IntegrationError(o.service, 'bad_response', where, answer.status);
+  }
+}
+
+function retryAfterMs(answer: HttpAnswer): number | undefined {
+  const header = answer.retryAfter;
+  if (!header) return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  return Number.isFinite(ms) ? Math.min(30_000, Math.max(0, ms)) : undefined;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
