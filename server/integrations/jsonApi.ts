@@ -7,16 +7,23 @@ import { exchange, joinUrl, parseJson, queryString, redactUrl, type HttpAnswer }
  * public metadata services ban clients that burst (MusicBrainz allows one request per second).
  */
 export class Pacer {
-  private next = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private last = -Infinity;
 
   constructor(readonly spacingMs: number) {}
 
-  /** Resolves when this caller's turn has come; turns are handed out in call order. */
-  async turn(signal?: AbortSignal): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.next);
-    this.next = at + this.spacingMs;
-    if (at > now) await sleep(at - now, signal);
+  /**
+   * Resolves when this caller may send: turns are handed out in call order, each at least
+   * `spacingMs` after the previous one was actually handed out (not after it was asked for).
+   */
+  turn(signal?: AbortSignal): Promise<void> {
+    const mine = this.queue.then(async () => {
+      const wait = this.last + this.spacingMs - Date.now();
+      if (wait > 0) await sleep(wait, signal);
+      this.last = Date.now();
+    });
+    this.queue = mine.catch(() => undefined);
+    return mine;
   }
 }
 

@@ -32,7 +32,7 @@ describe('MusicBrainz client', () => {
     const second = await client().searchArtists(luceneQuote('aurora'), 1, 1);
     expect(second.artists.map((a) => a.name)).toEqual(['Aurora Lane']);
     const exact = await client().searchArtists(luceneQuote('Aurora Lane'), 5, 0);
-    expect(exact.artists.map((a) => [a.name, a.score])).toEqual([['Aurora Lane', 100]]);
+    expect(exact.artists.map((a) => [a.name, a.score])).toEqual([['Aurora Lane', 100], ['Aurora Borealis Choir', 30]]);
   });
 
   it('looks up artists, browses their release groups and reads a release with its tracks', async () => {
@@ -50,12 +50,16 @@ describe('MusicBrainz client', () => {
   });
 
   it('keeps one request per spacing interval across concurrent callers of the same service', async () => {
-    const c = client({ spacingMs: 120 });
-    const other = client({ spacingMs: 120 });
-    const before = fake.requests.length;
+    const departures: number[] = [];
+    const timedFetch: typeof fetch = (input, init) => {
+      departures.push(Date.now());
+      return fetch(input, init);
+    };
+    const c = client({ spacingMs: 200, fetch: timedFetch });
+    const other = client({ spacingMs: 200, fetch: timedFetch });
     await Promise.all([c.artist(ids.aurora), other.artist(ids.guest), c.releaseGroup(ids.rgDawn), other.artist(ids.aurora)]);
-    const times = fake.requests.slice(before).map((r) => r.at);
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(110);
+    expect(departures).toHaveLength(4);
+    for (let i = 1; i < departures.length; i++) expect(departures[i]! - departures[i - 1]!).toBeGreaterThanOrEqual(170);
   });
 
   it("retries the service's 503 rate-limit answer with backoff, then reports rate_limited", async () => {
