@@ -47,6 +47,10 @@ const envSchema = z.object({
   TONEARM_UI_DIR: z.string().min(1).optional(),
   TONEARM_LIBRARY_WATCH: bool.default(true),
   TONEARM_SCAN_ON_START: bool.default(true),
+  TONEARM_MUSICBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://musicbrainz.org/ws/2'),
+  TONEARM_COVERART_URL: z.url({ protocol: /^https?$/ }).default('https://coverartarchive.org'),
+  /** Client-side spacing of every public metadata service; for a local mirror or tests. */
+  TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
 
 export type TrustProxy = boolean | number | string;
@@ -60,6 +64,8 @@ export interface Config {
   sessionTtlMs: number;
   trustProxy: TrustProxy;
   authProxy: { header: string; trustedIps: string[] } | null;
+  /** Base URLs of the fixed public services (decisions §2), and a spacing override for all of them. */
+  upstreams: { musicbrainz: string; coverart: string; spacingMs: number | null };
   /** Where the web UI sends a user to sign out of the reverse proxy (null: no such page). */
   proxyLogoutUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -110,6 +116,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { header: proxyHeader.toLowerCase(), trustedIps: e.AUTH_PROXY_TRUSTED_IPS ?? [] }
       : null,
     proxyLogoutUrl: e.AUTH_PROXY_LOGOUT_URL ?? null,
+    upstreams: {
+      musicbrainz: e.TONEARM_MUSICBRAINZ_URL,
+      coverart: e.TONEARM_COVERART_URL,
+      spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
+    },
     logLevel: e.LOG_LEVEL,
     rateLimit: { windowMs: e.RATE_LIMIT_WINDOW_MS, max: e.RATE_LIMIT_MAX, loginMax: e.LOGIN_RATE_LIMIT_MAX },
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS ?? [],

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { artistRoutes } from '../api/artists/routes.js';
 import { authRoutes } from '../api/auth/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
@@ -8,6 +9,7 @@ import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startLidarr } from '../domain/lidarr/service.js';
+import { startMetadata } from '../domain/metadata/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
 import { settingsRoutes } from '../api/settings/routes.js';
@@ -26,6 +28,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   onboardingRoutes,
   filesystemRoutes,
   libraryArea,
+  artistRoutes,
   restKeyRoutes,
   lidarrSettingsRoutes,
   lidarrLibraryRoutes,
@@ -38,7 +41,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata];
 
 /** Non-/api routers (the Subsonic API under /rest). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

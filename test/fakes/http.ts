@@ -58,6 +58,8 @@ export async function startJsonFake(handler: FakeHandler, pathPrefix = ''): Prom
   });
 
   async function answer(req: IncomingMessage, res: ServerResponse) {
+    // Kept-alive connections opened before the outage die with it too.
+    if (faults.down) return void req.socket.destroy();
     const url = new URL(req.url ?? '/', 'http://fake');
     const seen: SeenRequest = { at: Date.now(), method: req.method ?? 'GET', path: url.pathname.slice(pathPrefix.length) || '/', query: url.searchParams, headers: req.headers };
     requests.push(seen);

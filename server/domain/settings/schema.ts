@@ -26,6 +26,8 @@ const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), 
 const slskd = z.object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(10) }).strict();
 const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
+/** MusicBrainz asks every client for a contact in its User-Agent. */
+const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
 
 export const settingsSchema = z
   .object({
@@ -61,6 +63,7 @@ export const settingsSchema = z
         slskd: slskd.prefault({}),
         gotify: gotify.prefault({}),
         lastfm: lastfm.prefault({}),
+        musicbrainz: musicbrainz.prefault({}),
       })
       .strict()
       .prefault({}),

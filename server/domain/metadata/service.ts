@@ -1,0 +1,252 @@
+import type { AppContext } from '../../context.js';
+import { metadataCacheRepository, type MetadataCacheRepository } from '../../db/metadataCache.js';
+import { CoverArtClient, type CoverImages } from '../../integrations/coverart/client.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import { MusicBrainzClient } from '../../integrations/musicbrainz/client.js';
+import type { MbArtist, MbRelease, MbReleaseGroup } from '../../integrations/musicbrainz/schemas.js';
+import { NotFoundError } from '../errors.js';
+
+/** How long a cached document is fresh; older ones are served and refreshed in the background. */
+const FRESH_MS: Record<MetadataKind, number> = {
+  artist: 7 * 86_400_000,
+  'appears-on': 7 * 86_400_000,
+  'release-group': 30 * 86_400_000,
+  release: 30 * 86_400_000,
+  cover: 30 * 86_400_000,
+};
+/** A resource upstream does not have is asked for again after this long. */
+const MISSING_MS = 86_400_000;
+/** Release groups read per artist (MusicBrainz pages by 100). */
+const MAX_RELEASE_GROUPS = 500;
+/** Recordings scanned for "appears on" (pages of 100, as the reference service does). */
+const MAX_APPEARANCE_RECORDINGS = 1000;
+
+export type MetadataKind = 'artist' | 'appears-on' | 'release-group' | 'release' | 'cover';
+export const REFRESH_QUEUE = 'metadata-refresh';
+
+export interface ArtistDocument {
+  artist: MbArtist;
+  releaseGroups: MbReleaseGroup[];
+}
+export interface ReleaseGroupDocument {
+  group: MbReleaseGroup;
+}
+
+const services = new WeakMap<AppContext, MetadataService>();
+export function metadataServiceOf(ctx: AppContext): MetadataService {
+  let s = services.get(ctx);
+  if (!s) services.set(ctx, (s = new MetadataService(ctx)));
+  return s;
+}
+
+/**
+ * Artist and release metadata from MusicBrainz and the Cover Art Archive, through a SQLite cache:
+ * fresh documents are served as they are, stale ones are served and refreshed by a background job
+ * (the `library` channel hears `release_metadata_refreshed`), and an upstream outage still serves
+ * whatever was cached; only a document never fetched fails (502 UPSTREAM_UNAVAILABLE).
+ */
+export class MetadataService {
+  readonly cache: MetadataCacheRepository;
+  private mb: { key: string; client: MusicBrainzClient } | null = null;
+  private readonly coverArt: CoverArtClient;
+  /** One upstream fetch per document however many pages ask for it at once. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** What health reports as `metadataProviders.musicbrainz` (decisions §7). */
+  private readonly providerState = {
+    lastCheckedAt: null as number | null,
+    lastSuccessAt: null as number | null,
+    lastFailureAt: null as number | null,
+    lastFailureReason: null as string | null,
+  };
+
+  constructor(private readonly ctx: AppContext) {
+    this.cache = metadataCacheRepository(ctx.db);
+    this.coverArt = new CoverArtClient({
+      baseUrl: ctx.config.upstreams.coverart,
+      userAgent: this.userAgent(),
+      spacingMs: ctx.config.upstreams.spacingMs ?? 100,
+    });
+  }
+
+  get enabled(): boolean {
+    return this.ctx.settings.get().integrations.musicbrainz.enabled;
+  }
+
+  userAgent(): string {
+    const email = this.ctx.settings.get().integrations.musicbrainz.email;
+    return `Tonearm/${this.ctx.appVersion} ( ${email || 'self-hosted Tonearm server'} )`;
+  }
+
+  /** The MusicBrainz client, rebuilt when the contact (and so the User-Agent) changes. */
+  musicbrainz(): MusicBrainzClient {
+    const ua = this.userAgent();
+    if (!this.mb || this.mb.key !== ua)
+      this.mb = {
+        key: ua,
+        client: new MusicBrainzClient({
+          baseUrl: this.ctx.config.upstreams.musicbrainz,
+          userAgent: ua,
+          ...(this.ctx.config.upstreams.spacingMs !== null && { spacingMs: this.ctx.config.upstreams.spacingMs }),
+        }),
+      };
+    return this.mb.client;
+  }
+
+  /** The `metadataProviders` entry of the detailed health answer. */
+  providerHealth() {
+    const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+    const s = this.providerState;
+    return {
+      musicbrainz: {
+        activeBaseUrl: this.ctx.config.upstreams.musicbrainz,
+        configuredProvider: 'musicbrainz',
+        failoverActive: false,
+        lastCheckedAt: iso(s.lastCheckedAt),
+        lastSuccessAt: iso(s.lastSuccessAt),
+        lastFailureAt: iso(s.lastFailureAt),
+        lastFailureReason: s.lastFailureReason,
+      },
+    };
+  }
+
+  registerRefreshQueue(): void {
+    this.ctx.jobs.register<{ kind: MetadataKind; key: string }>(REFRESH_QUEUE, {
+      concurrency: 2,
+      maxAttempts: 4,
+      backoff: { baseMs: 60_000, maxMs: 6 * 3600_000 },
+      handler: async ({ payload, signal }) => {
+        await this.fetchAndStore(payload.kind, payload.key, signal);
+        this.ctx.hub.broadcast('library', 'release_metadata_refreshed', { kind: payload.kind, mbid: payload.key });
+      },
+    });
+  }
+
+  /** The artist with its release groups; throws NotFoundError when MusicBrainz has no such artist. */
+  artist(mbid: string): Promise<ArtistDocument> {
+    return this.document('artist', this.resolveArtistMbid(mbid), 'Artist not found') as Promise<ArtistDocument>;
+  }
+
+  appearsOn(mbid: string): Promise<MbReleaseGroup[]> {
+    return this.document('appears-on', this.resolveArtistMbid(mbid), 'Artist not found') as Promise<MbReleaseGroup[]>;
+  }
+
+  releaseGroup(mbid: string): Promise<MbReleaseGroup> {
+    return this.document('release-group', mbid, 'Release group not found') as Promise<MbReleaseGroup>;
+  }
+
+  release(mbid: string): Promise<MbRelease> {
+    return this.document('release', mbid, 'Release not found') as Promise<MbRelease>;
+  }
+
+  /** Cover images of a release group; an empty list when the archive has none. */
+  async cover(mbid: string, refresh = false): Promise<CoverImages> {
+    if (refresh) await this.fetchAndStore('cover', mbid);
+    return ((await this.document('cover', mbid, 'Cover not found').catch((err: unknown) => {
+      if (err instanceof NotFoundError) return { images: [] };
+      throw err;
+    })) ?? { images: [] }) as CoverImages;
+  }
+
+  /** Overrides replace the MBID used for an artist's lookups (a wrong automatic match). */
+  private resolveArtistMbid(mbid: string): string {
+    return this.cache.overrides(mbid).musicbrainzId ?? mbid;
+  }
+
+  private async document(kind: MetadataKind, key: string, missing: string): Promise<unknown> {
+    const cached = this.cache.get(kind, key);
+    const now = this.ctx.clock.now();
+    if (cached) {
+      const age = now - cached.fetchedAt;
+      const stale = cached.found ? age > FRESH_MS[kind] : age > MISSING_MS;
+      if (stale && this.enabled) this.ctx.jobs.enqueue(REFRESH_QUEUE, { kind, key }, { dedupeKey: `${kind}:${key}`, priority: 10 });
+      if (!cached.found) throw new NotFoundError(missing);
+      return cached.payload;
+    }
+    if (!this.enabled) throw new IntegrationError('musicbrainz', 'unreachable', 'MusicBrainz lookups are switched off in Settings (integrations.musicbrainz.enabled)');
+    const payload = await this.fetchAndStore(kind, key);
+    if (payload === null) throw new NotFoundError(missing);
+    return payload;
+  }
+
+  /** Fetches one document upstream and stores it (null when upstream has no such resource). */
+  fetchAndStore(kind: MetadataKind, key: string, signal?: AbortSignal): Promise<unknown> {
+    const id = `${kind}:${key}`;
+    let pending = this.inFlight.get(id);
+    if (!pending) {
+      pending = (async () => {
+        let payload: unknown;
+        const state = this.providerState;
+        state.lastCheckedAt = this.ctx.clock.now();
+        try {
+          payload = await this.fetch(kind, key, signal);
+          state.lastSuccessAt = this.ctx.clock.now();
+        } catch (err) {
+          const missing = err instanceof IntegrationError && (err.kind === 'not_found' || (err.kind === 'bad_request' && err.status === 400));
+          if (!missing) {
+            state.lastFailureAt = this.ctx.clock.now();
+            state.lastFailureReason = err instanceof Error ? err.message : String(err);
+            throw err;
+          }
+          state.lastSuccessAt = this.ctx.clock.now();
+          payload = null;
+        }
+        this.cache.put(kind, key, payload, this.ctx.clock.now());
+        return payload;
+      })().finally(() => this.inFlight.delete(id));
+      this.inFlight.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async fetch(kind: MetadataKind, key: string, signal?: AbortSignal): Promise<unknown> {
+    const mb = this.musicbrainz();
+    switch (kind) {
+      case 'artist': {
+        const artist = await mb.artist(key, signal);
+        const releaseGroups: MbReleaseGroup[] = [];
+        for (let offset = 0; offset < MAX_RELEASE_GROUPS; offset += 100) {
+          const page = await mb.browseReleaseGroups(key, 100, offset, signal);
+          releaseGroups.push(...page['release-groups']);
+          if (offset + 100 >= page['release-group-count']) break;
+        }
+        return { artist, releaseGroups } satisfies ArtistDocument;
+      }
+      case 'appears-on':
+        return this.fetchAppearances(mb, key, signal);
+      case 'release-group':
+        return mb.releaseGroup(key, signal);
+      case 'release':
+        return mb.release(key, signal);
+      case 'cover':
+        return this.coverArt.releaseGroup(key, signal);
+    }
+  }
+
+  /** Release groups of other artists that include a recording credited to this one. */
+  private async fetchAppearances(mb: MusicBrainzClient, artistMbid: string, signal?: AbortSignal): Promise<MbReleaseGroup[]> {
+    const groups = new Map<string, MbReleaseGroup>();
+    for (let offset = 0; offset < MAX_APPEARANCE_RECORDINGS; offset += 100) {
+      const page = await mb.recordingsByArtist(artistMbid, 100, offset, signal);
+      for (const recording of page.recordings)
+        for (const release of recording.releases) {
+          const group = release['release-group'];
+          if (!group || groups.has(group.id)) continue;
+          const primary = (group['artist-credit'].length ? group['artist-credit'] : release['artist-credit'] ?? []).map((c) => c.artist.id);
+          if (primary.includes(artistMbid)) continue;
+          groups.set(group.id, { ...group, 'artist-credit': group['artist-credit'].length ? group['artist-credit'] : release['artist-credit'] ?? [] });
+        }
+      if (offset + 100 >= page.count) break;
+    }
+    return [...groups.values()];
+  }
+}
+
+/** Registers the refresh queue and the health fields; part of the server's start-up services. */
+export function startMetadata(ctx: AppContext): void {
+  const metadata = metadataServiceOf(ctx);
+  metadata.registerRefreshQueue();
+  ctx.health.push(() => ({
+    musicbrainzConfigured: metadata.enabled,
+    metadataProviders: metadata.enabled ? metadata.providerHealth() : {},
+  }));
+}
