@@ -1,4 +1,4 @@
-import { startJsonFake, type JsonFake } from '../http.js';
+import { startJsonFake, type FakeReply, type JsonFake } from '../http.js';
 
 /**
  * The Cover Art Archive on 127.0.0.1: the image list of a release group or release (404 when it
@@ -11,7 +11,7 @@ export interface CoverArtFake extends JsonFake {
 
 export async function startCoverArtFake(): Promise<CoverArtFake> {
   const covers = new Map<string, Buffer>();
-  const fake = (await startJsonFake((req) => {
+  const fake = (await startJsonFake((req): FakeReply => {
     const image = /^\/img\/([0-9a-f-]{36})\.jpg$/.exec(req.path);
     if (image) {
       const bytes = covers.get(image[1]!);
