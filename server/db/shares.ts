@@ -1,11 +1,7 @@
 import type { Db } from './connection.js';
 
-export type ShareTargetKind = 'track' | 'album' | 'artist' | 'playlist';
-
-export interface ShareTarget {
-  kind: ShareTargetKind;
-  id: number;
-}
+/** What a share names: a library entry by its Subsonic key, or a playlist by its id. */
+export type ShareTarget = { kind: 'track' | 'album' | 'artist'; key: string } | { kind: 'playlist'; id: number };
 
 export interface ShareRow {
   id: string;
@@ -27,8 +23,8 @@ export function sharesRepository(db: Db) {
     ofUser: db.prepare(`${SELECT} WHERE s.user_id = ? ORDER BY s.created_at, s.rowid`),
     all: db.prepare(`${SELECT} ORDER BY s.created_at, s.rowid`),
     insert: db.prepare('INSERT INTO shares (id, user_id, description, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
-    insertTarget: db.prepare('INSERT INTO share_entries (share_id, position, kind, target_id) VALUES (?, ?, ?, ?)'),
-    targets: db.prepare('SELECT kind, target_id AS id FROM share_entries WHERE share_id = ? ORDER BY position'),
+    insertTarget: db.prepare('INSERT INTO share_entries (share_id, position, kind, target) VALUES (?, ?, ?, ?)'),
+    targets: db.prepare('SELECT kind, target FROM share_entries WHERE share_id = ? ORDER BY position'),
     update: db.prepare('UPDATE shares SET description = ?, expires_at = ? WHERE id = ?'),
     remove: db.prepare('DELETE FROM shares WHERE id = ?'),
     visit: db.prepare('UPDATE shares SET visit_count = visit_count + 1, last_visited_at = ? WHERE id = ?'),
@@ -37,11 +33,14 @@ export function sharesRepository(db: Db) {
     byId: (id: string) => s.byId.get(id) as ShareRow | undefined,
     ofUser: (userId: number) => s.ofUser.all(userId) as ShareRow[],
     all: () => s.all.all() as ShareRow[],
-    targets: (id: string) => s.targets.all(id) as ShareTarget[],
+    targets: (id: string) =>
+      (s.targets.all(id) as { kind: ShareTarget['kind']; target: string }[]).map(
+        (r): ShareTarget => (r.kind === 'playlist' ? { kind: 'playlist', id: Number(r.target) } : { kind: r.kind, key: r.target }),
+      ),
     create(share: { id: string; userId: number; description: string; expiresAt: number | null }, targets: ShareTarget[], now: number): void {
       db.transaction(() => {
         s.insert.run(share.id, share.userId, share.description, now, share.expiresAt);
-        targets.forEach((t, i) => s.insertTarget.run(share.id, i, t.kind, t.id));
+        targets.forEach((t, i) => s.insertTarget.run(share.id, i, t.kind, t.kind === 'playlist' ? String(t.id) : t.key));
       })();
     },
     update: (id: string, description: string, expiresAt: number | null) => s.update.run(description, expiresAt, id).changes > 0,

@@ -88,6 +88,12 @@ describe('sharing on', () => {
     });
     expect(share.lastVisited).toBeUndefined();
     expect(entryIds(share)).toEqual([abbey.comeTogether, post.armyOfMe, post.hyperballad]);
+    // Library entries are kept by their stable key, never by a row id a prune could hand to another track.
+    expect(server.ctx.db.prepare('SELECT kind, target FROM share_entries WHERE share_id = ? ORDER BY position').all(share.id)).toEqual([
+      { kind: 'track', target: abbey.comeTogether.slice(3) },
+      { kind: 'album', target: post.id.slice(3) },
+      { kind: 'track', target: post.armyOfMe.slice(3) },
+    ]);
     const second = (await admin.ok('createShare', { id: post.armyOfMe })).shares.share[0];
     expect(second.id).not.toBe(share.id);
     const listed = (await admin.ok('getShares')).shares.share as { id: string }[];

@@ -96,7 +96,9 @@ DROP TABLE podcast_channels_032;
 
 -- 2. Shares (Subsonic createShare/getShares, public pages under /share/<id>). The id is random
 -- (base 62, 22 characters), so it can be neither guessed nor reused. Entries name what was shared
--- (a track, album, artist or playlist); the tracks are resolved when the share is played.
+-- (a track, album, artist or playlist); the tracks are resolved when the share is played. Library
+-- entries are kept by their Subsonic key (stable across rescans, never another row's after a
+-- prune), playlists by their id (never reused, see above).
 CREATE TABLE shares (
   id TEXT PRIMARY KEY,
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -112,6 +114,6 @@ CREATE TABLE share_entries (
   share_id TEXT NOT NULL REFERENCES shares(id) ON DELETE CASCADE,
   position INTEGER NOT NULL,
   kind TEXT NOT NULL CHECK (kind IN ('track', 'album', 'artist', 'playlist')),
-  target_id INTEGER NOT NULL,
+  target TEXT NOT NULL,
   PRIMARY KEY (share_id, position)
 ) WITHOUT ROWID;

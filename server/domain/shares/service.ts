@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { playlistsRepository } from '../../db/playlists.js';
 import { sharesRepository, type ShareRow, type SharesRepository, type ShareTarget } from '../../db/shares.js';
+import { SubsonicIds } from '../../db/subsonicIds.js';
 import { SubsonicLibrary } from '../../db/subsonicLibrary.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { StaticPlaylists } from '../playlists/staticPlaylists.js';
@@ -50,6 +51,7 @@ export class Shares {
     private readonly deps: {
       repo: SharesRepository;
       library: SubsonicLibrary;
+      ids: SubsonicIds;
       playlists: StaticPlaylists;
       clock: { now(): number };
       enabled: () => boolean;
@@ -113,19 +115,14 @@ export class Shares {
     const seen = new Set<number>();
     for (const t of this.deps.repo.targets(share.id)) {
       let ids: number[];
-      switch (t.kind) {
-        case 'track':
-          ids = [t.id];
-          break;
-        case 'album':
-          ids = lib.songIdsOfAlbum(t.id);
-          break;
-        case 'artist':
-          ids = lib.albumIdsOfArtist(t.id).flatMap((a) => lib.songIdsOfAlbum(a));
-          break;
-        case 'playlist':
-          ids = this.playlistTracks(share.user_id, t.id);
-          break;
+      if (t.kind === 'playlist') ids = this.playlistTracks(share.user_id, t.id);
+      else {
+        // An entry gone from the library (pruned) contributes nothing.
+        const row = this.deps.ids.resolve(t.kind, t.key);
+        if (row === undefined) ids = [];
+        else if (t.kind === 'track') ids = [row];
+        else if (t.kind === 'album') ids = lib.songIdsOfAlbum(row);
+        else ids = lib.albumIdsOfArtist(row).flatMap((a) => lib.songIdsOfAlbum(a));
       }
       for (const id of ids) {
         if (seen.has(id)) continue;
@@ -175,6 +172,7 @@ export function sharesOf(ctx: AppContext): Shares {
     service = new Shares({
       repo: sharesRepository(ctx.db),
       library: new SubsonicLibrary(ctx.db),
+      ids: new SubsonicIds(ctx.db),
       playlists: new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock),
       clock: ctx.clock,
       enabled: () => ctx.settings.get().sharing.enabled,

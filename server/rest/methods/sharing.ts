@@ -1,9 +1,10 @@
 import type { ShareRow, ShareTarget } from '../../db/shares.js';
 import { sharesOf, type ShareChanges } from '../../domain/shares/service.js';
 import type { RestCall, RestMethod } from '../context.js';
-import { invalidParameter, missingParameter } from '../errors.js';
+import { invalidParameter, missingParameter, notFound } from '../errors.js';
+import { parseId } from '../ids.js';
 import { iso } from '../serialize.js';
-import { resolveAny, songs } from '../views.js';
+import { songs } from '../views.js';
 import type { Payload } from '../wire.js';
 
 /** Where visitors open a share: this server as the client reached it (proxy headers only when trusted). */
@@ -35,12 +36,21 @@ function changesOf(call: RestCall): ShareChanges {
   };
 }
 
+/** A library entry is kept by its key, so the share never points at another row after a prune. */
+function shareTarget(call: RestCall, raw: string): ShareTarget {
+  const parsed = parseId(raw);
+  if (!parsed) throw notFound(`Nothing to share with id ${raw}`);
+  if (parsed.kind === 'playlist') return parsed;
+  if (call.rc.ids.resolve(parsed.kind, parsed.key) === undefined) throw notFound(`Nothing to share with id ${raw}`);
+  return { kind: parsed.kind, key: parsed.key };
+}
+
 function createShare(call: RestCall): Payload {
   const shares = sharesOf(call.rc.app);
   shares.requireEnabled();
   const ids = call.params.list('id');
   if (ids.length === 0) throw missingParameter('id');
-  const targets: ShareTarget[] = ids.map((raw) => resolveAny(call, raw));
+  const targets = ids.map((raw) => shareTarget(call, raw));
   const row = shares.create(call.user, targets, changesOf(call));
   return { shares: { share: [shareElement(call, row)] } };
 }
