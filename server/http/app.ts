@@ -104,6 +104,7 @@ export function buildApp(ctx: AppContext): BuiltApp {
   };
   app.use('/api', rateLimit(limiterOptions));
   app.use('/rest', rateLimit(limiterOptions));
+  app.use('/share', rateLimit(limiterOptions));
   const loginLimiter = rateLimit({
     ...limiterOptions,
     limit: ctx.config.rateLimit.loginMax,
@@ -155,7 +156,7 @@ function splitUrl(url: string): [string, string] {
 function serveUi(app: express.Express, ctx: AppContext) {
   const dir = ctx.config.uiDir ?? defaultUiDir;
   app.use(express.static(dir, { index: false, maxAge: '1h', setHeaders: noCacheForHtml }));
-  app.get(/^\/(?!api\/|api$|rest\/|rest$|ws$).*/, (req: Request, res: Response, next: NextFunction) => {
+  app.get(/^\/(?!api\/|api$|rest\/|rest$|share\/|share$|ws$).*/, (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const index = path.join(dir, 'index.html');
     if (!fs.existsSync(index)) {

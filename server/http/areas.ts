@@ -16,6 +16,7 @@ import { settingsRoutes } from '../api/settings/routes.js';
 import { taskRoutes } from '../api/settings/tasks.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { createRestRouter } from '../rest/router.js';
+import { shareRouter } from '../share/routes.js';
 import type { RouteDefinition } from './route.js';
 
 /** Every area of /api, in the order of api.md. Each later area adds its factory here. */
@@ -43,7 +44,8 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
 export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata];
 
-/** Non-/api routers (the Subsonic API under /rest). */
+/** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [
   (ctx) => ({ mount: '/rest', router: createRestRouter(ctx) }),
+  (ctx) => ({ mount: '/share', router: shareRouter(ctx) }),
 ];

@@ -16,8 +16,13 @@ export class ImageCache {
     return path.join(this.dir, key.slice(0, 2), key);
   }
 
-  resizedFileOf(key: string, size: number): string {
-    return path.join(this.dir, 'resized', `${key}-${size}.webp`);
+  get resizedDir(): string {
+    return path.join(this.dir, 'resized');
+  }
+
+  /** A resized copy; the extension names its format (see resizedArtwork.ts). */
+  resizedFileOf(key: string, size: number, ext: 'jpg' | 'png' | 'webp'): string {
+    return path.join(this.resizedDir, `${key}-${size}.${ext}`);
   }
 
   /** Stores the bytes unless already present; returns the cache key. */

@@ -13,6 +13,7 @@ import { playlistMethods } from './methods/playlists.js';
 import { podcastMethods } from './methods/podcasts.js';
 import { radioMethods } from './methods/radio.js';
 import { searchMethods } from './methods/searching.js';
+import { sharingMethods } from './methods/sharing.js';
 import { systemMethods } from './methods/system.js';
 import { userMethods } from './methods/users.js';
 import { Params } from './params.js';
@@ -30,6 +31,7 @@ export const METHODS: RestMethod[] = [
   ...userMethods,
   ...radioMethods,
   ...podcastMethods,
+  ...sharingMethods,
 ];
 
 const SUPPORTED_MAJOR = 1;

@@ -130,7 +130,7 @@ export function albumID3(album: AlbumEntry, a?: Annotation): Payload {
   return annotate(out, a);
 }
 
-/** An album as a directory `Child` (folder browsing). */
+/** An album as a directory `Child` (folder browsing), with the AlbumID3 `name` and `songCount` strict clients read. */
 export function albumChild(album: AlbumEntry, a?: Annotation): Payload {
   const id = entityId('album', album.identity_key);
   const out: Payload = {
@@ -138,6 +138,8 @@ export function albumChild(album: AlbumEntry, a?: Annotation): Payload {
     parent: album.artist_key ? entityId('artist', album.artist_key) : undefined,
     isDir: true,
     title: album.title,
+    name: album.title,
+    songCount: album.available_track_count,
     album: album.title,
     artist: album.album_artist,
     year: positive(album.year),

@@ -324,9 +324,9 @@ describe('artwork', () => {
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     const small = await server.api(`${album.imageUrl}?size=16`);
-    expect(small.headers.get('content-type')).toBe('image/webp');
+    expect(small.headers.get('content-type')).toBe('image/jpeg');
     const key = album.imageUrl.split('/').pop();
-    expect(fs.existsSync(path.join(server.dataDir, 'images', 'resized', `${key}-16.webp`))).toBe(true);
+    expect(fs.existsSync(path.join(server.dataDir, 'images', 'resized', `${key}-16.jpg`))).toBe(true);
     expect((await server.api(`/api/image-proxy?url=${encodeURIComponent(album.imageUrl)}`)).status).toBe(200);
     expect((await server.api(`/api/image-proxy?url=${encodeURIComponent('http://example.com/a.jpg')}`)).status).toBe(400);
     expect((await server.api('/api/image-proxy/0123456789abcdef0123456789abcdef')).status).toBe(404);

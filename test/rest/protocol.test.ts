@@ -110,7 +110,7 @@ describe('envelope and formats', () => {
 
 describe('error codes', () => {
   it('0: a tier-3 or unknown method is not supported', async () => {
-    expect(await errorCode('createShare', `${auth()}&id=x`)).toBe(0);
+    expect(await errorCode('getChatMessages', auth())).toBe(0);
     const r = await raw(`noSuchMethod?${auth()}&f=json`);
     expect(r.json().error).toEqual({ code: 0, message: 'Method not supported by this server: noSuchMethod' });
   });

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import sharp from 'sharp';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { CACHE_KEY } from '../../library/imageCache.js';
+import { resizedImage } from '../../library/resizedArtwork.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const sizeSchema = z.coerce.number().int().min(16).max(2048).optional();
@@ -14,33 +13,17 @@ const sizeSchema = z.coerce.number().int().min(16).max(2048).optional();
 /** api.md §4.16: the native artwork cache. */
 export function imageRoutes(ctx: AppContext): RouteDefinition[] {
   const library = libraryServiceOf(ctx);
-  const resizing = new Map<string, Promise<void>>();
-
   async function serve(res: import('express').Response, req: import('express').Request, key: string, size?: number) {
     const image = CACHE_KEY.test(key) ? library.image(key) : null;
     if (!image) throw new NotFoundError('Image not found');
     let file = image.file;
-    let mime = image.mime;
+    let mime: string = image.mime;
+    let variant = '';
     if (size !== undefined) {
-      const resized = library.images.resizedFileOf(key, size);
-      if (!fs.existsSync(resized)) {
-        // One resize per key and size, however many requests arrive at once.
-        let job = resizing.get(resized);
-        if (!job) {
-          job = (async () => {
-            fs.mkdirSync(path.dirname(resized), { recursive: true });
-            const tmp = `${resized}.${process.pid}.tmp`;
-            await sharp(image.file).resize(size, size, { fit: 'inside', withoutEnlargement: true }).webp().toFile(tmp);
-            fs.renameSync(tmp, resized);
-          })().finally(() => resizing.delete(resized));
-          resizing.set(resized, job);
-        }
-        await job;
-      }
-      file = resized;
-      mime = 'image/webp';
+      ({ file, mime } = await resizedImage(library.images, key, size));
+      variant = `-${size}.${mime === 'image/png' ? 'png' : 'jpg'}`;
     }
-    const etag = `"${key}${size ? `-${size}` : ''}"`;
+    const etag = `"${key}${variant}"`;
     res.setHeader('Cache-Control', IMMUTABLE);
     res.setHeader('ETag', etag);
     res.setHeader('Content-Type', mime);

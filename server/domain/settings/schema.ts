@@ -56,6 +56,8 @@ export const settingsSchema = z
       })
       .strict()
       .prefault({}),
+    /** Public share links (Subsonic createShare, /share/<id> pages); off until an administrator turns it on. */
+    sharing: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
     integrations: z
       .object({
         lidarr: lidarr.prefault({}),

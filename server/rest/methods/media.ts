@@ -6,7 +6,9 @@ import type { Response } from 'express';
 import { findImage } from '../../db/libraryImages.js';
 import type { SongRow } from '../../db/subsonicLibrary.js';
 import { lyricsOf, plainText } from '../../domain/subsonic/lyrics.js';
-import { imageMimeOf } from '../../library/imageCache.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { CACHE_KEY, imageMimeOf } from '../../library/imageCache.js';
+import { resizedImage } from '../../library/resizedArtwork.js';
 import { SENT, type RestCall, type RestMethod } from '../context.js';
 import { ErrorCode, SubsonicError, notFound } from '../errors.js';
 import type { Payload } from '../wire.js';
@@ -80,39 +82,37 @@ function imageKeyOf(call: RestCall, raw: string): string | null {
   }
 }
 
-const resizing = new Map<string, Promise<void>>();
+/** Failures keep the error envelope but never HTTP 200, which an image loader would take for a picture. */
+function asImageError(err: unknown): unknown {
+  if (err instanceof NotFoundError) return new SubsonicError(ErrorCode.notFound, err.message, 404);
+  if (err instanceof SubsonicError && err.httpStatus === 200) return new SubsonicError(err.code, err.message, err.code === ErrorCode.notFound ? 404 : 400);
+  return err;
+}
 
 async function getCoverArt(call: RestCall): Promise<typeof SENT> {
-  const key = imageKeyOf(call, call.params.required('id'));
-  if (!key || !/^[a-f0-9]{32}$/.test(key)) throw new SubsonicError(ErrorCode.notFound, 'Cover art not found', 404);
+  let key: string | null;
+  let size: number;
+  try {
+    key = imageKeyOf(call, call.params.required('id'));
+    size = call.params.int('size', 0, { min: 0, max: 4096 });
+  } catch (err) {
+    throw asImageError(err);
+  }
+  if (!key || !CACHE_KEY.test(key)) throw new SubsonicError(ErrorCode.notFound, 'Cover art not found', 404);
   const original = call.rc.images.fileOf(key);
   if (!fs.existsSync(original)) throw new SubsonicError(ErrorCode.notFound, 'Cover art not found', 404);
-  const size = call.params.int('size', 0, { min: 0, max: 4096 });
   const headers = { 'Cache-Control': 'public, max-age=86400' };
   if (size === 0) {
     const mime = findImage(call.rc.app.db, key)?.mime ?? imageMimeOf(fs.readFileSync(original).subarray(0, 16));
     return sendFile(call, original, mime, headers);
   }
-  const resized = call.rc.images.resizedFileOf(key, size);
-  if (!fs.existsSync(resized)) {
-    // One resize per picture and size at a time, however many clients ask.
-    let job = resizing.get(resized);
-    if (!job) {
-      job = (async () => {
-        fs.mkdirSync(path.dirname(resized), { recursive: true });
-        const tmp = `${resized}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-        await sharp(original).resize(size, size, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toFile(tmp);
-        fs.renameSync(tmp, resized);
-      })().finally(() => resizing.delete(resized));
-      resizing.set(resized, job);
-    }
-    try {
-      await job;
-    } catch {
-      throw new SubsonicError(ErrorCode.generic, 'Cover art could not be read', 500);
-    }
+  let resized;
+  try {
+    resized = await resizedImage(call.rc.images, key, size);
+  } catch {
+    throw new SubsonicError(ErrorCode.generic, 'Cover art could not be read', 500);
   }
-  return sendFile(call, resized, 'image/webp', headers);
+  return sendFile(call, resized.file, resized.mime, headers);
 }
 
 const avatars = new Map<string, Buffer>();

@@ -1,11 +1,11 @@
 import { effectivePermissions, type Permissions } from '../../domain/auth/permissions.js';
-import type { RestMethod } from '../context.js';
+import type { RestCall, RestMethod } from '../context.js';
 import type { RestUser } from '../auth.js';
 import { notAuthorized, notFound } from '../errors.js';
 import type { Payload } from '../wire.js';
 
 /** Subsonic roles from the account's role and permissions. */
-export function userElement(user: RestUser): Payload {
+export function userElement(user: RestUser, sharing: boolean): Payload {
   const admin = user.role === 'admin';
   return {
     username: user.username,
@@ -21,18 +21,21 @@ export function userElement(user: RestUser): Payload {
     podcastRole: admin,
     streamRole: true,
     jukeboxRole: false,
-    shareRole: false,
+    shareRole: sharing,
     videoConversionRole: false,
     folder: [1],
   };
 }
+
+/** Clients show their share actions only with shareRole, which follows the sharing setting. */
+const sharingOn = (call: RestCall) => call.rc.app.settings.get().sharing.enabled;
 
 export const userMethods: RestMethod[] = [
   {
     name: 'getUser',
     handler: (call) => {
       const name = call.params.string('username') ?? call.user.username;
-      if (name.toLowerCase() === call.user.username.toLowerCase()) return { user: userElement(call.user) };
+      if (name.toLowerCase() === call.user.username.toLowerCase()) return { user: userElement(call.user, sharingOn(call)) };
       if (call.user.role !== 'admin') throw notAuthorized('Only administrators can read other users');
       const row = call.rc.app.users.findByUsername(name);
       if (!row) throw notFound('User not found');
@@ -42,7 +45,7 @@ export const userMethods: RestMethod[] = [
           username: row.username,
           role: row.role,
           permissions: effectivePermissions(row.role, JSON.parse(row.permissions) as Partial<Permissions>),
-        }),
+        }, sharingOn(call)),
       };
     },
   },
@@ -55,7 +58,7 @@ export const userMethods: RestMethod[] = [
           user: call.rc.app.users
             .list()
             .filter((u) => u.status === 'active')
-            .map((u) => userElement({ id: u.id, username: u.username, role: u.role, permissions: u.permissions })),
+            .map((u) => userElement({ id: u.id, username: u.username, role: u.role, permissions: u.permissions }, sharingOn(call))),
         },
       };
     },
