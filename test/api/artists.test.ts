@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoverArtFake, type CoverArtFake } from '../fakes/coverart/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
@@ -22,7 +23,7 @@ const upstreamCalls = () => mb.requests.length + caa.requests.length;
 beforeAll(async () => {
   mb = await startMusicBrainzFake(catalogue);
   caa = await startCoverArtFake();
-  caa.setCover(ids.rgDawn, Buffer.from('fake jpeg bytes'));
+  caa.setCover(ids.rgDawn, await sharp({ create: { width: 64, height: 64, channels: 3, background: 'red' } }).jpeg().toBuffer());
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-artists-'));
   const music = path.join(dir, 'music');
   // The library owns "Dawn" (its first track only), tagged with MusicBrainz ids.
@@ -135,9 +136,26 @@ describe('release groups', () => {
       rating: 4.5,
       inLibrary: true,
     });
-    expect(body.coverUrl).toContain(`/img/${ids.rgDawn}.jpg`);
+    expect(body.coverUrl).toMatch(/^\/api\/image-proxy\/[0-9a-f]{32}$/);
     const noCover = await get(`/api/artists/release-group/${ids.rgDusk}`);
     expect(noCover.body.coverUrl).toBeNull();
+  });
+
+  it('serves remote covers through the native image cache, fetched once, resized on request, and nothing it did not issue', async () => {
+    const { body } = await get(`/api/artists/release-group/${ids.rgDawn}`);
+    const imageFetches = () => caa.requests.filter((r) => r.path.startsWith('/img/')).length;
+    const before = imageFetches();
+    const first = await server.api(body.coverUrl);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('image/jpeg');
+    expect((await sharp(Buffer.from(await first.arrayBuffer())).metadata()).width).toBe(64);
+    const resized = await server.api(`${body.coverUrl}?size=32`);
+    expect(resized.status).toBe(200);
+    expect((await sharp(Buffer.from(await resized.arrayBuffer())).metadata()).width).toBe(32);
+    expect(imageFetches() - before).toBe(1);
+    expect((await server.api('/api/image-proxy/0123456789abcdef0123456789abcdef')).status).toBe(404);
+    const open = await server.api(`/api/image-proxy?url=${encodeURIComponent(`${caa.url}/img/${ids.rgDawn}.jpg`)}`);
+    expect(open.status).toBe(400);
   });
 
   it("lists the tracks of the group's release, marking the one the library has", async () => {

@@ -9,6 +9,7 @@ import {
   releaseTracks,
   representativeRelease,
 } from '../../domain/metadata/present.js';
+import { remoteImagesOf } from '../../domain/metadata/remoteImages.js';
 import { metadataServiceOf } from '../../domain/metadata/service.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { defineRoute } from '../../http/route.js';
@@ -82,7 +83,7 @@ export function artistRoutes(ctx: AppContext) {
   const ownedGroups = (ids: string[]) => new Set(reader().albumsByMbids(ids).flatMap((a) => [a.mbid, a.release_mbid].filter((x): x is string => !!x)));
 
   /** A cover is decoration: an archive outage or a missing cover never fails the page. */
-  const coverOf = async (mbid: string) => frontCover(await metadata.cover(mbid).catch(() => null));
+  const coverOf = async (mbid: string) => remoteImagesOf(ctx).proxyUrl(frontCover(await metadata.cover(mbid).catch(() => null)));
 
   return [
     defineRoute({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
+import { remoteImagesOf } from '../../domain/metadata/remoteImages.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { CACHE_KEY } from '../../library/imageCache.js';
 import { resizedImage } from '../../library/resizedArtwork.js';
@@ -13,14 +14,22 @@ const sizeSchema = z.coerce.number().int().min(16).max(2048).optional();
 /** api.md §4.16: the native artwork cache. */
 export function imageRoutes(ctx: AppContext): RouteDefinition[] {
   const library = libraryServiceOf(ctx);
+  const remote = remoteImagesOf(ctx);
+  /** Library artwork by content key, or a remote picture the server registered under this key. */
+  async function find(key: string) {
+    if (!CACHE_KEY.test(key)) return null;
+    const local = library.image(key);
+    return local ? { ...local, contentKey: key } : remote.resolve(key);
+  }
+
   async function serve(res: import('express').Response, req: import('express').Request, key: string, size?: number) {
-    const image = CACHE_KEY.test(key) ? library.image(key) : null;
+    const image = await find(key);
     if (!image) throw new NotFoundError('Image not found');
     let file = image.file;
     let mime: string = image.mime;
     let variant = '';
     if (size !== undefined) {
-      ({ file, mime } = await resizedImage(library.images, key, size));
+      ({ file, mime } = await resizedImage(library.images, image.contentKey, size));
       variant = `-${size}.${mime === 'image/png' ? 'png' : 'jpg'}`;
     }
     const etag = `"${key}${variant}"`;

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { recordImage } from '../../db/libraryImages.js';
+import { remoteImagesRepository } from '../../db/remoteImages.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import { imageMimeOf } from '../../library/imageCache.js';
+import { libraryServiceOf } from '../library/service.js';
+
+const MAX_BYTES = 10 * 1024 * 1024;
+const TIMEOUT_MS = 15_000;
+/** A picture that could not be fetched is tried again after this long. */
+const RETRY_FAILED_MS = 3600_000;
+
+/**
+ * Remote pictures (covers, artist photos) behind `/api/image-proxy/:cacheKey`: the server hands out
+ * a key only for URLs it produced itself (no open proxy), fetches each picture once into the native
+ * cache and serves it, resized copies included, like library artwork.
+ */
+export class RemoteImages {
+  private readonly repo;
+  private readonly inFlight = new Map<string, Promise<{ file: string; mime: string; contentKey: string }>>();
+
+  constructor(private readonly ctx: AppContext) {
+    this.repo = remoteImagesRepository(ctx.db);
+  }
+
+  /** The proxy URL of a remote picture (registered on first use). */
+  proxyUrl(url: string | null): string | null {
+    if (!url || !/^https?:\/\//i.test(url)) return null;
+    const key = createHash('sha256').update(`remote:${url}`).digest('hex').slice(0, 32);
+    this.repo.register(key, url, this.ctx.clock.now());
+    return `/api/image-proxy/${key}`;
+  }
+
+  /** The cached file of a registered key, fetching it the first time; null for keys never handed out. */
+  async resolve(key: string): Promise<{ file: string; mime: string; contentKey: string } | null> {
+    const row = this.repo.get(key);
+    if (!row) return null;
+    const library = libraryServiceOf(this.ctx);
+    if (row.image_key) {
+      const image = library.image(row.image_key);
+      if (image) return { ...image, contentKey: row.image_key };
+    }
+    if (row.failed_at !== null && this.ctx.clock.now() - row.failed_at < RETRY_FAILED_MS)
+      throw new IntegrationError('images', 'unreachable', `The picture could not be fetched: ${row.failure}`);
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.download(key, row.url).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async download(key: string, url: string) {
+    const library = libraryServiceOf(this.ctx);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { 'User-Agent': `Tonearm/${this.ctx.appVersion}` } });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const declared = Number(res.headers.get('content-length') ?? 0);
+      if (declared > MAX_BYTES) throw new Error('picture too large');
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      if (bytes.length > MAX_BYTES) throw new Error('picture too large');
+      const mime = imageMimeOf(bytes, '');
+      if (!mime) throw new Error('not a picture');
+      const contentKey = library.images.store(bytes);
+      recordImage(this.ctx.db, { cache_key: contentKey, mime, bytes: bytes.length, origin: url.slice(0, 500) }, this.ctx.clock.now());
+      this.repo.fetched(key, contentKey);
+      return { file: library.images.fileOf(contentKey), mime, contentKey };
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.repo.failed(key, reason, this.ctx.clock.now());
+      throw new IntegrationError('images', 'unreachable', `The picture could not be fetched: ${reason}`);
+    }
+  }
+}
+
+const instances = new WeakMap<AppContext, RemoteImages>();
+export function remoteImagesOf(ctx: AppContext): RemoteImages {
+  let r = instances.get(ctx);
+  if (!r) instances.set(ctx, (r = new RemoteImages(ctx)));
+  return r;
+}
