@@ -18,6 +18,8 @@ export interface LidarrTransportOptions {
   /** Wait before the single retry after a 5xx or a lost connection; default 500 ms. */
   retryDelayMs?: number;
   breaker?: CircuitBreakerOptions;
+  /** Every request as `LidarrRequest.quoteNothing`: for clients built for a URL anyone may type (onboarding). */
+  quoteNothing?: boolean;
 }
 
 export interface LidarrRequest<T> {
@@ -134,7 +136,7 @@ export class LidarrTransport {
       }
       return parsed.data;
     }
-    throw req.quoteNothing ? testStatusError(req, where, answer.status) : statusError(req, where, answer);
+    throw req.quoteNothing || this.options.quoteNothing ? quietStatusError(req, where, answer.status) : statusError(req, where, answer);
   }
 }
 
@@ -147,8 +149,8 @@ function wrongUrl(where: string, status: number): IntegrationError {
   );
 }
 
-/** A connection test's failure: the cause from the status alone. */
-function testStatusError(req: LidarrRequest<unknown>, where: string, status: number): IntegrationError {
+/** A failure described by the status alone, for tests and URLs anyone may type. */
+function quietStatusError(req: LidarrRequest<unknown>, where: string, status: number): IntegrationError {
   if (status === 401 || status === 403) {
     return new IntegrationError(SERVICE, 'unauthorized', `Lidarr rejected the API key (${status})`, status);
   }
