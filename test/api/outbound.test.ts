@@ -229,6 +229,14 @@ describe('stored secrets stay with the address they were saved for', () => {
     expect(other.requests).toEqual([]);
   });
 
+  it('refuses to save a literal link-local or metadata address (hexadecimal spellings too)', async () => {
+    for (const url of ['http://169.254.169.254/latest', 'http://[fd00:ec2::254]', 'http://0xa9fea9fe']) {
+      const saved = await call('POST', '/api/settings', { integrations: { navidrome: { url, password: 'typed' } } });
+      expect([saved.status, saved.body.message]).toEqual([400, 'integrations.navidrome.url: is a link-local or cloud metadata address, which is never allowed']);
+    }
+    expect(server.ctx.settings.get().integrations.navidrome.url).toBe(navidrome.url);
+  });
+
   it('saves a new host with a typed secret, and the same host (another path) with the masked one', async () => {
     const view = (await call('GET', '/api/settings')).body;
     const samePath = await call('POST', '/api/settings', { integrations: { lidarr: { ...view.integrations.lidarr, url: `${lidarr.url}/` } } });
