@@ -3,6 +3,7 @@ import { isNeverAllowedAddress } from '../../integrations/guardedFetch.js';
 
 /** Literal link-local and metadata addresses are refused when saved; names are checked when connecting. */
 const connectable = (url: string) => {
+  if (!URL.canParse(url)) return true; // z.url has said so already (zod runs both checks)
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   return !/^[\d.]+$|:/.test(host) || !isNeverAllowedAddress(host);
 };
