@@ -30,7 +30,19 @@ const upstreamStatus: Record<IntegrationError['kind'], [number, string]> = {
   rate_limited: [503, 'UPSTREAM_RATE_LIMITED'],
   not_found: [404, 'UPSTREAM_NOT_FOUND'],
   bad_request: [400, 'UPSTREAM_REJECTED'],
+  refused: [400, 'TARGET_REFUSED'],
 };
+
+const upstreamError = (kind: IntegrationError['kind'], status: number): string =>
+  kind === 'refused'
+    ? 'Address refused'
+    : status === 503
+      ? 'Upstream rate limited'
+      : status === 404
+        ? 'Not found upstream'
+        : status === 400
+          ? 'Upstream rejected the request'
+          : 'Upstream unavailable';
 
 /** The one place where error values become HTTP statuses and the contract's JSON bodies. */
 export function toHttpError(err: unknown): { status: number; body: ErrorBody } | null {
@@ -50,7 +62,7 @@ export function toHttpError(err: unknown): { status: number; body: ErrorBody } |
     return {
       status,
       body: {
-        error: status === 503 ? 'Upstream rate limited' : status === 404 ? 'Not found upstream' : status === 400 ? 'Upstream rejected the request' : 'Upstream unavailable',
+        error: upstreamError(err.kind, status),
         code,
         message: `${err.service}: ${err.message}`,
         ...(err.kind === 'bad_request' && err.details !== undefined && { details: err.details }),

@@ -12,7 +12,8 @@ export type IntegrationErrorKind =
   | 'bad_request' // 400/422 with the service's validation details
   | 'server_error' // 5xx
   | 'bad_response' // unparsable or unexpected body
-  | 'circuit_open'; // our breaker refuses calls for a while after repeated failures
+  | 'circuit_open' // our breaker refuses calls for a while after repeated failures
+  | 'refused'; // the address may not be connected to (link-local, metadata, or private outside the allow-list)
 
 export class IntegrationError extends Error {
   override readonly name = 'IntegrationError';

@@ -1,8 +1,14 @@
 import { IntegrationError } from './errors.js';
+import { FetchFailedError, FetchRefusedError, guardedRequest, readText, type PrivateTargets } from './guardedFetch.js';
+import { redactUrl } from './targets.js';
+
+export { redactUrl } from './targets.js';
 
 /**
- * One HTTP exchange with an external service: a timeout that covers the whole exchange (headers and
- * body), and network failures turned into IntegrationErrors. Status codes are left to the caller,
+ * One HTTP exchange with an external service, through the guarded request every outgoing call
+ * uses: a timeout that covers the whole exchange (headers and body), redirects only within the
+ * configured origin, link-local and metadata addresses refused, and failures turned into
+ * IntegrationErrors that never quote the remote body. Status codes are left to the caller,
  * because what a 404 or a 200 HTML page means differs per service.
  */
 export interface HttpExchange {
@@ -15,7 +21,10 @@ export interface HttpExchange {
   /** Serialised as JSON when not a string. */
   body?: unknown;
   timeoutMs: number;
-  fetch?: typeof fetch;
+  /** Services the user runs live on the LAN (default `'lan'`); public-only callers pass the allow-list. */
+  allowPrivateTargets?: PrivateTargets;
+  /** Answers larger than this fail as bad_response; default 256 MiB. */
+  maxBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -41,11 +50,12 @@ const networkCauses: Record<string, string> = {
   UND_ERR_CLOSED: 'connection closed by the server',
   CERT_HAS_EXPIRED: 'TLS certificate expired',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed TLS certificate',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is for another host',
 };
 
 export async function exchange(req: HttpExchange): Promise<HttpAnswer> {
-  const doFetch = req.fetch ?? fetch;
   const timeout = AbortSignal.timeout(req.timeoutMs);
   const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
   const headers: Record<string, string> = { Accept: 'application/json', ...req.headers };
@@ -55,40 +65,46 @@ export async function exchange(req: HttpExchange): Promise<HttpAnswer> {
     headers['Content-Type'] ??= 'application/json';
   }
   try {
-    const res = await doFetch(req.url, { method: req.method ?? 'GET', headers, body, signal });
-    const text = await res.text();
-    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, retryAfter: res.headers.get('retry-after') };
+    const res = await guardedRequest({
+      url: req.url,
+      method: req.method ?? 'GET',
+      headers,
+      body,
+      allowPrivateTargets: req.allowPrivateTargets ?? 'lan',
+      redirects: 'same-origin',
+      timeoutMs: req.timeoutMs,
+      maxBytes: req.maxBytes ?? 256 * 1024 * 1024,
+      signal,
+    });
+    const text = await readText(res);
+    const retryAfter = res.headers['retry-after'];
+    return { status: res.status, contentType: String(res.headers['content-type'] ?? ''), text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null };
   } catch (err) {
-    throw networkError(req, err, timeout.aborted);
+    throw exchangeError(req, err, timeout.aborted);
   }
 }
 
-function networkError(req: HttpExchange, err: unknown, timedOut: boolean): IntegrationError {
-  const where = `${req.label ?? req.service} at ${redactUrl(req.url)}`;
-  if (timedOut) {
+function exchangeError(req: HttpExchange, err: unknown, timedOut: boolean): IntegrationError {
+  const label = req.label ?? req.service;
+  const where = `${label} at ${redactUrl(req.url)}`;
+  if (timedOut || (err instanceof FetchFailedError && err.reason === 'timeout')) {
     return new IntegrationError(req.service, 'timeout', `${where} timed out after ${req.timeoutMs} ms`);
   }
-  if (err instanceof Error && err.name === 'AbortError') {
-    return new IntegrationError(req.service, 'timeout', `${where}: request cancelled`);
+  if (err instanceof FetchRefusedError) {
+    // A refused address is the configuration's fault; a redirect elsewhere means this is not the service's address.
+    if (err.reason === 'address' || err.reason === 'url') return new IntegrationError(req.service, 'refused', err.message);
+    return new IntegrationError(req.service, 'wrong_url', `${label}: ${err.message}`);
   }
-  const code = errorCode(err);
-  const cause = (code && networkCauses[code]) ?? (err instanceof Error ? err.message : String(err));
-  return new IntegrationError(req.service, 'unreachable', `${where}: ${cause}`, undefined, { code });
+  if (err instanceof FetchFailedError) {
+    if (err.reason === 'aborted') return new IntegrationError(req.service, 'timeout', `${where}: request cancelled`);
+    if (err.reason === 'too_large') return new IntegrationError(req.service, 'bad_response', `${label}: ${err.message}`);
+    const cause = (err.code && networkCauses[err.code]) ?? (err.reason === 'transfer' ? 'the connection broke during the answer' : err.code ?? 'network error');
+    return new IntegrationError(req.service, 'unreachable', `${where}: ${cause}`, undefined, { code: err.code });
+  }
+  return new IntegrationError(req.service, 'unreachable', `${where}: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-/** undici wraps the socket error as `cause`, sometimes inside an AggregateError (one per address). */
-function errorCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const c = current as { code?: unknown; cause?: unknown; errors?: unknown[] };
-    if (typeof c.code === 'string') return c.code;
-    if (Array.isArray(c.errors) && c.errors.length > 0) current = c.errors[0];
-    else current = c.cause;
-  }
-  return undefined;
-}
-
-/** Parses a JSON body; anything else is a bad_response. */
+/** Parses a JSON body; anything else is a bad_response (without quoting the body). */
 export function parseJson(service: string, answer: HttpAnswer): unknown {
   if (answer.text.trim() === '') return undefined;
   try {
@@ -97,7 +113,7 @@ export function parseJson(service: string, answer: HttpAnswer): unknown {
     throw new IntegrationError(
       service,
       'bad_response',
-      `${service} answered with a body that is not JSON: ${answer.text.slice(0, 80)}`,
+      `${service} answered HTTP ${answer.status} with a body that is not JSON${answer.contentType ? ` (${answer.contentType.split(';')[0]})` : ''}`,
       answer.status,
     );
   }
@@ -106,12 +122,6 @@ export function parseJson(service: string, answer: HttpAnswer): unknown {
 export function looksLikeHtml(answer: HttpAnswer): boolean {
   if (answer.contentType.includes('text/html')) return true;
   return /^\s*<(!doctype|html)/i.test(answer.text);
-}
-
-/** Query strings carry credentials for some services (apikey, Subsonic tokens); keep them out of messages. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
 }
 
 /** Joins a configured base URL (which may carry a URL base and a trailing slash) and a path. */

@@ -55,7 +55,6 @@ export interface JsonApiOptions {
   headers?: Record<string, string>;
   /** Statuses that mean "slow down" for this service besides 429 (MusicBrainz: 503). */
   rateLimitStatuses?: number[];
-  fetch?: typeof fetch;
 }
 
 export interface JsonRequest<T> {
@@ -106,7 +105,6 @@ export class JsonApi {
       url,
       headers: { 'User-Agent': o.userAgent, ...o.headers },
       timeoutMs: o.timeoutMs,
-      ...(o.fetch && { fetch: o.fetch }),
       ...(req.signal && { signal: req.signal }),
     });
     if (answer.status >= 200 && answer.status < 300) {

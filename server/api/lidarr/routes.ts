@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotConfiguredError } from '../../domain/errors.js';
-import { lidarrClient } from '../../domain/lidarr/connection.js';
+import { LIDARR_NOT_CONFIGURED, lidarrClient } from '../../domain/lidarr/connection.js';
 import { lidarrOf } from '../../domain/lidarr/service.js';
 import { applyCommunityGuide, testLibraryAccess, testLidarr } from '../../domain/lidarr/settings.js';
-import { SECRET_MASK } from '../../domain/settings/schema.js';
+import { testNavidrome } from '../../domain/navidrome/connection.js';
+import { secretForTest } from '../../domain/settings/secretOrigin.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { NavidromeClient } from '../../integrations/navidrome/index.js';
 
 /** api.md §4.13 (Lidarr and Navidrome settings checks) and §4.15 (their onboarding variants). */
 
@@ -21,6 +21,9 @@ const navidromeBody = z.object({
 });
 
 const profileSchema = z.looseObject({ id: z.number(), name: z.string() });
+/** Before onboarding anyone on the LAN may call these, with any URL: answer only what the wizard shows. */
+const onboardingProfileSchema = z.object({ id: z.number(), name: z.string() });
+const idAndName = (profiles: Array<{ id: number; name: string }>) => profiles.map(({ id, name }) => ({ id, name }));
 const testResult = z.object({ success: z.literal(true), version: z.string(), instanceName: z.string(), message: z.string() });
 const navidromeResult = z.object({
   success: z.literal(true),
@@ -49,21 +52,10 @@ const guideSchema = z.object({
   metadataProfileId: z.number().nullable(),
 });
 
-async function testNavidrome(url: string, username: string, password: string) {
-  const info = await new NavidromeClient({ baseUrl: url, username, password, timeoutMs: 10_000 }).testConnection();
-  return {
-    success: true as const,
-    version: info.version,
-    type: info.type ?? null,
-    serverVersion: info.serverVersion ?? null,
-    message: `Connected to ${info.type ?? 'Subsonic server'} ${info.serverVersion ?? info.version}`,
-  };
-}
-
 export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
   const lidarr = () => lidarrOf(ctx);
   const configured = () => lidarr().connection.require();
-  const onboardingClient = (body: z.infer<typeof connectionBody>) => lidarrClient(body.url, body.apiKey, ctx.clock, 10_000);
+  const onboardingClient = (body: z.infer<typeof connectionBody>) => lidarrClient(body.url, body.apiKey, ctx.clock, 10_000, true);
   const admin = { tag: 'settings', access: 'admin' as const };
   const onboarding = { tag: 'onboarding', access: 'onboarding' as const };
 
@@ -119,6 +111,29 @@ export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       ...admin,
       method: 'post',
+      path: '/api/settings/lidarr/test',
+      summary:
+        'Test a Lidarr URL and API key; absent or masked values are the saved ones, and the saved key is only sent to the saved address',
+      body: connectionBody.partial().optional(),
+      response: testResult,
+      handler: ({ body }) => {
+        const saved = lidarr().connection.settings;
+        const url = body?.url ?? saved.url;
+        const apiKey = secretForTest({
+          setting: 'integrations.lidarr',
+          field: 'apiKey',
+          saved: { url: saved.url, secret: saved.apiKey },
+          url,
+          secret: body?.apiKey,
+        });
+        if (!url || !apiKey) throw new NotConfiguredError('integrations.lidarr', LIDARR_NOT_CONFIGURED);
+        if (url === saved.url && apiKey === saved.apiKey) return testLidarr(configured());
+        return testLidarr(lidarrClient(url, apiKey, ctx.clock, 10_000));
+      },
+    }),
+    defineRoute({
+      ...admin,
+      method: 'post',
       path: '/api/settings/lidarr/apply-community-guide',
       summary: 'Create the recommended quality and metadata profiles in Lidarr and use them for new artists',
       response: guideSchema,
@@ -128,14 +143,21 @@ export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       ...admin,
       method: 'post',
       path: '/api/settings/navidrome/test',
-      summary: 'Subsonic ping with token auth; tests the body values, or the saved ones when absent',
+      summary:
+        'Subsonic ping with token auth; tests the body values, or the saved ones when absent (the saved password only goes to the saved address)',
       body: navidromeBody.partial().optional(),
       response: navidromeResult,
       handler: ({ body }) => {
         const saved = ctx.settings.get().integrations.navidrome;
         const url = body?.url ?? saved.url;
         const username = body?.username ?? saved.username;
-        const password = body?.password === undefined || body.password === SECRET_MASK ? saved.password : body.password;
+        const password = secretForTest({
+          setting: 'integrations.navidrome',
+          field: 'password',
+          saved: { url: saved.url, secret: saved.password },
+          url,
+          secret: body?.password,
+        });
         if (!url || !username) {
           throw new NotConfiguredError('integrations.navidrome', 'Navidrome is not configured: set its URL, username and password');
         }
@@ -148,8 +170,8 @@ export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       path: '/api/onboarding/lidarr/profiles',
       summary: "Lidarr's quality profiles for a URL and API key (before onboarding completes)",
       body: connectionBody,
-      response: z.array(profileSchema),
-      handler: ({ body }) => onboardingClient(body).qualityProfiles(),
+      response: z.array(onboardingProfileSchema),
+      handler: async ({ body }) => idAndName(await onboardingClient(body).qualityProfiles()),
     }),
     defineRoute({
       ...onboarding,
@@ -157,8 +179,8 @@ export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       path: '/api/onboarding/lidarr/metadata-profiles',
       summary: "Lidarr's metadata profiles for a URL and API key (before onboarding completes)",
       body: connectionBody,
-      response: z.array(profileSchema),
-      handler: ({ body }) => onboardingClient(body).metadataProfiles(),
+      response: z.array(onboardingProfileSchema),
+      handler: async ({ body }) => idAndName(await onboardingClient(body).metadataProfiles()),
     }),
     defineRoute({
       ...onboarding,

@@ -5,9 +5,12 @@ import { NotConfiguredError } from '../errors.js';
 export const LIDARR_NOT_CONFIGURED =
   'Lidarr is not configured: set its URL and API key in Settings (integrations.lidarr.url, integrations.lidarr.apiKey)';
 
-/** A client for a Lidarr at `url`; the breaker reads the server's clock so tests can move past it. */
-export function lidarrClient(url: string, apiKey: string, clock: { now(): number }, timeoutMs = 15_000): LidarrClient {
-  return new LidarrClient({ baseUrl: url, apiKey, timeoutMs, maxConcurrent: 8, breaker: { now: () => clock.now() } });
+/**
+ * A client for a Lidarr at `url`; the breaker reads the server's clock so tests can move past it.
+ * `quoteNothing` for URLs anyone may type (onboarding): errors then never repeat the answer.
+ */
+export function lidarrClient(url: string, apiKey: string, clock: { now(): number }, timeoutMs = 15_000, quoteNothing = false): LidarrClient {
+  return new LidarrClient({ baseUrl: url, apiKey, timeoutMs, maxConcurrent: 8, breaker: { now: () => clock.now() }, quoteNothing });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { recordImage } from '../../db/libraryImages.js';
 import { remoteImagesRepository } from '../../db/remoteImages.js';
 import { IntegrationError } from '../../integrations/errors.js';
+import { guardedRequest } from '../../integrations/guardedFetch.js';
 import { imageMimeOf } from '../../library/imageCache.js';
 import { libraryServiceOf } from '../library/service.js';
 
@@ -54,12 +55,25 @@ export class RemoteImages {
   private async download(key: string, url: string) {
     const library = libraryServiceOf(this.ctx);
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { 'User-Agent': `Tonearm/${this.ctx.appVersion}` } });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const declared = Number(res.headers.get('content-length') ?? 0);
-      if (declared > MAX_BYTES) throw new Error('picture too large');
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      if (bytes.length > MAX_BYTES) throw new Error('picture too large');
+      // Pictures of the configured metadata services may sit on the LAN (a local mirror); any other
+      // host must be public unless the allow-list names it.
+      const upstreamHosts = [this.ctx.config.upstreams.musicbrainz, this.ctx.config.upstreams.coverart].map((u) => new URL(u).host);
+      const res = await guardedRequest({
+        url,
+        headers: { 'User-Agent': `Tonearm/${this.ctx.appVersion}`, Accept: 'image/*' },
+        allowPrivateTargets: upstreamHosts.includes(new URL(url).host) ? 'lan' : this.ctx.config.allowPrivateTargets,
+        // Archives answer with a redirect to the storage host.
+        redirects: 'any',
+        timeoutMs: TIMEOUT_MS,
+        maxBytes: MAX_BYTES,
+      });
+      if (res.status < 200 || res.status >= 300) {
+        res.abort();
+        throw new Error(`HTTP ${res.status}`);
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) chunks.push(chunk);
+      const bytes = new Uint8Array(Buffer.concat(chunks));
       const mime = imageMimeOf(bytes, '');
       if (!mime) throw new Error('not a picture');
       const contentKey = library.images.store(bytes);

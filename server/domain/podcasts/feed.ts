@@ -121,8 +121,9 @@ export function parseFeed(xml: string, base: string): Feed {
   let doc: Node;
   try {
     doc = parser.parse(xml) as Node;
-  } catch (err) {
-    throw new FeedError(`The feed is not valid XML: ${(err as Error).message.split('\n')[0]}`);
+  } catch {
+    // The parser's message quotes the document; the fetched body is never repeated.
+    throw new FeedError('The feed is not valid XML');
   }
   const channel = (doc.rss as Node | undefined)?.channel as Node | undefined;
   if (channel && typeof channel === 'object') {

@@ -187,6 +187,7 @@ export class Podcasts {
     const answer = await guardedGetText({
       url,
       allowPrivateTargets: this.deps.allowPrivateTargets,
+      redirects: 'any', // feeds and enclosures move between hosts (CDNs, trackers); each hop is guarded
       timeoutMs: this.limits.timeoutMs,
       maxBytes: this.limits.maxFeedBytes,
       headers: { Accept: 'application/rss+xml, application/atom+xml, application/xml, text/xml;q=0.9, */*;q=0.5' },
@@ -226,6 +227,7 @@ export class Podcasts {
       const res = await guardedGet({
         url: episode.enclosure_url,
         allowPrivateTargets: this.deps.allowPrivateTargets,
+        redirects: 'any',
         timeoutMs: this.limits.timeoutMs,
         maxBytes: this.limits.maxEpisodeBytes,
         signal,

@@ -1,7 +1,22 @@
 import { z } from 'zod';
+import { isNeverAllowedAddress } from '../../integrations/guardedFetch.js';
+
+/** Literal link-local and metadata addresses are refused when saved; names are checked when connecting. */
+const connectable = (url: string) => {
+  if (!URL.canParse(url)) return true; // z.url has said so already (zod runs both checks)
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return !/^[\d.]+$|:/.test(host) || !isNeverAllowedAddress(host);
+};
 
 /** A URL of a service the user runs; empty string means "not configured". */
-const serviceUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })]).default('');
+const serviceUrl = z
+  .union([
+    z.literal(''),
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' }),
+  ])
+  .default('');
 const secret = z.string().max(1024).default('');
 /** Every integration block can be switched off without losing its settings (decisions §2). */
 const enabled = z.boolean().default(true);

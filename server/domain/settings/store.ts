@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
 import type { SettingsRepository } from '../../db/settings.js';
 import { SECRET_FIELD, SECRET_MASK, settingsSchema, type Settings } from './schema.js';
+import { refuseSecretsMovedToAnotherOrigin } from './secretOrigin.js';
 
 const KEY = 'settings';
 
@@ -30,7 +31,10 @@ export function maskSecrets<T>(value: T): T {
 
 export interface SettingsStore {
   get(): Settings;
-  /** Validates the merged result; nothing is stored when it is invalid. */
+  /**
+   * Validates the merged result; nothing is stored when it is invalid, or when it would send a
+   * stored secret to another origin (400 SECRET_REENTRY_REQUIRED).
+   */
   update(patch: unknown): Settings;
   /** The settings a patch would produce, validated but not stored. */
   preview(patch: unknown): Settings;
@@ -40,7 +44,10 @@ export interface SettingsStore {
 function validate(current: Settings, patch: unknown): Settings {
   if (!isObject(patch)) throw new ValidationError('Settings must be a JSON object', 'VALIDATION_ERROR');
   const result = settingsSchema.safeParse(mergeKeepingSecrets(current, patch));
-  if (result.success) return result.data;
+  if (result.success) {
+    refuseSecretsMovedToAnotherOrigin(current, patch, result.data);
+    return result.data;
+  }
   const issue = result.error.issues[0]!;
   throw new ValidationError(
     `${issue.path.join('.') || 'settings'}: ${issue.message}`,

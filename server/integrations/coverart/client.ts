@@ -20,7 +20,6 @@ export interface CoverArtOptions {
   userAgent: string;
   spacingMs?: number;
   timeoutMs?: number;
-  fetch?: typeof fetch;
 }
 
 /** The Cover Art Archive: the image list of a release or release group (404: no art). */
@@ -37,7 +36,6 @@ export class CoverArtClient {
       timeoutMs: options.timeoutMs ?? 8000,
       retries: 1,
       retryBaseMs: 500,
-      ...(options.fetch && { fetch: options.fetch }),
     });
   }
 

@@ -38,6 +38,9 @@ import { LidarrTransport, SERVICE, type LidarrTransportOptions } from './transpo
 
 export type LidarrClientOptions = LidarrTransportOptions;
 
+/** Applications that answer /api/v1/system/status like Lidarr does, named when a test reaches one of them. */
+const knownApps = ['Sonarr', 'Radarr', 'Readarr', 'Prowlarr', 'Whisparr', 'Bazarr'];
+
 /** What POST /artist needs; a lookup result spread into it carries the rest. */
 export interface NewArtist extends Partial<Omit<ArtistLookup, 'addOptions'>> {
   artistName: string;
@@ -146,12 +149,23 @@ export class LidarrClient {
 
   /** Checks URL, URL base and API key in one call; throws the mapped IntegrationError otherwise. */
   async testConnection(): Promise<ConnectionOk> {
-    const status = await this.http.request({ path: '/system/status', schema: systemStatusSchema, bypassBreaker: true });
-    if (status.appName && status.appName.toLowerCase() !== 'lidarr') {
+    let status: SystemStatus;
+    try {
+      status = await this.http.request({ path: '/system/status', schema: systemStatusSchema, bypassBreaker: true, quoteNothing: true });
+    } catch (err) {
+      if (err instanceof IntegrationError && err.kind === 'bad_response') {
+        throw new IntegrationError(SERVICE, 'wrong_url', `not Lidarr at this URL: its answer is not Lidarr's system status (check the URL and port)`, err.status);
+      }
+      throw err;
+    }
+    const appName = (status.appName ?? '').toLowerCase();
+    if (appName !== 'lidarr') {
+      // Name the application only when it is one we know: nothing else of the answer is repeated.
+      const known = knownApps.find((app) => app.toLowerCase() === appName);
       throw new IntegrationError(
         SERVICE,
         'wrong_url',
-        `not Lidarr at this URL: it is ${status.appName} (check the URL and port)`,
+        known ? `not Lidarr at this URL: it is ${known} (check the URL and port)` : 'not Lidarr at this URL: the server does not say it is Lidarr (check the URL and port)',
       );
     }
     return { ok: true, version: status.version, instanceName: status.instanceName ?? 'Lidarr' };

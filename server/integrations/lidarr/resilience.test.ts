@@ -179,6 +179,20 @@ describe('network failures', () => {
     expect([err.kind, err.message]).toEqual(['wrong_url', 'not Lidarr at this URL: it is Sonarr (check the URL and port)']);
   });
 
+  it("never quotes a body that is not one of Lidarr's own error shapes", async () => {
+    const url = await serve((req, res) => {
+      const status = req.url!.includes('/tag') ? 400 : req.url!.includes('/artist') ? 200 : 500;
+      res.writeHead(status, { 'Content-Type': 'text/plain' }).end('SECRET-BODY from an internal page');
+    });
+    const client = new LidarrClient({ baseUrl: url, apiKey, retryDelayMs: 10 });
+    const errors = await Promise.all([failure(client.rootFolders()), failure(client.createTag('x')), failure(client.artists())]);
+    expect(errors.map((e) => [e.kind, e.message, e.details])).toEqual([
+      ['server_error', 'Lidarr failed on GET /rootfolder (500)', undefined],
+      ['bad_request', 'Lidarr refused POST /tag: request rejected (HTTP 400)', undefined],
+      ['bad_response', 'lidarr answered HTTP 200 with a body that is not JSON (text/plain)', undefined],
+    ]);
+  });
+
   it('maps a JSON answer of the wrong shape to bad_response', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ not: 'a list' }));

@@ -18,7 +18,8 @@ export interface LidarrTransportOptions {
   /** Wait before the single retry after a 5xx or a lost connection; default 500 ms. */
   retryDelayMs?: number;
   breaker?: CircuitBreakerOptions;
-  fetch?: typeof fetch;
+  /** Every request as `LidarrRequest.quoteNothing`: for clients built for a URL anyone may type (onboarding). */
+  quoteNothing?: boolean;
 }
 
 export interface LidarrRequest<T> {
@@ -31,6 +32,11 @@ export interface LidarrRequest<T> {
   schema?: z.ZodType<T>;
   /** Connection tests must work while the breaker is open: the user may just have fixed the URL. */
   bypassBreaker?: boolean;
+  /**
+   * Connection tests run against any URL a user types (onboarding is open to the LAN): their errors
+   * name the status and never quote what the server answered.
+   */
+  quoteNothing?: boolean;
 }
 
 /** Outcomes that say "Lidarr is not answering properly", as opposed to "Lidarr refused this request". */
@@ -107,7 +113,6 @@ export class LidarrTransport {
         headers: { 'X-Api-Key': this.options.apiKey },
         body: req.body,
         timeoutMs: this.timeoutMs,
-        fetch: this.options.fetch,
       }),
     );
     return this.interpret(req, url, answer);
@@ -131,7 +136,7 @@ export class LidarrTransport {
       }
       return parsed.data;
     }
-    throw statusError(req, where, answer);
+    throw req.quoteNothing || this.options.quoteNothing ? quietStatusError(req, where, answer.status) : statusError(req, where, answer);
   }
 }
 
@@ -140,6 +145,21 @@ function wrongUrl(where: string, status: number): IntegrationError {
     SERVICE,
     'wrong_url',
     `not Lidarr at this URL: ${where} answered with a web page, not Lidarr's API (check the URL and its URL base)`,
+    status,
+  );
+}
+
+/** A failure described by the status alone, for tests and URLs anyone may type. */
+function quietStatusError(req: LidarrRequest<unknown>, where: string, status: number): IntegrationError {
+  if (status === 401 || status === 403) {
+    return new IntegrationError(SERVICE, 'unauthorized', `Lidarr rejected the API key (${status})`, status);
+  }
+  if (status === 429) return new IntegrationError(SERVICE, 'rate_limited', `Lidarr is rate limiting ${req.path} (429)`, status);
+  if (status >= 500) return new IntegrationError(SERVICE, 'server_error', `Lidarr failed on ${req.method ?? 'GET'} ${req.path} (HTTP ${status})`, status);
+  return new IntegrationError(
+    SERVICE,
+    'wrong_url',
+    `not Lidarr at this URL: ${where} answered HTTP ${status} (check the URL and its URL base)`,
     status,
   );
 }
@@ -154,17 +174,18 @@ function statusError(req: LidarrRequest<unknown>, where: string, answer: HttpAns
   const body = safeJson(answer.text);
   const message = lidarrMessage(body);
   if (status === 404) {
-    return new IntegrationError(SERVICE, 'not_found', `Lidarr has no such resource: ${call}`, status, body);
+    return new IntegrationError(SERVICE, 'not_found', `Lidarr has no such resource: ${call}`, status);
   }
   if (status === 400 || status === 422) {
+    // Only Lidarr's own error shapes are passed on, never raw text: the details reach the client.
     const failures = validationFailureSchema.array().safeParse(body);
     const text = failures.success
       ? failures.data.map((f) => f.errorMessage).join('; ')
-      : (message ?? 'request rejected');
-    return new IntegrationError(SERVICE, 'bad_request', `Lidarr refused ${call}: ${text}`, status, body);
+      : (message ?? `request rejected (HTTP ${status})`);
+    return new IntegrationError(SERVICE, 'bad_request', `Lidarr refused ${call}: ${text}`, status, failures.success ? failures.data : undefined);
   }
   if (status === 429) {
-    return new IntegrationError(SERVICE, 'rate_limited', `Lidarr is rate limiting ${call}`, status, body);
+    return new IntegrationError(SERVICE, 'rate_limited', `Lidarr is rate limiting ${call}`, status);
   }
   if (status >= 500) {
     // Lookups proxy to Lidarr's metadata server; its outage is a different fix from Lidarr's own.
@@ -172,26 +193,25 @@ function statusError(req: LidarrRequest<unknown>, where: string, answer: HttpAns
     const text = metadataDown
       ? "Lidarr cannot reach its metadata server (api.lidarr.audio)"
       : `Lidarr failed on ${call} (${status})${message ? `: ${message}` : ''}`;
-    return new IntegrationError(SERVICE, 'server_error', text, status, body);
+    return new IntegrationError(SERVICE, 'server_error', text, status);
   }
-  return new IntegrationError(SERVICE, 'bad_response', `Lidarr answered ${call} with ${status}`, status, body);
+  return new IntegrationError(SERVICE, 'bad_response', `Lidarr answered ${call} with ${status}`, status);
 }
 
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    return text || undefined;
+    return undefined;
   }
 }
 
-/** Lidarr's non-validation errors are `{message, description}`; be lenient about the key. */
+/** Lidarr's non-validation errors are JSON `{message, description}`; be lenient about the key. */
 function lidarrMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.slice(0, 200);
-  if (body && typeof body === 'object') {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as Record<string, unknown>;
     for (const key of ['message', 'error', 'title', 'detail']) {
-      if (typeof b[key] === 'string') return b[key];
+      if (typeof b[key] === 'string') return (b[key] as string).slice(0, 300);
     }
   }
   return undefined;

@@ -19,7 +19,6 @@ export interface MusicBrainzOptions {
   timeoutMs?: number;
   retries?: number;
   retryBaseMs?: number;
-  fetch?: typeof fetch;
 }
 
 /** Lucene query syntax: quote a user's phrase so its words are not operators. */
@@ -41,7 +40,6 @@ export class MusicBrainzClient {
       retryBaseMs: options.retryBaseMs ?? 1000,
       // MusicBrainz answers 503 when a client goes over its rate.
       rateLimitStatuses: [503],
-      ...(options.fetch && { fetch: options.fetch }),
     });
   }
 

@@ -18,7 +18,6 @@ export interface NavidromeClientOptions {
   timeoutMs?: number;
   /** The `c` parameter Subsonic servers log; default `tonearm`. */
   clientName?: string;
-  fetch?: typeof fetch;
 }
 
 export interface SubsonicServerInfo {
@@ -34,7 +33,10 @@ export interface NavidromeConnectionOk extends SubsonicServerInfo {
 
 type SubsonicParams = Record<string, string | number | boolean | Array<string | number> | undefined>;
 
-/** Subsonic error codes → what the product can act on. */
+/**
+ * Subsonic error codes → what the product can act on. Messages name the code, never the server's
+ * own text: the address may be anything a user typed.
+ */
 const errorKinds: Record<number, IntegrationErrorKind> = {
   0: 'server_error',
   10: 'bad_request',
@@ -90,7 +92,6 @@ export class NavidromeClient {
       label: 'Navidrome',
       url,
       timeoutMs: this.timeoutMs,
-      fetch: this.options.fetch,
     });
     if (answer.status === 401 || answer.status === 403) {
       throw new IntegrationError(SERVICE, 'unauthorized', `Navidrome refused the request (${answer.status})`, answer.status);
@@ -117,16 +118,27 @@ function notSubsonic(where: string, status: number): IntegrationError {
   );
 }
 
+/** The Subsonic specification's meaning of each error code. */
+const subsonicErrors: Record<number, string> = {
+  0: 'a generic error',
+  10: 'required parameter is missing',
+  20: 'client too old',
+  30: 'server too old',
+  40: 'wrong username or password',
+  41: 'token authentication not supported',
+  50: 'user is not authorized for this operation',
+  70: 'the requested data was not found',
+};
+
 function envelopeError(method: string, envelope: Record<string, unknown>): IntegrationError {
   const error = (envelope.error ?? {}) as { code?: unknown; message?: unknown };
   const code = typeof error.code === 'number' ? error.code : -1;
-  const text = typeof error.message === 'string' ? error.message : 'unknown error';
   const kind = errorKinds[code] ?? 'bad_response';
   const message =
     code === 40
       ? 'Navidrome rejected the username or password (Subsonic error 40)'
       : code === 41
         ? 'Navidrome does not accept token authentication for this user (Subsonic error 41)'
-        : `Navidrome refused ${method}: ${text} (Subsonic error ${code})`;
-  return new IntegrationError(SERVICE, kind, message, 200, error);
+        : `Navidrome refused ${method} (Subsonic error ${code}${subsonicErrors[code] ? `: ${subsonicErrors[code]}` : ''})`;
+  return new IntegrationError(SERVICE, kind, message, 200, { code });
 }
