@@ -14,6 +14,8 @@ import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
 import { settingsRoutes } from '../api/settings/routes.js';
 import { taskRoutes } from '../api/settings/tasks.js';
+import { storageHealthRoutes } from '../api/settings/storage.js';
+import { recentReleaseRoutes } from '../api/library/releases.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
@@ -26,10 +28,12 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   usersRoutes,
   settingsRoutes,
   taskRoutes,
+  storageHealthRoutes,
   onboardingRoutes,
   filesystemRoutes,
   libraryArea,
   artistRoutes,
+  recentReleaseRoutes,
   restKeyRoutes,
   lidarrSettingsRoutes,
   lidarrLibraryRoutes,

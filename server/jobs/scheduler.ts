@@ -87,6 +87,13 @@ export class Scheduler {
     this.timer = null;
   }
 
+  /** Queues a task now, outside its schedule (its next fire stays); false while a run is queued or running. */
+  runNow(name: string): boolean {
+    const task = this.tasks.get(name);
+    if (!task) throw new Error(`no task ${name}`);
+    return this.queue.enqueue(task.queue ?? SCHEDULED_QUEUE, task.payload ?? {}, { name, priority: task.priority ?? 0, dedupeKey: `task:${name}` }).created;
+  }
+
   /** Every defined task with its stored state, for GET /api/settings/tasks. */
   list(): TaskState[] {
     const rows = new Map(this.repo.tasks().map((r) => [r.name, r]));

@@ -119,6 +119,58 @@ describe('artist pages from MusicBrainz', () => {
     }
     expect(fresh.body.country).toBe('SE');
   });
+
+  it('lists recent releases of library artists that the library lacks, from the cached metadata', async () => {
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const aurora = mb.artists.get(ids.aurora)!;
+    aurora.releaseGroups.push({ id: '00000000-0000-4000-8000-000000000777', title: 'Fresh Snow', primaryType: 'EP', firstReleaseDate: day(server.clock.now() - 20 * 86_400_000), releases: [] });
+    mb.add(aurora);
+    server.clock.advance(8 * 86_400_000);
+    expect((await get(`/api/artists/${ids.aurora}?mode=core`)).status).toBe(200);
+    let recent = await get('/api/library/recent-releases?months=3');
+    for (let i = 0; i < 100 && recent.body.items.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      recent = await get('/api/library/recent-releases?months=3');
+    }
+    expect(recent.status).toBe(200);
+    expect(recent.body.items).toEqual([
+      expect.objectContaining({ id: '00000000-0000-4000-8000-000000000777', title: 'Fresh Snow', 'primary-type': 'EP', artistMbid: ids.aurora, artistName: 'Aurora Lane', inLibrary: false }),
+    ]);
+    // Dusk (October 2024) is older than 24 months; Dawn is owned.
+    const older = await get('/api/library/recent-releases?months=24');
+    expect(older.body.items.map((i: any) => i.title)).toEqual(['Fresh Snow']);
+    expect((await get('/api/library/recent-releases?months=99')).status).toBe(400);
+  });
+});
+
+describe('daily metadata refresh', () => {
+  it('refreshes library artists whose metadata is older than its freshness', async () => {
+    const fetchedAt = () => (server.ctx.db.prepare("SELECT fetched_at FROM metadata_cache WHERE kind = 'artist' AND key = ?").get(ids.aurora) as { fetched_at: number }).fetched_at;
+    const before = fetchedAt();
+    server.clock.advance(8 * 86_400_000);
+    expect(server.ctx.scheduler.runNow('release-metadata-refresh')).toBe(true);
+    for (let i = 0; i < 100 && fetchedAt() === before; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fetchedAt()).toBeGreaterThan(before);
+    const task = server.ctx.scheduler.list().find((t) => t.name === 'release-metadata-refresh')!;
+    expect(task.lastStatus).toBe('succeeded');
+  });
+});
+
+describe('storage health', () => {
+  it('checks the data folder, each music folder and the download folder', async () => {
+    const downloads = path.join(dir, 'not-made-yet');
+    await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { downloads: { folderPath: downloads } } });
+    const { status, body } = await get('/api/settings/storage-health');
+    expect(status).toBe(200);
+    expect(body.healthy).toBe(false);
+    const byRole = Object.fromEntries(body.folders.map((f: any) => [f.role, f]));
+    expect(byRole.data).toMatchObject({ path: server.dataDir, exists: true, writable: true, problem: null });
+    expect(byRole.data.freeBytes).toBeGreaterThan(0);
+    expect(byRole.music).toMatchObject({ path: path.join(dir, 'music'), exists: true, problem: null });
+    expect(byRole.downloads).toMatchObject({ path: downloads, exists: false, writable: false, problem: 'The folder does not exist' });
+    fs.mkdirSync(downloads);
+    expect((await get('/api/settings/storage-health')).body.healthy).toBe(true);
+  });
 });
 
 describe('release groups', () => {

@@ -191,6 +191,19 @@ export class MetadataService {
           payload = null;
         }
         this.cache.put(kind, key, payload, this.ctx.clock.now());
+        if (kind === 'artist' && payload) {
+          const doc = payload as ArtistDocument;
+          this.cache.setArtistReleaseGroups(
+            key,
+            doc.releaseGroups.map((g) => ({
+              mbid: g.id,
+              title: g.title,
+              primaryType: g['primary-type'] ?? null,
+              secondaryTypes: g['secondary-types'] ?? [],
+              date: g['first-release-date'] || null,
+            })),
+          );
+        }
         return payload;
       })().finally(() => this.inFlight.delete(id));
       this.inFlight.set(id, pending);
@@ -241,10 +254,24 @@ export class MetadataService {
   }
 }
 
-/** Registers the refresh queue and the health fields; part of the server's start-up services. */
+/** Library artists whose metadata the daily task refreshes per run (MusicBrainz allows 1 request/s). */
+const DAILY_ARTIST_REFRESHES = 300;
+
+/** Registers the refresh queue, the daily refresh task and the health fields. */
 export function startMetadata(ctx: AppContext): void {
   const metadata = metadataServiceOf(ctx);
   metadata.registerRefreshQueue();
+  ctx.scheduler.define({
+    name: 'release-metadata-refresh',
+    every: 24 * 3600_000,
+    priority: -5,
+    handler: () => {
+      if (!metadata.enabled) return;
+      const before = ctx.clock.now() - FRESH_MS.artist;
+      for (const mbid of metadata.cache.libraryArtistsToRefresh(before, DAILY_ARTIST_REFRESHES))
+        ctx.jobs.enqueue(REFRESH_QUEUE, { kind: 'artist', key: mbid }, { dedupeKey: `artist:${mbid}`, priority: 20 });
+    },
+  });
   ctx.health.push(() => ({
     musicbrainzConfigured: metadata.enabled,
     metadataProviders: metadata.enabled ? metadata.providerHealth() : {},
