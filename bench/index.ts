@@ -18,6 +18,7 @@ import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
 import { makeMp3Template, writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { runJobsBench } from './jobs.js';
+import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
 
@@ -192,6 +193,9 @@ async function main(): Promise<void> {
     const mbids = Array.from({ length: 100 }, (_, i) => `bench-artist-${(i * 97) % ARTISTS}`);
     await measure(server, 'lookup/batch 100 mbids', () => ['/api/library/lookup/batch', { method: 'POST', body: JSON.stringify({ mbids }), headers: { 'content-type': 'application/json' } }], 25);
     await server.stop();
+
+    // Artist pages from the metadata layer on the same 1M-track library (BENCH_METADATA=0 skips it).
+    if (process.env.BENCH_METADATA !== '0') Object.assign(extra, await runMetadataBench(dataDir, REPEAT));
 
     // 3. Idle RSS of a real server process on the seeded database.
     extra.idleRssMb = await idleRss(dataDir);

@@ -34,7 +34,8 @@ export class MusicBrainzClient {
       label: 'MusicBrainz',
       baseUrl: options.baseUrl,
       userAgent: options.userAgent,
-      spacingMs: options.spacingMs ?? 1000,
+      // MusicBrainz allows 1 request/s; the margin keeps arrivals apart despite network and event-loop jitter.
+      spacingMs: options.spacingMs ?? 1100,
       timeoutMs: options.timeoutMs ?? 8000,
       retries: options.retries ?? 2,
       retryBaseMs: options.retryBaseMs ?? 1000,
