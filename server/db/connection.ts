@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { runPostMigrationSteps, type PostMigrationStep } from './postMigrations.js';
 import { subsonicKeySql } from './subsonicKey.js';
 
 export type Db = Database.Database;
@@ -35,6 +36,8 @@ export interface OpenOptions {
   cacheMb?: number;
   readonly?: boolean;
   migrations?: Migration[];
+  /** JS steps the migrations may queue (postMigrations.ts); the built-in ones by default. */
+  postSteps?: PostMigrationStep[];
 }
 
 /**
@@ -46,7 +49,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (fs.existsSync(file)) preflight(file, migrations);
   const db = new Database(file, { readonly: options.readonly ?? false });
   configure(db, options.cacheMb ?? 64, options.readonly ?? false);
-  if (!options.readonly) migrate(db, migrations);
+  if (!options.readonly) {
+    migrate(db, migrations);
+    runPostMigrationSteps(db, options.postSteps);
+  }
   return db;
 }
 

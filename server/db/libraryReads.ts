@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
 import { statement } from './libraryStatements.js';
-import { foldText, prefixUpperBound } from './libraryText.js';
+import { foldText, prefixUpperBound, sortName } from './libraryText.js';
 import { KIND, type MediaSource } from './libraryWrites.js';
 
 export type CanonicalKind = 'artists' | 'albums' | 'tracks' | 'genres';
@@ -19,6 +19,11 @@ export interface CanonicalQuery {
   direction?: Direction;
   artistId?: number;
   albumId?: number;
+  /**
+   * Albums of other artists on which this artist has tracks (compilations), or this artist's tracks
+   * on such albums; bounded by the artist's own tracks, walked by index.
+   */
+  appearsOn?: number;
 }
 
 /** Sort orders per kind: index columns, walked forward for asc and backward for desc. */
@@ -49,6 +54,7 @@ export interface ArtistRow {
   id: number; identity_key: string; mbid: string | null; name: string; sort_name: string; metadata_json: string | null;
   created_at: number; updated_at: number; album_count: number; track_count: number; available_track_count: number;
   size_on_disk: number; sources: number; available: number; latest_media_at: number; image_key: string | null;
+  appears_on_count: number;
 }
 export interface AlbumRow {
   id: number; identity_key: string; mbid: string | null; release_mbid: string | null; artist_id: number; title: string;
@@ -82,6 +88,10 @@ export type CanonicalRows =
   | { kind: 'tracks'; rows: TrackRow[]; total: number }
   | { kind: 'genres'; rows: GenreRow[]; total: number };
 
+/** Albums linked to a track of the artist (its tracks by index, then their album links). */
+const APPEARANCE_ALBUM_IDS = `SELECT l.album_id FROM library_tracks t JOIN library_album_tracks l ON l.track_id = t.id
+  WHERE t.artist_id = ?`;
+
 const TRACK_COLUMNS = `e.id, e.identity_key, e.mbid, e.title, e.artist_name, e.artist_id, e.album_id,
   al.title AS album_title, al.mbid AS album_mbid, e.disc_number, e.track_number, e.year, e.duration_ms, e.lyrics,
   e.monitored, e.created_at, e.size_on_disk, e.sources, e.available, e.latest_media_at, al.image_key`;
@@ -109,6 +119,12 @@ export class LibraryReader {
       album: db.prepare('SELECT * FROM library_albums WHERE id = ?'),
       albumByMbid: db.prepare('SELECT * FROM library_albums WHERE mbid = ? OR release_mbid = ? ORDER BY id LIMIT 1'),
       albumsOfArtist: db.prepare('SELECT * FROM library_albums WHERE artist_id = ? ORDER BY year, sort_name, id'),
+      appearances: db.prepare(
+        `SELECT l.album_id AS albumId, l.track_id AS trackId
+         FROM library_tracks t JOIN library_album_tracks l ON l.track_id = t.id JOIN library_albums al ON al.id = l.album_id
+         WHERE t.artist_id = @artist AND al.artist_id != @artist
+         ORDER BY al.year, al.sort_name, al.id, l.disc_number, l.track_number, l.track_id LIMIT @limit`,
+      ),
       track: db.prepare(
         `SELECT ${TRACK_COLUMNS} FROM library_tracks e LEFT JOIN library_albums al ON al.id = e.album_id WHERE e.id = ?`,
       ),
@@ -221,6 +237,14 @@ export class LibraryReader {
       where.push('e.id = ?');
       params.push(q.artistId);
     }
+    if (q.appearsOn !== undefined && kind === 'albums') {
+      where.push(`e.id IN (${APPEARANCE_ALBUM_IDS}) AND e.artist_id != ?`);
+      params.push(q.appearsOn, q.appearsOn);
+    } else if (q.appearsOn !== undefined && kind === 'tracks') {
+      where.push(`e.artist_id = ? AND EXISTS (SELECT 1 FROM library_album_tracks l2 JOIN library_albums al2 ON al2.id = l2.album_id
+        WHERE l2.track_id = e.id AND al2.artist_id != ?)`);
+      params.push(q.appearsOn, q.appearsOn);
+    }
     const text = q.query?.trim() ?? '';
     let ftsExpr: string | null = null;
     let matches = 0;
@@ -236,11 +260,13 @@ export class LibraryReader {
         const table = (this.stmts.stat.get(`${kind}:all:0`) as number | undefined) ?? 0;
         const offset = (q.page - 1) * q.pageSize;
         const walked = ((Math.min(offset, Math.max(0, matches - offset - q.pageSize)) + q.pageSize) * table) / Math.max(1, matches);
-        if (orderPrefix === 'e.' && q.albumId === undefined && q.artistId === undefined && walked < matches * 4) {
+        const scoped = q.albumId !== undefined || q.artistId !== undefined || q.appearsOn !== undefined;
+        if (orderPrefix === 'e.' && !scoped && walked < matches * 4) {
           from = `${TABLE[kind]} e INDEXED BY ${TABLE[kind]}_by_${(sortKey as string) === 'added' ? 'created' : String(sortKey)}`;
         }
       } else {
-        const prefix = foldText(text);
+        // Too short for the trigram index: the start of the sort key (same rule as the stored keys).
+        const prefix = sortName(text);
         where.push('e.sort_name >= ? AND e.sort_name < ?');
         params.push(prefix, prefixUpperBound(prefix));
       }
@@ -248,7 +274,7 @@ export class LibraryReader {
     const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
 
     let total: number | undefined;
-    const simple = text === '' && q.artistId === undefined && q.albumId === undefined;
+    const simple = text === '' && q.artistId === undefined && q.albumId === undefined && q.appearsOn === undefined;
     if (simple && genreId === undefined) {
       total = this.stmts.stat.get(`${kind}:${source}:${q.availableOnly ? 1 : 0}`) as number | undefined;
     } else if (simple && source === 'all' && genreId !== undefined) {
@@ -352,6 +378,25 @@ export class LibraryReader {
   }
   albumsOfArtist(artistId: number): AlbumRow[] {
     return this.stmts.albumsOfArtist.all(artistId) as AlbumRow[];
+  }
+  /**
+   * The albums of other artists on which the artist has tracks, by year and name, each with the ids
+   * of the artist's tracks on it (in disc and track order); at most `maxTracks` tracks are read.
+   */
+  appearancesOfArtist(artistId: number, maxTracks: number): { album: AlbumRow; trackIds: number[] }[] {
+    const links = this.stmts.appearances.all({ artist: artistId, limit: maxTracks }) as { albumId: number; trackId: number }[];
+    const byAlbum = new Map<number, number[]>();
+    for (const l of links) {
+      const list = byAlbum.get(l.albumId);
+      if (list) list.push(l.trackId);
+      else byAlbum.set(l.albumId, [l.trackId]);
+    }
+    const albums = this.rowsByIds('albums', [...byAlbum.keys()]) as AlbumRow[];
+    return albums.map((album) => ({ album, trackIds: byAlbum.get(album.id)! }));
+  }
+  /** Tracks by id, in the order of `ids`. */
+  tracksByIds(ids: number[]): TrackRow[] {
+    return this.rowsByIds('tracks', ids) as TrackRow[];
   }
   track(id: number): TrackRow | undefined {
     return this.stmts.track.get(id) as TrackRow | undefined;
