@@ -50,8 +50,13 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const db = new Database(file, { readonly: options.readonly ?? false });
   configure(db, options.cacheMb ?? 64, options.readonly ?? false);
   if (!options.readonly) {
-    migrate(db, migrations);
-    runPostMigrationSteps(db, options.postSteps);
+    try {
+      migrate(db, migrations);
+      runPostMigrationSteps(db, options.postSteps);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
   }
   return db;
 }
