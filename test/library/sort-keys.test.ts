@@ -69,8 +69,17 @@ function makeOldDatabase(file: string): void {
       album_sort_name = old_key((SELECT title FROM library_albums WHERE id = library_tracks.album_id));
     INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
       SELECT g.genre_id, 3, t.id, t.sort_name, 0, 1 FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id;
+    ANALYZE;
   `);
   db.close();
+}
+
+/** Every index of the library tables with its definition, and the planner statistics of those over sort keys. */
+function indexes(db: Db | Database.Database) {
+  return {
+    defs: db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'library_%' ORDER BY name").all(),
+    stats: db.prepare("SELECT tbl, idx, stat FROM sqlite_stat1 WHERE idx LIKE '%by_name' OR idx LIKE '%by_artist' ORDER BY idx").all(),
+  };
 }
 
 /** Rows whose stored keys differ from what sortName gives today. */
@@ -99,11 +108,15 @@ describe('upgrading a database written by the previous build', () => {
     makeOldDatabase(file);
     const before = new Database(file, { readonly: true });
     expect(staleKeys(before).length).toBeGreaterThan(10);
+    const indexesBefore = indexes(before);
+    expect(indexesBefore.stats.length).toBeGreaterThan(4);
     before.close();
 
     const db = openDatabase(file);
     try {
       expect(staleKeys(db)).toEqual([]);
+      // The indexes over sort keys were dropped for the rewrite and are back, exactly, with their statistics.
+      expect(indexes(db)).toEqual(indexesBefore);
       expect(db.prepare("SELECT cursor, completed_at FROM schema_steps WHERE name = 'library-sort-keys-2'").get())
         .toEqual({ cursor: null, completed_at: expect.any(Number) });
       const counts = Object.fromEntries(
@@ -124,6 +137,9 @@ describe('upgrading a database written by the previous build', () => {
   it('a step killed between batches resumes where it stopped, and then never runs again', () => {
     const file = path.join(dir, 'killed.db');
     makeOldDatabase(file);
+    const old = new Database(file, { readonly: true });
+    const indexesBefore = indexes(old);
+    old.close();
     let batches = 0;
     const dying = {
       name: 'library-sort-keys-2',
@@ -138,8 +154,10 @@ describe('upgrading a database written by the previous build', () => {
     const state = half.prepare("SELECT cursor, completed_at FROM schema_steps WHERE name = 'library-sort-keys-2'").get() as { cursor: string; completed_at: number | null };
     expect(state.completed_at).toBeNull();
     expect(JSON.parse(state.cursor)).toMatchObject({ table: expect.any(String), after: expect.any(Number) });
-    const remaining = staleKeys(half).length;
-    expect(remaining).toBeGreaterThan(0);
+    expect(staleKeys(half).length).toBeGreaterThan(0);
+    // Killed with the sort indexes dropped: their definitions wait in the cursor.
+    expect(indexes(half).defs.length).toBeLessThan(indexesBefore.defs.length);
+    expect(JSON.parse(state.cursor).indexes.map((i: { name: string }) => i.name)).toContain('library_tracks_by_name');
     // Migrations themselves committed: 036 and 037 are recorded once.
     expect(half.prepare('SELECT COUNT(*) FROM schema_migrations WHERE version IN (36, 37)').pluck().get()).toBe(2);
     half.close();
@@ -155,6 +173,7 @@ describe('upgrading a database written by the previous build', () => {
     const db = openDatabase(file, { postSteps: [watching] });
     expect(resumed[0]).toBe(state.cursor);
     expect(staleKeys(db)).toEqual([]);
+    expect(indexes(db)).toEqual(indexesBefore);
     db.close();
 
     resumed = [];
