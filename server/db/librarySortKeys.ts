@@ -1,12 +1,11 @@
 import type { Db } from './connection.js';
 import { sortName } from './libraryText.js';
-import { KIND } from './libraryModel.js';
 
 /**
- * Recomputes every stored sort key from the names with the current `sortName` rule, one batch of rows
- * per call: genres, then artists, albums, tracks in id order, with the copies the genre membership
- * index carries. Only rows whose keys change are written. A pure function of the names, so running a
- * batch twice is harmless.
+ * Recomputes every stored sort key from the names with the current `sortName` rule, one id range per
+ * call: genres, then artists, albums, tracks, with the copies the genre membership index carries.
+ * Set-based: `sortName` is a SQL function of the connection, and only rows whose keys change are
+ * written. A pure function of the names, so running a batch twice is harmless.
  *
  * Rewriting keys under their indexes costs a random B-tree update per index and row (minutes at a
  * million tracks), so the first batch drops the indexes over sort keys, keeping their exact SQL and
@@ -18,11 +17,13 @@ import { KIND } from './libraryModel.js';
 type Table = 'genres' | 'artists' | 'albums' | 'tracks';
 type Phase = Table | 'reindex';
 const ORDER: Table[] = ['genres', 'artists', 'albums', 'tracks'];
-const BATCH = 5000;
+/** Ids per batch (one transaction each). */
+const BATCH = 20_000;
 const TABLES = ['library_artists', 'library_albums', 'library_tracks', 'library_genres', 'library_genre_links'];
 
 interface Cursor {
   table: Phase;
+  /** Ids up to this one are done. */
   after: number;
   /** The dropped indexes over sort keys, to recreate at the end. */
   indexes: { name: string; sql: string }[];
@@ -30,34 +31,51 @@ interface Cursor {
   stats: { tbl: string; idx: string; stat: string }[];
 }
 
-type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<Db, Statements>();
+const RANGE = 'BETWEEN @lo AND @hi';
+/** Per table: the id range's key updates, in order (the genre links copy the entity's new key). */
+const UPDATES: Record<Table, string[]> = {
+  genres: [
+    `UPDATE library_genres SET sort_name = library_sort_key(name) WHERE id ${RANGE} AND sort_name IS NOT library_sort_key(name)`,
+  ],
+  artists: [
+    `UPDATE library_artists SET sort_name = library_sort_key(name) WHERE id ${RANGE} AND sort_name IS NOT library_sort_key(name)`,
+    linksSql(1, 'library_artists'),
+  ],
+  albums: [
+    `UPDATE library_albums SET sort_name = k.s, artist_sort_name = k.a
+     FROM (SELECT id, library_sort_key(title) AS s, library_sort_key(album_artist) AS a FROM library_albums WHERE id ${RANGE}) k
+     WHERE library_albums.id = k.id AND (library_albums.sort_name, library_albums.artist_sort_name) IS NOT (k.s, k.a)`,
+    linksSql(2, 'library_albums'),
+  ],
+  tracks: [
+    // A track without an album keeps its (empty) album key, as the writer stores it.
+    `UPDATE library_tracks SET sort_name = k.s, artist_sort_name = k.a, album_sort_name = k.al
+     FROM (SELECT t.id, library_sort_key(t.title) AS s, library_sort_key(t.artist_name) AS a,
+             CASE WHEN al.title IS NULL THEN t.album_sort_name ELSE library_sort_key(al.title) END AS al
+           FROM library_tracks t LEFT JOIN library_albums al ON al.id = t.album_id WHERE t.id ${RANGE}) k
+     WHERE library_tracks.id = k.id
+       AND (library_tracks.sort_name, library_tracks.artist_sort_name, library_tracks.album_sort_name) IS NOT (k.s, k.a, k.al)`,
+    linksSql(3, 'library_tracks'),
+  ],
+};
 
-function prepare(db: Db) {
-  return {
-    genres: db.prepare('SELECT id, name, sort_name FROM library_genres WHERE id > ? ORDER BY id LIMIT ?'),
-    setGenre: db.prepare('UPDATE library_genres SET sort_name = ? WHERE id = ?'),
-    artists: db.prepare('SELECT id, name, sort_name FROM library_artists WHERE id > ? ORDER BY id LIMIT ?'),
-    setArtist: db.prepare('UPDATE library_artists SET sort_name = ? WHERE id = ?'),
-    albums: db.prepare(
-      'SELECT id, title, album_artist, sort_name, artist_sort_name FROM library_albums WHERE id > ? ORDER BY id LIMIT ?',
-    ),
-    setAlbum: db.prepare('UPDATE library_albums SET sort_name = ?, artist_sort_name = ? WHERE id = ?'),
-    tracks: db.prepare(
-      `SELECT t.id, t.title, t.artist_name, t.sort_name, t.artist_sort_name, t.album_sort_name, al.title AS album_title
-       FROM library_tracks t LEFT JOIN library_albums al ON al.id = t.album_id WHERE t.id > ? ORDER BY t.id LIMIT ?`,
-    ),
-    setTrack: db.prepare('UPDATE library_tracks SET sort_name = ?, artist_sort_name = ?, album_sort_name = ? WHERE id = ?'),
-    setLinks: db.prepare('UPDATE library_genre_links SET sort_name = ? WHERE kind = ? AND entity_id = ?'),
-  };
+function linksSql(kind: number, table: string): string {
+  return `UPDATE library_genre_links SET sort_name = e.sort_name FROM ${table} e
+    WHERE library_genre_links.kind = ${kind} AND library_genre_links.entity_id = e.id AND e.id ${RANGE}
+      AND library_genre_links.sort_name IS NOT e.sort_name`;
 }
+
+const TABLE_OF: Record<Table, string> = {
+  genres: 'library_genres', artists: 'library_artists', albums: 'library_albums', tracks: 'library_tracks',
+};
+
+const withKeyFunction = new WeakSet<Db>();
 
 /** One batch from `cursor` (null: the start); returns the next cursor, or null when every key is current. */
 export function recomputeSortKeysBatch(db: Db, cursorText: string | null, batch = BATCH): string | null {
-  let s = cache.get(db);
-  if (!s) {
-    s = prepare(db);
-    cache.set(db, s);
+  if (!withKeyFunction.has(db)) {
+    db.function('library_sort_key', { deterministic: true }, (value: unknown) => sortName(String(value ?? '')));
+    withKeyFunction.add(db);
   }
   if (cursorText === null) return JSON.stringify(dropSortIndexes(db));
   let cursor = JSON.parse(cursorText) as Cursor;
@@ -66,9 +84,14 @@ export function recomputeSortKeysBatch(db: Db, cursorText: string | null, batch 
     return null;
   }
   for (;;) {
-    const last = runTable(s, cursor as Cursor & { table: Table }, batch);
-    if (last !== null) return JSON.stringify({ ...cursor, after: last } satisfies Cursor);
-    const next = ORDER[ORDER.indexOf(cursor.table as Table) + 1];
+    const table = cursor.table as Table;
+    const max = (db.prepare(`SELECT COALESCE(MAX(id), 0) FROM ${TABLE_OF[table]}`).pluck().get() as number);
+    if (cursor.after < max) {
+      const range = { lo: cursor.after + 1, hi: cursor.after + batch };
+      for (const sql of UPDATES[table]) db.prepare(sql).run(range);
+      return JSON.stringify({ ...cursor, after: range.hi } satisfies Cursor);
+    }
+    const next = ORDER[ORDER.indexOf(table) + 1];
     if (!next) return JSON.stringify({ ...cursor, table: 'reindex', after: 0 } satisfies Cursor);
     cursor = { ...cursor, table: next, after: 0 };
   }
@@ -102,56 +125,4 @@ function restoreIndexes(db: Db, cursor: Cursor): void {
   db.prepare('DELETE FROM sqlite_stat1 WHERE idx IN (SELECT value FROM json_each(?))').run(JSON.stringify(cursor.stats.map((r) => r.idx)));
   for (const r of cursor.stats) put.run(r.tbl, r.idx, r.stat);
   db.exec('ANALYZE sqlite_schema');
-}
-
-/** Processes up to `batch` rows after the cursor; returns the last id done, or null when the table is done. */
-function runTable(s: Statements, cursor: Cursor, batch: number): number | null {
-  let last: number | null = null;
-  switch (cursor.table) {
-    case 'genres':
-      for (const r of s.genres.all(cursor.after, batch) as { id: number; name: string; sort_name: string }[]) {
-        const key = sortName(r.name);
-        if (key !== r.sort_name) s.setGenre.run(key, r.id);
-        last = r.id;
-      }
-      break;
-    case 'artists':
-      for (const r of s.artists.all(cursor.after, batch) as { id: number; name: string; sort_name: string }[]) {
-        const key = sortName(r.name);
-        if (key !== r.sort_name) {
-          s.setArtist.run(key, r.id);
-          s.setLinks.run(key, KIND.artist, r.id);
-        }
-        last = r.id;
-      }
-      break;
-    case 'albums':
-      for (const r of s.albums.all(cursor.after, batch) as {
-        id: number; title: string; album_artist: string; sort_name: string; artist_sort_name: string;
-      }[]) {
-        const key = sortName(r.title);
-        const artistKey = sortName(r.album_artist);
-        if (key !== r.sort_name || artistKey !== r.artist_sort_name) s.setAlbum.run(key, artistKey, r.id);
-        if (key !== r.sort_name) s.setLinks.run(key, KIND.album, r.id);
-        last = r.id;
-      }
-      break;
-    case 'tracks':
-      for (const r of s.tracks.all(cursor.after, batch) as {
-        id: number; title: string; artist_name: string; sort_name: string; artist_sort_name: string;
-        album_sort_name: string; album_title: string | null;
-      }[]) {
-        const key = sortName(r.title);
-        const artistKey = sortName(r.artist_name);
-        // A track without an album keeps its (empty) album key, as the writer stores it.
-        const albumKey = r.album_title === null ? r.album_sort_name : sortName(r.album_title);
-        if (key !== r.sort_name || artistKey !== r.artist_sort_name || albumKey !== r.album_sort_name) {
-          s.setTrack.run(key, artistKey, albumKey, r.id);
-        }
-        if (key !== r.sort_name) s.setLinks.run(key, KIND.track, r.id);
-        last = r.id;
-      }
-      break;
-  }
-  return last;
 }
