@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { runPostMigrationSteps, type PostMigrationStep } from './postMigrations.js';
+import { runPostMigrationSteps, type PostMigrationStep, type StepReporter } from './postMigrations.js';
 import { subsonicKeySql } from './subsonicKey.js';
 
 export type Db = Database.Database;
@@ -38,6 +38,8 @@ export interface OpenOptions {
   migrations?: Migration[];
   /** JS steps the migrations may queue (postMigrations.ts); the built-in ones by default. */
   postSteps?: PostMigrationStep[];
+  /** Hears when a post-migration step starts and ends (they can take a while on a large library). */
+  reportStep?: StepReporter;
 }
 
 /**
@@ -52,7 +54,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (!options.readonly) {
     try {
       migrate(db, migrations);
-      runPostMigrationSteps(db, options.postSteps);
+      runPostMigrationSteps(db, options.postSteps, options.reportStep);
     } catch (err) {
       db.close();
       throw err;

@@ -17,8 +17,11 @@ export const POST_MIGRATION_STEPS: PostMigrationStep[] = [
   { name: 'library-sort-keys-2', batch: recomputeSortKeysBatch },
 ];
 
+/** Told when a step starts (or resumes) and when it is done, for the server's log. */
+export type StepReporter = (msg: string, fields: Record<string, unknown>) => void;
+
 /** Runs the queued steps this build knows to completion (unknown ones stay queued). */
-export function runPostMigrationSteps(db: Db, steps: PostMigrationStep[] = POST_MIGRATION_STEPS): void {
+export function runPostMigrationSteps(db: Db, steps: PostMigrationStep[] = POST_MIGRATION_STEPS, report?: StepReporter): void {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_steps'").get();
   if (!table) return;
   const pending = db.prepare('SELECT name FROM schema_steps WHERE completed_at IS NULL ORDER BY queued_at, name').pluck().all() as string[];
@@ -28,8 +31,13 @@ export function runPostMigrationSteps(db: Db, steps: PostMigrationStep[] = POST_
   for (const name of pending) {
     const step = steps.find((s) => s.name === name);
     if (!step) continue;
+    const started = Date.now();
+    const resumed = cursorOf.get(name) !== null;
+    report?.('database upgrade step started', { step: name, resumed });
+    let batches = 0;
     let done = false;
     while (!done) {
+      batches++;
       db.transaction(() => {
         const next = step.batch(db, (cursorOf.get(name) as string | null) ?? null);
         if (next === null) {
@@ -38,5 +46,6 @@ export function runPostMigrationSteps(db: Db, steps: PostMigrationStep[] = POST_
         } else save.run(next, name);
       }).immediate();
     }
+    report?.('database upgrade step done', { step: name, batches, ms: Date.now() - started });
   }
 }

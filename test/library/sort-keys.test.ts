@@ -170,8 +170,13 @@ describe('upgrading a database written by the previous build', () => {
         return recomputeSortKeysBatch(db, cursor);
       },
     };
-    const db = openDatabase(file, { postSteps: [watching] });
+    const reported: [string, Record<string, unknown>][] = [];
+    const db = openDatabase(file, { postSteps: [watching], reportStep: (msg, fields) => reported.push([msg, fields]) });
     expect(resumed[0]).toBe(state.cursor);
+    expect(reported).toEqual([
+      ['database upgrade step started', { step: 'library-sort-keys-2', resumed: true }],
+      ['database upgrade step done', { step: 'library-sort-keys-2', batches: resumed.length, ms: expect.any(Number) }],
+    ]);
     expect(staleKeys(db)).toEqual([]);
     expect(indexes(db)).toEqual(indexesBefore);
     db.close();
