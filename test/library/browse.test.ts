@@ -3,12 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { BROWSE, makeBrowseLibrary } from '../fixtures/browseLibrary.js';
 import { waitForScans } from '../rest/harness.js';
 
 /** /api browsing: artists known only from compilations, and the natural, article-aware order. */
 
 let dir: string;
+let music: string;
 let server: TestServer;
 
 async function get(pathname: string): Promise<any> {
@@ -26,7 +28,7 @@ async function artistId(name: string): Promise<number> {
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-browse-'));
-  const music = makeBrowseLibrary(dir);
+  music = makeBrowseLibrary(dir);
   server = await startTestServer({ musicDirs: [music], env: { TONEARM_LIBRARY_WATCH: '0' } });
   await waitForScans(server);
 }, 120_000);
@@ -123,5 +125,26 @@ describe('sort order: natural numbers and leading articles', () => {
   it('short searches match the start of the same sort key', async () => {
     expect(names((await page('kind=artists&pageSize=10&query=ze')).items)).toEqual(['The Zebras']);
     expect(names((await page('kind=albums&pageSize=10&query=st')).items)).toEqual(['Stripes 2', 'Stripes 10']);
+  });
+});
+
+describe('after a retag', () => {
+  it('the artist a track leaves is recounted, not left claiming it', async () => {
+    const stats = async (name: string) =>
+      ((await page('kind=artists&pageSize=100')).items as { name: string; statistics: Record<string, number> }[]).find((a) => a.name === name)?.statistics;
+    expect(await stats('The Guest Stars')).toMatchObject({ trackCount: 1, appearsOnCount: 1 });
+    const file = path.join(music, 'Compilations/Now 59', '03.mp3');
+    writeTaggedMp3(file, makeMp3Template(dir, 1), {
+      albumArtist: 'Various Artists', album: BROWSE.compilation, date: '2001', genre: 'Pop', title: 'Guest Song', artist: 'Band 6', track: 3,
+    });
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(file, later, later);
+    const res = await server.api('/api/library/refresh', { method: 'POST', json: { mode: 'quick' }, headers: server.admin.headers });
+    expect(res.status).toBe(202);
+    await waitForScans(server);
+    expect(await stats('Band 6')).toMatchObject({ albumCount: 0, appearsOnCount: 1, trackCount: 2 });
+    expect(await stats('The Guest Stars')).toMatchObject({ trackCount: 0, appearsOnCount: 0, availableTrackCount: 0 });
+    const band6 = await get(`/api/library/artists/${await artistId('Band 6')}`);
+    expect(band6.appearsOn[0].tracks.map((t: { title: string }) => t.title)).toEqual(['Six Song', 'Guest Song']);
   });
 });
