@@ -64,7 +64,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = loadSecrets(config.dataDir);
   const dbPath = path.join(config.dataDir, 'tonearm.db');
-  const db = openDatabase(dbPath);
+  const db = openDatabase(dbPath, { reportStep: (msg, fields) => log.info(msg, fields) });
 
   const closers: (() => void | Promise<void>)[] = [];
   const kv = settingsRepository(db);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { runPostMigrationSteps, type PostMigrationStep, type StepReporter } from './postMigrations.js';
 import { subsonicKeySql } from './subsonicKey.js';
 
 export type Db = Database.Database;
@@ -35,6 +36,10 @@ export interface OpenOptions {
   cacheMb?: number;
   readonly?: boolean;
   migrations?: Migration[];
+  /** JS steps the migrations may queue (postMigrations.ts); the built-in ones by default. */
+  postSteps?: PostMigrationStep[];
+  /** Hears when a post-migration step starts and ends (they can take a while on a large library). */
+  reportStep?: StepReporter;
 }
 
 /**
@@ -46,7 +51,15 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (fs.existsSync(file)) preflight(file, migrations);
   const db = new Database(file, { readonly: options.readonly ?? false });
   configure(db, options.cacheMb ?? 64, options.readonly ?? false);
-  if (!options.readonly) migrate(db, migrations);
+  if (!options.readonly) {
+    try {
+      migrate(db, migrations);
+      runPostMigrationSteps(db, options.postSteps, options.reportStep);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
   return db;
 }
 

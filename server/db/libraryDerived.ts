@@ -304,6 +304,16 @@ const tracksOfArtistsSql = (artistIn: string) => `
   UNION SELECT al.artist_id, l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
   WHERE al.artist_id ${artistIn}`;
 
+/**
+ * How many albums of other artists carry a track of the artist (compilations, features): the albums
+ * linked to its tracks whose album artist is someone else. Walks the artist's tracks by index.
+ */
+function appearsOnCountSql(artistId: string): string {
+  return `SELECT COUNT(DISTINCT l.album_id) FROM library_tracks t
+    JOIN library_album_tracks l ON l.track_id = t.id JOIN library_albums al ON al.id = l.album_id
+    WHERE t.artist_id = ${artistId} AND al.artist_id != ${artistId}`;
+}
+
 /** Recomputes counts, size, sources, availability, newest media and image of the matching artists. */
 function artistRollupSql(artistIn: string): string {
   return `WITH ids AS (${tracksOfArtistsSql(artistIn)}),
@@ -312,6 +322,7 @@ function artistRollupSql(artistIn: string): string {
              FROM ids JOIN library_tracks t ON t.id = ids.track_id GROUP BY ids.artist_id)
      UPDATE library_artists SET
        album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id),
+       appears_on_count = (${appearsOnCountSql('library_artists.id')}),
        track_count = COALESCE(y.n, 0), available_track_count = COALESCE(y.av, 0),
        size_on_disk = COALESCE(y.size, 0), sources = COALESCE(y.sources, 0),
        available = COALESCE(y.av, 0) > 0, latest_media_at = COALESCE(y.latest, 0),

@@ -14,10 +14,29 @@ export function foldText(value: string): string {
     .trim();
 }
 
-/** Sort key: folded text; empty names sort last. */
+/** Leading articles left out of sort keys (and sent to Subsonic clients as `ignoredArticles`). */
+export const IGNORED_ARTICLES = 'The El La Los Las Le Les';
+const ARTICLES = IGNORED_ARTICLES.toLowerCase().split(' ').map((a) => `${a} `);
+
+/** Digit runs are zero-padded to this width, so numbers compare by value ("2" before "10"). */
+const NUMBER_WIDTH = 10;
+
+/**
+ * THE sort key of every library name (artists, albums, tracks, genres), stored in the `sort_name`
+ * columns and walked by the page indexes; /api pages, /rest lists and the artist index all order by
+ * it. Folded text without a leading ignored article ("The Beatles" sorts as "beatles"), with digit
+ * runs zero-padded for natural order ("Band 6" before "Band 59"); empty names sort last.
+ * Changing it requires a migration that re-queues the stored-key recompute (librarySortKeys.ts).
+ */
 export function sortName(value: string): string {
-  const folded = foldText(value);
-  return folded === '' ? '\uffff' : folded;
+  let key = foldText(value);
+  const article = ARTICLES.find((a) => key.startsWith(a) && key.length > a.length);
+  if (article) key = key.slice(article.length);
+  key = key.replace(/[0-9]+/g, (run) => {
+    const digits = run.replace(/^0+(?=[0-9])/, '');
+    return digits.length >= NUMBER_WIDTH ? digits : digits.padStart(NUMBER_WIDTH, '0');
+  });
+  return key === '' ? '\uffff' : key;
 }
 
 /** Identity key part: folded text with punctuation removed, so "AC/DC" and "AC-DC" meet. */

@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
 import { ftsExpression } from './libraryReads.js';
-import { foldText, prefixUpperBound } from './libraryText.js';
+import { prefixUpperBound, sortName } from './libraryText.js';
 
 /**
  * The canonical-library reads /rest needs beyond LibraryReader: page hydration with the joined
@@ -72,6 +72,7 @@ export interface ArtistEntry {
   name: string;
   sort_name: string;
   album_count: number;
+  appears_on_count: number;
   image_key: string | null;
 }
 
@@ -119,7 +120,8 @@ const ALBUM_SELECT = `SELECT a.id, a.identity_key, a.mbid, a.title, a.sort_name,
     WHERE l.kind = 2 AND l.entity_id = a.id ORDER BY g.sort_name LIMIT 1) AS genre
 FROM library_albums a LEFT JOIN library_artists ar ON ar.id = a.artist_id`;
 
-const ARTIST_SELECT = 'SELECT id, identity_key, mbid, name, sort_name, album_count, image_key FROM library_artists';
+const ARTIST_SELECT =
+  'SELECT id, identity_key, mbid, name, sort_name, album_count, appears_on_count, image_key FROM library_artists';
 
 /** Keeps rows in the order of the ids asked for. */
 function inOrder<T extends { id: number }>(ids: number[], rows: T[]): T[] {
@@ -145,6 +147,13 @@ export class SubsonicLibrary {
       indexArtists: db.prepare(`${ARTIST_SELECT} WHERE available = 1 AND album_count > 0`),
       albumsOfArtist: pluck(
         'SELECT id FROM library_albums WHERE artist_id = ? AND available = 1 ORDER BY year, sort_name, id',
+      ),
+      // Other artists' albums carrying a track of the artist (compilations), as Navidrome lists them.
+      appearanceAlbums: pluck(
+        `SELECT al.id FROM library_tracks t JOIN library_album_tracks l ON l.track_id = t.id
+         JOIN library_albums al ON al.id = l.album_id
+         WHERE t.artist_id = @artist AND al.artist_id != @artist AND al.available = 1
+         GROUP BY al.id ORDER BY al.year, al.sort_name, al.id LIMIT 1000`,
       ),
       songsOfAlbum: pluck(
         `SELECT t.id FROM library_album_tracks l JOIN library_tracks t ON t.id = l.track_id
@@ -240,6 +249,11 @@ export class SubsonicLibrary {
     return this.s.albumsOfArtist.all(artistId) as number[];
   }
 
+  /** The artist's own albums, then the other artists' albums it appears on. */
+  albumIdsWithAppearances(artistId: number): number[] {
+    return [...this.albumIdsOfArtist(artistId), ...(this.s.appearanceAlbums.all({ artist: artistId }) as number[])];
+  }
+
   songIdsOfAlbum(albumId: number): number[] {
     return this.s.songsOfAlbum.all(albumId) as number[];
   }
@@ -261,7 +275,8 @@ export class SubsonicLibrary {
       return stmt.all(count, offset) as number[];
     }
     const table = kind === 'artist' ? 'library_artists' : kind === 'album' ? 'library_albums' : 'library_tracks';
-    const extra = kind === 'artist' ? ' AND e.album_count > 0' : '';
+    // A search also finds artists known only from other artists' albums (getArtist lists those).
+    const extra = kind === 'artist' ? ' AND (e.album_count > 0 OR e.appears_on_count > 0)' : '';
     const expr = ftsExpression(term);
     if (expr) {
       return this.db
@@ -272,8 +287,8 @@ export class SubsonicLibrary {
         .pluck()
         .all(expr, count, offset) as number[];
     }
-    // Under three characters the trigram index cannot help: match the start of the sort name.
-    const prefix = foldText(term);
+    // Under three characters the trigram index cannot help: match the start of the sort key.
+    const prefix = sortName(term);
     return this.db
       .prepare(
         `SELECT e.id FROM ${table} e WHERE e.sort_name >= ? AND e.sort_name < ? AND e.available = 1${extra}
@@ -400,7 +415,7 @@ export class SubsonicLibrary {
   }
 
   artistIdByName(name: string): number | undefined {
-    return this.s.artistByName.get(foldText(name)) as number | undefined;
+    return this.s.artistByName.get(sortName(name)) as number | undefined;
   }
 
   songIdsOfArtist(artistId: number, count: number): number[] {
@@ -408,8 +423,8 @@ export class SubsonicLibrary {
   }
 
   songIdByTitle(title: string, artist: string | undefined): number | undefined {
-    const a = artist === undefined ? null : foldText(artist);
-    return this.s.songByTitle.get(foldText(title), a, a) as number | undefined;
+    const a = artist === undefined ? null : sortName(artist);
+    return this.s.songByTitle.get(sortName(title), a, a) as number | undefined;
   }
 
   /** Changes whenever the library's content may have changed (artist index cache key). */

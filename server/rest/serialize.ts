@@ -161,7 +161,8 @@ export function artistID3(artist: ArtistEntry, a?: Annotation): Payload {
     id,
     name: artist.name,
     coverArt: artist.image_key ? id : undefined,
-    albumCount: artist.album_count,
+    // Every album getArtist lists: its own and those it appears on.
+    albumCount: artist.album_count + artist.appears_on_count,
     musicBrainzId: artist.mbid ?? undefined,
     sortName: artist.sort_name,
   };

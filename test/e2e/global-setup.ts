@@ -26,10 +26,10 @@ function makeMusic(dir: string): void {
 }
 
 /** Starts a real server on a free port with an empty data folder; reads its ready line for the URL. */
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+export function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', TONEARM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', TONEARM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {

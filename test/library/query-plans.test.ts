@@ -74,7 +74,7 @@ describe('canonical page query plans', () => {
 describe('derived data', () => {
   it('rebuilds set-based to exactly what the entity-by-entity refresh computed', () => {
     const snapshot = () => ({
-      artists: db.prepare('SELECT id, album_count, track_count, available_track_count, size_on_disk, sources, available, latest_media_at, image_key FROM library_artists ORDER BY id').all(),
+      artists: db.prepare('SELECT id, album_count, appears_on_count, track_count, available_track_count, size_on_disk, sources, available, latest_media_at, image_key FROM library_artists ORDER BY id').all(),
       albums: db.prepare('SELECT id, track_count, available_track_count, size_on_disk, duration_ms, sources, available, latest_media_at, image_key FROM library_albums ORDER BY id').all(),
       tracks: db.prepare('SELECT id, size_on_disk, sources, available, latest_media_at FROM library_tracks ORDER BY id').all(),
       links: db.prepare('SELECT * FROM library_genre_links ORDER BY kind, entity_id, genre_id').all(),
@@ -89,4 +89,29 @@ describe('derived data', () => {
     recountSnapshots(db);
     expect(snapshot()).toEqual(before);
   });
+});
+
+describe('appearance pages (an artist on other artists\' albums)', () => {
+  beforeAll(() => {
+    // A compilation by artist 20 with a track of artist 1 (after the derived-data checks above).
+    const w = new LibraryWriter(db);
+    db.transaction(() => {
+      const comp = w.upsertAlbum({ identityKey: 'comp', artistId: 20, title: 'Hits 1', albumArtist: 'Artist 19' }, 1);
+      const trackId = w.upsertTrack({ identityKey: 'comp-1', title: 'Guest', artistName: 'Artist 0', artistId: 1, albumId: comp, albumTitle: 'Hits 1', trackNumber: 1 }, 1);
+      w.upsertMediaFile({ source: 'aurral', path: '/m/comp/1', trackId, albumId: comp, size: 1, mtimeMs: 1 }, 1);
+    })();
+    refreshDerived(db);
+    expect(reader.artist(1)?.appears_on_count).toBe(1);
+  });
+  // Bounded by the artist's own tracks: found through its track index, never a walk of every album or track.
+  for (const q of [
+    { kind: 'albums', page: 1, pageSize: 50, appearsOn: 1, sort: 'year' },
+    { kind: 'tracks', page: 1, pageSize: 50, appearsOn: 1, sort: 'album' },
+  ] as CanonicalQuery[]) {
+    it(`${q.kind} start from the artist's tracks`, () => {
+      const p = plan(q);
+      expect(p).toMatch(/library_tracks_of_artist/);
+      expect(p).not.toMatch(/SCAN (e|t|al|al2|l|l2)\b(?! USING)/);
+    });
+  }
 });

@@ -7,7 +7,7 @@ import { isAdmin, session } from '../session';
 import { useStore } from '../store';
 import { Artwork } from './Artwork';
 import { canonicalPage, loadFavorites, type Album, type Artist, type Genre, type Track } from './model';
-import { AlbumGrid, ArtistGrid, FavoriteButton, PageFooter, TrackList, count } from './parts';
+import { AlbumGrid, ArtistGrid, FavoriteButton, PageFooter, TrackList, artistCounts, count } from './parts';
 import { usePaged } from './usePaged';
 
 type Tab = 'artists' | 'albums' | 'tracks' | 'genres';
@@ -184,6 +184,9 @@ export function ArtistScreen({ id }: { id: number }) {
   const artist = useAsync(async (signal) => (await canonicalPage<Artist>('artists', 1, { artistId: id }, signal, 1)).items[0] ?? null, [id]);
   const albums = usePaged<Album>('albums', { artistId: id, sort: 'year' });
   const tracks = usePaged<Track>('tracks', { artistId: id, sort: 'album' }, 100);
+  // Other artists' albums (compilations) with this artist's tracks on them.
+  const appearsOn = usePaged<Album>('albums', { appearsOn: id, sort: 'year' });
+  const guestTracks = usePaged<Track>('tracks', { appearsOn: id, sort: 'album' }, 100);
   if (artist.loading && !artist.data) return <Loading label="Loading the artist…" />;
   if (artist.error) return <ErrorMessage error={artist.error} onRetry={artist.reload} />;
   const a = artist.data;
@@ -195,9 +198,7 @@ export function ArtistScreen({ id }: { id: number }) {
         <div>
           <p class="muted eyebrow">Artist</p>
           <h1>{a.name}</h1>
-          <p class="muted">
-            {[count(a.statistics?.albumCount, 'album'), count(a.statistics?.trackCount, 'track')].filter(Boolean).join(' · ')}
-          </p>
+          <p class="muted">{artistCounts(a.statistics, true)}</p>
           <div class="detail-actions">
             <button type="button" class="primary" disabled={tracks.items.length === 0} onClick={() => playTracks(tracks.items)}>
               <Icon name="play" size={16} /> Play
@@ -206,10 +207,28 @@ export function ArtistScreen({ id }: { id: number }) {
           </div>
         </div>
       </header>
-      <h2>Albums</h2>
-      {albums.items.length > 0 && <AlbumGrid albums={albums.items} showArtist={false} />}
-      {!albums.loading && !albums.error && albums.items.length === 0 && <p class="muted">No albums.</p>}
-      <PageFooter paged={albums} noun="albums" />
+      {(albums.items.length > 0 || appearsOn.items.length === 0) && (
+        <section aria-labelledby="artist-albums">
+          <h2 id="artist-albums">Albums</h2>
+          {albums.items.length > 0 && <AlbumGrid albums={albums.items} showArtist={false} />}
+          {!albums.loading && !albums.error && albums.items.length === 0 && !appearsOn.loading && <p class="muted">No albums.</p>}
+          <PageFooter paged={albums} noun="albums" />
+        </section>
+      )}
+      {appearsOn.items.length > 0 && (
+        <section aria-labelledby="artist-appears-on">
+          <h2 id="artist-appears-on">Appears on</h2>
+          <AlbumGrid albums={appearsOn.items} label="Appears on" />
+          <PageFooter paged={appearsOn} noun="albums" />
+          {guestTracks.items.length > 0 && (
+            <>
+              <h3>{`Tracks on other artists' albums`}</h3>
+              <TrackList tracks={guestTracks.items} label={`Tracks of ${a.name} on other artists' albums`} />
+            </>
+          )}
+          <PageFooter paged={guestTracks} noun="tracks" />
+        </section>
+      )}
     </div>
   );
 }

@@ -5,7 +5,8 @@ export interface Artist {
   id: number;
   name: string;
   imageUrl?: string | null;
-  statistics?: { albumCount?: number; trackCount?: number };
+  /** albumCount: its own albums; appearsOnCount: other artists' albums it has tracks on (compilations). */
+  statistics?: { albumCount?: number; appearsOnCount?: number; trackCount?: number };
   userFavorite?: boolean;
 }
 
@@ -59,6 +60,8 @@ export interface CanonicalParams {
   genre?: string;
   artistId?: number;
   albumId?: number;
+  /** Albums of other artists this artist appears on, or its tracks on them. */
+  appearsOn?: number;
   sort?: string;
   direction?: 'asc' | 'desc';
 }

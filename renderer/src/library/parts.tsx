@@ -66,7 +66,7 @@ export function ArtistGrid({ artists }: { artists: Artist[] }) {
           <Link href={`/library/artists/${a.id}`} class="tile-link">
             <Artwork url={a.imageUrl} size={300} label={a.name} class="tile-art round" />
             <span class="tile-title">{a.name}</span>
-            <span class="tile-sub muted">{count(a.statistics?.albumCount, 'album')}</span>
+            <span class="tile-sub muted">{artistCounts(a.statistics)}</span>
           </Link>
         </li>
       ))}
@@ -74,9 +74,9 @@ export function ArtistGrid({ artists }: { artists: Artist[] }) {
   );
 }
 
-export function AlbumGrid({ albums, showArtist = true }: { albums: Album[]; showArtist?: boolean }) {
+export function AlbumGrid({ albums, showArtist = true, label = 'Albums' }: { albums: Album[]; showArtist?: boolean; label?: string }) {
   return (
-    <ul class="grid" aria-label="Albums">
+    <ul class="grid" aria-label={label}>
       {albums.map((a) => (
         <li key={a.id} class="tile">
           <Link href={`/library/albums/${a.id}`} class="tile-link">
@@ -147,6 +147,15 @@ export function TrackList({ tracks, showAlbum = true, numbered = false, label = 
       </tbody>
     </table>
   );
+}
+
+/** "3 albums", "0 albums · appears on 5": own albums, and other artists' albums it has tracks on. */
+export function artistCounts(s: Artist['statistics'], withTracks = false): string {
+  if (!s) return '';
+  const parts = [count(s.albumCount, 'album')];
+  if (s.appearsOnCount) parts.push(`appears on ${s.appearsOnCount}`);
+  if (withTracks) parts.push(count(s.trackCount, 'track'));
+  return parts.filter(Boolean).join(' · ');
 }
 
 export function count(n: number | undefined, noun: string): string {

@@ -22,7 +22,14 @@ export function artistEntry(a: ArtistRow, favoriteAt?: number) {
     sources: sourcesOf(a.sources),
     managedBy: managedBy(a.sources),
     imageUrl: imageUrl(a.image_key),
-    statistics: { albumCount: a.album_count, trackCount: a.track_count, availableTrackCount: a.available_track_count, sizeOnDisk: a.size_on_disk },
+    // albumCount: the artist's own albums; appearsOnCount: other artists' albums it has tracks on.
+    statistics: {
+      albumCount: a.album_count,
+      appearsOnCount: a.appears_on_count,
+      trackCount: a.track_count,
+      availableTrackCount: a.available_track_count,
+      sizeOnDisk: a.size_on_disk,
+    },
     userFavorite: favoriteAt !== undefined,
   };
 }

@@ -11,6 +11,8 @@ import { albumEntry, artistEntry, genreEntry, trackEntry } from './present.js';
 import * as s from './schemas.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** Tracks read for an artist's appearances in one answer; the canonical page `appearsOn` pages them all. */
+const APPEARANCE_TRACKS = 1000;
 
 export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
   const library = libraryServiceOf(ctx);
@@ -111,15 +113,26 @@ export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/api/library/artists/:mbid',
-      summary: 'One library artist by MBID (or library id) with its albums',
+      summary: "One library artist by MBID (or library id) with its albums and the albums it appears on, with its tracks there",
       tag: 'library',
       access: 'authenticated',
       params: s.mbidParams,
-      response: s.artistEntrySchema.extend({ albums: z.array(s.albumEntrySchema) }),
+      response: s.artistEntrySchema.extend({
+        albums: z.array(s.albumEntrySchema),
+        appearsOn: z.array(s.albumEntrySchema.extend({ tracks: z.array(s.trackEntrySchema) })),
+      }),
       handler: ({ params, principal }) => {
         const artist = findArtist(params.mbid);
         if (!artist) throw new NotFoundError('Artist not found');
-        return { ...artistsOut(principal, [artist])[0]!, albums: albumsOut(principal, reader.albumsOfArtist(artist.id)) };
+        const appearances = reader.appearancesOfArtist(artist.id, APPEARANCE_TRACKS);
+        const tracks = new Map(
+          tracksWithFiles(principal, reader.tracksByIds(appearances.flatMap((a) => a.trackIds))).map((t) => [t.id, t]),
+        );
+        const appearsOn = albumsOut(principal, appearances.map((a) => a.album)).map((album, i) => ({
+          ...album,
+          tracks: appearances[i]!.trackIds.map((id) => tracks.get(id)).filter((t) => t !== undefined),
+        }));
+        return { ...artistsOut(principal, [artist])[0]!, albums: albumsOut(principal, reader.albumsOfArtist(artist.id)), appearsOn };
       },
     }),
     defineRoute({

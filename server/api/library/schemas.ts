@@ -15,6 +15,8 @@ export const canonicalQuery = z.object({
   direction: z.enum(['asc', 'desc']).optional(),
   artistId: id.optional(),
   albumId: id.optional(),
+  /** albums: other artists' albums this artist has tracks on; tracks: this artist's tracks on them. */
+  appearsOn: id.optional(),
 });
 
 const entry = z.object({ id: z.number(), identityKey: z.string() }).loose();

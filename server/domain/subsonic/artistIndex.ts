@@ -1,8 +1,8 @@
+import { IGNORED_ARTICLES } from '../../db/libraryText.js';
 import type { ArtistEntry } from '../../db/subsonicLibrary.js';
 
-/** Articles left out when grouping and sorting artists (sent to clients as `ignoredArticles`). */
-export const IGNORED_ARTICLES = 'The El La Los Las Le Les';
-const ARTICLES = IGNORED_ARTICLES.split(' ').map((a) => a.toLowerCase() + ' ');
+/** Articles left out when grouping and sorting artists: the library's own sort-key rule. */
+export { IGNORED_ARTICLES };
 
 export interface ArtistIndex {
   /** Groups in display order: A..Z, then "#" for everything else. */
@@ -11,19 +11,17 @@ export interface ArtistIndex {
   changedAt: number;
 }
 
-function indexKey(sortName: string): string {
-  const lower = sortName.toLowerCase();
-  const article = ARTICLES.find((a) => lower.startsWith(a) && lower.length > a.length);
-  return article ? lower.slice(article.length) : lower;
-}
-
 function groupName(key: string): string {
   const first = key.normalize('NFKD').charAt(0).toUpperCase();
   return /^[A-Z]$/.test(first) ? first : '#';
 }
 
+/**
+ * Groups artists by the first letter of their stored sort key (sortName in libraryText.ts: no leading
+ * article, natural number order), in that key's order, as every /api page orders them.
+ */
 export function buildArtistIndex(artists: ArtistEntry[], changedAt: number): ArtistIndex {
-  const keyed = artists.map((a) => ({ a, key: indexKey(a.sort_name) }));
+  const keyed = artists.map((a) => ({ a, key: a.sort_name }));
   keyed.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.a.id - y.a.id));
   const groups = new Map<string, ArtistEntry[]>();
   for (const { a, key } of keyed) {
@@ -56,7 +54,7 @@ export class ArtistIndexCache {
     const fingerprint = this.source.fingerprint();
     if (this.cached?.fingerprint === fingerprint) return this.cached.index;
     const artists = this.source.indexArtists();
-    const signature = artists.map((a) => `${a.id}:${a.name}:${a.album_count}:${a.image_key ?? ''}`).join('|');
+    const signature = artists.map((a) => `${a.id}:${a.name}:${a.sort_name}:${a.album_count}:${a.appears_on_count}:${a.image_key ?? ''}`).join('|');
     if (this.cached && this.cached.signature === signature) {
       this.cached = { ...this.cached, fingerprint };
       return this.cached.index;

@@ -60,7 +60,8 @@ function getArtist(call: RestCall): Payload {
   const artist = call.rc.library.artist(id);
   if (!artist) throw notFound('Artist not found');
   const ann = call.rc.userData.annotations(call.user.id, 'artist', [id]);
-  return { artist: { ...artistID3(artist, ann.get(id)), album: albums(call, call.rc.library.albumIdsOfArtist(id)) } };
+  // Own albums first, then the albums the artist appears on (an artist only on compilations is not empty).
+  return { artist: { ...artistID3(artist, ann.get(id)), album: albums(call, call.rc.library.albumIdsWithAppearances(id)) } };
 }
 
 function getAlbum(call: RestCall): Payload {
@@ -91,7 +92,7 @@ function getMusicDirectory(call: RestCall): Payload {
         name: artist.name,
         ...(ann?.starredAt !== undefined && { starred: iso(ann.starredAt) }),
         ...(ann?.rating !== undefined && { userRating: ann.rating }),
-        child: albumDirs(call, call.rc.library.albumIdsOfArtist(target.id)),
+        child: albumDirs(call, call.rc.library.albumIdsWithAppearances(target.id)),
       },
     };
   }
