@@ -89,6 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     users,
     auth,
     hub,
+    ...(options.interfaces && { interfaces: options.interfaces }),
     appVersion: readAppVersion(),
     startedAt: clock.now(),
     features: new Set(),

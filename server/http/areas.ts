@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { authRoutes } from '../api/auth/routes.js';
+import { connectRoutes } from '../api/connect/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
 import { libraryArea, startLibrary } from '../api/library/area.js';
@@ -25,6 +26,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   filesystemRoutes,
   libraryArea,
   restKeyRoutes,
+  connectRoutes,
   lidarrSettingsRoutes,
   lidarrLibraryRoutes,
   requestsRoutes,

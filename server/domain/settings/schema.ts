@@ -22,17 +22,18 @@ const slskd = z.object({ url: serviceUrl, apiKey: secret }).strict();
 const gotify = z.object({ url: serviceUrl, token: secret }).strict();
 const lastfm = z.object({ apiKey: secret, apiSecret: secret }).strict();
 
+export const librarySettings = z
+  .object({
+    musicFolders: z.array(z.string().min(1)).default([]),
+    watchEnabled: z.boolean().default(true),
+    /** Quiet time after the last file change before a quick scan runs. */
+    watchDebounceMs: z.number().int().min(1000).max(24 * 3600 * 1000).default(120_000),
+  })
+  .strict();
+
 export const settingsSchema = z
   .object({
-    library: z
-      .object({
-        musicFolders: z.array(z.string().min(1)).default([]),
-        watchEnabled: z.boolean().default(true),
-        /** Quiet time after the last file change before a quick scan runs. */
-        watchDebounceMs: z.number().int().min(1000).max(24 * 3600 * 1000).default(120_000),
-      })
-      .strict()
-      .prefault({}),
+    library: librarySettings.prefault({}),
     downloads: z.object({ folderPath: z.string().default('') }).strict().prefault({}),
     security: z
       .object({
