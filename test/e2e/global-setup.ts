@@ -26,10 +26,11 @@ function makeMusic(dir: string): void {
 }
 
 /** Starts a real server on a free port with an empty data folder; reads its ready line for the URL. */
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+function startServer(dataDir: string, envMusic: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', TONEARM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    // A music folder given by the environment (empty, so the library stays as the tests build it).
+    env: { ...process.env, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', TONEARM_DATA_DIR: dataDir, TONEARM_MUSIC_DIRS: envMusic, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -59,16 +60,19 @@ export default async function globalSetup() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-e2e-'));
   const music = path.join(tmp, 'music');
   const data = path.join(tmp, 'data');
+  const envMusic = path.join(tmp, 'env-music');
   fs.mkdirSync(data);
+  fs.mkdirSync(envMusic);
   makeMusic(music);
   // A local Lidarr for the wizard's optional Lidarr step.
   const lidarr = await startLidarrFake();
   process.env.TONEARM_E2E_LIDARR_URL = lidarr.url;
   process.env.TONEARM_E2E_LIDARR_KEY = lidarr.apiKey;
-  const { child, url } = await startServer(data);
+  const { child, url } = await startServer(data, envMusic);
   child.removeAllListeners('exit');
   process.env.TONEARM_E2E_URL = url;
   process.env.TONEARM_E2E_MUSIC = music;
+  process.env.TONEARM_E2E_ENV_MUSIC = envMusic;
   fs.mkdirSync(path.join(repoRoot, 'test-results/e2e/screens'), { recursive: true });
 
   return async () => {
