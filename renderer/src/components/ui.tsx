@@ -16,10 +16,13 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
  * Scrolls a message that just appeared into view when it is off screen or under the fixed player
  * bar (its CSS scroll-margin keeps it clear of the bar and the top bar). `key` re-reveals on change.
  */
-export function useReveal<T extends HTMLElement>(key: unknown = true) {
+export function useReveal<T extends HTMLElement>(key: unknown = true, onMount = true) {
   const ref = useRef<T>(null);
+  const mounted = useRef(false);
   useEffect(() => {
-    if (key) ref.current?.scrollIntoView({ block: 'nearest' });
+    const first = !mounted.current;
+    mounted.current = true;
+    if (key && (onMount || !first)) ref.current?.scrollIntoView({ block: 'nearest' });
   }, [key]);
   return ref;
 }
@@ -39,8 +42,9 @@ export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () 
   );
 }
 
-export function Notice({ children, tone = 'info' }: { children: ComponentChildren; tone?: 'info' | 'success' | 'warn' }) {
-  const ref = useReveal<HTMLDivElement>();
+/** `reveal` (default): scrolled into view when it appears, as the answer to what the user just did. */
+export function Notice({ children, tone = 'info', reveal = true }: { children: ComponentChildren; tone?: 'info' | 'success' | 'warn'; reveal?: boolean }) {
+  const ref = useReveal<HTMLDivElement>(reveal);
   return (
     <div class={`notice notice-${tone}`} role="status" ref={ref}>
       {children}

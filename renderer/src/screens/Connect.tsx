@@ -65,9 +65,9 @@ function AddressCard({ info, addresses }: { info: ConnectInfo; addresses: string
     <Card title="Server address" id="server-address">
       {addresses.length === 0 &&
         (info.listensOnLan ? (
-          <Notice tone="warn">No network address was found. Check that this computer is connected to your home network, then reload this page.</Notice>
+          <Notice tone="warn" reveal={false}>No network address was found. Check that this computer is connected to your home network, then reload this page.</Notice>
         ) : (
-          <Notice tone="warn">
+          <Notice tone="warn" reveal={false}>
             <span>
               Tonearm listens on this computer only, so phones and other computers cannot reach it. Start it with <code>TONEARM_HOST=0.0.0.0</code> (in the
               desktop app: serve the local network) to connect an app. On this computer, the address is <code>{window.location.origin}</code>.

@@ -100,8 +100,8 @@ function LastScan() {
 }
 
 function ScanProgress({ state }: { state: ScanState | null }) {
-  // Brought into view when a scan starts or ends, also from under the player bar.
-  const reveal = useReveal<HTMLDivElement>(state ? `${state.jobId}:${state.status}` : null);
+  // Brought into view when a scan starts or ends while the screen is open, also from under the player bar.
+  const reveal = useReveal<HTMLDivElement>(state ? `${state.jobId}:${state.status}` : null, false);
   if (!state) return <LastScan />;
   const seen = state.filesSeen ?? 0;
   const done = (state.filesIndexed ?? 0) + (state.filesSkipped ?? 0) + (state.filesFailed ?? 0);
@@ -132,7 +132,7 @@ function ScanProgress({ state }: { state: ScanState | null }) {
           </>
         ))}
       {state.status === 'completed' && (
-        <Notice tone="success">
+        <Notice tone="success" reveal={false}>
           Scan completed: {seen} files, {details}. <Link href="/library/artists">Browse the library</Link>
         </Notice>
       )}

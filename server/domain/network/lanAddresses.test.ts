@@ -27,6 +27,7 @@ describe('LAN addresses', () => {
       { interfaceName: 'wlan0', url: 'http://10.0.0.7:3001' },
     ]);
     expect(lanServerUrls('127.0.0.1', 3001, interfaces)).toEqual([]);
+    expect(lanServerUrls('10.0.0.7', 3001, interfaces)).toEqual([{ interfaceName: 'wlan0', url: 'http://10.0.0.7:3001' }]);
     expect(servesLan('localhost')).toBe(false);
     expect(servesLan('::')).toBe(true);
   });

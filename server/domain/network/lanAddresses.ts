@@ -30,5 +30,9 @@ export function servesLan(bindHost: string): boolean {
 /** The addresses a player app on the LAN uses; none when the server listens on this computer only. */
 export function lanServerUrls(bindHost: string, port: number, list?: InterfaceLister): { interfaceName: string; url: string }[] {
   if (!servesLan(bindHost)) return [];
-  return lanAddresses(list).map(({ interfaceName, address }) => ({ interfaceName, url: `http://${address}:${port}` }));
+  // Bound to one address: only that one answers.
+  const everywhere = bindHost === '0.0.0.0' || bindHost === '::' || bindHost === '';
+  return lanAddresses(list)
+    .filter(({ address }) => everywhere || address === bindHost)
+    .map(({ interfaceName, address }) => ({ interfaceName, url: `http://${address}:${port}` }));
 }
