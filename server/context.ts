@@ -4,6 +4,7 @@ import type { JobsRepository } from './db/jobs.js';
 import type { SettingsRepository } from './db/settings.js';
 import type { AuthService } from './domain/auth/service.js';
 import type { Principal } from './domain/auth/principal.js';
+import type { InterfaceLister } from './domain/auth/lanBypass.js';
 import type { SettingsStore } from './domain/settings/store.js';
 import type { UsersService } from './domain/users/service.js';
 import type { Logger } from './log.js';
@@ -39,6 +40,8 @@ export interface AppContext {
   jobsRepo: JobsRepository;
   /** Recurring tasks on the job queue; areas define theirs while starting. */
   scheduler: Scheduler;
+  /** This computer's network interfaces (injectable for tests); undefined means the real ones. */
+  interfaces?: InterfaceLister;
   appVersion: string;
   startedAt: number;
   /** Capability names for `api.features`; an area adds its name once its routes work. */

@@ -108,6 +108,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     jobs,
     jobsRepo,
     scheduler,
+    ...(options.interfaces && { interfaces: options.interfaces }),
     appVersion: readAppVersion(),
     startedAt: clock.now(),
     features: new Set(),

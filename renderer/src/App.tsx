@@ -6,6 +6,7 @@ import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './lib
 import { PlayerBar } from './player/PlayerBar';
 import { detectQueueSaving, resetPlayer, restoreQueue } from './player/player';
 import { Link, match, navigate, useLocation } from './router';
+import { ConnectScreen } from './screens/Connect';
 import { Login } from './screens/Login';
 import { Onboarding } from './screens/Onboarding';
 import { ReviewScreen } from './screens/Review';
@@ -110,6 +111,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/review">Review</Link>
           <Link href="/settings">Settings</Link>
+          <Link href="/connect">Connect an app</Link>
         </nav>
         <div class="topbar-end">
           <ThemeToggle />
@@ -142,6 +144,7 @@ function Routes({ path }: { path: string }) {
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;
   if (path === '/review') return <ReviewScreen />;
+  if (path === '/connect') return <ConnectScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
   return (
     <div class="empty">

@@ -1,3 +1,4 @@
+import { readableError } from './messages';
 import { SESSION_EXPIRED, session, signOut } from './session';
 
 /** An error answered by the API: `{error, message?, code?}`; `text` is what a person should read. */
@@ -60,7 +61,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   if (res.ok) return body as T;
 
   const err = (body && typeof body === 'object' ? body : {}) as { error?: string; message?: string; code?: string };
-  const message = err.message ?? err.error ?? `Request failed (${res.status})`;
+  const message = readableError(err) ?? err.message ?? err.error ?? `Request failed (${res.status})`;
   if (res.status === 401 && !options.anonymous && (err.code === 'SESSION_INVALID' || token)) {
     signOut(SESSION_EXPIRED);
   }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { artistRoutes } from '../api/artists/routes.js';
 import { authRoutes } from '../api/auth/routes.js';
+import { connectRoutes } from '../api/connect/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
 import { libraryArea, startLibrary } from '../api/library/area.js';
@@ -35,6 +36,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   artistRoutes,
   recentReleaseRoutes,
   restKeyRoutes,
+  connectRoutes,
   lidarrSettingsRoutes,
   lidarrLibraryRoutes,
   requestsRoutes,

@@ -6,6 +6,7 @@ import type { Db } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode, type ScanRun } from '../db/libraryScanRuns.js';
 import { isAudioFile, isIgnoredChange } from './audioFormats.js';
 import { RunWorker, spawnModuleWorker } from './runWorker.js';
+import type { ScanPhase } from './scanner.js';
 import type { ScanWorkerCommand, ScanWorkerData, ScanWorkerMessage } from './scanWorker.js';
 
 export interface ScanLog {
@@ -62,7 +63,7 @@ export class LibraryScanService {
       spawn: () => spawnScanWorker({ dbPath: options.dbPath, imageDir: options.imageDir }),
       idleMs: options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS,
       onMessage: (message) => {
-        if (message.type === 'progress') this.progress(message.runId, message.counts);
+        if (message.type === 'progress') this.progress(message.runId, message.counts, message.phase);
         else if (message.type === 'done' && message.status !== 'stopped') this.finished(message.runId);
       },
       onError: (err) => this.options.log?.warn('library scan worker failed', { runId: this.currentRunId, error: err.message }),
@@ -184,8 +185,9 @@ export class LibraryScanService {
     this.pump();
   }
 
-  private progress(runId: number, counts: ScanCounts): void {
-    this.options.broadcast?.('library_scan_progress', { jobId: String(runId), ...counts });
+  /** `phase` tells a progress bar whether filesSeen is still growing (walking) or final (reading). */
+  private progress(runId: number, counts: ScanCounts, phase: ScanPhase): void {
+    this.options.broadcast?.('library_scan_progress', { jobId: String(runId), phase, ...counts });
   }
 
   private startWatching(): void {

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openWorkerConnection } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode } from '../db/libraryScanRuns.js';
-import { scanLibrary, ScanStoppedError } from './scanner.js';
+import { scanLibrary, ScanStoppedError, type ScanPhase } from './scanner.js';
 
 /**
  * Worker-thread entry: a long-lived scanner on its own database connection. It runs one scan per
@@ -25,7 +25,7 @@ export interface ScanRunRequest {
 export type ScanWorkerCommand = ScanRunRequest | { type: 'stop' } | { type: 'exit' };
 
 export type ScanWorkerMessage =
-  | { type: 'progress'; runId: number; counts: ScanCounts }
+  | { type: 'progress'; runId: number; counts: ScanCounts; phase: ScanPhase }
   | { type: 'done'; runId: number; status: 'completed' | 'failed' | 'stopped'; error: string | null };
 
 const data = workerData as ScanWorkerData;
@@ -54,7 +54,7 @@ async function run(request: ScanRunRequest): Promise<void> {
       roots: request.roots,
       ...(request.paths && { paths: request.paths }),
       imageDir: data.imageDir,
-      onProgress: (counts) => post({ type: 'progress', runId: request.runId, counts }),
+      onProgress: (counts, phase) => post({ type: 'progress', runId: request.runId, counts, phase }),
       shouldStop: () => stopRequested,
     });
     scanRuns.progress(db, request.runId, result, result.errors);

@@ -11,6 +11,13 @@ import { FOLDER_IMAGE, audioMimeOf, isAudioFile } from './audioFormats.js';
 import { ImageCache, imageMimeOf } from './imageCache.js';
 import { readTagsAndFingerprint, type FileTags } from './tags.js';
 import { walkMusicFolder } from './walk.js';
+import { walkAhead, type FolderListing } from './walkAhead.js';
+
+/**
+ * `walking`: folders are still being listed, so the number of files (`filesSeen`) still grows;
+ * `reading`: every file is found, and indexed + unchanged + failed counts towards `filesSeen`.
+ */
+export type ScanPhase = 'walking' | 'reading';
 
 export interface ScanOptions {
   runId: number;
@@ -18,8 +25,8 @@ export interface ScanOptions {
   roots: string[];
   imageDir: string;
   now?: () => number;
-  /** Called at most every `progressMs` with the running counts. */
-  onProgress?: (counts: ScanCounts) => void;
+  /** Called at most every `progressMs` with the running counts, and at once when the phase changes. */
+  onProgress?: (counts: ScanCounts, phase: ScanPhase) => void;
   progressMs?: number;
   /** Files per write transaction. */
   batchSize?: number;
@@ -41,6 +48,8 @@ export interface ScanResult extends ScanCounts {
 }
 
 const MAX_ERRORS = 200;
+/** How many walked files may wait for their tag read; the walk pauses beyond it (bounded memory). */
+const WALK_AHEAD_FILES = 50_000;
 
 export class ScanStoppedError extends Error {
   constructor() {
@@ -64,6 +73,25 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   const errors: ScanError[] = [];
   const pending: (() => void)[] = [];
   let lastProgress = 0;
+  let phase: ScanPhase = 'walking';
+  let walksLeft = 0;
+  const report = (force = false) => {
+    const t = Date.now();
+    if (!options.onProgress || (!force && t - lastProgress < (options.progressMs ?? 250))) return;
+    lastProgress = t;
+    options.onProgress({ ...counts }, phase);
+  };
+  /** The scan lists `n` folders before everything is found; with none left, it only reads. */
+  const expectWalks = (n: number) => {
+    walksLeft = n;
+    if (n === 0) walkDone();
+  };
+  const walkDone = () => {
+    walksLeft = Math.max(0, walksLeft - 1);
+    if (walksLeft > 0 || phase === 'reading') return;
+    phase = 'reading';
+    report(true);
+  };
 
   const relative = (root: string, file: string) => path.relative(root, file) || path.basename(file);
   const addError = (root: string, file: string, reason: string) => {
@@ -78,29 +106,35 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     });
     options.afterBatch?.(counts);
     if (options.shouldStop?.()) throw new ScanStoppedError();
-    const t = Date.now();
-    if (options.onProgress && t - lastProgress >= (options.progressMs ?? 250)) {
-      lastProgress = t;
-      options.onProgress({ ...counts });
-    }
+    report();
   };
 
-  const scanFolder = async (root: string, folder: string): Promise<void> => {
-    let walkFailed = false;
-    const inFlight = new Set<Promise<void>>();
+  const listings: FolderListing[] = [];
+  /** Starts listing a folder at once (ahead of the reads), counting its files into filesSeen. */
+  const listFolder = (root: string, folder: string): FolderListing => {
+    let failed = false;
     const walker = walkMusicFolder(folder, (problem) => {
       counts.filesFailed++;
       addError(root, problem.path, problem.reason);
-      if (problem.path === folder) walkFailed = true;
+      if (problem.path === folder) failed = true;
     });
-    for await (const directory of walker) {
+    const ahead = walkAhead(walker, WALK_AHEAD_FILES, (n) => (counts.filesSeen += n), walkDone);
+    const listing = { root, folder, failed: () => failed, ...ahead };
+    listings.push(listing);
+    return listing;
+  };
+
+  const scanFolder = async (listing: FolderListing): Promise<void> => {
+    const { root, folder } = listing;
+    const inFlight = new Set<Promise<void>>();
+    for await (const directory of listing.directories) {
       for (const file of directory.files) {
         await visitFile(root, file, directory.folderImage, inFlight);
       }
     }
     await Promise.all(inFlight);
     flush();
-    if (!walkFailed) {
+    if (!listing.failed()) {
       inTransaction(db, () => {
         counts.filesMissing +=
           folder === root
@@ -116,7 +150,6 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     folderImage: string | null,
     inFlight: Set<Promise<void>>,
   ): Promise<void> => {
-    counts.filesSeen++;
     const known = writer.knownMediaFile('aurral', file.path);
     if (options.mode === 'quick' && known && known.size === file.size && known.mtimeMs === file.mtimeMs) {
       counts.filesSkipped++;
@@ -197,10 +230,16 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     return false;
   });
 
-  if (options.paths) {
-    await scanChangedPaths(readableRoots, options.paths);
-  } else {
-    for (const root of readableRoots) await scanFolder(root, root);
+  try {
+    if (options.paths) await scanChangedPaths(readableRoots, options.paths);
+    else {
+      expectWalks(readableRoots.length);
+      // Every root is listed from the start, so the total is known before the first root is read.
+      for (const listing of readableRoots.map((root) => listFolder(root, root))) await scanFolder(listing);
+    }
+  } finally {
+    // A stopped or failed scan leaves no listing running in the long-lived worker.
+    for (const listing of listings) listing.abandon();
   }
 
   /**
@@ -228,10 +267,12 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
       else if (stat.isDirectory()) folders.push({ root, path: changed });
       else if (stat.isFile() && isAudioFile(changed)) files.push({ root, path: changed, stat });
     }
-    for (const folder of folders) await scanFolder(folder.root, folder.path);
+    const direct = files.filter((file) => !folders.some((f) => file.path.startsWith(f.path + path.sep)));
+    counts.filesSeen += direct.length;
+    expectWalks(folders.length);
+    for (const listing of folders.map((f) => listFolder(f.root, f.path))) await scanFolder(listing);
     const inFlight = new Set<Promise<void>>();
-    for (const file of files) {
-      if (folders.some((f) => file.path.startsWith(f.path + path.sep))) continue;
+    for (const file of direct) {
       const folderImage = findFolderImage(path.dirname(file.path));
       await visitFile(file.root, { path: file.path, size: file.stat.size, mtimeMs: Math.round(file.stat.mtimeMs) }, folderImage, inFlight);
     }
@@ -252,7 +293,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   // Bounded: an unbounded optimize may re-analyze million-row tables (seconds) after a modest scan.
   db.pragma('analysis_limit = 1000');
   db.pragma('optimize');
-  options.onProgress?.({ ...counts });
+  options.onProgress?.({ ...counts }, phase);
   return { ...counts, errors };
 }
 

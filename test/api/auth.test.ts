@@ -221,7 +221,11 @@ describe('LAN auto-login', () => {
     expect((await server.api('/api/auth/me')).status).toBe(401);
     const refused = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { security: { localNetworkBypass: { enabled: true } } } });
     expect(refused.status).toBe(409);
-    expect((await json(refused)).message).toContain('not_single_user');
+    expect(await json(refused)).toMatchObject({
+      code: 'NOT_SINGLE_USER',
+      message:
+        'LAN auto-login is only possible with a single administrator account, and this server has more than one account. Remove the other accounts first.',
+    });
   });
 });
 

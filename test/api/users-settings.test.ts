@@ -42,7 +42,11 @@ describe('settings', () => {
       json: { library: { musicFolders: ['/music'], watchDebounceMs: 5 } },
     });
     expect(res.status).toBe(400);
-    expect((await json(res)).message).toMatch(/^library\.watchDebounceMs: /);
+    expect(await json(res)).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/^Wait after a file change: /),
+      details: [expect.objectContaining({ path: 'library.watchDebounceMs' })],
+    });
     expect(server.ctx.settings.get()).toEqual(before);
     const unknown = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { bogus: 1 } });
     expect(unknown.status).toBe(400);

@@ -59,16 +59,20 @@ export default async function globalSetup() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-e2e-'));
   const music = path.join(tmp, 'music');
   const data = path.join(tmp, 'data');
+  const envMusic = path.join(tmp, 'env-music');
   fs.mkdirSync(data);
+  fs.mkdirSync(envMusic);
   makeMusic(music);
   // A local Lidarr for the wizard's optional Lidarr step.
   const lidarr = await startLidarrFake();
   process.env.TONEARM_E2E_LIDARR_URL = lidarr.url;
   process.env.TONEARM_E2E_LIDARR_KEY = lidarr.apiKey;
-  const { child, url } = await startServer(data);
+  // A music folder given by the environment (empty, so the library stays as the tests build it).
+  const { child, url } = await startServer(data, { TONEARM_MUSIC_DIRS: envMusic });
   child.removeAllListeners('exit');
   process.env.TONEARM_E2E_URL = url;
   process.env.TONEARM_E2E_MUSIC = music;
+  process.env.TONEARM_E2E_ENV_MUSIC = envMusic;
   fs.mkdirSync(path.join(repoRoot, 'test-results/e2e/screens'), { recursive: true });
 
   return async () => {

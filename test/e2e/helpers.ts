@@ -2,6 +2,10 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery' };
+/** The administrator's password after the account test of tonearm.spec.ts changes it. */
+export const ADMIN_NEW_PASSWORD = 'an even better horse';
+/** A user who is not an administrator, made by tonearm.spec.ts. */
+export const LISTENER = { username: 'listener', password: 'listener password' };
 
 export function baseUrl(): string {
   const url = process.env.TONEARM_E2E_URL;
@@ -11,6 +15,11 @@ export function baseUrl(): string {
 
 export function musicDir(): string {
   return process.env.TONEARM_E2E_MUSIC!;
+}
+
+/** The music folder the server was given in TONEARM_MUSIC_DIRS. */
+export function envMusicDir(): string {
+  return process.env.TONEARM_E2E_ENV_MUSIC!;
 }
 
 const screensDir = path.resolve(import.meta.dirname, '../../test-results/e2e/screens');

@@ -7,6 +7,13 @@ const executablePath = process.env.TONEARM_CHROMIUM ?? '/usr/bin/chromium';
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
+  // The first day (onboarding onwards) runs first; later specs sign in to the library it built.
+  projects: [
+    { name: 'first-day', testMatch: 'tonearm.spec.ts' },
+    { name: 'after-first-day', testMatch: 'first-use.spec.ts', dependencies: ['first-day'] },
+    // Starts a server of its own.
+    { name: 'browse', testMatch: 'browse.spec.ts' },
+  ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',
   fullyParallel: false,

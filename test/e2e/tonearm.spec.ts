@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, audioState, baseUrl, musicDir, snap } from './helpers.js';
+import { ADMIN, ADMIN_NEW_PASSWORD, audioState, baseUrl, envMusicDir, musicDir, snap } from './helpers.js';
 
 // One person's first day with Tonearm, in order: each step builds on the one before.
 test.describe.configure({ mode: 'serial' });
@@ -45,8 +45,13 @@ test('onboarding from an empty data folder creates the administrator and signs i
 
   await expect(page.getByRole('heading', { name: 'Music folders' })).toBeVisible();
   await expect(page.getByTestId('fs-current')).not.toBeEmpty();
+  // The folder of TONEARM_MUSIC_DIRS is shown as chosen already, marked as such, and cannot be removed here.
+  const envFolders = page.getByRole('list', { name: 'Chosen music folders' });
+  await expect(envFolders.getByRole('listitem')).toHaveText([`${envMusicDir()}From the environment (TONEARM_MUSIC_DIRS)`]);
+  await expect(envFolders.getByRole('button', { name: /Remove/ })).toHaveCount(0);
+  await expect(page.getByText('No music folder chosen yet.')).toHaveCount(0);
   await snap(page, '02-onboarding-folders');
-  await page.getByRole('button', { name: 'Skip for now' }).click();
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
 
   // Optional integrations: this server offers Lidarr and Navidrome; Lidarr is a local fake here.
   const steps = page.getByRole('list', { name: 'Setup steps' });
@@ -97,6 +102,9 @@ test('signing out and in again; a wrong password is refused with the server’s 
 test('adding a music folder scans it, with progress pushed over /ws', async () => {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
   await expect(page).toHaveURL(/\/settings\/library$/);
+  const envFolder = page.getByRole('list', { name: 'Chosen music folders' }).getByRole('listitem').filter({ hasText: envMusicDir() });
+  await expect(envFolder).toContainText('From the environment (TONEARM_MUSIC_DIRS)');
+  await expect(envFolder.getByRole('button')).toHaveCount(0);
   await page.getByRole('button', { name: 'Add a folder…' }).click();
   await page.getByLabel('Go to a folder path').fill(musicDir());
   await page.getByRole('button', { name: 'Go', exact: true }).click();
@@ -113,12 +121,27 @@ test('adding a music folder scans it, with progress pushed over /ws', async () =
   await expect(status).toContainText('6 indexed');
   await snap(page, '07-settings-scan-completed');
 
-  // An explicit rescan: a new job whose start and end arrive on the socket.
+  // An explicit rescan: a new job whose start and end arrive on the socket. Its bar is indeterminate
+  // while files are still being found, then shows real progress out of the final total.
+  await page.evaluate(() => {
+    const seen: { phase: string | null; value: string | null; max: string | null }[] = [];
+    (window as unknown as { scanBars: typeof seen }).scanBars = seen;
+    new MutationObserver(() => {
+      const bar = document.querySelector('[data-testid="scan-status"] progress');
+      if (bar) seen.push({ phase: bar.getAttribute('data-phase'), value: bar.getAttribute('value'), max: bar.getAttribute('max') });
+    }).observe(document.body, { subtree: true, childList: true, attributes: true });
+  });
   const before = wsMessages().filter((m) => m.type === 'library_scan_completed').length;
   await page.getByRole('button', { name: 'Rescan library' }).click();
   await expect.poll(() => wsMessages().filter((m) => m.type === 'library_scan_completed').length, { timeout: 30_000 }).toBeGreaterThan(before);
   await expect(status).toContainText('Scan completed');
   await expect(status).toContainText('6 unchanged');
+  const progress = wsMessages().filter((m) => m.type === 'library_scan_progress') as { phase?: string; filesSeen?: number }[];
+  expect(progress.at(-1)).toMatchObject({ phase: 'reading', filesSeen: 6 });
+  const bars = await page.evaluate(() => (window as unknown as { scanBars: { phase: string | null; value: string | null; max: string | null }[] }).scanBars);
+  expect(bars).toContainEqual({ phase: 'walking', value: null, max: null });
+  expect(bars).toContainEqual(expect.objectContaining({ phase: 'reading', max: '6' }));
+  expect(bars.findIndex((b) => b.phase === 'reading')).toBeGreaterThan(bars.findIndex((b) => b.phase === 'walking'));
   const types = new Set(wsMessages().map((m) => m.type));
   expect([...types]).toEqual(expect.arrayContaining(['connected', 'subscribed', 'library_scan_started', 'library_scan_completed']));
 });
@@ -211,8 +234,10 @@ test('a second user makes LAN auto-login ineligible, and the UI says why', async
   await snap(page, '15-settings-users');
 
   await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Security' }).click();
+  await expect(page.getByTestId('lan-status')).toHaveText('LAN auto-login only works while there is exactly one account. This server has more than one, so it stays off.');
   await page.getByRole('switch').click();
-  await expect(page.getByRole('alert')).toContainText('only possible with a single administrator account');
+  // Said in words: no reason code like (not_single_user).
+  await expect(page.getByRole('alert')).toHaveText('LAN auto-login only works while there is exactly one account. This server has more than one, so it stays off.');
   await expect(page.getByRole('switch')).not.toBeChecked();
 });
 
@@ -253,11 +278,11 @@ test('account: listening history and password', async () => {
   await expect(page.getByLabel('User name on that service')).toHaveValue('aurora');
 
   await page.getByLabel('Current password').fill(password);
-  await page.getByLabel('New password', { exact: true }).fill('an even better horse');
-  await page.getByLabel('Repeat the new password').fill('an even better horse');
+  await page.getByLabel('New password', { exact: true }).fill(ADMIN_NEW_PASSWORD);
+  await page.getByLabel('Repeat the new password').fill(ADMIN_NEW_PASSWORD);
   await page.getByRole('button', { name: 'Change password' }).click();
   await expect(page.getByText('Password changed.')).toBeVisible();
-  password = 'an even better horse';
+  password = ADMIN_NEW_PASSWORD;
   await snap(page, '17-settings-account');
 });
 

@@ -12,10 +12,26 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
+/**
+ * Scrolls a message that just appeared into view when it is off screen or under the fixed player
+ * bar (its CSS scroll-margin keeps it clear of the bar and the top bar). `key` re-reveals on change.
+ */
+export function useReveal<T extends HTMLElement>(key: unknown = true, onMount = true) {
+  const ref = useRef<T>(null);
+  const mounted = useRef(false);
+  useEffect(() => {
+    const first = !mounted.current;
+    mounted.current = true;
+    if (key && (onMount || !first)) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [key]);
+  return ref;
+}
+
 export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const ref = useReveal<HTMLDivElement>(error ? errorText(error) : null);
   if (!error) return null;
   return (
-    <div class="error" role="alert">
+    <div class="error" role="alert" ref={ref}>
       <span>{errorText(error)}</span>
       {onRetry && (
         <button type="button" class="link-button" onClick={onRetry}>
@@ -26,9 +42,11 @@ export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () 
   );
 }
 
-export function Notice({ children, tone = 'info' }: { children: ComponentChildren; tone?: 'info' | 'success' | 'warn' }) {
+/** `reveal` (default): scrolled into view when it appears, as the answer to what the user just did. */
+export function Notice({ children, tone = 'info', reveal = true }: { children: ComponentChildren; tone?: 'info' | 'success' | 'warn'; reveal?: boolean }) {
+  const ref = useReveal<HTMLDivElement>(reveal);
   return (
-    <div class={`notice notice-${tone}`} role="status">
+    <div class={`notice notice-${tone}`} role="status" ref={ref}>
       {children}
     </div>
   );

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Artwork } from '../library/Artwork';
 import { Link } from '../router';
 import { useStore } from '../store';
@@ -11,10 +11,11 @@ export function PlayerBar() {
   const s = useStore(player);
   const [showQueue, setShowQueue] = useState(false);
   const track = s.queue[s.index];
+  const bar = usePlayerHeight(Boolean(track));
   if (!track) return null;
   const duration = s.duration || (track.durationMs ?? 0) / 1000;
   return (
-    <section class="player" aria-label="Player">
+    <section class="player" aria-label="Player" ref={bar}>
       {showQueue && (
         <div class="queue-panel" id="queue-panel">
           <h2>Queue</h2>
@@ -81,6 +82,11 @@ export function PlayerBar() {
             {s.error}
           </span>
         )}
+        {s.notice && !s.error && (
+          <span class="player-notice" role="status" data-testid="player-notice">
+            {s.notice}
+          </span>
+        )}
       </div>
       <div class="player-extra">
         <button type="button" class="icon-button" onClick={toggleMute} aria-label={s.muted ? 'Unmute' : 'Mute'}>
@@ -102,4 +108,29 @@ export function PlayerBar() {
       </div>
     </section>
   );
+}
+
+/**
+ * Keeps --player-h at the bar's real height (it grows with a notice or on a narrow screen), so the
+ * page's bottom padding and the scroll margin of messages always clear it; 0 while there is no bar.
+ */
+function usePlayerHeight(shown: boolean) {
+  const ref = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const root = document.documentElement;
+    const el = ref.current;
+    if (!shown || !el) {
+      root.style.setProperty('--player-h', '0px');
+      return;
+    }
+    const update = () => root.style.setProperty('--player-h', `${Math.ceil(el.getBoundingClientRect().height)}px`);
+    update();
+    const observer = new ResizeObserver(update);
+    observer.observe(el);
+    return () => {
+      observer.disconnect();
+      root.style.setProperty('--player-h', '0px');
+    };
+  }, [shown]);
+  return ref;
 }

@@ -13,6 +13,8 @@ export interface PlayerState {
   volume: number;
   muted: boolean;
   error: string | null;
+  /** A passing remark, like a track skipped because it could not be loaded. */
+  notice: string | null;
 }
 
 const VOLUME_KEY = 'tonearm.volume';
@@ -31,6 +33,7 @@ export const player = createStore<PlayerState>({
   volume: storedVolume(),
   muted: false,
   error: null,
+  notice: null,
 });
 
 const patch = (p: Partial<PlayerState>) => player.set((s) => ({ ...s, ...p }));
@@ -45,6 +48,15 @@ document.body.append(audio);
 /** When the token in audio.src was issued; a seek after it has aged reloads with a fresh one. */
 let srcIssuedAt = 0;
 let retried = false;
+/** Tracks that failed one after another; when it reaches the queue's length, playback stops. */
+let failedInARow = 0;
+let noticeTimer: ReturnType<typeof setTimeout> | null = null;
+
+function showNotice(text: string | null): void {
+  if (noticeTimer) clearTimeout(noticeTimer);
+  noticeTimer = text ? setTimeout(() => patch({ notice: null }), 10_000) : null;
+  patch({ notice: text });
+}
 /** Listening time of the current track, for the play history (recorded once, like a scrobble). */
 let listened = 0;
 let lastTick = 0;
@@ -73,6 +85,7 @@ async function load(index: number, startAt = 0, autoplay = true): Promise<void> 
     if (autoplay) await audio.play();
   } catch (err) {
     if ((err as Error).name === 'AbortError') return; // superseded by another load
+    if (audio.error) return; // the audio element's error event decides (retry or skip)
     patch({ playing: false, buffering: false, error: (err as Error).message || 'Playback failed' });
   }
   scheduleSave();
@@ -85,6 +98,8 @@ export function playTracks(tracks: Track[], start = 0): void {
   const first = tracks[start];
   const index = Math.max(0, first ? playable.indexOf(first) : 0);
   player.set((s) => ({ ...s, queue: playable, index }));
+  failedInARow = 0;
+  showNotice(null);
   void load(index);
 }
 
@@ -134,6 +149,7 @@ export function previous(): void {
 }
 
 export function jumpTo(index: number): void {
+  failedInARow = 0;
   void load(index);
 }
 
@@ -166,11 +182,14 @@ export function resetPlayer(): void {
   audio.removeAttribute('src');
   audio.load();
   forgetStreamToken();
+  failedInARow = 0;
+  showNotice(null);
   patch({ queue: [], index: -1, playing: false, currentTime: 0, duration: 0, error: null });
 }
 
 audio.addEventListener('playing', () => {
   retried = false;
+  failedInARow = 0;
   patch({ playing: true, buffering: false, error: null });
 });
 audio.addEventListener('pause', () => {
@@ -211,8 +230,28 @@ audio.addEventListener('error', () => {
     void load(player.get().index, audio.currentTime || player.get().currentTime, true);
     return;
   }
-  patch({ playing: false, buffering: false, error: 'This track cannot be played.' });
+  skipFailedTrack();
 });
+
+/**
+ * A track that will not load is skipped with a word about it. Skipping stops at the end of the
+ * queue (never wrapping round), so a queue where every track fails ends instead of looping.
+ */
+function skipFailedTrack(): void {
+  const { queue, index } = player.get();
+  const title = queue[index]?.title ?? 'This track';
+  failedInARow++;
+  retried = false;
+  if (index + 1 >= queue.length) {
+    audio.pause();
+    showNotice(null);
+    const error = failedInARow >= queue.length && queue.length > 1 ? 'None of the tracks in the queue could be played.' : `“${title}” could not be played.`;
+    patch({ playing: false, buffering: false, error });
+    return;
+  }
+  showNotice(`Skipped “${title}”: it could not be played.`);
+  void load(index + 1);
+}
 
 function updateMediaSession(track: Track) {
   if (!('mediaSession' in navigator)) return;

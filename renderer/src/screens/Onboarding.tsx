@@ -29,8 +29,18 @@ async function offeredIntegrations(signal: AbortSignal): Promise<Integrations> {
 
 type Step = 'account' | 'folders' | 'lidarr' | 'navidrome' | 'finish';
 
+/** Folders the server was started with (TONEARM_MUSIC_DIRS): scanned whatever the wizard picks. */
+async function environmentFolders(signal: AbortSignal): Promise<string[]> {
+  try {
+    return (await api<{ environmentMusicFolders: string[] }>('/api/onboarding/music-folders', { signal, anonymous: true })).environmentMusicFolders;
+  } catch {
+    return [];
+  }
+}
+
 export function Onboarding({ onDone }: { onDone: () => void }) {
   const offered = useAsync(offeredIntegrations, []);
+  const fromEnvironment = useAsync(environmentFolders, []).data ?? [];
   const [step, setStep] = useState<Step>('account');
   const [username, setUsername] = useState('admin');
   const [password, setPassword] = useState('');
@@ -124,14 +134,14 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
           <div>
             <h2>{titles.folders}</h2>
             <p class="muted">Pick the folders on this server that hold your music. You can change them later in Settings.</p>
-            <FolderList folders={folders} onRemove={(f) => setFolders(folders.filter((x) => x !== f))} />
-            <FolderBrowser idPrefix="ob-fs" onChoose={(p) => setFolders(folders.includes(p) ? folders : [...folders, p])} />
+            <FolderList folders={folders} fromEnvironment={fromEnvironment} onRemove={(f) => setFolders(folders.filter((x) => x !== f))} />
+            <FolderBrowser idPrefix="ob-fs" onChoose={(p) => setFolders(folders.includes(p) || fromEnvironment.includes(p) ? folders : [...folders, p])} />
             <div class="wizard-nav">
               <button type="button" onClick={back}>
                 Back
               </button>
               <button type="button" class="primary" onClick={next}>
-                {folders.length ? 'Next' : 'Skip for now'}
+                {folders.length || fromEnvironment.length ? 'Next' : 'Skip for now'}
               </button>
             </div>
           </div>
@@ -200,7 +210,7 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
               <dt>Administrator</dt>
               <dd>{username}</dd>
               <dt>Music folders</dt>
-              <dd>{folders.length ? folders.join(', ') : 'None yet (add them in Settings)'}</dd>
+              <dd>{folders.length || fromEnvironment.length ? [...fromEnvironment, ...folders].join(', ') : 'None yet (add them in Settings)'}</dd>
               {offered.data?.lidarr && (
                 <>
                   <dt>Lidarr</dt>
@@ -230,19 +240,33 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
   );
 }
 
-export function FolderList({ folders, onRemove }: { folders: string[]; onRemove: (folder: string) => void }) {
-  if (folders.length === 0) return <p class="muted">No music folder chosen yet.</p>;
+/** The chosen folders (removable) after those given by TONEARM_MUSIC_DIRS (fixed: only the server's environment changes them). */
+export function FolderList({ folders, fromEnvironment = [], onRemove }: { folders: string[]; fromEnvironment?: string[]; onRemove: (folder: string) => void }) {
+  if (folders.length === 0 && fromEnvironment.length === 0) return <p class="muted">No music folder chosen yet.</p>;
   return (
-    <ul class="folder-list" aria-label="Chosen music folders">
-      {folders.map((f) => (
-        <li key={f}>
-          <code>{f}</code>
-          <button type="button" class="link-button" onClick={() => onRemove(f)} aria-label={`Remove ${f}`}>
-            Remove
-          </button>
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul class="folder-list" aria-label="Chosen music folders">
+        {fromEnvironment.map((f) => (
+          <li key={`env:${f}`} data-source="environment">
+            <code>{f}</code>
+            <span class="badge" title="Given by TONEARM_MUSIC_DIRS when the server was started; it can only be changed there.">
+              From the environment (TONEARM_MUSIC_DIRS)
+            </span>
+          </li>
+        ))}
+        {folders.filter((f) => !fromEnvironment.includes(f)).map((f) => (
+          <li key={f}>
+            <code>{f}</code>
+            <button type="button" class="link-button" onClick={() => onRemove(f)} aria-label={`Remove ${f}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      {fromEnvironment.length > 0 && (
+        <p class="hint">Folders from the environment are scanned too. They were given when the server started (TONEARM_MUSIC_DIRS) and can only be changed there.</p>
+      )}
+    </>
   );
 }
 

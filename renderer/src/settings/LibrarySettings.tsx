@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { FolderBrowser } from '../components/FolderBrowser';
-import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
+import { Card, ErrorMessage, Loading, Notice, useAction, useAsync, useReveal } from '../components/ui';
 import { Link } from '../router';
 import { FolderList } from '../screens/Onboarding';
 import { useStore } from '../store';
@@ -10,6 +10,7 @@ import type { SettingsState } from './useSettings';
 
 export function LibrarySettings({ settings }: { settings: SettingsState }) {
   const saved = settings.data?.library.musicFolders ?? [];
+  const fromEnvironment = settings.data?.library.environmentMusicFolders ?? [];
   const [draft, setDraft] = useState<string[] | null>(null);
   const folders = draft ?? saved;
   const [browsing, setBrowsing] = useState(false);
@@ -26,12 +27,12 @@ export function LibrarySettings({ settings }: { settings: SettingsState }) {
     <>
       <Card title="Music folders" id="folders">
         <p class="muted">Tonearm reads these folders on the server and watches them for changes.</p>
-        {settings.data ? <FolderList folders={folders} onRemove={(f) => setDraft(folders.filter((x) => x !== f))} /> : <Loading />}
+        {settings.data ? <FolderList folders={folders} fromEnvironment={fromEnvironment} onRemove={(f) => setDraft(folders.filter((x) => x !== f))} /> : <Loading />}
         {browsing ? (
           <FolderBrowser
             idPrefix="settings-fs"
             onChoose={(p) => {
-              if (!folders.includes(p)) setDraft([...folders, p]);
+              if (!folders.includes(p) && !fromEnvironment.includes(p)) setDraft([...folders, p]);
               setSavedNote(false);
               setBrowsing(false);
             }}
@@ -99,6 +100,8 @@ function LastScan() {
 }
 
 function ScanProgress({ state }: { state: ScanState | null }) {
+  // Brought into view when a scan starts or ends while the screen is open, also from under the player bar.
+  const reveal = useReveal<HTMLDivElement>(state ? `${state.jobId}:${state.status}` : null, false);
   if (!state) return <LastScan />;
   const seen = state.filesSeen ?? 0;
   const done = (state.filesIndexed ?? 0) + (state.filesSkipped ?? 0) + (state.filesFailed ?? 0);
@@ -111,17 +114,25 @@ function ScanProgress({ state }: { state: ScanState | null }) {
     .filter(Boolean)
     .join(', ');
   return (
-    <div class="scan-progress" data-testid="scan-status" aria-live="polite">
+    <div class="scan-progress" data-testid="scan-status" aria-live="polite" ref={reveal}>
       {state.status === 'queued' && <Loading label="Scan queued…" />}
-      {state.status === 'running' && (
-        <>
-          <Loading label={`Scanning… ${seen} files found`} />
-          <progress max={Math.max(seen, 1)} value={done} aria-label="Scan progress" />
-          <p class="muted">{details}</p>
-        </>
-      )}
+      {state.status === 'running' &&
+        (state.phase === 'reading' ? (
+          <>
+            <Loading label={`Reading files… ${Math.min(done, seen)} of ${seen}`} />
+            <progress max={Math.max(seen, 1)} value={Math.min(done, seen)} aria-label="Scan progress" data-phase="reading" />
+            <p class="muted">{details}</p>
+          </>
+        ) : (
+          <>
+            {/* Until every folder is listed the total is unknown: an indeterminate bar, not one stuck near full. */}
+            <Loading label={`Looking for music files… ${seen} found so far`} />
+            <progress aria-label="Scan progress" data-phase="walking" />
+            <p class="muted">{details}</p>
+          </>
+        ))}
       {state.status === 'completed' && (
-        <Notice tone="success">
+        <Notice tone="success" reveal={false}>
           Scan completed: {seen} files, {details}. <Link href="/library/artists">Browse the library</Link>
         </Notice>
       )}

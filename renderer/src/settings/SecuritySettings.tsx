@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
+import { lanReasonText } from '../messages';
 import type { SettingsState } from './useSettings';
 
 export function SecuritySettings({ settings }: { settings: SettingsState }) {
@@ -73,11 +74,22 @@ function ApiKeyCard() {
   );
 }
 
+interface LanStatus {
+  localNetworkBypass?: { enabled: boolean; eligible: boolean; active: boolean; reason: string };
+}
+
 function LanCard({ settings }: { settings: SettingsState }) {
   const enabled = settings.data?.security.localNetworkBypass.enabled ?? false;
+  const health = useAsync((signal) => api<LanStatus>('/api/health', { signal }), [enabled]);
   const toggle = useAction(async () => {
-    await settings.save({ security: { localNetworkBypass: { enabled: !enabled } } });
+    try {
+      await settings.save({ security: { localNetworkBypass: { enabled: !enabled } } });
+    } finally {
+      health.reload();
+    }
   });
+  const status = health.data?.localNetworkBypass;
+  const why = status && !status.eligible ? lanReasonText(status.reason) : null;
   return (
     <Card title="LAN auto-login" id="lan">
       <p class="muted">
@@ -87,6 +99,11 @@ function LanCard({ settings }: { settings: SettingsState }) {
         <input type="checkbox" role="switch" checked={enabled} disabled={!settings.data || toggle.busy} onChange={() => void toggle.trigger()} />
         <span>Sign in automatically on the local network</span>
       </label>
+      {why && (
+        <p class="muted" data-testid="lan-status">
+          {why}
+        </p>
+      )}
       <ErrorMessage error={toggle.error} />
     </Card>
   );

@@ -15,6 +15,8 @@ export interface ScanState extends Partial<ScanCounts> {
   jobId: string;
   status: 'queued' | 'running' | 'completed' | 'failed';
   mode?: string;
+  /** walking: files are still being found (filesSeen grows); reading: filesSeen is the total. */
+  phase?: 'walking' | 'reading';
   error?: string | null;
   /** Server time of the last message, to show "finished 2 minutes ago". */
   updatedAt: number;
@@ -38,10 +40,11 @@ function onMessage(msg: ServerMessage) {
   const jobId = String(msg.jobId ?? '');
   const at = typeof msg.timestamp === 'number' ? msg.timestamp : Date.now();
   if (msg.type === 'library_scan_started') {
-    scan.set({ jobId, status: 'running', mode: String(msg.mode ?? ''), updatedAt: at });
+    scan.set({ jobId, status: 'running', mode: String(msg.mode ?? ''), phase: 'walking', updatedAt: at });
     void follow(jobId);
   } else if (msg.type === 'library_scan_progress') {
-    scan.set((s) => ({ ...(s?.jobId === jobId ? s : {}), jobId, status: 'running', ...counts(msg), updatedAt: at }));
+    const phase = msg.phase === 'reading' || msg.phase === 'walking' ? msg.phase : undefined;
+    scan.set((s) => ({ ...(s?.jobId === jobId ? s : {}), jobId, status: 'running', ...counts(msg), ...(phase && { phase }), updatedAt: at }));
   } else if (msg.type === 'library_scan_completed') {
     const status = msg.status === 'failed' ? 'failed' : 'completed';
     scan.set((s) => ({ ...(s?.jobId === jobId ? s : {}), jobId, status, ...counts(msg), updatedAt: at }));

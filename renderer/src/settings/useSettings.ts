@@ -3,7 +3,8 @@ import { useAsync } from '../components/ui';
 
 /** The parts of GET /api/settings the UI edits (the rest is carried unchanged). */
 export interface Settings {
-  library: { musicFolders: string[]; watchEnabled: boolean };
+  /** environmentMusicFolders: read-only, from TONEARM_MUSIC_DIRS (the server ignores it when sent back). */
+  library: { musicFolders: string[]; watchEnabled: boolean; environmentMusicFolders?: string[] };
   security: { localNetworkBypass: { enabled: boolean }; corsOrigins: string[] };
   [section: string]: unknown;
 }

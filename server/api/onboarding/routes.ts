@@ -29,6 +29,15 @@ export function onboardingRoutes(ctx: AppContext) {
   let completing = false;
   return [
     defineRoute({
+      method: 'get',
+      path: '/api/onboarding/music-folders',
+      summary: 'Music folders given by TONEARM_MUSIC_DIRS: scanned without being chosen in the wizard',
+      tag: 'onboarding',
+      access: 'onboarding',
+      response: z.object({ environmentMusicFolders: z.array(z.string()) }),
+      handler: () => ({ environmentMusicFolders: ctx.config.musicDirs }),
+    }),
+    defineRoute({
       method: 'post',
       path: '/api/onboarding/complete',
       summary: 'Create the first administrator, store the chosen settings, and finish onboarding',

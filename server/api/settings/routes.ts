@@ -1,18 +1,43 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ConflictError } from '../../domain/errors.js';
-import { settingsSchema } from '../../domain/settings/schema.js';
+import { lanIneligibilityMessage } from '../../domain/auth/lanBypassReasons.js';
+import { librarySettings, settingsSchema } from '../../domain/settings/schema.js';
 import { maskSecrets } from '../../domain/settings/store.js';
 import { defineRoute } from '../../http/route.js';
 
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Drops the read-only parts of a settings answer sent back as-is, so they never become stored settings. */
+function withoutReadOnly(body: Json): Json {
+  const { onboardingComplete: _ignored, ...patch } = body;
+  if (!isObject(patch.library) || !('environmentMusicFolders' in patch.library)) return patch;
+  const { environmentMusicFolders: _fromEnv, ...library } = patch.library;
+  return { ...patch, library };
+}
+
 export function settingsRoutes(ctx: AppContext) {
-  const view = () => ({ ...maskSecrets(ctx.settings.get()), onboardingComplete: ctx.auth.isOnboarded() });
-  const response = settingsSchema.extend({ onboardingComplete: z.boolean() });
+  const view = () => {
+    const settings = maskSecrets(ctx.settings.get());
+    return {
+      ...settings,
+      library: { ...settings.library, environmentMusicFolders: ctx.config.musicDirs },
+      onboardingComplete: ctx.auth.isOnboarded(),
+    };
+  };
+  const response = settingsSchema.extend({
+    library: librarySettings.extend({
+      /** Read-only: the folders of TONEARM_MUSIC_DIRS, scanned besides musicFolders; ignored when sent back. */
+      environmentMusicFolders: z.array(z.string()),
+    }),
+    onboardingComplete: z.boolean(),
+  });
   return [
     defineRoute({
       method: 'get',
       path: '/api/settings',
-      summary: 'Read settings (secrets masked)',
+      summary: 'Read settings (secrets masked; library.environmentMusicFolders are the read-only TONEARM_MUSIC_DIRS)',
       tag: 'settings',
       access: 'admin',
       response,
@@ -21,19 +46,18 @@ export function settingsRoutes(ctx: AppContext) {
     defineRoute({
       method: 'post',
       path: '/api/settings',
-      summary: 'Validate and merge settings; a masked secret sent back keeps the stored one',
+      summary: 'Validate and merge settings; a masked secret sent back keeps the stored one, read-only fields are ignored',
       tag: 'settings',
       access: 'admin',
       body: z.record(z.string(), z.unknown()),
       response,
       handler: ({ body }) => {
-        const { onboardingComplete: _ignored, ...patch } = body;
+        const patch = withoutReadOnly(body);
         const next = ctx.settings.preview(patch);
         const wasOn = ctx.settings.get().security.localNetworkBypass.enabled;
         if (next.security.localNetworkBypass.enabled && !wasOn) {
           const reason = ctx.auth.ineligibility();
-          if (reason)
-            throw new ConflictError(`LAN auto-login is only possible with a single administrator account (${reason})`, reason.toUpperCase());
+          if (reason) throw new ConflictError(lanIneligibilityMessage(reason), reason.toUpperCase());
         }
         ctx.settings.update(patch);
         if (wasOn && !next.security.localNetworkBypass.enabled) ctx.hub.closeVia('lan');

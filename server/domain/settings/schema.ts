@@ -44,17 +44,18 @@ const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict()
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
 
+export const librarySettings = z
+  .object({
+    musicFolders: z.array(z.string().min(1)).default([]),
+    watchEnabled: z.boolean().default(true),
+    /** Quiet time after the last file change before a quick scan runs. */
+    watchDebounceMs: z.number().int().min(1000).max(24 * 3600 * 1000).default(120_000),
+  })
+  .strict();
+
 export const settingsSchema = z
   .object({
-    library: z
-      .object({
-        musicFolders: z.array(z.string().min(1)).default([]),
-        watchEnabled: z.boolean().default(true),
-        /** Quiet time after the last file change before a quick scan runs. */
-        watchDebounceMs: z.number().int().min(1000).max(24 * 3600 * 1000).default(120_000),
-      })
-      .strict()
-      .prefault({}),
+    library: librarySettings.prefault({}),
     downloads: z.object({ folderPath: z.string().default('') }).strict().prefault({}),
     security: z
       .object({

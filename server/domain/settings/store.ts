@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import type { SettingsRepository } from '../../db/settings.js';
+import { settingLabel } from './labels.js';
 import { SECRET_FIELD, SECRET_MASK, settingsSchema, type Settings } from './schema.js';
 import { refuseSecretsMovedToAnotherOrigin } from './secretOrigin.js';
 
@@ -50,7 +51,7 @@ function validate(current: Settings, patch: unknown): Settings {
   }
   const issue = result.error.issues[0]!;
   throw new ValidationError(
-    `${issue.path.join('.') || 'settings'}: ${issue.message}`,
+    `${settingLabel(issue.path)}: ${issue.message}`,
     'VALIDATION_ERROR',
     result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
   );

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { settingLabel } from './labels.js';
+
+describe('setting labels', () => {
+  it('names settings in words instead of paths', () => {
+    expect(settingLabel(['security', 'corsOrigins', 0])).toBe('Allowed origins (CORS), entry 1');
+    expect(settingLabel(['library', 'watchDebounceMs'])).toBe('Wait after a file change');
+    expect(settingLabel(['integrations', 'lidarr', 'url'])).toBe('Lidarr address');
+    expect(settingLabel(['integrations', 'lidarr', 'pathMappings', 1, 'from'])).toBe('Lidarr path mappings from, entry 2');
+    expect(settingLabel(['integrations', 'koito'])).toBe('koito settings');
+    expect(settingLabel(['someSection', 'newField'])).toBe('Some section new field');
+    expect(settingLabel([])).toBe('Settings');
+  });
+});

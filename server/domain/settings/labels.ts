@@ -1,0 +1,60 @@
+/** What each setting is called on screen, so an error message names it in words, not as a path. */
+const LABELS: Record<string, string> = {
+  'library.musicFolders': 'Music folders',
+  'library.watchEnabled': 'Watch music folders',
+  'library.watchDebounceMs': 'Wait after a file change',
+  'downloads.folderPath': 'Downloads folder',
+  'security.localNetworkBypass.enabled': 'LAN auto-login',
+  'security.corsOrigins': 'Allowed origins (CORS)',
+  'transcoding.cacheSizeMb': 'Transcoding cache size',
+  'transcoding.maxConcurrent': 'Transcodes at the same time',
+};
+
+const SERVICES: Record<string, string> = {
+  lidarr: 'Lidarr',
+  navidrome: 'Navidrome',
+  slskd: 'slskd',
+  gotify: 'Gotify',
+  lastfm: 'Last.fm',
+};
+
+const FIELDS: Record<string, string> = {
+  url: 'address',
+  apiKey: 'API key',
+  apiSecret: 'API secret',
+  token: 'token',
+  username: 'user name',
+  password: 'password',
+  qualityProfileId: 'quality profile',
+  metadataProfileId: 'metadata profile',
+  rootFolderPath: 'root folder',
+  searchOnAdd: 'search on add',
+  pathMappings: 'path mappings',
+};
+
+/** `someKeyName` → `some key name`. */
+const words = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+
+/**
+ * A settings path in words: `security.corsOrigins.0` → `Allowed origins (CORS), entry 1`,
+ * `integrations.lidarr.url` → `Lidarr address`.
+ */
+export function settingLabel(path: readonly PropertyKey[]): string {
+  const keys = path.filter((p): p is string => typeof p === 'string');
+  const index = path.find((p): p is number => typeof p === 'number');
+  const entry = index === undefined ? '' : `, entry ${index + 1}`;
+  if (keys.length === 0) return 'Settings';
+  const joined = keys.join('.');
+  const known = Object.keys(LABELS).find((k) => joined === k || joined.startsWith(`${k}.`));
+  if (known) {
+    const rest = keys.slice(known.split('.').length).map(words);
+    return `${LABELS[known]}${entry}${rest.length ? ` (${rest.join(' ')})` : ''}`;
+  }
+  if (keys[0] === 'integrations' && keys[1]) {
+    const service = SERVICES[keys[1]] ?? keys[1];
+    const field = keys.slice(2).map((k) => FIELDS[k] ?? words(k)).join(' ');
+    return `${service}${field ? ` ${field}` : ' settings'}${entry}`;
+  }
+  const text = keys.map(words).join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${entry}`;
+}
