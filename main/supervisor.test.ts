@@ -156,6 +156,13 @@ describe('ServerSupervisor', () => {
     expect((await exited)[0]).toEqual({ code: 0, signal: null, expected: true });
   });
 
+  it('keeps waiting while the server reports progress (a long database upgrade), counting from its last line', async () => {
+    // 2.5 s of upgrade against a 1 s timeout.
+    const { supervisor } = supervise('upgrading-server.mjs', { readyTimeoutMs: 1000 });
+    expect(await supervisor.start()).toEqual({ host: '127.0.0.1', port: 43211, url: 'http://127.0.0.1:43211' });
+    await supervisor.stop();
+  });
+
   it('restarts a crashed server with exponential back-off until it comes up', async () => {
     const counterFile = path.join(workDir, 'starts');
     const { supervisor } = supervise('flaky-server.mjs', {

@@ -205,7 +205,12 @@ export class ServerSupervisor extends EventEmitter<SupervisorEvents> {
     if (this.recentOutput.length > RECENT_OUTPUT_LINES) this.recentOutput.shift();
     if (stream !== 'out' || child.ready || child.expected) return;
     const address = parseReadyLine(line);
-    if (!address) return;
+    if (!address) {
+      // A server that keeps reporting (a long database upgrade) is alive: the timeout counts from its last line.
+      clearTimeout(child.readyTimer);
+      child.readyTimer = setTimeout(() => this.onReadyTimeout(child), this.options.readyTimeoutMs);
+      return;
+    }
     child.ready = true;
     clearTimeout(child.readyTimer);
     this.currentState = 'running';

@@ -36,8 +36,14 @@ export function runPostMigrationSteps(db: Db, steps: PostMigrationStep[] = POST_
     report?.('database upgrade step started', { step: name, resumed });
     let batches = 0;
     let done = false;
+    let reported = Date.now();
     while (!done) {
       batches++;
+      // A line every few seconds tells a supervisor waiting for the ready line that the server is alive.
+      if (Date.now() - reported > 3000) {
+        reported = Date.now();
+        report?.('database upgrade step progress', { step: name, batches });
+      }
       db.transaction(() => {
         const next = step.batch(db, (cursorOf.get(name) as string | null) ?? null);
         if (next === null) {
