@@ -141,7 +141,8 @@ describe('ServerSupervisor', () => {
   });
 
   it('reports a clear error and kills the server when no ready line comes within the timeout', async () => {
-    const { supervisor } = supervise('silent-server.mjs', { readyTimeoutMs: 300 });
+    // Long enough for Node to start and print under load; the fixture then stays silent.
+    const { supervisor } = supervise('silent-server.mjs', { readyTimeoutMs: 1500 });
     const exited = once(supervisor, 'exited');
     const failed = once(supervisor, 'failed');
 
@@ -149,7 +150,7 @@ describe('ServerSupervisor', () => {
 
     expect(error).toBeInstanceOf(ServerStartError);
     expect(error.reason).toBe('ready-timeout');
-    expect(error.message).toBe('The Tonearm server did not report that it was ready within 0.3 s.');
+    expect(error.message).toBe('The Tonearm server did not report that it was ready within 1.5 s.');
     expect(error.recentOutput).toEqual(['opening database']);
     expect((await failed)[0]).toBe(error);
     expect(supervisor.state).toBe('failed');
