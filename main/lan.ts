@@ -1,39 +1,19 @@
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import QRCode from 'qrcode';
+import { lanAddresses as serverLanAddresses, lanServerUrls as serverLanServerUrls } from '../server/domain/network/lanAddresses.js';
 
 export type NetworkInterfaces = NodeJS.Dict<NetworkInterfaceInfo[]>;
 
-export interface LanAddress {
-  interfaceName: string;
-  address: string;
-}
+export type { LanAddress } from '../server/domain/network/lanAddresses.js';
 
-/**
- * IPv4 addresses other devices on the LAN can reach this computer at. Loopback and link-local
- * (169.254.x.x, no DHCP answer) addresses are left out: a phone could not use them.
- */
-export function lanAddresses(interfaces: NetworkInterfaces = networkInterfaces()): LanAddress[] {
-  const found: LanAddress[] = [];
-  for (const [interfaceName, entries] of Object.entries(interfaces)) {
-    for (const entry of entries ?? []) {
-      // Node 18.0–18.3 reported the family as a number.
-      const isIPv4 = entry.family === 'IPv4' || (entry.family as unknown) === 4;
-      if (!isIPv4 || entry.internal || entry.address.startsWith('169.254.')) continue;
-      if (found.some((known) => known.address === entry.address)) continue;
-      found.push({ interfaceName, address: entry.address });
-    }
-  }
-  return found;
+/** IPv4 addresses other devices on the LAN reach this computer at: the server's own rule. */
+export function lanAddresses(interfaces: NetworkInterfaces = networkInterfaces()) {
+  return serverLanAddresses(() => interfaces);
 }
 
 /** URLs phones and other computers use; none when the server listens on this computer only. */
-export function lanServerUrls(
-  bindAddress: string,
-  port: number,
-  interfaces: NetworkInterfaces = networkInterfaces(),
-): string[] {
-  if (bindAddress === '127.0.0.1') return [];
-  return lanAddresses(interfaces).map(({ address }) => `http://${address}:${port}`);
+export function lanServerUrls(bindAddress: string, port: number, interfaces: NetworkInterfaces = networkInterfaces()): string[] {
+  return serverLanServerUrls(bindAddress, port, () => interfaces).map((u) => u.url);
 }
 
 const QR_OPTIONS = { errorCorrectionLevel: 'M', margin: 1 } as const;
