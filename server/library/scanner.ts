@@ -169,6 +169,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     } catch (err) {
       counts.filesFailed++;
       addError(root, file.path, err instanceof Error ? err.message : String(err));
+      // Indexed before and unreadable now: no longer offered for playing.
+      if (known) pending.push(() => writer.markPathUnavailable('aurral', file.path, now()) && counts.filesMissing++);
       return;
     }
     if (tags.error) {
