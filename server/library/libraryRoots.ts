@@ -25,7 +25,7 @@ export function realRoots(roots: readonly string[]): string[] {
 export function isWithin(realFile: string, roots: readonly string[]): boolean {
   return roots.some((root) => {
     const rel = path.relative(root, realFile);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
   });
 }
 
