@@ -23,12 +23,13 @@ export class LidarrIndexRepository {
          FROM lidarr_artist_index WHERE lidarr_artist_id = ?`,
       ),
       stamp: db.prepare(
-        `INSERT INTO lidarr_artist_index (lidarr_artist_id, mbid, canonical_artist_id, fingerprint, indexed_at)
-         VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO lidarr_artist_index (lidarr_artist_id, mbid, canonical_artist_id, fingerprint, indexed_at, root_folder)
+         VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (lidarr_artist_id) DO UPDATE SET mbid = excluded.mbid,
            canonical_artist_id = excluded.canonical_artist_id, fingerprint = excluded.fingerprint,
-           indexed_at = excluded.indexed_at`,
+           indexed_at = excluded.indexed_at, root_folder = excluded.root_folder`,
       ),
+      rootFolders: db.prepare('SELECT DISTINCT root_folder FROM lidarr_artist_index WHERE root_folder IS NOT NULL'),
       forget: db.prepare('DELETE FROM lidarr_artist_index WHERE lidarr_artist_id = ?'),
       tracksOfLidarrArtist: db.prepare(
         `SELECT id FROM library_tracks
@@ -69,8 +70,13 @@ export class LidarrIndexRepository {
   }
 
   /** Records a complete index of the artist; called in the transaction that wrote its rows. */
-  stamp(lidarrArtistId: number, mbid: string, canonicalArtistId: number, fingerprint: string, now: number): void {
-    this.stmts.stamp.run(lidarrArtistId, mbid, canonicalArtistId, fingerprint, now);
+  stamp(lidarrArtistId: number, mbid: string, canonicalArtistId: number, fingerprint: string, now: number, rootFolder: string | null): void {
+    this.stmts.stamp.run(lidarrArtistId, mbid, canonicalArtistId, fingerprint, now, rootFolder);
+  }
+
+  /** Lidarr's root folders as this computer sees them: the only places Lidarr files are served from. */
+  rootFolders(): string[] {
+    return this.stmts.rootFolders.pluck().all() as string[];
   }
 
   /**

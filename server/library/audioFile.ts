@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs, { type FileHandle } from 'node:fs/promises';
-import { parseFromTokenizer, type IAudioMetadata, type IOptions } from 'music-metadata';
+import { parseFromTokenizer, type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { AbstractTokenizer, EndOfStreamError, type IRandomAccessFileInfo, type IReadChunkOptions } from 'strtok3';
 import { FINGERPRINT_BLOCK, fingerprintOffsets } from './fingerprint.js';
 
@@ -21,13 +21,15 @@ interface Window {
 class WindowedFileTokenizer extends AbstractTokenizer {
   fileInfo: IRandomAccessFileInfo;
 
+  /** `base`: where the tokenizer's byte 0 is in the file (past a tag the parser could not read). */
   constructor(
     private readonly handle: FileHandle,
     private readonly windows: Window[],
     fileInfo: IRandomAccessFileInfo,
+    private readonly base = 0,
   ) {
     super();
-    this.fileInfo = fileInfo;
+    this.fileInfo = { ...fileInfo, size: (fileInfo.size ?? 0) - base };
   }
 
   supportsRandomAccess(): boolean {
@@ -52,12 +54,14 @@ class WindowedFileTokenizer extends AbstractTokenizer {
     return this.readAt(buffer, o.position, o.length, o.mayBeLess ?? false);
   }
 
-  private async readAt(buffer: Uint8Array, position: number, length: number, mayBeLess: boolean): Promise<number> {
+  private async readAt(buffer: Uint8Array, relative: number, length: number, mayBeLess: boolean): Promise<number> {
+    const position = relative + this.base;
+    const fileSize = (this.fileInfo.size ?? 0) + this.base;
     let n = -1;
     for (const w of this.windows) {
       const end = w.offset + w.bytes.length;
       // Inside a window, or starting in the window that ends the file (a read past EOF gets less).
-      if (position >= w.offset && (position + length <= end || (end >= this.fileInfo.size && position <= end))) {
+      if (position >= w.offset && (position + length <= end || (end >= fileSize && position <= end))) {
         n = Math.min(length, end - position);
         buffer.set(w.bytes.subarray(position - w.offset, position - w.offset + n), 0);
         break;
@@ -75,10 +79,6 @@ class WindowedFileTokenizer extends AbstractTokenizer {
     return n;
   }
 
-  protected override async closeOnce(): Promise<void> {
-    await this.handle.close();
-    await super.closeOnce();
-  }
 }
 
 async function readFully(handle: FileHandle, offset: number, length: number): Promise<Uint8Array> {
@@ -94,8 +94,13 @@ async function readFully(handle: FileHandle, offset: number, length: number): Pr
 
 export interface ParsedAudioFile {
   metadata: IAudioMetadata | null;
-  /** Why the tags could not be parsed (the fingerprint may still be there). */
+  /** Why the file could not be parsed (the fingerprint may still be there). */
   error: unknown;
+  /**
+   * With `error`: what was learned of the audio stream anyway, from before the failure (a broken
+   * tag after the stream header) or from the stream after a broken ID3v2 tag at the start.
+   */
+  partialFormat: IFormat | null;
   /** Same value as contentFingerprint(file, size). */
   fingerprint: string;
 }
@@ -107,7 +112,6 @@ export interface ParsedAudioFile {
  */
 export async function parseAudioFile(file: string, size: number, options: IOptions): Promise<ParsedAudioFile> {
   const handle = await fs.open(file, 'r');
-  let tokenizer: WindowedFileTokenizer | null = null;
   try {
     const head = await readFully(handle, 0, Math.min(size, HEAD_BYTES));
     const actualSize = head.length < Math.min(size, HEAD_BYTES) ? head.length : size;
@@ -124,14 +128,35 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
     }
     const fingerprint = hash.digest('hex').slice(0, 32);
 
-    tokenizer = new WindowedFileTokenizer(handle, windows, { path: file, size: actualSize });
+    let partialFormat: IFormat | null = null;
+    const observed: IOptions = { ...options, observer: (update) => void (partialFormat = update.metadata.format) };
     try {
-      return { metadata: await parseFromTokenizer(tokenizer, options), error: null, fingerprint };
+      return { metadata: await parseFromTokenizer(new WindowedFileTokenizer(handle, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint };
     } catch (err) {
-      return { metadata: null, error: err, fingerprint };
+      const afterTag = id3v2End(head);
+      if (!hasAudio(partialFormat) && afterTag !== null && afterTag < actualSize) {
+        try {
+          const rest = await parseFromTokenizer(new WindowedFileTokenizer(handle, windows, { path: file, size: actualSize }, afterTag), options);
+          partialFormat = rest.format;
+        } catch {
+          // Nothing readable after the tag either.
+        }
+      }
+      return { metadata: null, error: err, partialFormat, fingerprint };
     }
   } finally {
-    if (tokenizer) await tokenizer.close();
-    else await handle.close();
+    await handle.close();
   }
+}
+
+function hasAudio(format: IFormat | null): boolean {
+  return !!format && (format.duration ?? 0) > 0;
+}
+
+/** Where the audio starts after an ID3v2 tag at the start of the file (header size is synchsafe). */
+function id3v2End(head: Uint8Array): number | null {
+  if (head.length < 10 || head[0] !== 0x49 || head[1] !== 0x44 || head[2] !== 0x33) return null;
+  const size = ((head[6]! & 0x7f) << 21) | ((head[7]! & 0x7f) << 14) | ((head[8]! & 0x7f) << 7) | (head[9]! & 0x7f);
+  const footer = head[5]! & 0x10 ? 10 : 0;
+  return 10 + size + footer;
 }

@@ -9,6 +9,7 @@ import { LibraryWriter } from '../db/libraryWrites.js';
 import { LidarrIndexRepository } from '../db/lidarrIndex.js';
 import type { Album, Artist, LidarrClient, Track, TrackFile } from '../integrations/lidarr/index.js';
 import { audioMimeOf } from './audioFormats.js';
+import { realPathWithin } from './libraryRoots.js';
 import { mapLidarrPath, type PathMapping } from './lidarrPaths.js';
 
 /**
@@ -144,8 +145,10 @@ export async function indexLidarrLibrary(db: Db, client: LidarrClient, options: 
     }
   }
 
+  /** The artist's Lidarr root folder as this computer sees it. */
+  const localRootOf = (artist: Artist) => mapLidarrPath(artist.rootFolderPath ?? path.dirname(artist.path ?? '/'), options.pathMappings);
   const localRootExists = (artist: Artist): Promise<boolean> => {
-    const root = mapLidarrPath(artist.rootFolderPath ?? path.dirname(artist.path ?? '/'), options.pathMappings);
+    const root = localRootOf(artist);
     let found = rootExists.get(root);
     if (!found) {
       found = fs.promises.stat(root).then((s) => s.isDirectory(), () => false);
@@ -163,17 +166,20 @@ export async function indexLidarrLibrary(db: Db, client: LidarrClient, options: 
     ]);
     // A root folder that is not mounted here makes every file unavailable without a stat each.
     const mounted = await localRootExists(artist);
-    const stats = new Map<number, fs.Stats | null>();
+    const stats = new Map<number, fs.Stats | 'outside' | null>();
+    const rootFolder = localRootOf(artist);
     await Promise.all(
       files.map((file) =>
         statLimit(async () => {
           const local = mapLidarrPath(file.path, options.pathMappings);
-          stats.set(file.id, mounted ? await fs.promises.stat(local).catch(() => null) : null);
+          const stat = mounted ? await fs.promises.stat(local).catch(() => null) : null;
+          // A link out of the root folder is never served (see libraryRoots).
+          stats.set(file.id, stat && !realPathWithin(local, [rootFolder]) ? 'outside' : stat);
         }),
       ),
     );
     stopCheck();
-    pending.push(() => writeArtist(artist, albums, tracks, files, stats));
+    pending.push(() => writeArtist(artist, albums, tracks, files, stats, rootFolder));
     pendingTracks += tracks.length;
     if (pendingTracks >= WRITE_BATCH_TRACKS) flush();
   };
@@ -201,7 +207,8 @@ export async function indexLidarrLibrary(db: Db, client: LidarrClient, options: 
     albums: Album[],
     tracks: Track[],
     files: TrackFile[],
-    stats: Map<number, fs.Stats | null>,
+    stats: Map<number, fs.Stats | 'outside' | null>,
+    rootFolder: string,
   ) => {
     const t = now();
     const root = `${ROOT_PREFIX}${artist.id}`;
@@ -274,8 +281,12 @@ export async function indexLidarrLibrary(db: Db, client: LidarrClient, options: 
       if (!file) continue;
       counts.filesSeen++;
       const local = mapLidarrPath(file.path, options.pathMappings);
-      const stat = stats.get(file.id) ?? null;
-      if (!stat) {
+      const found = stats.get(file.id) ?? null;
+      const stat = found === 'outside' ? null : found;
+      if (found === 'outside') {
+        counts.filesFailed++;
+        addError(local, 'symbolic link to a place outside the Lidarr root folder');
+      } else if (!stat) {
         counts.filesMissing++;
         if (counts.filesMissing <= 20) addError(local, 'file not found on this computer (check the path mappings)');
       }
@@ -306,7 +317,7 @@ export async function indexLidarrLibrary(db: Db, client: LidarrClient, options: 
     counts.filesMissing += writer.markMissingUnder('lidarr', root, options.runId, t);
     const keepAlbums = new Set([...albumIds.values()].map((a) => a.id));
     index.removeStale(writer, artistId, artist.id, keepTracks, keepAlbums);
-    index.stamp(artist.id, artist.foreignArtistId, artistId, fingerprintOf(artist, options.pathMappings), t);
+    index.stamp(artist.id, artist.foreignArtistId, artistId, fingerprintOf(artist, options.pathMappings), t, rootFolder);
   };
 
   // A few artists in flight at once; the client caps requests, the limiter caps stats.

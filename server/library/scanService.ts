@@ -20,18 +20,23 @@ export interface LibraryScanServiceOptions {
   imageDir: string;
   /** Effective music folders (environment ∪ settings), read at each scan. */
   roots: () => string[];
+  /** Folders links inside the music folders may point into (the downloads root), read at each scan. */
+  linkRoots?: () => string[];
   broadcast?: (type: 'library_scan_started' | 'library_scan_progress' | 'library_scan_completed', payload: Record<string, unknown>) => void;
   log?: ScanLog;
   now?: () => number;
   /** Watch the folders and queue a quick scan after changes. */
   watch?: boolean;
+  /** Quiet time after the last change before a watcher-triggered scan (default 10 s). */
   watchDebounceMs?: () => number;
+  /** Longest wait after the first change of a burst (default max(60 s, 6 × the quiet time)). */
   watchMaxWaitMs?: number;
   /** An idle scan worker ends after this long (default 10 minutes). */
   workerIdleMs?: number;
 }
 
-const DEFAULT_DEBOUNCE_MS = 120_000;
+const DEFAULT_DEBOUNCE_MS = 10_000;
+const MIN_MAX_WAIT_MS = 60_000;
 /** Past this many changed paths, a watcher-triggered scan walks the whole folders instead. */
 const MAX_SCOPED_PATHS = 2000;
 const DEFAULT_WORKER_IDLE_MS = 10 * 60_000;
@@ -169,7 +174,8 @@ export class LibraryScanService {
     scanRuns.start(db, run.id, roots, this.now());
     this.currentRunId = run.id;
     this.options.broadcast?.('library_scan_started', { jobId: String(run.id), mode: run.mode });
-    this.worker.send({ type: 'run', runId: run.id, mode: run.mode, roots, ...(scope && { paths: [...scope] }) });
+    const linkRoots = (this.options.linkRoots?.() ?? []).filter((r) => r.trim() !== '').map((r) => path.resolve(r));
+    this.worker.send({ type: 'run', runId: run.id, mode: run.mode, roots, linkRoots, ...(scope && { paths: [...scope] }) });
   }
 
   private finished(runId: number): void {
@@ -214,7 +220,7 @@ export class LibraryScanService {
 
   private scheduleQuickScan(): void {
     const debounce = this.options.watchDebounceMs?.() ?? DEFAULT_DEBOUNCE_MS;
-    const maxWait = this.options.watchMaxWaitMs ?? Math.max(debounce * 5, 600_000);
+    const maxWait = this.options.watchMaxWaitMs ?? Math.max(debounce * 6, MIN_MAX_WAIT_MS);
     const t = this.now();
     this.firstChangeAt ??= t;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);

@@ -18,6 +18,8 @@ export interface ScanRunRequest {
   runId: number;
   mode: ScanMode;
   roots: string[];
+  /** Where links inside the roots may point besides the roots (see ScanOptions.linkRoots). */
+  linkRoots?: string[];
   /** Scope: only these changed paths (see ScanOptions.paths). */
   paths?: string[];
 }
@@ -52,6 +54,7 @@ async function run(request: ScanRunRequest): Promise<void> {
       runId: request.runId,
       mode: request.mode,
       roots: request.roots,
+      ...(request.linkRoots && { linkRoots: request.linkRoots }),
       ...(request.paths && { paths: request.paths }),
       imageDir: data.imageDir,
       onProgress: (counts, phase) => post({ type: 'progress', runId: request.runId, counts, phase }),

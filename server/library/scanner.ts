@@ -9,6 +9,7 @@ import { nameKey } from '../db/libraryText.js';
 import { LibraryWriter, type KnownMediaFile } from '../db/libraryWrites.js';
 import { FOLDER_IMAGE, audioMimeOf, isAudioFile } from './audioFormats.js';
 import { ImageCache, imageMimeOf } from './imageCache.js';
+import { OUTSIDE_ROOTS, isWithin, realPathWithin, realRoots } from './libraryRoots.js';
 import { readTagsAndFingerprint, type FileTags } from './tags.js';
 import { walkMusicFolder } from './walk.js';
 import { walkAhead, type FolderListing } from './walkAhead.js';
@@ -23,6 +24,11 @@ export interface ScanOptions {
   runId: number;
   mode: ScanMode;
   roots: string[];
+  /**
+   * Folders besides the roots that links inside the roots may point into (the downloads root). A
+   * file whose real path is in none of them is skipped and reported.
+   */
+  linkRoots?: string[];
   imageDir: string;
   now?: () => number;
   /** Called at most every `progressMs` with the running counts, and at once when the phase changes. */
@@ -92,6 +98,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     phase = 'reading';
     report(true);
   };
+  const allowedRoots = [...options.roots, ...(options.linkRoots ?? [])];
+  const allowed = realRoots(allowedRoots);
 
   const relative = (root: string, file: string) => path.relative(root, file) || path.basename(file);
   const addError = (root: string, file: string, reason: string) => {
@@ -113,7 +121,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   /** Starts listing a folder at once (ahead of the reads), counting its files into filesSeen. */
   const listFolder = (root: string, folder: string): FolderListing => {
     let failed = false;
-    const walker = walkMusicFolder(folder, (problem) => {
+    const walker = walkMusicFolder(folder, allowed, (problem) => {
       counts.filesFailed++;
       addError(root, problem.path, problem.reason);
       if (problem.path === folder) failed = true;
@@ -168,7 +176,9 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     if (folderImageKeys.has(file)) return folderImageKeys.get(file)!;
     let key: string | null = null;
     try {
-      const bytes = fs.readFileSync(file);
+      const real = realPathWithin(file, allowedRoots);
+      if (!real) throw new Error(OUTSIDE_ROOTS);
+      const bytes = fs.readFileSync(real);
       key = images.store(bytes);
       const stored = key;
       pending.push(() => recordImage(db, { cache_key: stored, mime: imageMimeOf(bytes), bytes: bytes.length, origin: 'folder' }, now()));
@@ -192,6 +202,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     } catch (err) {
       counts.filesFailed++;
       addError(root, file.path, err instanceof Error ? err.message : String(err));
+      // Indexed before and unreadable now: no longer offered for playing.
+      if (known) pending.push(() => writer.markPathUnavailable('aurral', file.path, now()) && counts.filesMissing++);
       return;
     }
     if (tags.error) {
@@ -265,7 +277,15 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
       }
       if (!stat) gone.push(changed);
       else if (stat.isDirectory()) folders.push({ root, path: changed });
-      else if (stat.isFile() && isAudioFile(changed)) files.push({ root, path: changed, stat });
+      else if (stat.isFile() && isAudioFile(changed)) {
+        if (realPathWithin(changed, allowedRoots)) files.push({ root, path: changed, stat });
+        else {
+          // Swapped for a link to elsewhere: reported, and no longer available.
+          counts.filesFailed++;
+          addError(root, changed, OUTSIDE_ROOTS);
+          gone.push(changed);
+        }
+      }
     }
     const direct = files.filter((file) => !folders.some((f) => file.path.startsWith(f.path + path.sep)));
     counts.filesSeen += direct.length;
@@ -273,7 +293,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     for (const listing of folders.map((f) => listFolder(f.root, f.path))) await scanFolder(listing);
     const inFlight = new Set<Promise<void>>();
     for (const file of direct) {
-      const folderImage = findFolderImage(path.dirname(file.path));
+      const folderImage = findFolderImage(path.dirname(file.path), allowed);
       await visitFile(file.root, { path: file.path, size: file.stat.size, mtimeMs: Math.round(file.stat.mtimeMs) }, folderImage, inFlight);
     }
     await Promise.all(inFlight);
@@ -388,11 +408,11 @@ function writeFile(
   if (previous && previous.trackId !== trackId) writer.pruneTrackIfOrphan(previous.trackId);
 }
 
-/** The cover/folder/front image beside a file, if any. */
-function findFolderImage(dir: string): string | null {
+/** The cover/folder/front image beside a file, if any (and inside the allowed folders). */
+function findFolderImage(dir: string, allowed: readonly string[]): string | null {
   try {
     const name = fs.readdirSync(dir).find((n) => FOLDER_IMAGE.test(n));
-    return name ? path.join(dir, name) : null;
+    return name && isWithin(fs.realpathSync.native(path.join(dir, name)), allowed) ? path.join(dir, name) : null;
   } catch {
     return null;
   }

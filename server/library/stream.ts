@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
+import { READ_NO_LINK } from './libraryRoots.js';
 
 export interface MediaToSend {
+  /** A real path (see libraryRoots.realPathWithin); a link found here now is not followed. */
   path: string;
   mime: string;
 }
@@ -34,13 +36,31 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
  * when the file is gone (the caller answers 404 without naming the path).
  */
 export async function sendMedia(req: Request, res: Response, media: MediaToSend): Promise<boolean> {
+  let handle: fs.promises.FileHandle;
   let stat: fs.Stats;
   try {
-    stat = await fs.promises.stat(media.path);
-    if (!stat.isFile()) return false;
+    handle = await fs.promises.open(media.path, READ_NO_LINK);
   } catch {
     return false;
   }
+  try {
+    stat = await handle.stat();
+    if (!stat.isFile()) throw new Error('not a file');
+  } catch {
+    await handle.close();
+    return false;
+  }
+  let streaming = false;
+  try {
+    streaming = await sendOpened(req, res, media, handle, stat);
+  } finally {
+    if (!streaming) await handle.close();
+  }
+  return true;
+}
+
+/** Answers from an open file; true when a read stream took the handle over (it closes it). */
+async function sendOpened(req: Request, res: Response, media: MediaToSend, handle: fs.promises.FileHandle, stat: fs.Stats): Promise<boolean> {
   const size = stat.size;
   const etag = `"${size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
   res.setHeader('Accept-Ranges', 'bytes');
@@ -51,12 +71,12 @@ export async function sendMedia(req: Request, res: Response, media: MediaToSend)
   const inm = req.headers['if-none-match'];
   if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
     res.status(304).end();
-    return true;
+    return false;
   }
   const ims = req.headers['if-modified-since'];
   if (!inm && ims && Date.parse(ims) >= Math.floor(stat.mtimeMs / 1000) * 1000) {
     res.status(304).end();
-    return true;
+    return false;
   }
   const ifRange = req.headers['if-range'] as string | undefined;
   const rangeAllowed = !ifRange || ifRange === etag || (!ifRange.startsWith('"') && Date.parse(ifRange) >= Math.floor(stat.mtimeMs / 1000) * 1000);
@@ -66,7 +86,7 @@ export async function sendMedia(req: Request, res: Response, media: MediaToSend)
     res.removeHeader('Content-Type');
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ error: 'Range not satisfiable' }));
-    return true;
+    return false;
   }
   const start = range ? range.start : 0;
   const end = range ? range.end : size - 1;
@@ -79,9 +99,9 @@ export async function sendMedia(req: Request, res: Response, media: MediaToSend)
   res.setHeader('Content-Length', String(size === 0 ? 0 : end - start + 1));
   if (req.method === 'HEAD' || size === 0) {
     res.end();
-    return true;
+    return false;
   }
-  const stream = fs.createReadStream(media.path, { start, end, highWaterMark: 256 * 1024 });
+  const stream = handle.createReadStream({ start, end, highWaterMark: 256 * 1024 });
   try {
     await pipeline(stream, res);
   } catch {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseFile, type IAudioMetadata, type IOptions } from 'music-metadata';
+import { parseFile, type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { parseAudioFile } from './audioFile.js';
 
 /** What the scanner keeps from one audio file's tags and stream header. */
@@ -53,24 +53,53 @@ export async function readFileTags(file: string, root: string): Promise<FileTags
   }
 }
 
+/** A file that holds no playable audio: the scan reports it and indexes nothing (no 0:00 track). */
+export class UnreadableAudioError extends Error {}
+
 /**
  * Tags and content fingerprint (contentFingerprint's value) of one file, read through one open with
- * few reads (see parseAudioFile). Rejects only when the file cannot be read at all.
+ * few reads (see parseAudioFile). The rule: a file is indexed when its audio stream has a duration
+ * and, where the container tells, audio data; broken tags on such a file are reported with the file
+ * still indexed by its path names. A container that cannot be parsed, or has no audio stream,
+ * duration or data, rejects with UnreadableAudioError; so does a file that cannot be read at all.
  */
 export async function readTagsAndFingerprint(
   file: string,
   root: string,
   size: number,
 ): Promise<{ tags: FileTags; fingerprint: string }> {
-  const parsed = await parseAudioFile(file, size, PARSE_OPTIONS);
+  let parsed = await parseAudioFile(file, size, PARSE_OPTIONS);
+  const format = parsed.metadata?.format ?? parsed.partialFormat;
+  if (parsed.metadata && format && !(format.duration! > 0) && format.codec) {
+    // A stream without a length in any header (raw ADTS AAC) is measured by counting its frames;
+    // random bytes that look like frame headers here and there need re-syncs ("Parse error").
+    const counted = await parseAudioFile(file, size, { ...PARSE_OPTIONS, duration: true });
+    if (counted.metadata && !counted.metadata.quality.warnings.some((w) => w.message.startsWith('Parse error'))) parsed = counted;
+  }
+  const problem = audioProblem(parsed.metadata?.format ?? parsed.partialFormat);
+  if (problem) {
+    throw new UnreadableAudioError(`unreadable audio: ${parsed.error ? errorText(parsed.error) : problem}`);
+  }
   let tags: FileTags;
   try {
-    tags = parsed.metadata ? tagsOf(parsed.metadata, fallbackTags(file, root)) : unreadable(file, root, parsed.error);
+    tags = parsed.metadata ? tagsOf(parsed.metadata, fallbackTags(file, root)) : unreadable(file, root, parsed.error, parsed.partialFormat);
   } catch (err) {
-    tags = unreadable(file, root, err);
+    tags = unreadable(file, root, err, parsed.metadata?.format ?? null);
   }
   return { tags, fingerprint: parsed.fingerprint };
 }
+
+/** Why a parsed format is not playable audio, or null when it is. */
+function audioProblem(format: IFormat | null): string | null {
+  if (!format || (!format.codec && !format.container)) return 'not an audio file the scanner recognizes';
+  if (format.hasAudio === false) return 'no audio stream';
+  if (!(format.duration! > 0)) return 'no audio duration (corrupt or truncated)';
+  // FLAC and MP4 tell the audio data's size; none behind the headers means a truncated file.
+  if (format.bitrate !== undefined && !(format.bitrate > 0)) return 'no audio data (truncated)';
+  return null;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 function tagsOf(meta: IAudioMetadata, fallback: ReturnType<typeof fallbackTags>): FileTags {
   const c = meta.common;
@@ -109,7 +138,8 @@ function tagsOf(meta: IAudioMetadata, fallback: ReturnType<typeof fallbackTags>)
   };
 }
 
-function unreadable(file: string, root: string, err: unknown): FileTags {
+/** Names from the path; the stream facts the parser got before the tags failed, when it got any. */
+function unreadable(file: string, root: string, err: unknown, format: IFormat | null = null): FileTags {
   return {
     ...fallbackTags(file, root),
     trackNumber: 0,
@@ -122,16 +152,16 @@ function unreadable(file: string, root: string, err: unknown): FileTags {
     releaseGroupMbid: null,
     artistMbid: null,
     albumArtistMbid: null,
-    durationMs: 0,
-    bitrate: null,
-    sampleRate: null,
-    bitDepth: null,
-    channels: null,
-    codec: null,
-    container: null,
-    lossless: false,
+    durationMs: format?.duration ? Math.round(format.duration * 1000) : 0,
+    bitrate: format?.bitrate ? Math.round(format.bitrate) : null,
+    sampleRate: format?.sampleRate ?? null,
+    bitDepth: format?.bitsPerSample ?? null,
+    channels: format?.numberOfChannels ?? null,
+    codec: format?.codec ?? null,
+    container: format?.container ?? null,
+    lossless: format?.lossless ?? false,
     lyrics: null,
     picture: null,
-    error: `unreadable tags: ${err instanceof Error ? err.message : String(err)}`,
+    error: `unreadable tags: ${errorText(err)}`,
   };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FOLDER_IMAGE, isAudioFile } from './audioFormats.js';
+import { OUTSIDE_ROOTS, isWithin } from './libraryRoots.js';
 
 export interface WalkedFile {
   path: string;
@@ -20,12 +21,14 @@ export interface WalkProblem {
 }
 
 /**
- * Recursive walk of one music folder, a directory at a time. Follows symbolic links but visits each
- * real directory once (so loops end), skips dotfiles, and reports unreadable folders, names that are
- * not valid UTF-8 and over-long paths as problems instead of failing.
+ * Recursive walk of one music folder, a directory at a time. Follows symbolic links whose real target
+ * lies inside `allowed` (real paths of the music folders and the downloads root) and reports the
+ * others; visits each real directory once (so loops end), skips dotfiles, and reports unreadable
+ * folders, names that are not valid UTF-8 and over-long paths as problems instead of failing.
  */
 export async function* walkMusicFolder(
   root: string,
+  allowed: readonly string[],
   onProblem: (problem: WalkProblem) => void,
 ): AsyncGenerator<WalkedDirectory> {
   const visited = new Set<string>();
@@ -38,6 +41,10 @@ export async function* walkMusicFolder(
       real = await fs.realpath(dir);
       if (visited.has(real)) continue;
       visited.add(real);
+      if (!isWithin(real, allowed)) {
+        onProblem({ path: dir, reason: OUTSIDE_ROOTS });
+        continue;
+      }
       entries = await fs.readdir(dir, { withFileTypes: true, encoding: 'buffer' });
     } catch (err) {
       onProblem({ path: dir, reason: describe(err) });
@@ -46,7 +53,7 @@ export async function* walkMusicFolder(
     const files: WalkedFile[] = [];
     let folderImage: string | null = null;
     const subdirs: string[] = [];
-    const candidates: string[] = [];
+    const candidates: { full: string; link: boolean }[] = [];
     for (const entry of entries) {
       const raw = entry.name;
       const name = raw.toString('utf8');
@@ -57,12 +64,18 @@ export async function* walkMusicFolder(
       if (name.startsWith('.')) continue;
       const full = path.join(dir, name);
       if (entry.isDirectory()) subdirs.push(full);
-      else if (entry.isFile() || entry.isSymbolicLink()) candidates.push(full);
+      else if (entry.isFile() || entry.isSymbolicLink()) candidates.push({ full, link: entry.isSymbolicLink() });
     }
     const stats = await Promise.all(
-      candidates.map(async (full) => {
+      candidates.map(async ({ full, link }) => {
         try {
-          return { full, stat: await fs.stat(full) };
+          const stat = await fs.stat(full);
+          // A plain file's real path is its folder's; a link's target is checked (folders are, when visited).
+          if (link && !stat.isDirectory() && !isWithin(await fs.realpath(full), allowed)) {
+            if (isAudioFile(full)) onProblem({ path: full, reason: OUTSIDE_ROOTS });
+            return null;
+          }
+          return { full, stat };
         } catch (err) {
           // A dangling link or an over-long path: reported, never fatal.
           onProblem({ path: full, reason: describe(err) });

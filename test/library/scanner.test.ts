@@ -57,15 +57,14 @@ afterAll(() => {
 });
 
 describe('folder scan', () => {
-  it('indexes every audio file into exact canonical rows, broken files included', async () => {
+  it('indexes every audio file into exact canonical rows and reports one that holds no audio', async () => {
     const result = await scan();
-    expect(result).toMatchObject({ filesSeen: 6, filesIndexed: 6, filesSkipped: 0, filesMissing: 0 });
+    expect(result).toMatchObject({ filesSeen: 6, filesIndexed: 5, filesFailed: 1, filesSkipped: 0, filesMissing: 0 });
     expect(result.errors).toEqual([
-      { path: path.join('Loose', 'corrupt.flac'), reason: 'unreadable tags: Invalid FLAC preamble' },
+      { path: path.join('Loose', 'corrupt.flac'), reason: 'unreadable audio: Invalid FLAC preamble' },
     ]);
     expect(tracks()).toEqual([
       { identity_key: 'mbid:rec-hunter', title: 'Hunter', artist_name: 'Björk', track_number: 1, available: 1 },
-      { identity_key: 'track:album:name:unknown artist/loose/1/0/corrupt', title: 'corrupt', artist_name: 'Unknown Artist', track_number: 0, available: 1 },
       { identity_key: 'track:album:name:unknown artist/loose/1/0/untagged', title: 'untagged', artist_name: 'Unknown Artist', track_number: 0, available: 1 },
       { identity_key: 'track:album:name:zed/mix/1/1/aac song', title: 'AAC Song', artist_name: 'Zed', track_number: 1, available: 1 },
       { identity_key: 'track:album:name:椎名林檎/無罪モラトリアム/1/3/丸ノ内サディスティック', title: '丸ノ内サディスティック', artist_name: '椎名林檎', track_number: 3, available: 1 },
@@ -73,7 +72,7 @@ describe('folder scan', () => {
     ]);
     expect(db.prepare('SELECT identity_key, name, album_count, track_count FROM library_artists ORDER BY sort_name').all()).toEqual([
       { identity_key: 'mbid:art-bjork', name: 'Björk', album_count: 1, track_count: 2 },
-      { identity_key: 'name:unknown artist', name: 'Unknown Artist', album_count: 1, track_count: 2 },
+      { identity_key: 'name:unknown artist', name: 'Unknown Artist', album_count: 1, track_count: 1 },
       { identity_key: 'name:zed', name: 'Zed', album_count: 1, track_count: 1 },
       { identity_key: 'name:椎名林檎', name: '椎名林檎', album_count: 1, track_count: 1 },
     ]);
@@ -85,13 +84,14 @@ describe('folder scan', () => {
     const flac = db.prepare("SELECT format, mime, codec, sample_rate, bit_depth, lossless, tag_error FROM library_media_files WHERE path LIKE '%Hunter.flac'").get();
     expect(flac).toEqual({ format: 'flac', mime: 'audio/flac', codec: 'FLAC', sample_rate: 44100, bit_depth: 16, lossless: 1, tag_error: null });
     expect(reader.genres().map((g) => [g.name, g.track_count])).toEqual([['Electronic', 2], ['J-Pop', 1]]);
-    expect(reader.count('tracks')).toBe(6);
+    expect(reader.count('tracks')).toBe(5);
   });
 
   it('skips unchanged files in quick mode and re-reads them in full mode', async () => {
-    expect(await scan('quick')).toMatchObject({ filesSeen: 6, filesIndexed: 0, filesSkipped: 6 });
-    expect(await scan('full')).toMatchObject({ filesSeen: 6, filesIndexed: 6, filesSkipped: 0 });
-    expect(tracks()).toHaveLength(6);
+    // The file that holds no audio is read (and reported) again each time.
+    expect(await scan('quick')).toMatchObject({ filesSeen: 6, filesIndexed: 0, filesSkipped: 5, filesFailed: 1 });
+    expect(await scan('full')).toMatchObject({ filesSeen: 6, filesIndexed: 5, filesSkipped: 0, filesFailed: 1 });
+    expect(tracks()).toHaveLength(5);
   });
 
   it('adds, modifies, marks deleted files unavailable and keeps identity across a move', async () => {
@@ -106,7 +106,7 @@ describe('folder scan', () => {
     fs.rmSync(path.join(music, 'Björk', 'Homogenic', '02 Jóga.mp3'));
 
     const result = await scan('quick');
-    expect(result).toMatchObject({ filesSeen: 6, filesIndexed: 3, filesSkipped: 3, filesMissing: 1, filesMoved: 1 });
+    expect(result).toMatchObject({ filesSeen: 6, filesIndexed: 3, filesSkipped: 2, filesMissing: 1, filesMoved: 1 });
     expect(db.prepare('SELECT id FROM library_media_files WHERE path = ?').get(movedTo)).toEqual({ id: aac.id });
     const joga = db.prepare("SELECT available FROM library_tracks WHERE identity_key = 'track:mbid:rg-homogenic/1/2/joga'").get();
     expect(joga).toEqual({ available: 0 });
@@ -116,8 +116,8 @@ describe('folder scan', () => {
     expect(titles).not.toContain('untagged'); // the retagged file's old track is pruned
     const homogenic = db.prepare("SELECT track_count, available_track_count FROM library_albums WHERE identity_key = 'mbid:rg-homogenic'").get();
     expect(homogenic).toEqual({ track_count: 2, available_track_count: 1 });
-    expect(reader.count('tracks', 'all', true)).toBe(6);
-    expect(reader.count('tracks')).toBe(7);
+    expect(reader.count('tracks', 'all', true)).toBe(5);
+    expect(reader.count('tracks')).toBe(6);
   });
 
   it('brings a file back as available when it reappears', async () => {

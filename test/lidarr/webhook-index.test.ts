@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lidarrOf } from '../../server/domain/lidarr/service.js';
@@ -79,6 +80,33 @@ describe('indexing Lidarr into the canonical library', () => {
     const run = await job(String(index.requestArtists([2], 'test')));
     expect(run).toMatchObject({ status: 'completed' });
     expect(index.workerThreadId()).toBe(thread);
+  });
+
+  it('refuses a Lidarr file swapped for a link out of the root folder, and the next index reports it', async () => {
+    const tracks = await s.call('GET', '/api/library/canonical?kind=tracks&pageSize=100&source=lidarr&availableOnly=true');
+    const trackId = tracks.body.items[0].id;
+    const { path: file } = s.server.ctx.db.prepare("SELECT path FROM library_media_files WHERE track_id = ? AND source = 'lidarr'").get(trackId) as { path: string };
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-lidarr-outside-'));
+    const original = fs.readFileSync(file);
+    try {
+      fs.writeFileSync(path.join(outside, 'secret.flac'), 'fLaC SECRET');
+      fs.rmSync(file);
+      fs.symlinkSync(path.join(outside, 'secret.flac'), file);
+      const stream = await s.server.api(`/api/library/canonical-stream/${trackId}`, { headers: s.server.admin.headers });
+      expect(stream.status).toBe(404);
+      expect(await stream.text()).not.toContain('SECRET');
+
+      const index = lidarrOf(s.server.ctx).index;
+      const run = await job(String(index.requestArtists([1], 'test')));
+      expect(run.errors).toContainEqual({ path: file, reason: 'symbolic link to a place outside the Lidarr root folder' });
+      const row = s.server.ctx.db.prepare("SELECT available FROM library_media_files WHERE track_id = ? AND source = 'lidarr'").get(trackId);
+      expect(row).toEqual({ available: 0 });
+    } finally {
+      fs.rmSync(file, { force: true });
+      fs.writeFileSync(file, original);
+      fs.rmSync(outside, { recursive: true, force: true });
+      await job(String(lidarrOf(s.server.ctx).index.requestArtists([1], 'test')));
+    }
   });
 });
 

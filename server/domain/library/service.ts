@@ -6,8 +6,10 @@ import { refreshDerived } from '../../db/libraryDerived.js';
 import { findImage } from '../../db/libraryImages.js';
 import { LibraryReader, type CanonicalQuery, type MediaFileRow, type TrackRow } from '../../db/libraryReads.js';
 import { LibraryWriter } from '../../db/libraryWrites.js';
+import { LidarrIndexRepository } from '../../db/lidarrIndex.js';
 import type { ScanMode, ScanRun } from '../../db/libraryScanRuns.js';
 import { ImageCache } from '../../library/imageCache.js';
+import { realPathWithin } from '../../library/libraryRoots.js';
 import { LibraryScanService } from '../../library/scanService.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 
@@ -45,6 +47,7 @@ export class LibraryService {
       dbPath: ctx.dbPath,
       imageDir: this.images.dir,
       roots: () => this.musicFolders(),
+      linkRoots: () => [ctx.settings.get().downloads.folderPath],
       now: () => ctx.clock.now(),
       broadcast: (type, payload) => ctx.hub.broadcast('library', type, payload),
       log: ctx.log,
@@ -81,6 +84,20 @@ export class LibraryService {
     return [...new Set(all.filter((d) => d.trim() !== '').map((d) => path.resolve(d)))];
   }
 
+  /**
+   * Where library files may be read from: the music folders, the downloads root and Lidarr's root
+   * folders (as mapped here). Anything else, a link's target included, is refused.
+   */
+  servingRoots(): string[] {
+    const downloads = this.ctx.settings.get().downloads.folderPath;
+    return [...this.musicFolders(), ...(downloads.trim() ? [downloads] : []), ...new LidarrIndexRepository(this.ctx.db).rootFolders()];
+  }
+
+  /** The real path to open for a stored library file path, or null when it is gone or outside servingRoots. */
+  servablePath(file: string): string | null {
+    return realPathWithin(file, this.servingRoots());
+  }
+
   canonicalPage(q: CanonicalQuery) {
     return this.reader.canonicalPage(q);
   }
@@ -101,13 +118,17 @@ export class LibraryService {
     return track;
   }
 
-  /** The file to stream for a track (optionally the one filed under an album). */
+  /**
+   * The file to stream for a track (optionally the one filed under an album), with `path` the real
+   * path to open; NotFound when none is available or its real path is outside servingRoots.
+   */
   playableFile(trackId: number, albumId?: number): MediaFileRow {
     this.track(trackId);
     const files = this.reader.filesOfTrack(trackId).filter((f) => f.available === 1);
     const file = albumId === undefined ? files[0] : (files.find((f) => f.album_id === albumId) ?? (this.trackInAlbum(trackId, albumId) ? files[0] : undefined));
-    if (!file) throw new NotFoundError('Media file not found');
-    return file;
+    const real = file ? this.servablePath(file.path) : null;
+    if (!file || !real) throw new NotFoundError('Media file not found');
+    return { ...file, path: real };
   }
 
   private trackInAlbum(trackId: number, albumId: number): boolean {

@@ -48,8 +48,11 @@ export const librarySettings = z
   .object({
     musicFolders: z.array(z.string().min(1)).default([]),
     watchEnabled: z.boolean().default(true),
-    /** Quiet time after the last file change before a quick scan runs. */
-    watchDebounceMs: z.number().int().min(1000).max(24 * 3600 * 1000).default(120_000),
+    /**
+     * Quiet time after the last file change before a quick scan runs (a folder that keeps
+     * changing is scanned anyway, at most max(60 s, 6 × this) after its first change).
+     */
+    watchDebounceMs: z.number().int().min(1000).max(3600 * 1000).default(10_000),
   })
   .strict();
 

@@ -60,13 +60,22 @@ export function parseLyrics(text: string): StructuredLyrics {
   return result;
 }
 
-/** Lyrics of a song: a sidecar .lrc (or .txt) beside the audio file first, then the embedded tag. */
-export function lyricsOf(audioPath: string | null, embedded: string | null): StructuredLyrics | null {
+/**
+ * Lyrics of a song: a sidecar .lrc (or .txt) beside the audio file first, then the embedded tag.
+ * `servable` gives the real path to read of a sidecar, or null when it leads outside the library.
+ */
+export function lyricsOf(
+  audioPath: string | null,
+  embedded: string | null,
+  servable: (file: string) => string | null,
+): StructuredLyrics | null {
   if (audioPath) {
     const base = audioPath.slice(0, audioPath.length - path.extname(audioPath).length);
     for (const ext of ['.lrc', '.LRC', '.txt']) {
       try {
-        const text = fs.readFileSync(base + ext, 'utf8');
+        const real = servable(base + ext);
+        if (!real) continue;
+        const text = fs.readFileSync(real, 'utf8');
         if (text.trim()) return parseLyrics(text);
       } catch {
         // no sidecar with this extension

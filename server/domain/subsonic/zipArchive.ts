@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
+import { READ_NO_LINK } from '../../library/libraryRoots.js';
 
 /**
  * A zip archive of existing files streamed without compression (audio does not shrink) and without
@@ -55,9 +56,11 @@ function dosDateTime(ms: number): { date: number; time: number } {
   };
 }
 
+/** Entry files are real paths (see libraryRoots): one swapped for a link since is not followed. */
 async function* chunksOf(file: string, size: number): AsyncGenerator<Buffer> {
   if (size === 0) return;
-  for await (const chunk of fs.createReadStream(file, { start: 0, end: size - 1, highWaterMark: 256 * 1024 })) yield chunk as Buffer;
+  const handle = await fs.promises.open(file, READ_NO_LINK);
+  for await (const chunk of handle.createReadStream({ start: 0, end: size - 1, highWaterMark: 256 * 1024 })) yield chunk as Buffer;
 }
 
 async function crcOf(file: string, size: number): Promise<number> {

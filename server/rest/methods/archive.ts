@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { SongRow } from '../../db/subsonicLibrary.js';
+import { libraryServiceOf } from '../../domain/library/service.js';
 import { ZipTooLargeError, safeName, uniqueNames, writeZip, zipLength, type ZipEntry } from '../../domain/subsonic/zipArchive.js';
+import { realPathWithin } from '../../library/libraryRoots.js';
 import { SENT, type RestCall } from '../context.js';
 import { ErrorCode, SubsonicError, notFound } from '../errors.js';
 import { suffixOf } from '../serialize.js';
@@ -35,16 +37,20 @@ function contents(call: RestCall, target: Target): { title: string; trackIds: nu
   }
 }
 
-/** `Artist/Album/NN - Title.ext` (`D-NN` on albums with several discs), from the file's current size. */
-function entriesOf(songs: SongRow[]): ZipEntry[] {
+/**
+ * `Artist/Album/NN - Title.ext` (`D-NN` on albums with several discs), from the file's current size;
+ * `servable` gives the real path to read (null: gone, or leads outside the library's folders).
+ */
+function entriesOf(songs: SongRow[], servable: (file: string) => string | null): ZipEntry[] {
   const multiDisc = new Set<number>();
   for (const s of songs) if (s.disc_number > 1 && s.album_id !== null) multiDisc.add(s.album_id);
   const entries: ZipEntry[] = [];
   for (const s of songs) {
-    if (!s.path) continue;
+    const real = s.path ? servable(s.path) : null;
+    if (!real) continue;
     let stat: fs.Stats;
     try {
-      stat = fs.statSync(s.path);
+      stat = fs.statSync(real);
     } catch {
       continue; // vanished since the last scan
     }
@@ -54,7 +60,7 @@ function entriesOf(songs: SongRow[]): ZipEntry[] {
     const number = n && s.album_id !== null && multiDisc.has(s.album_id) ? `${Math.max(1, s.disc_number)}-${n}` : n;
     const file = `${number ? `${number} - ` : ''}${safeName(s.title)}${suffix ? `.${suffix}` : ''}`;
     const name = `${safeName(s.album_artist ?? s.artist_name, 'Unknown Artist')}/${safeName(s.album_title ?? '', 'Unknown Album')}/${file}`;
-    entries.push({ name, file: s.path, size: stat.size, mtimeMs: stat.mtimeMs });
+    entries.push({ name, file: real, size: stat.size, mtimeMs: stat.mtimeMs });
   }
   return uniqueNames(entries);
 }
@@ -62,7 +68,9 @@ function entriesOf(songs: SongRow[]): ZipEntry[] {
 export async function downloadZip(call: RestCall, target: Target): Promise<typeof SENT> {
   const { title, trackIds } = contents(call, target);
   const songs = call.rc.library.songs([...new Set(trackIds)]).filter((s) => s.available === 1 && s.path);
-  const entries = entriesOf(songs);
+  const library = libraryServiceOf(call.rc.app);
+  const roots = library.servingRoots();
+  const entries = entriesOf(songs, (file) => realPathWithin(file, roots));
   if (entries.length === 0) throw notFound('Nothing to download: no playable files');
   let length: number;
   try {

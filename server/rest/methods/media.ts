@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { Response } from 'express';
 import { findImage } from '../../db/libraryImages.js';
 import type { SongRow } from '../../db/subsonicLibrary.js';
+import { libraryServiceOf } from '../../domain/library/service.js';
 import { lyricsOf, plainText } from '../../domain/subsonic/lyrics.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { CACHE_KEY, imageMimeOf } from '../../library/imageCache.js';
@@ -41,11 +42,14 @@ export function sendFile(call: RestCall, file: string, mime: string, extraHeader
   });
 }
 
-function playableSong(call: RestCall, raw: string): SongRow & { path: string } {
+/** A song's file, `path` being the real path to open (refused when it leads outside the library's folders). */
+function playableSong(call: RestCall, raw: string): SongRow & { path: string; storedPath: string } {
   const trackId = resolveTrack(call, raw);
   const row = call.rc.library.song(trackId);
   if (!row || row.available !== 1 || !row.path) throw notFound('Song not found');
-  return row as SongRow & { path: string };
+  const real = libraryServiceOf(call.rc.app).servablePath(row.path);
+  if (!real) throw new SubsonicError(ErrorCode.notFound, 'The media file is not available', 404);
+  return { ...row, path: real, storedPath: row.path };
 }
 
 async function download(call: RestCall): Promise<typeof SENT> {
@@ -55,7 +59,7 @@ async function download(call: RestCall): Promise<typeof SENT> {
   const target = resolveAny(call, raw);
   if (target.kind !== 'track') return downloadZip(call, { kind: target.kind, id: target.id });
   const row = playableSong(call, raw);
-  return sendFile(call, row.path, row.mime ?? 'application/octet-stream', { 'Content-Disposition': attachment(path.basename(row.path)) });
+  return sendFile(call, row.path, row.mime ?? 'application/octet-stream', { 'Content-Disposition': attachment(path.basename(row.storedPath)) });
 }
 
 /** The artwork cache key for any of our ids. */
@@ -142,7 +146,8 @@ function getLyrics(call: RestCall): Payload {
   const id = call.rc.library.songIdByTitle(title, artist);
   const song = id === undefined ? undefined : call.rc.library.song(id);
   const track = id === undefined ? undefined : call.rc.reader.track(id);
-  const found = song ? lyricsOf(song.path, track?.lyrics ?? null) : null;
+  const servable = (p: string) => libraryServiceOf(call.rc.app).servablePath(p);
+  const found = song ? lyricsOf(song.path, track?.lyrics ?? null, servable) : null;
   if (!song || !found) return { lyrics: { value: '' } };
   return { lyrics: { artist: song.artist_name, title: song.title, value: plainText(found) } };
 }
@@ -151,7 +156,7 @@ function getLyricsBySongId(call: RestCall): Payload {
   const trackId = resolveTrack(call, call.params.required('id'));
   const song = call.rc.library.song(trackId);
   if (!song) throw notFound('Song not found');
-  const found = lyricsOf(song.path, call.rc.reader.track(trackId)?.lyrics ?? null);
+  const found = lyricsOf(song.path, call.rc.reader.track(trackId)?.lyrics ?? null, (p) => libraryServiceOf(call.rc.app).servablePath(p));
   if (!found) return { lyricsList: { structuredLyrics: [] } };
   return {
     lyricsList: {
