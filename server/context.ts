@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { SettingsRepository } from './db/settings.js';
+import type { FailedLogins } from './domain/auth/failedLogins.js';
 import type { AuthService } from './domain/auth/service.js';
 import type { Principal } from './domain/auth/principal.js';
 import type { SettingsStore } from './domain/settings/store.js';
@@ -30,6 +31,8 @@ export interface AppContext {
   settings: SettingsStore;
   users: UsersService;
   auth: AuthService;
+  /** The shared limiter on failed password checks (login, Basic, /rest, password change, OIDC exchange). */
+  failedLogins: FailedLogins;
   hub: Hub;
   appVersion: string;
   startedAt: number;
