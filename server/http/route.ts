@@ -96,9 +96,8 @@ async function authorize(def: RouteDefinition, req: Request, resolver: Principal
     if (def.openBeforeOnboarding) return null;
     throw new ForbiddenError('Complete onboarding first: it creates the first administrator', 'Onboarding required', 'ONBOARDING_REQUIRED');
   }
-  const principal = await resolver.resolve(req, { media: access === 'media' });
-  if (access === 'public') return principal;
-  const caller = principal;
+  const caller = await resolver.resolve(req, { media: access === 'media' });
+  if (access === 'public') return caller;
   if (!caller) throw new UnauthorizedError('Authentication required', 'AUTH_REQUIRED');
   if (access === 'authenticated' || access === 'media') return caller;
   if (access === 'admin') {
