@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { JobsRepository } from './db/jobs.js';
 import type { SettingsRepository } from './db/settings.js';
+import type { FailedLogins } from './domain/auth/failedLogins.js';
 import type { AuthService } from './domain/auth/service.js';
 import type { Principal } from './domain/auth/principal.js';
 import type { InterfaceLister } from './domain/auth/lanBypass.js';
@@ -34,6 +35,8 @@ export interface AppContext {
   settings: SettingsStore;
   users: UsersService;
   auth: AuthService;
+  /** The shared limiter on failed password checks (login, Basic, /rest, password change, OIDC exchange). */
+  failedLogins: FailedLogins;
   hub: Hub;
   /** Durable background work: areas register queues and enqueue jobs; it starts after every area. */
   jobs: JobQueue;

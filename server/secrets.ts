@@ -13,6 +13,8 @@ export interface Secrets {
 export function loadSecrets(dataDir: string): Secrets {
   const dir = path.join(dataDir, 'secrets');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Our own folder: tightened even when an earlier version or a permissive umask left it open.
+  fs.chmodSync(dir, 0o700);
   return {
     sessionKey: readOrCreateKey(path.join(dir, 'session.key')),
     encryptionKey: readOrCreateKey(path.join(dir, 'encryption.key')),
@@ -22,7 +24,10 @@ export function loadSecrets(dataDir: string): Secrets {
 function readOrCreateKey(file: string): Buffer {
   try {
     const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-    if (key.length === 32) return key;
+    if (key.length === 32) {
+      fs.chmodSync(file, 0o600);
+      return key;
+    }
     throw new Error(`${file} does not hold a 32-byte hex key; move it away to let Tonearm create a new one`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

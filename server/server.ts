@@ -10,6 +10,7 @@ import { jobsRepository } from './db/jobs.js';
 import { sessionsRepository } from './db/sessions.js';
 import { settingsRepository } from './db/settings.js';
 import { usersRepository } from './db/users.js';
+import { FailedLogins } from './domain/auth/failedLogins.js';
 import { AuthService } from './domain/auth/service.js';
 import type { InterfaceLister } from './domain/auth/lanBypass.js';
 import { createSettingsStore } from './domain/settings/store.js';
@@ -71,6 +72,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const settings = createSettingsStore(kv);
   const sessions = sessionsRepository(db);
   const users = new UsersService(usersRepository(db), sessions, secrets.encryptionKey, clock, (fn) => inTransaction(db, fn));
+  const failedLogins = new FailedLogins({ clock, maxPerClient: config.rateLimit.loginMax, windowMs: config.rateLimit.windowMs });
   const auth = new AuthService({
     users,
     sessions,
@@ -79,6 +81,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     sessionKey: secrets.sessionKey,
     sessionTtlMs: config.sessionTtlMs,
     clock,
+    failedLogins,
     ...(options.interfaces && { interfaces: options.interfaces }),
   });
   const hub = new Hub(createSocketAuthenticator(config, auth), log, clock);
@@ -104,6 +107,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     settings,
     users,
     auth,
+    failedLogins,
     hub,
     jobs,
     jobsRepo,

@@ -49,6 +49,7 @@ export interface OpenOptions {
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const migrations = options.migrations ?? loadMigrations();
   if (fs.existsSync(file)) preflight(file, migrations);
+  if (!options.readonly) ownerOnly(file);
   const db = new Database(file, { readonly: options.readonly ?? false });
   configure(db, options.cacheMb ?? 64, options.readonly ?? false);
   if (!options.readonly) {
@@ -61,6 +62,22 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     }
   }
   return db;
+}
+
+/**
+ * The database holds password hashes and the readable password copies: it and its -wal/-shm are
+ * owner-only whatever the umask. SQLite gives -wal and -shm the mode of the database file, so
+ * creating the file 0600 first covers them; files left readable by an earlier version are tightened.
+ */
+function ownerOnly(file: string): void {
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(f, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
 }
 
 /** A second connection for a worker thread: same file, no migrations, smaller cache. */

@@ -50,5 +50,12 @@ export class NotConfiguredError extends DomainError {
     super(message, 'NOT_CONFIGURED');
   }
 }
-/** 429 from our own limiters (not upstream). */
-export class TooManyRequestsError extends DomainError {}
+/** 429 from our own limiters (not upstream); retryAfterSeconds becomes the Retry-After header. */
+export class TooManyRequestsError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message, 'RATE_LIMITED');
+  }
+}

@@ -105,13 +105,7 @@ export function buildApp(ctx: AppContext): BuiltApp {
   app.use('/api', rateLimit(limiterOptions));
   app.use('/rest', rateLimit(limiterOptions));
   app.use('/share', rateLimit(limiterOptions));
-  const loginLimiter = rateLimit({
-    ...limiterOptions,
-    limit: ctx.config.rateLimit.loginMax,
-    skipSuccessfulRequests: true,
-  });
-  for (const p of ['/api/auth/login', '/api/auth/oidc/login', '/api/auth/oidc/exchange', '/api/users/me/password'])
-    app.use(p, loginLimiter);
+  // Failed password checks are limited where they happen, by ctx.failedLogins (one limiter for all).
 
   app.use('/api', express.json({ limit: '5mb', strict: false }));
   app.use('/rest', express.urlencoded({ extended: false, limit: '5mb' }));
@@ -124,6 +118,8 @@ export function buildApp(ctx: AppContext): BuiltApp {
     summary: 'This OpenAPI document',
     tag: 'meta',
     access: 'public',
+    // The onboarding wizard reads it to offer only the integration steps this build serves.
+    openBeforeOnboarding: true,
     response: z.object({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }).loose(),
     handler: () => document,
   });

@@ -24,7 +24,6 @@ export function proxyIdentity(config: Config, req: IncomingMessage): string | un
 export function createPrincipalResolver(config: Config, auth: AuthService): PrincipalResolver {
   return {
     isOnboarded: () => auth.isOnboarded(),
-    setupPrincipal: () => auth.setupPrincipal(),
     async resolve(req: Request, { media }): Promise<Principal | null> {
       const authorization = header(req, 'authorization') ?? '';
       const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
@@ -46,7 +45,7 @@ export function createPrincipalResolver(config: Config, auth: AuthService): Prin
       if (basic) {
         const decoded = Buffer.from(basic, 'base64').toString('utf8');
         const colon = decoded.indexOf(':');
-        const p = colon > 0 ? await auth.resolveBasic(decoded.slice(0, colon), decoded.slice(colon + 1)) : null;
+        const p = colon > 0 ? await auth.resolveBasic(decoded.slice(0, colon), decoded.slice(colon + 1), req.ip) : null;
         if (!p) throw new UnauthorizedError('Invalid username or password', 'AUTH_REQUIRED');
         return p;
       }
@@ -69,16 +68,16 @@ export function createPrincipalResolver(config: Config, auth: AuthService): Prin
   };
 }
 
-/** WebSocket handshake: `?token=`, proxy identity or LAN auto-login; never the API key. */
+/** WebSocket handshake: `?token=`, proxy identity or LAN auto-login; never the API key. Nobody before onboarding. */
 export function createSocketAuthenticator(config: Config, auth: AuthService) {
   return async (req: IncomingMessage): Promise<Principal | null> => {
+    if (!auth.isOnboarded()) return null;
     const url = new URL(req.url ?? '/', 'http://localhost');
     const token = url.searchParams.get('token');
     if (token) return auth.resolveSession(token);
     const proxyUser = proxyIdentity(config, req);
     if (proxyUser) return auth.resolveProxyUser(proxyUser);
     const lan = auth.resolveLan(req.socket.remoteAddress ?? '');
-    if (lan) return lan;
-    return auth.isOnboarded() ? null : auth.setupPrincipal();
+    return lan;
   };
 }

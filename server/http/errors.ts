@@ -88,6 +88,7 @@ export function errorHandler(log: Logger) {
       return;
     }
     if (mapped) {
+      if (err instanceof TooManyRequestsError && err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
       res.status(mapped.status).json(mapped.body);
       return;
     }

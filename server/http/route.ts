@@ -11,6 +11,10 @@ import type { PermissionName } from '../domain/auth/permissions.js';
  * - user: a real user account; the instance API key gets 403 "User account required".
  * - admin: an administrator (the API key counts).
  * - onboarding: anyone until onboarding completes, then 403.
+ *
+ * Until onboarding completes no account exists and every route answers 403 ONBOARDING_REQUIRED,
+ * except onboarding routes and those marked `openBeforeOnboarding` (health, the image proxy, the
+ * folder browser the wizard uses), which then answer anyone with no principal.
  * - media: like authenticated, and also `?token=<session>` or `?st=<stream token>`.
  * - { permission }: an administrator or a caller holding the permission.
  * - { userPermission }: a real user account holding the permission.
@@ -52,6 +56,8 @@ export interface RouteSpec<P, Q, B> {
   status?: number;
   /** Error code for invalid query/params (the canonical page uses INVALID_QUERY). */
   invalidCode?: string;
+  /** Before onboarding completes, answer anyone (without reading credentials) instead of 403 ONBOARDING_REQUIRED. */
+  openBeforeOnboarding?: boolean;
   /** Also serve HEAD for this GET route (express does it; documented for media routes). */
   handler: (ctx: RouteContext<P, Q, B>) => unknown;
 }
@@ -69,7 +75,6 @@ export interface PrincipalResolver {
   /** The caller's principal; throws UnauthorizedError for a bad credential; null when none was sent. */
   resolve(req: Request, options: { media: boolean }): Promise<Principal | null>;
   isOnboarded(): boolean;
-  setupPrincipal(): Principal;
 }
 
 function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string, code: string): T {
@@ -81,15 +86,18 @@ function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: st
   throw new ValidationError(`${where}: ${issue.message}`, code, result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
 }
 
-async function authorize(access: Access, req: Request, resolver: PrincipalResolver): Promise<Principal | null> {
+async function authorize(def: RouteDefinition, req: Request, resolver: PrincipalResolver): Promise<Principal | null> {
+  const { access } = def;
   if (access === 'onboarding') {
     if (resolver.isOnboarded()) throw new ForbiddenError('Onboarding already completed', 'Onboarding already completed');
     return null;
   }
-  const principal = await resolver.resolve(req, { media: access === 'media' });
-  if (access === 'public') return principal;
-  // Before onboarding authentication is not enforced: the caller acts as the setup administrator.
-  const caller = principal ?? (resolver.isOnboarded() ? null : resolver.setupPrincipal());
+  if (!resolver.isOnboarded()) {
+    if (def.openBeforeOnboarding) return null;
+    throw new ForbiddenError('Complete onboarding first: it creates the first administrator', 'Onboarding required', 'ONBOARDING_REQUIRED');
+  }
+  const caller = await resolver.resolve(req, { media: access === 'media' });
+  if (access === 'public') return caller;
   if (!caller) throw new UnauthorizedError('Authentication required', 'AUTH_REQUIRED');
   if (access === 'authenticated' || access === 'media') return caller;
   if (access === 'admin') {
@@ -108,7 +116,7 @@ async function authorize(access: Access, req: Request, resolver: PrincipalResolv
 export function routeHandler(def: RouteDefinition, resolver: PrincipalResolver) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await authorize(def.access, req, resolver);
+      const principal = await authorize(def, req, resolver);
       const code = def.invalidCode ?? 'VALIDATION_ERROR';
       const params = parsePart(def.params, req.params, 'params', code);
       const query = parsePart(def.query, req.query ?? {}, 'query', code);

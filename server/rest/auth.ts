@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { UserRow } from '../db/users.js';
+import type { FailedLogins } from '../domain/auth/failedLogins.js';
 import { effectivePermissions, type Permissions, type Role } from '../domain/auth/permissions.js';
 import type { RestKeyService } from '../domain/subsonic/restKeys.js';
 import type { UsersService } from '../domain/users/service.js';
@@ -46,9 +47,16 @@ const wrong = () => new SubsonicError(ErrorCode.wrongCredentials, 'Wrong usernam
  * Checks the credentials of a /rest call against the local accounts: `u`+`p` (plain or `enc:`),
  * `u`+`t`+`s` (md5 of the password and salt, checked against the encrypted password copy so a
  * password change applies at once), or an OpenSubsonic `apiKey` (per-user keys; the instance API
- * key is not one of them).
+ * key is not one of them). Password and token checks go through the shared failed-login limiter;
+ * a refused attempt throws its LoginThrottledError (the router answers it in the envelope).
  */
-export function authenticate(params: Params, req: Request, users: UsersService, restKeys: RestKeyService): RestUser {
+export async function authenticate(
+  params: Params,
+  req: Request,
+  users: UsersService,
+  restKeys: RestKeyService,
+  failedLogins: FailedLogins,
+): Promise<RestUser> {
   const apiKey = params.string('apiKey');
   const u = params.string('u');
   const p = params.string('p');
@@ -69,21 +77,23 @@ export function authenticate(params: Params, req: Request, users: UsersService, 
     throw new SubsonicError(ErrorCode.conflictingMechanisms, 'Multiple conflicting authentication mechanisms provided');
   if (p === undefined && (t === undefined || s === undefined)) throw missingParameter(t === undefined ? (s === undefined ? 'p or t and s' : 't') : 's');
 
-  const row = users.findByUsername(u);
+  const plain = p === undefined ? undefined : decodePassword(p);
+  // An unknown name is a failed check too, so names cannot be probed past the limit.
+  const row = await failedLogins.attempt({ client: req.ip, account: u }, () => {
+    const found = users.findByUsername(u);
+    if (!found) return null;
+    let password: string | null;
+    try {
+      password = found.password_enc ? users.recoverPassword(found) : null;
+    } catch {
+      password = null;
+    }
+    if (plain !== undefined) return password !== null && sameText(plain, password) ? found : null;
+    // Token auth needs the readable password copy; an account without one cannot use it.
+    if (password === null)
+      throw new SubsonicError(ErrorCode.tokenAuthNotSupported, 'Token authentication is not supported for this account; use a password or an API key');
+    return sameText(md5Hex(password + s!).toLowerCase(), t!.toLowerCase()) ? found : null;
+  });
   if (!row || row.status !== 'active') throw wrong();
-  let password: string | null;
-  try {
-    password = row.password_enc ? users.recoverPassword(row) : null;
-  } catch {
-    password = null;
-  }
-  if (p !== undefined) {
-    if (password === null || !sameText(decodePassword(p), password)) throw wrong();
-    return toRestUser(row);
-  }
-  // Token auth needs the readable password copy; an account without one cannot use it.
-  if (password === null)
-    throw new SubsonicError(ErrorCode.tokenAuthNotSupported, 'Token authentication is not supported for this account; use a password or an API key');
-  if (!sameText(md5Hex(password + s!).toLowerCase(), t!.toLowerCase())) throw wrong();
   return toRestUser(row);
 }

@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
-import { DomainError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { DomainError, ForbiddenError, NotFoundError, TooManyRequestsError, ValidationError } from '../domain/errors.js';
 import { authenticate } from './auth.js';
 import { createRestContext, SENT, type RestCall, type RestContext, type RestMethod } from './context.js';
 import { ErrorCode, SubsonicError, missingParameter, notSupported } from './errors.js';
@@ -49,6 +49,10 @@ function checkVersion(v: string | undefined): void {
 
 function toSubsonicError(err: unknown, rc: RestContext): SubsonicError {
   if (err instanceof SubsonicError) return err;
+  // Too many failed sign-ins: code 0 (generic) with the wait in the message, HTTP 200 as the protocol
+  // wants (Retry-After is set too). Not 40: clients read 40 as "the saved password is wrong" and
+  // some then drop it or stop retrying, while code 0 shows our message and keeps the credentials.
+  if (err instanceof TooManyRequestsError) return new SubsonicError(ErrorCode.generic, err.message);
   if (err instanceof NotFoundError) return new SubsonicError(ErrorCode.notFound, err.message || err.error);
   if (err instanceof ForbiddenError) return new SubsonicError(ErrorCode.notAuthorized, err.message);
   if (err instanceof ValidationError || err instanceof DomainError) return new SubsonicError(ErrorCode.generic, err.message);
@@ -90,7 +94,10 @@ export function createRestRouter(app: AppContext, rc: RestContext = createRestCo
       let user: RestCall['user'] | null = null;
       if (!method?.public) {
         checkVersion(params.string('v'));
-        user = authenticate(params, req, app.users, rc.restKeys);
+        // No account exists before onboarding; say so rather than "wrong password".
+        if (!app.auth.isOnboarded())
+          throw new SubsonicError(ErrorCode.wrongCredentials, 'Tonearm is not set up yet: complete onboarding in its web UI first');
+        user = await authenticate(params, req, app.users, rc.restKeys, app.failedLogins);
       }
       if (!method) throw notSupported(name || '(none)');
       const call: RestCall = {
@@ -110,6 +117,7 @@ export function createRestRouter(app: AppContext, rc: RestContext = createRestCo
         res.destroy();
         return;
       }
+      if (err instanceof TooManyRequestsError && err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
       fail(toSubsonicError(err, rc));
     }
   });

@@ -14,6 +14,7 @@ export function filesystemRoutes(_ctx: AppContext) {
       summary: 'List the sub-folders of a server folder',
       tag: 'filesystem',
       access: 'admin',
+      openBeforeOnboarding: true,
       query: z.object({
         path: z.string().max(4096).optional(),
         showHidden: z.enum(['true', 'false', '1', '0']).optional(),
@@ -34,6 +35,7 @@ export function filesystemRoutes(_ctx: AppContext) {
       summary: 'Create a server folder (with parents) or validate an existing one',
       tag: 'filesystem',
       access: 'admin',
+      openBeforeOnboarding: true,
       body: z.object({ path: z.string().min(1).max(4096), create: z.boolean().default(true) }).strict(),
       response: z.object({ path: z.string(), exists: z.boolean(), created: z.boolean(), writable: z.boolean() }),
       handler: ({ body }) => ensureDirectory(body.path, body.create),

@@ -21,6 +21,7 @@ export function healthRoutes(ctx: AppContext) {
       summary: 'Minimal liveness (no database work)',
       tag: 'health',
       access: 'public',
+      openBeforeOnboarding: true,
       response: z.object({ status: z.literal('ok') }),
       handler: () => ({ status: 'ok' as const }),
     }),
@@ -30,6 +31,7 @@ export function healthRoutes(ctx: AppContext) {
       summary: 'Start-up and authentication state',
       tag: 'health',
       access: 'public',
+      openBeforeOnboarding: true,
       response: z.object({
         status: z.string(),
         appVersion: z.string(),
@@ -47,7 +49,7 @@ export function healthRoutes(ctx: AppContext) {
         oidcEnabled: false,
         oidcLogoutUrl: null,
         api: { version: API_VERSION, features: [...ctx.features].sort() },
-        ...(principal && principal.via !== 'setup' && { user: publicUser(principal) }),
+        ...(principal && { user: publicUser(principal) }),
       }),
     }),
     defineRoute({
@@ -56,6 +58,7 @@ export function healthRoutes(ctx: AppContext) {
       summary: 'Detailed health; details only with a valid credential',
       tag: 'health',
       access: 'public',
+      openBeforeOnboarding: true,
       response: z
         .object({
           status: z.string(),

@@ -53,6 +53,7 @@ export function imageRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'A cached library image; optional size returns a resized copy',
       tag: 'images',
       access: 'public',
+      openBeforeOnboarding: true,
       params: z.object({ cacheKey: z.string().max(64) }),
       query: z.object({ size: sizeSchema }),
       response: 'binary',
@@ -64,6 +65,7 @@ export function imageRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "Resolve a legacy proxied image URL; only the cache's own URLs are served",
       tag: 'images',
       access: 'public',
+      openBeforeOnboarding: true,
       query: z.object({ url: z.string().min(1).max(2048), size: sizeSchema }),
       response: 'binary',
       handler: ({ req, res, query }) => {

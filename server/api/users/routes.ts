@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { permissionsPatchSchema, permissionsSchema, roleSchema } from '../../domain/auth/permissions.js';
-import { ForbiddenError } from '../../domain/errors.js';
+import { ForbiddenError, ValidationError } from '../../domain/errors.js';
 import { lidarrPreferencesSchema, listeningHistoryProviders } from '../../domain/users/service.js';
 import { defineRoute } from '../../http/route.js';
 import { idParams, successSchema } from '../schemas.js';
@@ -123,8 +123,18 @@ export function usersRoutes(ctx: AppContext) {
       access: 'user',
       body: z.object({ currentPassword: z.string().max(1024), newPassword: z.string().max(1024) }).strict(),
       response: successSchema,
-      handler: async ({ body, principal }) => {
-        await ctx.users.changeOwnPassword(principal!.userId, body.currentPassword, body.newPassword, principal!.sessionId);
+      handler: async ({ body, principal, req }) => {
+        // A wrong current password is a failed password check like a failed login.
+        const changed = await ctx.failedLogins.attempt({ client: req.ip, account: principal!.username }, () =>
+          ctx.users.changeOwnPassword(principal!.userId, body.currentPassword, body.newPassword, principal!.sessionId).then(
+            () => true,
+            (err: unknown) => {
+              if (err instanceof ValidationError && err.code === 'INVALID_PASSWORD') return null;
+              throw err;
+            },
+          ),
+        );
+        if (!changed) throw new ValidationError('Current password is incorrect', 'INVALID_PASSWORD');
         return { success: true as const };
       },
     }),

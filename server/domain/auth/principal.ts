@@ -1,9 +1,9 @@
 import type { PermissionName, Permissions, Role } from './permissions.js';
 
 /** How the caller proved who they are. */
-export type CredentialKind = 'session' | 'apiKey' | 'proxy' | 'basic' | 'lan' | 'streamToken' | 'setup';
+export type CredentialKind = 'session' | 'apiKey' | 'proxy' | 'basic' | 'lan' | 'streamToken';
 
-/** The caller of a request. userId is -1 when there is no user account behind it (API key, setup). */
+/** The caller of a request. userId is -1 when there is no user account behind it (API key). */
 export interface Principal {
   userId: number;
   username: string;

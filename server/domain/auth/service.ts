@@ -7,6 +7,7 @@ import { ForbiddenError, UnauthorizedError, ValidationError } from '../errors.js
 import type { SettingsStore } from '../settings/store.js';
 import type { UsersService } from '../users/service.js';
 import { toUser } from '../users/service.js';
+import type { FailedLogins } from './failedLogins.js';
 import { safeEqual } from './passwords.js';
 import { effectivePermissions } from './permissions.js';
 import { NO_USER_ID, type Principal } from './principal.js';
@@ -24,6 +25,8 @@ export interface AuthDeps {
   sessionKey: Buffer;
   sessionTtlMs: number;
   clock: { now(): number };
+  /** Every password check goes through it. */
+  failedLogins: FailedLogins;
   interfaces?: InterfaceLister;
 }
 
@@ -49,20 +52,19 @@ export class AuthService {
     return this.deps.kv.get<boolean>(ONBOARDING) === true;
   }
 
+  /** Ends onboarding: the instance API key is made now (a fresh one), never before. */
   markOnboarded(): void {
+    this.rotateApiKey();
     this.deps.kv.put(ONBOARDING, true, this.deps.clock.now());
-  }
-
-  /** Before onboarding, requests act as a setup administrator with no account behind it. */
-  setupPrincipal(): Principal {
-    return { userId: NO_USER_ID, username: 'setup', role: 'admin', permissions: effectivePermissions('admin'), via: 'setup' };
   }
 
   // ---- sessions --------------------------------------------------------------------------
 
   async login(username: string, password: string, meta: LoginMeta = {}) {
     if (!username || !password) throw new ValidationError('Username and password are required');
-    const row = await this.deps.users.verifyCredentials(username, password);
+    const row = await this.deps.failedLogins.attempt({ client: meta.ip, account: username }, () =>
+      this.deps.users.verifyCredentials(username, password),
+    );
     if (!row) throw new UnauthorizedError('Invalid username or password', 'INVALID_CREDENTIALS');
     if (row.status !== 'active') throw new ForbiddenError('This account has been suspended or disabled');
     return this.createSession(row, meta);
@@ -134,11 +136,12 @@ export class AuthService {
 
   // ---- instance API key --------------------------------------------------------------------
 
-  /** The instance key, created on first read. */
+  /** The instance key; made at onboarding (or on first read by an installation onboarded before that). */
   apiKey(): string {
     if (this.apiKeyCache) return this.apiKeyCache;
     let key = this.deps.kv.get<string>(API_KEY);
     if (!key) {
+      if (!this.isOnboarded()) throw new ForbiddenError('Complete onboarding first', 'Onboarding required', 'ONBOARDING_REQUIRED');
       key = crypto.randomBytes(32).toString('hex');
       this.deps.kv.put(API_KEY, key, this.deps.clock.now());
     }
@@ -181,8 +184,10 @@ export class AuthService {
 
   // ---- basic auth and reverse-proxy identity ------------------------------------------------
 
-  async resolveBasic(username: string, password: string): Promise<Principal | null> {
-    const row = await this.deps.users.verifyCredentials(username, password);
+  async resolveBasic(username: string, password: string, client: string | undefined): Promise<Principal | null> {
+    const row = await this.deps.failedLogins.attempt({ client, account: username }, () =>
+      this.deps.users.verifyCredentials(username, password),
+    );
     return row && row.status === 'active' ? this.principalFor(row, 'basic') : null;
   }
 
