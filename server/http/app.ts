@@ -113,7 +113,6 @@ export function buildApp(ctx: AppContext): BuiltApp {
     app.use(p, loginLimiter);
 
   app.use('/api', express.json({ limit: '5mb', strict: false }));
-  app.use('/rest', express.urlencoded({ extended: false, limit: '5mb' }));
 
   const resolver = createPrincipalResolver(ctx.config, ctx.auth);
   const routes = apiRoutes(ctx);
