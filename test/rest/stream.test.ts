@@ -162,7 +162,7 @@ describe('transcoding', () => {
   });
 
   it('a file ffmpeg cannot decode answers a Subsonic error in the asked format, not a dropped connection', async () => {
-    for (const extra of [{}, { estimateContentLength: true }]) {
+    for (const extra of [{}, { estimateContentLength: true }] as Record<string, boolean>[]) {
       const r = await get({ id: broken.id, format: 'mp3', f: 'json', ...extra });
       expect(r.res.status).toBe(200);
       expect(r.res.headers.get('content-type')).toMatch(/^application\/json/);
