@@ -197,17 +197,13 @@ export async function send(base: string, attempt: Attempt): Promise<string | nul
 export async function runAll(base: string, attempts: Attempt[], concurrency = 4): Promise<Failure[]> {
   const failures: Failure[] = [];
   let i = 0;
-  const slow: [number, string][] = [];
   const worker = async () => {
     while (i < attempts.length) {
       const attempt = attempts[i++]!;
-      const t = performance.now();
       const problem = await send(base, attempt);
-      slow.push([performance.now() - t, `${attempt.method} ${attempt.url.slice(0, 150)}`]);
       if (problem) failures.push({ attempt, problem });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  if (process.env.FUZZ_TIMING) console.log(slow.sort((a, b) => b[0] - a[0]).slice(0, 25).map(([ms, u]) => `${Math.round(ms)}ms ${u}`).join('\n'));
   return failures;
 }

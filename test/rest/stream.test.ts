@@ -177,6 +177,13 @@ describe('transcoding', () => {
     expect(fs.readdirSync(transcodeDir()).filter((f) => f.endsWith('.part'))).toEqual([]);
   });
 
+  it('a timeOffset past the end (even past what ffmpeg parses) is a short stream, not an error', async () => {
+    const r = await get({ id: flac.id, format: 'mp3', timeOffset: '9007199254740991' });
+    expect(r.res.status).toBe(200);
+    expect(r.res.headers.get('content-type')).toBe('audio/mpeg');
+    expect(r.body.length).toBeLessThan(1000);
+  });
+
   it('keeps the cache under its size cap, evicting the oldest first', async () => {
     server.ctx.settings.update({ transcoding: { cacheSizeMb: 0 } });
     try {

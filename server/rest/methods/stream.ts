@@ -9,6 +9,8 @@ import { podcastEpisodeFile } from './podcasts.js';
 
 const MIN_KBPS = 32;
 const MAX_KBPS = 320;
+/** 100 days: longer than any recording. */
+const MAX_OFFSET_SECONDS = 8_640_000;
 
 export interface StreamDecision {
   transcode: { format: TargetFormat; kbps: number } | null;
@@ -75,7 +77,8 @@ function playable(call: RestCall, raw: string): Playable {
 export async function stream(call: RestCall): Promise<typeof SENT> {
   const media = playable(call, call.params.required('id'));
   const maxBitRate = call.params.int('maxBitRate', 0, { min: 0 });
-  const timeOffset = call.params.int('timeOffset', 0, { min: 0 });
+  // Past the end is an empty stream; the cap keeps the value one ffmpeg's -ss accepts.
+  const timeOffset = call.params.int('timeOffset', 0, { min: 0, max: MAX_OFFSET_SECONDS });
   const { transcode } = decide({ suffix: media.suffix, kbps: media.kbps }, call.params.string('format'), maxBitRate);
   const durationMs = media.durationMs;
   if (!transcode) {
