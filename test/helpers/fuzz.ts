@@ -84,7 +84,7 @@ export function textValues(rnd: Random, extra: number): string[] {
 
 /** Always sent for every body field, then `extra` drawn from the rest. */
 export function jsonValues(rnd: Random, extra: number): unknown[] {
-  return ['a\u0000b', 9007199254740993, ...rnd.sample(JSON_VALUES, extra)];
+  return ['a\u0000b', rnd.pick([9007199254740993, 1e308, -1]), rnd.pick([[], ['x', 1], { a: 1 }]), ...rnd.sample(JSON_VALUES, extra)];
 }
 
 /** JSON values for body fields. */
