@@ -108,7 +108,6 @@ export function buildApp(ctx: AppContext): BuiltApp {
   // Failed password checks are limited where they happen, by ctx.failedLogins (one limiter for all).
 
   app.use('/api', express.json({ limit: '5mb', strict: false }));
-  app.use('/rest', express.urlencoded({ extended: false, limit: '5mb' }));
 
   const resolver = createPrincipalResolver(ctx.config, ctx.auth);
   const routes = apiRoutes(ctx);

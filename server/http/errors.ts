@@ -11,6 +11,7 @@ import {
 } from '../domain/errors.js';
 import { IntegrationError } from '../integrations/errors.js';
 import type { Logger } from '../log.js';
+import { requestErrorInfo } from './requestErrors.js';
 
 export interface ErrorBody {
   error: string;
@@ -69,13 +70,8 @@ export function toHttpError(err: unknown): { status: number; body: ErrorBody } |
       },
     };
   }
-  const e = err as { type?: string; status?: number; limit?: number };
-  if (e?.type === 'entity.parse.failed')
-    return { status: 400, body: { error: 'Invalid request', code: 'INVALID_JSON', message: 'Request body is not valid JSON' } };
-  if (e?.type === 'entity.too.large')
-    return { status: 413, body: { error: 'Payload too large', message: 'Request body exceeds limit (5mb)' } };
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
-    return { status: 415, body: { error: 'Unsupported media type', message: 'Unsupported body encoding' } };
+  const unreadable = requestErrorInfo(err);
+  if (unreadable) return { status: unreadable.status, body: { error: unreadable.error, code: unreadable.code, message: unreadable.message } };
   return null;
 }
 

@@ -77,7 +77,34 @@ export interface PrincipalResolver {
   isOnboarded(): boolean;
 }
 
+/**
+ * Where the first NUL character sits in a parsed input (a string value or a key), or null. No field
+ * of the API carries one, and SQLite text search, file paths and XML all break on it, so it is
+ * refused here once for every route. Walks iteratively: a deeply nested body cannot exhaust the stack.
+ */
+function nulAt(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return at;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        const here = at === '' ? k : `${at}.${k}`;
+        if (k.includes('\0')) return here;
+        stack.push([child, here]);
+      }
+    }
+  }
+  return null;
+}
+
 function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string, code: string): T {
+  const nul = nulAt(value);
+  if (nul !== null) {
+    const where = nul || what;
+    throw new ValidationError(`${where}: must not contain NUL characters`, code, [{ path: nul, message: 'must not contain NUL characters' }]);
+  }
   if (!schema) return value as T;
   const result = schema.safeParse(value);
   if (result.success) return result.data;

@@ -2,6 +2,14 @@ import { invalidParameter, missingParameter } from './errors.js';
 
 type Raw = Map<string, string[]>;
 
+/** A decimal integer JavaScript holds exactly (|n| < 2^53, so SQLite stores it as an integer too). */
+function toInteger(name: string, s: string): number {
+  if (!/^-?\d+$/.test(s.trim())) throw invalidParameter(name, 'not an integer');
+  const n = Number(s);
+  if (!Number.isSafeInteger(n)) throw invalidParameter(name, `out of range (at most ${Number.MAX_SAFE_INTEGER} in magnitude)`);
+  return n;
+}
+
 /**
  * The parameters of one /rest call: query string and form body merged, repeated keys kept as lists.
  * Names are case-sensitive, as in the protocol.
@@ -32,6 +40,13 @@ export class Params {
 
   /** First value, or undefined when absent. */
   string(name: string): string | undefined {
+    const v = this.raw.get(name)?.[0];
+    if (v !== undefined && v.includes('\0')) throw invalidParameter(name, 'contains a NUL character');
+    return v;
+  }
+
+  /** First value as sent, NUL characters included: only for choosing the answer's format before anything can fail. */
+  unchecked(name: string): string | undefined {
     return this.raw.get(name)?.[0];
   }
 
@@ -42,7 +57,9 @@ export class Params {
   }
 
   list(name: string): string[] {
-    return (this.raw.get(name) ?? []).filter((v) => v !== '');
+    const values = (this.raw.get(name) ?? []).filter((v) => v !== '');
+    if (values.some((v) => v.includes('\0'))) throw invalidParameter(name, 'contains a NUL character');
+    return values;
   }
 
   int(name: string, fallback: number, bounds: { min?: number; max?: number } = {}): number {
@@ -55,8 +72,7 @@ export class Params {
   optionalInt(name: string): number | undefined {
     const s = this.string(name);
     if (s === undefined || s === '') return undefined;
-    if (!/^-?\d+$/.test(s.trim())) throw invalidParameter(name, 'not an integer');
-    return Number(s);
+    return toInteger(name, s);
   }
 
   requiredInt(name: string): number {
@@ -65,10 +81,7 @@ export class Params {
   }
 
   intList(name: string): number[] {
-    return this.list(name).map((s) => {
-      if (!/^-?\d+$/.test(s.trim())) throw invalidParameter(name, 'not an integer');
-      return Number(s);
-    });
+    return this.list(name).map((s) => toInteger(name, s));
   }
 
   bool(name: string, fallback: boolean): boolean {

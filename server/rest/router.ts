@@ -16,6 +16,7 @@ import { searchMethods } from './methods/searching.js';
 import { sharingMethods } from './methods/sharing.js';
 import { systemMethods } from './methods/system.js';
 import { userMethods } from './methods/users.js';
+import { requestErrorInfo } from '../http/requestErrors.js';
 import { Params } from './params.js';
 import { envelope, isValidCallback, send, type Format, type Payload } from './wire.js';
 
@@ -60,35 +61,46 @@ function toSubsonicError(err: unknown, rc: RestContext): SubsonicError {
   return new SubsonicError(ErrorCode.generic, 'Internal server error');
 }
 
+/** The response format a call asked for (`f`, `callback`), read from the query alone so it is known before the body is. */
+function requestedFormat(params: Params): { format: Format; callback: string | undefined; refusal?: SubsonicError } {
+  const f = (params.unchecked('f') ?? 'xml').toLowerCase();
+  const callback = params.unchecked('callback');
+  if (f === 'jsonp' && !isValidCallback(callback))
+    return { format: 'json', callback, refusal: new SubsonicError(ErrorCode.generic, 'f=jsonp needs a callback that is a JavaScript identifier') };
+  const format: Format = f === 'json' ? 'json' : f === 'jsonp' ? 'jsonp' : 'xml';
+  if (f !== 'xml' && f !== 'json' && f !== 'jsonp')
+    return { format, callback, refusal: new SubsonicError(ErrorCode.generic, `Unsupported response format f=${f.slice(0, 40)}`) };
+  return { format, callback };
+}
+
+const queryOf = (req: Request) => {
+  const i = req.url.indexOf('?');
+  return i === -1 ? '' : req.url.slice(i + 1);
+};
+
 /** The /rest router: `/rest/<method>` and `/rest/<method>.view`, GET and form POST, any letter case. */
 export function createRestRouter(app: AppContext, rc: RestContext = createRestContext(app)): express.Router {
   const methods = new Map(METHODS.map((m) => [m.name.toLowerCase(), m]));
   const router = express.Router();
+  const fail = (res: Response, format: Format, callback: string | undefined, e: SubsonicError) => {
+    const body: Payload = { ...envelope('failed', app.appVersion), error: { code: e.code, message: e.message } };
+    send(res, format, callback, body, e.httpStatus);
+  };
+  router.use(express.urlencoded({ extended: false, limit: '5mb' }));
   router.use(async (req: Request, res: Response) => {
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') {
       res.status(405).setHeader('Allow', 'GET, HEAD, POST').end();
       return;
     }
-    const queryIndex = req.url.indexOf('?');
-    const params = Params.from(queryIndex === -1 ? '' : req.url.slice(queryIndex + 1), req.body);
+    const params = Params.from(queryOf(req), req.body);
     let name: string;
     try {
       name = decodeURIComponent(req.path.replace(/^\/+/, '')).replace(/\.view$/i, '');
     } catch {
       name = '';
     }
-    const f = (params.string('f') ?? 'xml').toLowerCase();
-    const callback = params.string('callback');
-    let format: Format = f === 'json' ? 'json' : f === 'jsonp' ? 'jsonp' : 'xml';
-    const fail = (e: SubsonicError) => {
-      const body: Payload = { ...envelope('failed', app.appVersion), error: { code: e.code, message: e.message } };
-      send(res, format, callback, body, e.httpStatus);
-    };
-    if (format === 'jsonp' && !isValidCallback(callback)) {
-      format = 'json';
-      return fail(new SubsonicError(ErrorCode.generic, 'f=jsonp needs a callback that is a JavaScript identifier'));
-    }
-    if (f !== 'xml' && f !== 'json' && f !== 'jsonp') return fail(new SubsonicError(ErrorCode.generic, `Unsupported response format f=${f}`));
+    const { format, callback, refusal } = requestedFormat(params);
+    if (refusal) return fail(res, format, callback, refusal);
     try {
       const method = methods.get(name.toLowerCase());
       let user: RestCall['user'] | null = null;
@@ -118,8 +130,15 @@ export function createRestRouter(app: AppContext, rc: RestContext = createRestCo
         return;
       }
       if (err instanceof TooManyRequestsError && err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
-      fail(toSubsonicError(err, rc));
+      fail(res, format, callback, toSubsonicError(err, rc));
     }
+  });
+  // A body the parser refused (too large, bad encoding or charset): a Subsonic error in the asked format.
+  router.use((err: unknown, req: Request, res: Response, next: express.NextFunction) => {
+    const info = requestErrorInfo(err);
+    if (!info || res.headersSent) return next(err);
+    const { format, callback } = requestedFormat(Params.from(queryOf(req), undefined));
+    fail(res, format, callback, new SubsonicError(ErrorCode.generic, info.message));
   });
   return router;
 }

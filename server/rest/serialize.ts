@@ -6,10 +6,12 @@ import type { AlbumEntry, ArtistEntry, SongRow } from '../db/subsonicLibrary.js'
 import type { Annotation } from '../db/subsonicUserData.js';
 import { entityId, playlistId, rowId } from './ids.js';
 import type { Payload } from './wire.js';
+import { isoTime } from '../domain/timestamps.js';
 
 /** Library rows to Subsonic response elements (Child, AlbumID3, ArtistID3, Playlist, ...). */
 
-export const iso = (ms: number) => new Date(ms).toISOString();
+/** ISO form of a stored instant; a value no date can show is left out rather than failing the answer. */
+export const iso = (ms: number): string | undefined => isoTime(ms);
 
 function annotate(out: Payload, a: Annotation | undefined, withPlays = true): Payload {
   if (!a) return out;

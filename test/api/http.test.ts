@@ -55,7 +55,7 @@ describe('cross-cutting HTTP rules', () => {
       body: JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024 + 10) }),
     });
     expect(big.status).toBe(413);
-    expect(await json(big)).toEqual({ error: 'Payload too large', message: 'Request body exceeds limit (5mb)' });
+    expect(await json(big)).toEqual({ error: 'Payload too large', code: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds limit (5mb)' });
   });
 
   it('reports zod validation errors with VALIDATION_ERROR and the failing field', async () => {

@@ -12,6 +12,7 @@ let server: TestServer;
 let client: RestClient;
 let flac: { id: string; file: string };
 let long: { id: string };
+let broken: { id: string; file: string };
 
 async function get(params: Record<string, string | number | boolean>, headers: Record<string, string> = {}, method = 'stream') {
   const res = await fetch(client.url(method, params), { headers });
@@ -25,12 +26,17 @@ beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-rest-stream-'));
   fx = makeLibrary(dir, { bulk: false });
   makeAudioFile(path.join(fx.music, 'Long', 'Player', '01 Long.flac'), 'flac', { title: 'Long One', artist: 'Long', album: 'Player', track: 1 }, { seconds: 90 });
+  const brokenFile = path.join(fx.music, 'Broken', 'Tape', '01 Broken.flac');
+  makeAudioFile(brokenFile, 'flac', { title: 'Broken Tape', artist: 'Broken', album: 'Tape', track: 1 }, { seconds: 2 });
   server = await startTestServer({ musicDirs: [fx.music], env: { TONEARM_LIBRARY_WATCH: '0' } });
   await waitForScans(server);
   client = new RestClient(server, { username: 'admin', password: 'correct horse battery' });
   const army = (await client.ok('search3', { query: 'Army of Me' })).searchResult3.song[0];
   flac = { id: army.id, file: path.join(fx.music, 'Björk', 'Post', '01 Army of Me.flac') };
   long = { id: (await client.ok('search3', { query: 'Long One' })).searchResult3.song[0].id };
+  broken = { id: (await client.ok('search3', { query: 'Broken Tape' })).searchResult3.song[0].id, file: brokenFile };
+  // Scanned while whole, damaged since (the watcher is off): ffmpeg cannot decode it any more.
+  fs.writeFileSync(brokenFile, Buffer.alloc(4096, 0x5a));
 }, 120_000);
 
 afterAll(async () => {
@@ -153,6 +159,29 @@ describe('transcoding', () => {
     } finally {
       server.ctx.settings.update({ transcoding: { maxConcurrent: 2 } });
     }
+  });
+
+  it('a file ffmpeg cannot decode answers a Subsonic error in the asked format, not a dropped connection', async () => {
+    for (const extra of [{}, { estimateContentLength: true }] as Record<string, boolean>[]) {
+      const r = await get({ id: broken.id, format: 'mp3', f: 'json', ...extra });
+      expect(r.res.status).toBe(200);
+      expect(r.res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(JSON.parse(r.body.toString())['subsonic-response'].error).toEqual({
+        code: 0,
+        message: 'Transcoding failed: ffmpeg could not decode this file; request format=raw for the original file',
+      });
+    }
+    const xml = await get({ id: broken.id, format: 'opus' });
+    expect(xml.res.headers.get('content-type')).toMatch(/^text\/xml/);
+    expect(xml.body.toString()).toContain('<error code="0" message="Transcoding failed: ffmpeg could not decode this file');
+    expect(fs.readdirSync(transcodeDir()).filter((f) => f.endsWith('.part'))).toEqual([]);
+  });
+
+  it('a timeOffset past the end (even past what ffmpeg parses) is a short stream, not an error', async () => {
+    const r = await get({ id: flac.id, format: 'mp3', timeOffset: '9007199254740991' });
+    expect(r.res.status).toBe(200);
+    expect(r.res.headers.get('content-type')).toBe('audio/mpeg');
+    expect(r.body.length).toBeLessThan(1000);
   });
 
   it('keeps the cache under its size cap, evicting the oldest first', async () => {

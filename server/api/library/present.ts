@@ -1,10 +1,11 @@
 import type { AlbumRow, ArtistRow, GenreRow, MediaFileRow, TrackRow } from '../../db/libraryReads.js';
 import { sourcesOf } from '../../db/libraryReads.js';
+import { isoTime } from '../../domain/timestamps.js';
 
 /** Library rows → the entries of api.md §2 plus the Lidarr-style fields of decisions §8. */
 
 export const imageUrl = (key: string | null) => (key ? `/api/image-proxy/${key}` : null);
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = (ms: number) => isoTime(ms) ?? null;
 const managedBy = (sources: number) => (sources & 1 || !(sources & 2) ? 'aurral' : 'lidarr');
 
 export function artistEntry(a: ArtistRow, favoriteAt?: number) {

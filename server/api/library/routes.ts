@@ -9,8 +9,9 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { sendMedia } from '../../library/stream.js';
 import { albumEntry, artistEntry, genreEntry, trackEntry } from './present.js';
 import * as s from './schemas.js';
+import { isoTime } from '../../domain/timestamps.js';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | null) => isoTime(ms) ?? null;
 /** Tracks read for an artist's appearances in one answer; the canonical page `appearsOn` pages them all. */
 const APPEARANCE_TRACKS = 1000;
 
@@ -224,7 +225,7 @@ export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
           filesMoved: run.filesMoved,
           errors: run.errors,
           error: run.error,
-          requestedAt: new Date(run.requestedAt).toISOString(),
+          requestedAt: iso(run.requestedAt),
           startedAt: iso(run.startedAt),
           completedAt: iso(run.completedAt),
         };

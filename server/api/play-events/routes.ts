@@ -5,6 +5,7 @@ import { isUserAccount } from '../../domain/auth/principal.js';
 import { ValidationError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { isoTime, isPlayTime, LATEST_TIME_MS } from '../../domain/timestamps.js';
 
 const eventSchema = z.object({
   id: z.number(),
@@ -16,7 +17,8 @@ const eventSchema = z.object({
   albumMbid: z.string().nullable(),
   trackMbid: z.string().nullable(),
   durationMs: z.number().nullable(),
-  playedAt: z.string(),
+  /** Null only for a stored time no date can show. */
+  playedAt: z.string().nullable(),
   source: z.string(),
 });
 
@@ -30,7 +32,10 @@ const body = z.object({
   trackMbid: z.string().max(100).optional(),
   durationMs: z.number().int().min(0).optional(),
   /** Milliseconds since the epoch or an ISO date; defaults to now. */
-  playedAt: z.union([z.number().int().positive(), z.iso.datetime({ offset: true })]).optional(),
+  playedAt: z
+    .union([z.number().int().min(0).max(LATEST_TIME_MS), z.iso.datetime({ offset: true })])
+    .refine((v) => isPlayTime(typeof v === 'number' ? v : Date.parse(v)), 'must be a time from 1970 to 9999')
+    .optional(),
   source: z.string().max(50).default('web'),
 });
 
@@ -53,7 +58,7 @@ export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
         const userId = principal && isUserAccount(principal) ? principal.userId : null;
         const { rows, total } = playEvents.list(ctx.db, userId, query.limit, query.offset);
         return {
-          items: rows.map(({ createdAt: _c, ...r }) => ({ ...r, playedAt: new Date(r.playedAt).toISOString() })),
+          items: rows.map(({ createdAt: _c, ...r }) => ({ ...r, playedAt: isoTime(r.playedAt) ?? null })),
           total,
           limit: query.limit,
           offset: query.offset,

@@ -110,7 +110,12 @@ export class Transcoder {
    * Starts ffmpeg; output goes to `sink` and to a cache file that is kept only if ffmpeg finishes.
    * Throws TranscodeLimitError when the concurrency limit is reached.
    */
-  start(job: TranscodeJob, onData: (chunk: Buffer) => boolean, onEnd: (ok: boolean) => void): { stop(): void; process: ChildProcess; resume(): void; pause(): void } {
+  start(
+    job: TranscodeJob,
+    onData: (chunk: Buffer) => boolean,
+    /** `detail`: the end of ffmpeg's error output when it failed. */
+    onEnd: (ok: boolean, detail?: string) => void,
+  ): { stop(): void; process: ChildProcess; resume(): void; pause(): void } {
     if (!this.ffmpeg) throw new TranscoderUnavailableError('ffmpeg is not available on this server');
     if (this.running >= this.limits().maxConcurrent) throw new TranscodeLimitError('Too many transcodes in progress');
     const target = TARGETS[job.format];
@@ -124,7 +129,12 @@ export class Transcoder {
     const finalFile = path.join(this.cacheDir, name);
     const partFile = `${finalFile}.${process.pid}.${Math.random().toString(36).slice(2)}.part`;
     const out = fs.createWriteStream(partFile);
-    const child = spawn(this.ffmpeg, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(this.ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Only the last bit of ffmpeg's (error-level) log is kept, for the failure's log line.
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-500);
+    });
     this.running++;
     let stopped = false;
     let released = false;
@@ -138,11 +148,11 @@ export class Transcoder {
       out.write(chunk);
       if (!onData(chunk)) child.stdout!.pause();
     });
-    child.on('error', () => {
+    child.on('error', (err) => {
       release();
       out.destroy();
       fs.rm(partFile, { force: true }, () => undefined);
-      onEnd(false);
+      onEnd(false, err.message);
     });
     // The slot frees when the process exits, even if its output pipe is still paused.
     child.on('exit', release);
@@ -161,7 +171,7 @@ export class Transcoder {
         } else {
           fs.rmSync(partFile, { force: true });
         }
-        onEnd(ok);
+        onEnd(ok, ok ? undefined : stderr.trim() || `ffmpeg exited with code ${code}`);
       });
     });
     return {

@@ -1,4 +1,5 @@
 import type { AnnotatedKind } from '../../db/subsonicUserData.js';
+import { isPlayTime } from '../../domain/timestamps.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { invalidParameter, missingParameter, notFound } from '../errors.js';
 import { resolveAny, resolveEntity, resolveTrack } from '../views.js';
@@ -21,6 +22,8 @@ function scrobble(call: RestCall): undefined {
   const ids = call.params.list('id');
   if (ids.length === 0) throw missingParameter('id');
   const times = call.params.intList('time');
+  // A time no date can show would be stored and then break every answer that reports when a song was played.
+  if (times.some((t) => !isPlayTime(t))) throw invalidParameter('time', 'must be milliseconds since 1970, before the year 10000');
   const submission = call.params.bool('submission', true);
   const now = call.rc.app.clock.now();
   const trackIds = ids.map((raw) => resolveTrack(call, raw));

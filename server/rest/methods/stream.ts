@@ -9,6 +9,8 @@ import { podcastEpisodeFile } from './podcasts.js';
 
 const MIN_KBPS = 32;
 const MAX_KBPS = 320;
+/** 100 days: longer than any recording. */
+const MAX_OFFSET_SECONDS = 8_640_000;
 
 export interface StreamDecision {
   transcode: { format: TargetFormat; kbps: number } | null;
@@ -75,7 +77,8 @@ function playable(call: RestCall, raw: string): Playable {
 export async function stream(call: RestCall): Promise<typeof SENT> {
   const media = playable(call, call.params.required('id'));
   const maxBitRate = call.params.int('maxBitRate', 0, { min: 0 });
-  const timeOffset = call.params.int('timeOffset', 0, { min: 0 });
+  // Past the end is an empty stream; the cap keeps the value one ffmpeg's -ss accepts.
+  const timeOffset = call.params.int('timeOffset', 0, { min: 0, max: MAX_OFFSET_SECONDS });
   const { transcode } = decide({ suffix: media.suffix, kbps: media.kbps }, call.params.string('format'), maxBitRate);
   const durationMs = media.durationMs;
   if (!transcode) {
@@ -105,19 +108,24 @@ export async function stream(call: RestCall): Promise<typeof SENT> {
 
   const res = call.res;
   const estimate = call.params.bool('estimateContentLength', false) ? Math.ceil((remainingSeconds * transcode.kbps * 1000) / 8) : null;
-  res.status(200);
-  res.setHeader('Content-Type', target.mime);
-  res.setHeader('Accept-Ranges', 'none');
-  res.setHeader('Cache-Control', 'no-cache');
-  for (const [k, v] of Object.entries(common)) res.setHeader(k, v);
-  if (estimate !== null) res.setHeader('Content-Length', String(estimate));
+  const sendHeaders = () => {
+    res.status(200);
+    res.setHeader('Content-Type', target.mime);
+    res.setHeader('Accept-Ranges', 'none');
+    res.setHeader('Cache-Control', 'no-cache');
+    for (const [k, v] of Object.entries(common)) res.setHeader(k, v);
+    if (estimate !== null) res.setHeader('Content-Length', String(estimate));
+  };
   if (call.req.method === 'HEAD') {
+    sendHeaders();
     res.end();
     return SENT;
   }
 
+  // Headers wait for ffmpeg's first output: a file it cannot decode then gets a Subsonic error, not a cut connection.
   return new Promise((resolve, reject) => {
     let sent = 0;
+    let started = false;
     let done = false;
     let handle: ReturnType<typeof transcoder.start> | undefined;
     const finish = () => {
@@ -125,8 +133,14 @@ export async function stream(call: RestCall): Promise<typeof SENT> {
       done = true;
       resolve(SENT);
     };
+    const start = () => {
+      if (started) return;
+      started = true;
+      sendHeaders();
+    };
     // With an estimated length the body must be exactly that long: cut the excess, pad a shortfall.
     const write = (chunk: Buffer): boolean => {
+      start();
       if (estimate === null) {
         sent += chunk.length;
         return res.write(chunk);
@@ -141,22 +155,23 @@ export async function stream(call: RestCall): Promise<typeof SENT> {
       handle = transcoder.start(
         job,
         (chunk) => write(chunk),
-        (ok) => {
+        (ok, detail) => {
+          if (done) return;
           if (res.destroyed || res.writableEnded) return finish();
-          if (!ok && sent === 0) {
-            res.removeHeader('Content-Length');
-            res.destroy();
-            return finish();
+          if (!ok && !started) {
+            done = true;
+            call.rc.app.log.warn('transcode failed before any output', { file: media.path, format: transcode.format, detail });
+            return reject(
+              new SubsonicError(ErrorCode.generic, 'Transcoding failed: ffmpeg could not decode this file; request format=raw for the original file'),
+            );
           }
+          start();
           if (estimate !== null && sent < estimate) res.write(Buffer.alloc(estimate - sent));
           res.end();
           finish();
         },
       );
     } catch (err) {
-      res.removeHeader('Content-Length');
-      res.removeHeader('Accept-Ranges');
-      res.removeHeader('X-Content-Duration');
       if (err instanceof TranscodeLimitError) {
         res.setHeader('Retry-After', '5');
         return reject(new SubsonicError(ErrorCode.generic, 'Too many transcodes in progress; try again shortly', 429));

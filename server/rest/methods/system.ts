@@ -2,6 +2,7 @@ import { scanRuns } from '../../db/libraryScanRuns.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { notAuthorized } from '../errors.js';
+import { isoTime } from '../../domain/timestamps.js';
 
 /** Extensions we honour in full; nothing is advertised that does not work. */
 export const EXTENSIONS = [
@@ -22,7 +23,7 @@ function scanStatus(call: RestCall) {
     scanStatus: {
       scanning: false,
       count: call.rc.reader.count('tracks', 'all', true),
-      ...(last?.completedAt && { lastScan: new Date(last.completedAt).toISOString() }),
+      ...(last?.completedAt && { lastScan: isoTime(last.completedAt) }),
     },
   };
 }
