@@ -72,6 +72,15 @@ async function resolveMusicBrainz(ctx: AppContext, link: ParsedLink): Promise<Re
   }
 }
 
+/** One Spotify client (and so one app token) per server, rebuilt when its settings change. */
+const spotifyClients = new WeakMap<AppContext, { key: string; client: SpotifyClient }>();
+function spotifyClient(ctx: AppContext, options: ConstructorParameters<typeof SpotifyClient>[0]): SpotifyClient {
+  const key = JSON.stringify(options);
+  let entry = spotifyClients.get(ctx);
+  if (!entry || entry.key !== key) spotifyClients.set(ctx, (entry = { key, client: new SpotifyClient(options) }));
+  return entry.client;
+}
+
 /** A link the service does not know (deleted, region-locked, private). */
 const missing = (link: ParsedLink) => new NotFoundError('Link target not found', `${link.url.href} names nothing ${link.source} knows`);
 
@@ -93,7 +102,7 @@ async function fetchNames(ctx: AppContext, link: ParsedLink): Promise<Names> {
       const s = ctx.settings.get().integrations.spotify;
       if (!s.enabled || !s.clientId || !s.clientSecret)
         throw new NotConfiguredError('integrations.spotify.clientSecret', 'Spotify links need a Spotify app: set integrations.spotify.clientId and integrations.spotify.clientSecret');
-      const spotify = new SpotifyClient({ apiUrl: up.spotifyApi, accountsUrl: up.spotifyAccounts, clientId: s.clientId, clientSecret: s.clientSecret, userAgent, ...spacing });
+      const spotify = spotifyClient(ctx, { apiUrl: up.spotifyApi, accountsUrl: up.spotifyAccounts, clientId: s.clientId, clientSecret: s.clientSecret, userAgent, ...spacing });
       if (link.kind === 'artist') return { artist: (await spotify.artist(link.id)).name, album: null, track: null };
       if (link.kind === 'album') {
         const album = await spotify.album(link.id);
