@@ -23,7 +23,7 @@ const kinds: Record<string, LinkKind> = { artist: 'artist', album: 'album', trac
 
 function spotify(url: URL): ParsedLink | null {
   if (!['open.spotify.com', 'play.spotify.com'].includes(url.hostname)) return null;
-  const m = /^\/(?:intl-[a-z]{2}(?:-[a-z]{2})?\/)?(?:embed\/)?(artist|album|track)\/([0-9A-Za-z]{22})\/?$/.exec(url.pathname);
+  const m = /^\/(?:intl-[A-Za-z]{2}(?:-[A-Za-z]{2})?\/)?(?:embed\/)?(artist|album|track)\/([0-9A-Za-z]{22})\/?$/.exec(url.pathname);
   return m ? { source: 'spotify', kind: kinds[m[1]!]!, id: m[2]!, url } : null;
 }
 

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { pruneSearchCache } from '../../db/searchCache.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { luceneQuote } from '../../integrations/musicbrainz/client.js';
 import type { MbArtist, MbReleaseGroup } from '../../integrations/musicbrainz/schemas.js';
@@ -178,7 +179,14 @@ function sortGroups(groups: MbReleaseGroup[], sort: AlbumSort): MbReleaseGroup[]
   return [...groups].sort((a, b) => (date(a) === '' ? 1 : 0) - (date(b) === '' ? 1 : 0) || date(b).localeCompare(date(a)) || a.title.localeCompare(b.title));
 }
 
-/** Start-up: pasted streaming links resolve through /api/search/link (decisions §10 `linkSearch`). */
+/** Search answers are kept this long (served during outages), then pruned. */
+export const SEARCH_KEEP_MS = 7 * 86_400_000;
+
+/**
+ * Start-up: pasted streaming links resolve through /api/search/link (decisions §10 `linkSearch`);
+ * a task prunes old search answers from the cache.
+ */
 export function startSearch(ctx: AppContext): void {
   ctx.features.add('linkSearch');
+  ctx.scheduler.define({ name: 'search-cache-prune', every: 6 * 3600_000, handler: () => void pruneSearchCache(ctx.db, ctx.clock.now() - SEARCH_KEEP_MS) });
 }
