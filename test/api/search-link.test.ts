@@ -180,6 +180,19 @@ describe('GET /api/search/link', () => {
     expect((await resolve('https://musicbrainz.org/artist/00000000-0000-4000-8000-0000000009aa')).status).toBe(404);
   });
 
+  it('answers the names with null mbids while MusicBrainz lookups are switched off', async () => {
+    const off = (enabled: boolean) =>
+      server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { integrations: { musicbrainz: { enabled } } } });
+    expect((await off(false)).status).toBe(200);
+    try {
+      expect((await resolve('https://tidal.com/browse/album/1002')).body).toEqual({
+        kind: 'album', source: 'tidal', artist: { name: 'Aurora Lane', mbid: null }, album: { title: 'Dusk', mbid: null }, track: null,
+      });
+    } finally {
+      await off(true);
+    }
+  });
+
   it('answers 400 UNSUPPORTED_LINK for links it cannot resolve, and 400 VALIDATION_ERROR without a url', async () => {
     for (const url of [
       'https://example.com/album/1', 'https://soundcloud.com/aurora/dawn', 'https://www.youtube.com/channel/UC123',

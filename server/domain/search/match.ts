@@ -44,6 +44,13 @@ const sameTitle = (a: string, b: string) => baseTitle(a) === baseTitle(b) && bas
 const creditedIds = (g: MbReleaseGroup) => (g['artist-credit'] ?? []).map((c) => c.artist.id);
 
 export async function matchNames(ctx: AppContext, names: { artist: string; album: string | null; track: string | null }): Promise<MatchedNames> {
+  // MusicBrainz switched off in Settings: the names alone, for the client to search by.
+  if (!metadataServiceOf(ctx).enabled)
+    return {
+      artist: { name: names.artist, mbid: null },
+      album: names.album === null ? null : { title: names.album, mbid: null },
+      track: names.track === null ? null : { title: names.track, mbid: null },
+    };
   const search = searchServiceOf(ctx);
   const mb = () => metadataServiceOf(ctx).musicbrainz();
   const artistHits = (await search.cached(`match-artist|${fold(names.artist)}`, (s) =>
