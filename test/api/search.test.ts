@@ -215,3 +215,29 @@ describe('GET /api/search/unified', () => {
     expect((await get('/api/search/unified?q=%20')).status).toBe(400);
   });
 });
+
+describe('as-you-type suggestions at MusicBrainz pace', () => {
+  let paced: TestServer;
+  beforeAll(async () => {
+    paced = await startTestServer({ env: { TONEARM_MUSICBRAINZ_URL: mb.url, TONEARM_UPSTREAM_SPACING_MS: '400', TONEARM_LIBRARY_WATCH: '0' } });
+  }, 60_000);
+  afterAll(() => paced.stop());
+
+  it("drops the MusicBrainz searches of a caller's superseded keystrokes that are still waiting for a turn", { timeout: 20_000 }, async () => {
+    const seen = () => mb.requests.filter((r) => (r.query.get('query') ?? '').includes('"pag')).length;
+    const before = seen();
+    const typed = ['pag', 'page', 'pager', 'pager 0'];
+    const answers = await Promise.all(
+      typed.map(async (q, i) => {
+        await new Promise((r) => setTimeout(r, i * 40));
+        const res = await paced.api(`/api/search/unified?q=${encodeURIComponent(q)}`, { token: paced.admin.token });
+        return (await res.json()) as any;
+      }),
+    );
+    expect(answers.slice(0, 3).map((a) => a.remote.status)).toEqual(['pending', 'pending', 'pending']);
+    expect(answers[3].remote.status).toBe('complete');
+    expect(answers[3].remote.artists.map((a: any) => a.name)).toContain('Pager 01');
+    // Eight searches were asked for; the superseded ones never reached MusicBrainz (at most the first was already on its way).
+    expect(seen() - before).toBeLessThanOrEqual(3);
+  });
+});

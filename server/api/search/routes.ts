@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import type { Principal } from '../../domain/auth/principal.js';
 import { resolveLink } from '../../domain/search/links.js';
 import { RELEASE_TYPES, searchServiceOf } from '../../domain/search/service.js';
 import { unifiedSearch } from '../../domain/search/unified.js';
@@ -90,6 +91,9 @@ const resolvedLink = z.object({
   track: z.object({ title: z.string(), mbid: z.string().nullable() }).nullable(),
 });
 
+/** Who is typing: one session (or the API key); their newer suggestion request supersedes older ones. */
+const callerKey = (p: Principal | null) => (p ? `${p.userId}:${p.sessionId ?? p.via}` : 'anonymous');
+
 /** api.md 4.7: MusicBrainz searches, as-you-type suggestions and streaming-link resolution. */
 export function searchRoutes(ctx: AppContext) {
   return [
@@ -111,7 +115,7 @@ export function searchRoutes(ctx: AppContext) {
       access: 'authenticated',
       query: z.object({ q: phrase, limit: z.coerce.number().int().min(1).max(20).default(5) }),
       response: unifiedAnswer,
-      handler: ({ query }) => unifiedSearch(ctx, query.q, query.limit),
+      handler: ({ query, principal }) => unifiedSearch(ctx, query.q, query.limit, callerKey(principal)),
     }),
     defineRoute({
       method: 'get',

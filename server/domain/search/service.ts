@@ -86,7 +86,7 @@ export class SearchService {
 
   constructor(private readonly ctx: AppContext) {}
 
-  async search(req: SearchRequest, signal?: AbortSignal): Promise<SearchAnswer> {
+  async search(req: SearchRequest, options: { signal?: AbortSignal; upstream?: AbortSignal } = {}): Promise<SearchAnswer> {
     const q = normalizeQuery(req.q);
     const types = [...new Set(req.releaseTypes)].sort();
     const sorted = req.scope === 'album' && req.sort !== 'relevance';
@@ -98,7 +98,7 @@ export class SearchService {
         return mb.searchReleaseGroups(albumLucene(q, types), window.limit, window.offset, s).then((r) => ({ count: r.count, offset: r.offset, groups: r['release-groups'] }));
       const lucene = req.scope === 'tag' ? `tag:${luceneQuote(q)}` : luceneQuote(q);
       return mb.searchArtists(lucene, window.limit, window.offset, s).then((r) => ({ count: r.count, offset: r.offset, artists: r.artists }));
-    }, signal);
+    }, options);
     const reader = libraryServiceOf(this.ctx).reader;
     if (page.artists) {
       const present = reader.artistMbidsPresent(page.artists.map((a) => a.id));
@@ -115,18 +115,20 @@ export class SearchService {
     return { scope: req.scope, query: req.q, count, offset: req.offset, items: groups.map((g) => albumEntry(g, owned.get(g.id))) };
   }
 
-  /**
-   * A MusicBrainz search answer under `key` in the `search` kind of the metadata cache: fetched when
-   * missing or older than SEARCH_FRESH_MS, once however many callers ask at the same time, and the
-   * stale copy served when MusicBrainz fails.
-   */
   /** Whether the latest upstream search failed, within the last `withinMs` (an outage in progress). */
   failingSince(withinMs: number): boolean {
     const failed = this.lastFailureAt;
     return this.latestFailed && failed !== null && this.ctx.clock.now() - failed <= withinMs;
   }
 
-  async cached<T>(key: string, fetch: (signal?: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * A MusicBrainz search answer under `key` in the `search` kind of the metadata cache: fetched when
+   * missing or older than SEARCH_FRESH_MS, once however many callers ask at the same time, and the
+   * stale copy served when MusicBrainz fails. `signal` stops this caller's wait only; `upstream`
+   * drops the fetch itself (a superseded as-you-type suggestion still queued for MusicBrainz's
+   * 1 request/s), and callers who merely joined such a fetch then fetch for themselves.
+   */
+  async cached<T>(key: string, fetch: (signal?: AbortSignal) => Promise<T>, options: { signal?: AbortSignal; upstream?: AbortSignal } = {}): Promise<T> {
     const metadata = metadataServiceOf(this.ctx);
     const cached = metadata.cache.get('search', key);
     if (cached?.found && this.ctx.clock.now() - cached.fetchedAt <= SEARCH_FRESH_MS) return cached.payload as T;
@@ -134,33 +136,46 @@ export class SearchService {
       if (cached?.found) return cached.payload as T;
       throw new IntegrationError('musicbrainz', 'unreachable', 'MusicBrainz lookups are switched off in Settings (integrations.musicbrainz.enabled)');
     }
-    let pending = this.inFlight.get(key) as Promise<T> | undefined;
-    if (!pending) {
-      // Not tied to one caller's signal: the answer is cached for the next keystroke or page.
-      pending = fetch()
-        .then(
-          (page) => {
-            this.latestFailed = false;
-            metadata.cache.put('search', key, page, this.ctx.clock.now());
-            return page;
-          },
-          (err: unknown) => {
-            this.lastFailureAt = this.ctx.clock.now();
-            this.latestFailed = true;
-            throw err;
-          },
-        )
-        .finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
-    }
-    try {
-      return await (signal ? raceAbort(pending, signal) : pending);
-    } catch (err) {
-      // An outage still answers with what was found before.
-      if (cached?.found && err instanceof IntegrationError) return cached.payload as T;
-      throw err;
+    for (let attempt = 0; ; attempt++) {
+      const pending = (this.inFlight.get(key) as Promise<T> | undefined) ?? this.start(key, fetch, options.upstream);
+      try {
+        return await (options.signal ? raceAbort(pending, options.signal) : pending);
+      } catch (err) {
+        if (err instanceof SupersededError && !options.upstream?.aborted && attempt === 0) continue;
+        // An outage still answers with what was found before.
+        if (cached?.found && err instanceof IntegrationError) return cached.payload as T;
+        throw err;
+      }
     }
   }
+
+  private start<T>(key: string, fetch: (signal?: AbortSignal) => Promise<T>, upstream?: AbortSignal): Promise<T> {
+    const metadata = metadataServiceOf(this.ctx);
+    const pending: Promise<T> = fetch(upstream)
+      .then(
+        (page) => {
+          this.latestFailed = false;
+          metadata.cache.put('search', key, page, this.ctx.clock.now());
+          return page;
+        },
+        (err: unknown) => {
+          if (upstream?.aborted) throw new SupersededError();
+          this.lastFailureAt = this.ctx.clock.now();
+          this.latestFailed = true;
+          throw err;
+        },
+      )
+      .finally(() => {
+        if (this.inFlight.get(key) === pending) this.inFlight.delete(key);
+      });
+    this.inFlight.set(key, pending);
+    return pending;
+  }
+}
+
+/** A fetch dropped because a newer suggestion request replaced the one that started it. */
+export class SupersededError extends Error {
+  override readonly name = 'SupersededError';
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

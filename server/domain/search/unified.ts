@@ -34,7 +34,15 @@ export interface UnifiedAnswer {
  * As-you-type suggestions: the library's own full-text index first (the canonical page search), then
  * MusicBrainz artists and albums when they arrive within REMOTE_BUDGET_MS.
  */
-export async function unifiedSearch(ctx: AppContext, q: string, limit: number, budgetMs = REMOTE_BUDGET_MS): Promise<UnifiedAnswer> {
+/** Per server and caller, the controller of the caller's latest suggestion request. */
+const latest = new WeakMap<AppContext, Map<string, AbortController>>();
+
+/**
+ * `caller` names who is typing (a user or API key): their newer request drops the MusicBrainz
+ * searches of their older ones that are still waiting for a turn, so a word typed letter by letter
+ * does not queue a search per letter at MusicBrainz's 1 request/s.
+ */
+export async function unifiedSearch(ctx: AppContext, q: string, limit: number, caller: string, budgetMs = REMOTE_BUDGET_MS): Promise<UnifiedAnswer> {
   const library = libraryServiceOf(ctx);
   const page = <K extends 'artists' | 'albums' | 'tracks'>(kind: K) => library.canonicalPage({ kind, page: 1, pageSize: limit, query: q }).rows;
   const local: UnifiedAnswer['library'] = {
@@ -49,8 +57,14 @@ export async function unifiedSearch(ctx: AppContext, q: string, limit: number, b
   if (!metadataServiceOf(ctx).enabled) return { query: q, library: local, remote: { status: 'disabled', artists: [], albums: [] } };
 
   const search = searchServiceOf(ctx);
+  let callers = latest.get(ctx);
+  if (!callers) latest.set(ctx, (callers = new Map()));
+  callers.get(caller)?.abort();
+  const mine = new AbortController();
+  callers.set(caller, mine);
   const common = { q, limit, offset: 0, releaseTypes: [], sort: 'relevance' as const };
-  const remote = Promise.all([search.search({ ...common, scope: 'artist' }), search.search({ ...common, scope: 'album' })]);
+  const upstream = { upstream: mine.signal };
+  const remote = Promise.all([search.search({ ...common, scope: 'artist' }, upstream), search.search({ ...common, scope: 'album' }, upstream)]);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), budgetMs)));
   try {
@@ -68,8 +82,13 @@ export async function unifiedSearch(ctx: AppContext, q: string, limit: number, b
       remote: { status: 'complete', artists: artists.items as SearchArtistEntry[], albums: albums.items as SearchAlbumEntry[] },
     };
   } catch {
-    return { query: q, library: local, remote: { status: 'unavailable', artists: [], albums: [] } };
+    // Superseded by the caller's next keystroke: that request carries the answer.
+    const status = mine.signal.aborted ? 'pending' : 'unavailable';
+    return { query: q, library: local, remote: { status, artists: [], albums: [] } };
   } finally {
     clearTimeout(timer);
+    remote.finally(() => {
+      if (callers.get(caller) === mine) callers.delete(caller);
+    }).catch(() => undefined);
   }
 }
