@@ -28,6 +28,8 @@ const resolve = async (url: string) => {
 const aurora = { name: 'Aurora Lane', mbid: ids.aurora };
 
 beforeAll(async () => {
+  // This process's copy of the shared catalogue: Glass Sky carries an ISRC.
+  (glassSky as { isrc?: string }).isrc = 'NOX001900003';
   [mb, spotify, deezer, itunes, youtube, tidal, bandcamp] = await Promise.all([
     startMusicBrainzFake(catalogue), startSpotifyFake(), startDeezerLinksFake(), startItunesFake(),
     startOEmbedFake('/oembed', 'YouTube'), startOEmbedFake('/', 'TIDAL'), startBandcampFake(),
@@ -36,6 +38,7 @@ beforeAll(async () => {
   spotify.artists.set(sArtist.id, sArtist);
   const sAlbum = { id: 'DawnDeluxe000000000002', name: 'Dawn (Deluxe Edition)', artists: [sArtist] };
   spotify.albums.set(sAlbum.id, sAlbum);
+  spotify.tracks.set('GlassSkyEdit0000000004', { id: 'GlassSkyEdit0000000004', name: 'Glass Sky (Radio Edit)', artists: [sArtist], album: sAlbum, isrc: 'nox001900003' });
   spotify.tracks.set('MorningTide00000000003', { id: 'MorningTide00000000003', name: 'Morning Tide', artists: [sArtist], album: sAlbum });
 
   const dArtist = { id: 27, name: 'Aurora Lane' };
@@ -109,6 +112,8 @@ describe('GET /api/search/link', () => {
     expect((await resolve('spotify:track:MorningTide00000000003')).body).toEqual({
       kind: 'track', source: 'spotify', artist: aurora, album: { title: 'Dawn (Deluxe Edition)', mbid: ids.rgDawn }, track: { title: 'Morning Tide', mbid: morningTide.recordingId },
     });
+    // Titles differ ("Radio Edit"); the ISRC names the recording.
+    expect((await resolve('https://open.spotify.com/track/GlassSkyEdit0000000004')).body.track).toEqual({ title: 'Glass Sky (Radio Edit)', mbid: glassSky.recordingId });
     expect(spotify.tokensIssued).toBe(1);
     expect(spotify.requests.filter((r) => r.path === '/api/token').every((r) => r.method === 'POST')).toBe(true);
   });

@@ -20,6 +20,8 @@ interface Names {
   artist: string;
   album: string | null;
   track: string | null;
+  /** A track's ISRC when the service reports it (Spotify, Deezer): matched before titles. */
+  isrc?: string | null;
 }
 
 const SUPPORTED = 'Spotify, Apple Music, Deezer, YouTube / YouTube Music (videos and album playlists), Tidal, Bandcamp and MusicBrainz artist, album and track links';
@@ -109,7 +111,7 @@ async function fetchNames(ctx: AppContext, link: ParsedLink): Promise<Names> {
         return { artist: album.artists[0]?.name ?? '', album: album.name, track: null };
       }
       const track = await spotify.track(link.id);
-      return { artist: track.artists[0]?.name ?? '', album: track.album?.name ?? null, track: track.name };
+      return { artist: track.artists[0]?.name ?? '', album: track.album?.name ?? null, track: track.name, isrc: track.external_ids?.isrc ?? null };
     }
     case 'deezer': {
       const deezer = new DeezerLinksClient({ baseUrl: up.deezer, userAgent, ...spacing });
@@ -119,7 +121,7 @@ async function fetchNames(ctx: AppContext, link: ParsedLink): Promise<Names> {
         return { artist: album.artist.name, album: album.title, track: null };
       }
       const track = await deezer.track(link.id);
-      return { artist: track.artist.name, album: track.album?.title ?? null, track: track.title };
+      return { artist: track.artist.name, album: track.album?.title ?? null, track: track.title, isrc: track.isrc ?? null };
     }
     case 'apple': {
       const entry = await new ItunesClient({ baseUrl: up.itunes, userAgent, ...spacing }).lookup(link.id, link.country ?? 'us');

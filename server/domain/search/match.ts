@@ -43,7 +43,10 @@ const sameName = (a: string, b: string) => fold(a) === fold(b) && fold(a) !== ''
 const sameTitle = (a: string, b: string) => baseTitle(a) === baseTitle(b) && baseTitle(a) !== '';
 const creditedIds = (g: MbReleaseGroup) => (g['artist-credit'] ?? []).map((c) => c.artist.id);
 
-export async function matchNames(ctx: AppContext, names: { artist: string; album: string | null; track: string | null }): Promise<MatchedNames> {
+export async function matchNames(
+  ctx: AppContext,
+  names: { artist: string; album: string | null; track: string | null; isrc?: string | null },
+): Promise<MatchedNames> {
   // MusicBrainz switched off in Settings: the names alone, for the client to search by.
   if (!metadataServiceOf(ctx).enabled)
     return {
@@ -76,14 +79,21 @@ export async function matchNames(ctx: AppContext, names: { artist: string; album
   let track: MatchedNames['track'] = null;
   if (names.track !== null) {
     type Recording = { id: string; title: string; 'artist-credit': { name: string; artist: { id: string } }[]; releases: { 'release-group'?: MbReleaseGroup }[] };
-    const recordings = (await search.cached(`match-track|${fold(names.artist)}|${fold(names.track)}`, (s) =>
-      mb()
-        .searchRecordings(`recording:${luceneQuote(names.track!)} AND artist:${luceneQuote(names.artist)}`, CANDIDATES * 2, 0, s)
-        .then((r) => r.recordings),
-    )) as Recording[];
     const byArtist = (r: Recording) =>
       artistMbid !== null ? r['artist-credit'].some((c) => c.artist.id === artistMbid) : r['artist-credit'].some((c) => sameName(c.name, names.artist));
-    const candidates = recordings.filter((r) => sameTitle(r.title, names.track!) && byArtist(r));
+    // An ISRC names the recording exactly, whatever the service calls it; titles are the fallback.
+    const isrc = names.isrc && /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/i.test(names.isrc) ? names.isrc.toUpperCase() : null;
+    let candidates: Recording[] = [];
+    if (isrc)
+      candidates = ((await search.cached(`match-isrc|${isrc}`, (s) => mb().searchRecordings(`isrc:${isrc}`, CANDIDATES, 0, s).then((r) => r.recordings))) as Recording[]).filter(byArtist);
+    if (candidates.length === 0) {
+      const recordings = (await search.cached(`match-track|${fold(names.artist)}|${fold(names.track)}`, (s) =>
+        mb()
+          .searchRecordings(`recording:${luceneQuote(names.track!)} AND artist:${luceneQuote(names.artist)}`, CANDIDATES * 2, 0, s)
+          .then((r) => r.recordings),
+      )) as Recording[];
+      candidates = recordings.filter((r) => sameTitle(r.title, names.track!) && byArtist(r));
+    }
     // Prefer the recording that is on the named album.
     const onAlbum = (r: Recording) =>
       r.releases.find((rel) => rel['release-group'] && (album?.mbid ? rel['release-group'].id === album.mbid : names.album !== null && sameTitle(rel['release-group'].title, names.album)));

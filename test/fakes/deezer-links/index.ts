@@ -7,7 +7,7 @@ import { startJsonFake, type JsonFake } from '../http.js';
  */
 export interface DeezerArtist { id: number; name: string }
 export interface DeezerAlbum { id: number; title: string; artist: DeezerArtist; recordType?: string }
-export interface DeezerTrack { id: number; title: string; artist: DeezerArtist; album: DeezerAlbum }
+export interface DeezerTrack { id: number; title: string; artist: DeezerArtist; album: DeezerAlbum; isrc?: string }
 
 export interface DeezerLinksFake extends JsonFake {
   artists: Map<number, DeezerArtist>;
@@ -44,7 +44,7 @@ export async function startDeezerLinksFake(): Promise<DeezerLinksFake> {
     const t = fake.tracks.get(id);
     return {
       body: t
-        ? { id: t.id, readable: true, title: t.title, title_short: t.title, link: `https://www.deezer.com/track/${t.id}`, duration: 180, rank: 1000, preview: '', artist: artistJson(t.artist), album: albumJson(t.album), type: 'track' }
+        ? { id: t.id, readable: true, title: t.title, title_short: t.title, ...(t.isrc && { isrc: t.isrc }), link: `https://www.deezer.com/track/${t.id}`, duration: 180, rank: 1000, preview: '', artist: artistJson(t.artist), album: albumJson(t.album), type: 'track' }
         : noData,
     };
   })) as DeezerLinksFake;

@@ -10,6 +10,8 @@ export interface FakeTrack {
   recordingId: string;
   title: string;
   lengthMs: number;
+  /** The recording's ISRC, found by `isrc:` searches. */
+  isrc?: string;
   /** Credited artists of this track when they differ from the release's (features, compilations). */
   artists?: { id: string; name: string }[];
 }
@@ -226,9 +228,10 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
           const credited = t.artists ?? [artist];
           if (arid && !credited.some((c) => c.id === arid)) continue;
           if (fields.rid && t.recordingId !== fields.rid) continue;
-          if (!arid && !fields.rid && scoreOf(t.title, fields.recording ?? text) === 0) continue;
+          if (fields.isrc && t.isrc?.toUpperCase() !== fields.isrc.toUpperCase()) continue;
+          if (!arid && !fields.rid && !fields.isrc && scoreOf(t.title, fields.recording ?? text) === 0) continue;
           if (fields.artist && !credited.some((c) => scoreOf(c.name, fields.artist!) > 0)) continue;
-          recs.push({ id: t.recordingId, title: t.title, length: t.lengthMs, 'artist-credit': credit(credited), releases: [releaseJson(release, group, artist, false)] });
+          recs.push({ id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }), 'artist-credit': credit(credited), releases: [releaseJson(release, group, artist, false)] });
         }
       const p = page(recs, q, 25, 100);
       return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, recordings: p.items } };
