@@ -56,7 +56,7 @@ const albumItem = z.object({
 const searchAnswer = z.object({
   scope: z.enum(['artist', 'album', 'tag']),
   query: z.string(),
-  count: z.number(),
+  count: z.number().describe('All matches; for album searches sorted by date or title, the best 100 matches that order covers'),
   offset: z.number(),
   items: z.array(z.union([artistItem, albumItem])).describe('artist entries for scopes artist and tag, album entries for scope album'),
 });
