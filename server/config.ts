@@ -49,6 +49,13 @@ const envSchema = z.object({
   TONEARM_SCAN_ON_START: bool.default(true),
   TONEARM_MUSICBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://musicbrainz.org/ws/2'),
   TONEARM_COVERART_URL: z.url({ protocol: /^https?$/ }).default('https://coverartarchive.org'),
+  TONEARM_DEEZER_URL: z.url({ protocol: /^https?$/ }).default('https://api.deezer.com'),
+  TONEARM_SPOTIFY_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.spotify.com/v1'),
+  TONEARM_SPOTIFY_ACCOUNTS_URL: z.url({ protocol: /^https?$/ }).default('https://accounts.spotify.com'),
+  TONEARM_ITUNES_URL: z.url({ protocol: /^https?$/ }).default('https://itunes.apple.com'),
+  TONEARM_YOUTUBE_URL: z.url({ protocol: /^https?$/ }).default('https://www.youtube.com'),
+  TONEARM_TIDAL_OEMBED_URL: z.url({ protocol: /^https?$/ }).default('https://oembed.tidal.com'),
+  TONEARM_BANDCAMP_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Client-side spacing of every public metadata service; for a local mirror or tests. */
   TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
@@ -65,7 +72,19 @@ export interface Config {
   trustProxy: TrustProxy;
   authProxy: { header: string; trustedIps: string[] } | null;
   /** Base URLs of the fixed public services (decisions §2), and a spacing override for all of them. */
-  upstreams: { musicbrainz: string; coverart: string; spacingMs: number | null };
+  upstreams: {
+    musicbrainz: string;
+    coverart: string;
+    deezer: string;
+    spotifyApi: string;
+    spotifyAccounts: string;
+    itunes: string;
+    youtube: string;
+    tidalOembed: string;
+    /** Null: Bandcamp pages are read from bandcamp.com itself. */
+    bandcamp: string | null;
+    spacingMs: number | null;
+  };
   /** Where the web UI sends a user to sign out of the reverse proxy (null: no such page). */
   proxyLogoutUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -119,6 +138,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreams: {
       musicbrainz: e.TONEARM_MUSICBRAINZ_URL,
       coverart: e.TONEARM_COVERART_URL,
+      deezer: e.TONEARM_DEEZER_URL,
+      spotifyApi: e.TONEARM_SPOTIFY_API_URL,
+      spotifyAccounts: e.TONEARM_SPOTIFY_ACCOUNTS_URL,
+      itunes: e.TONEARM_ITUNES_URL,
+      youtube: e.TONEARM_YOUTUBE_URL,
+      tidalOembed: e.TONEARM_TIDAL_OEMBED_URL,
+      bandcamp: e.TONEARM_BANDCAMP_URL ?? null,
       spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
     },
     logLevel: e.LOG_LEVEL,

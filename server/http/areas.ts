@@ -8,9 +8,11 @@ import { libraryArea, startLibrary } from '../api/library/area.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { requestsRoutes } from '../api/requests/routes.js';
+import { searchRoutes } from '../api/search/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startLidarr } from '../domain/lidarr/service.js';
 import { startMetadata } from '../domain/metadata/service.js';
+import { startSearch } from '../domain/search/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
 import { settingsRoutes } from '../api/settings/routes.js';
@@ -35,6 +37,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   libraryArea,
   artistRoutes,
   recentReleaseRoutes,
+  searchRoutes,
   restKeyRoutes,
   connectRoutes,
   lidarrSettingsRoutes,
@@ -48,7 +51,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

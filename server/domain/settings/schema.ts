@@ -41,6 +41,8 @@ const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), 
 const slskd = z.object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(10) }).strict();
 const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
+/** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
+const spotify = z.object({ clientId: z.string().max(256).default(''), clientSecret: secret, enabled }).strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
 
@@ -85,6 +87,7 @@ export const settingsSchema = z
         gotify: gotify.prefault({}),
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),
+        spotify: spotify.prefault({}),
       })
       .strict()
       .prefault({}),
@@ -94,5 +97,5 @@ export const settingsSchema = z
 export type Settings = z.infer<typeof settingsSchema>;
 
 /** Field names whose values are secrets: never returned in clear. */
-export const SECRET_FIELD = /^(apiKey|apiSecret|password|token)$/;
+export const SECRET_FIELD = /^(apiKey|apiSecret|password|token|clientSecret)$/;
 export const SECRET_MASK = '********';

@@ -60,6 +60,11 @@ export class MusicBrainzClient {
     return this.api.get({ path: '/release-group', query: { fmt: 'json', query, limit, offset }, schema: releaseGroupSearchSchema, signal });
   }
 
+  /** Recordings matching a Lucene query, each with the releases (and release groups) it is on. */
+  searchRecordings(query: string, limit: number, offset: number, signal?: AbortSignal) {
+    return this.api.get({ path: '/recording', query: { fmt: 'json', query, limit, offset }, schema: recordingSearchSchema, signal });
+  }
+
   /** One page (≤ 100) of an artist's release groups. */
   browseReleaseGroups(artistMbid: string, limit: number, offset: number, signal?: AbortSignal) {
     return this.api.get({

@@ -10,6 +10,8 @@ export interface FakeTrack {
   recordingId: string;
   title: string;
   lengthMs: number;
+  /** The recording's ISRC, found by `isrc:` searches. */
+  isrc?: string;
   /** Credited artists of this track when they differ from the release's (features, compilations). */
   artists?: { id: string; name: string }[];
 }
@@ -64,6 +66,22 @@ function scoreOf(name: string, wanted: string): number {
   const words = w.split(/\s+/).filter(Boolean);
   const hits = words.filter((x) => n.includes(x)).length;
   return hits ? Math.round((hits / words.length) * 60) : 0;
+}
+
+/**
+ * Release-type filters: `primarytype:"album"` alternatives (ORed) and `NOT secondarytype:"live"`
+ * exclusions, as a client narrows a release-group search.
+ */
+function parseTypeFilters(q: string): { rest: string; primary: string[]; excluded: string[] } {
+  const primary: string[] = [];
+  const excluded: string[] = [];
+  const rest = q.replace(/(NOT\s+)?(primarytype|secondarytype):(?:"((?:[^"\\]|\\.)*)"|(\S+?))(?=[\s)]|$)/gi, (_m, not: string | undefined, key: string, quoted?: string, bare?: string) => {
+    const value = (quoted ?? bare ?? '').replace(/\\(.)/g, '$1').toLowerCase();
+    if (key.toLowerCase() === 'primarytype' && !not) primary.push(value);
+    if (key.toLowerCase() === 'secondarytype' && not) excluded.push(value);
+    return ' ';
+  });
+  return { rest: rest.replace(/[()]/g, ' ').replace(/\b(AND|OR|NOT)\b(\s+\b(AND|OR|NOT)\b)*\s*$/g, '').trim(), primary, excluded };
 }
 
 /** The few Lucene forms clients send: `field:"value"` pairs joined by AND, or bare text. */
@@ -171,11 +189,13 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
       return notFound;
     }
     const query = q.get('query') ?? '';
-    const { fields, text } = parseLucene(query);
+    const types = parseTypeFilters(query);
+    const { fields, text } = parseLucene(types.rest);
     if (req.path === '/artist') {
       const wanted = fields.artist ?? text;
+      const tag = fields.tag?.toLowerCase();
       const hits = [...artists.values()]
-        .map((a) => ({ a, score: scoreOf(a.name, wanted) }))
+        .map((a) => ({ a, score: tag !== undefined ? ((a.tags ?? []).some((t) => t.toLowerCase() === tag) ? 100 : 0) : scoreOf(a.name, wanted) }))
         .filter((h) => h.score > 0)
         .sort((x, y) => y.score - x.score || x.a.name.localeCompare(y.a.name));
       const p = page(hits, q, 25, 100);
@@ -194,6 +214,8 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
       const hits = [...groups.values()]
         .map(({ group, artist }) => ({ group, artist, score: Math.min(scoreOf(group.title, title), artistName ? scoreOf(artist.name, artistName) || 0 : 100) }))
         .filter((h) => h.score > 0 && (!fields.arid || h.artist.id === fields.arid))
+        .filter((h) => types.primary.length === 0 || types.primary.includes(h.group.primaryType.toLowerCase()))
+        .filter((h) => !(h.group.secondaryTypes ?? []).some((t) => types.excluded.includes(t.toLowerCase())))
         .sort((x, y) => y.score - x.score || x.group.title.localeCompare(y.group.title));
       const p = page(hits, q, 25, 100);
       return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, 'release-groups': p.items.map((h) => groupJson(h.group, h.artist, { score: h.score })) } };
@@ -205,8 +227,11 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
         for (const t of release.tracks) {
           const credited = t.artists ?? [artist];
           if (arid && !credited.some((c) => c.id === arid)) continue;
-          if (!arid && scoreOf(t.title, fields.recording ?? text) === 0) continue;
-          recs.push({ id: t.recordingId, title: t.title, length: t.lengthMs, 'artist-credit': credit(credited), releases: [releaseJson(release, group, artist, false)] });
+          if (fields.rid && t.recordingId !== fields.rid) continue;
+          if (fields.isrc && t.isrc?.toUpperCase() !== fields.isrc.toUpperCase()) continue;
+          if (!arid && !fields.rid && !fields.isrc && scoreOf(t.title, fields.recording ?? text) === 0) continue;
+          if (fields.artist && !credited.some((c) => scoreOf(c.name, fields.artist!) > 0)) continue;
+          recs.push({ id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }), 'artist-credit': credit(credited), releases: [releaseJson(release, group, artist, false)] });
         }
       const p = page(recs, q, 25, 100);
       return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, recordings: p.items } };
