@@ -232,7 +232,8 @@ describe('stored secrets stay with the address they were saved for', () => {
   it('refuses to save a literal link-local or metadata address (hexadecimal spellings too)', async () => {
     for (const url of ['http://169.254.169.254/latest', 'http://[fd00:ec2::254]', 'http://0xa9fea9fe']) {
       const saved = await call('POST', '/api/settings', { integrations: { navidrome: { url, password: 'typed' } } });
-      expect([saved.status, saved.body.message]).toEqual([400, 'integrations.navidrome.url: is a link-local or cloud metadata address, which is never allowed']);
+      expect([saved.status, saved.body.message]).toEqual([400, 'Navidrome address: is a link-local or cloud metadata address, which is never allowed']);
+      expect(saved.body.details[0].path).toBe('integrations.navidrome.url');
     }
     expect(server.ctx.settings.get().integrations.navidrome.url).toBe(navidrome.url);
   });
