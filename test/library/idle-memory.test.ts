@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { LibraryScanService } from '../../server/library/scanService.js';
@@ -36,6 +37,17 @@ describe('memory at rest', () => {
         expect(watched).toContain(path.join(music, folder));
       }
       expect(watched.filter((p) => p.endsWith('.mp3'))).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a running server keeps no libvips operation cache (artwork is resized once and stored on disk)", async () => {
+    sharp.cache(true);
+    expect(sharp.cache().items.max).toBeGreaterThan(0);
+    const server = await startTestServer({ env: { TONEARM_SCAN_ON_START: 'false' } });
+    try {
+      expect(sharp.cache()).toMatchObject({ memory: { max: 0 }, files: { max: 0 }, items: { max: 0 } });
     } finally {
       await server.stop();
     }
