@@ -49,6 +49,8 @@ const envSchema = z.object({
   TONEARM_SCAN_ON_START: bool.default(true),
   TONEARM_MUSICBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://musicbrainz.org/ws/2'),
   TONEARM_COVERART_URL: z.url({ protocol: /^https?$/ }).default('https://coverartarchive.org'),
+  TONEARM_DEEZER_URL: z.url({ protocol: /^https?$/ }).default('https://api.deezer.com'),
+  TONEARM_LASTFM_URL: z.url({ protocol: /^https?$/ }).default('https://ws.audioscrobbler.com/2.0'),
   /** Client-side spacing of every public metadata service; for a local mirror or tests. */
   TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
@@ -65,7 +67,7 @@ export interface Config {
   trustProxy: TrustProxy;
   authProxy: { header: string; trustedIps: string[] } | null;
   /** Base URLs of the fixed public services (decisions §2), and a spacing override for all of them. */
-  upstreams: { musicbrainz: string; coverart: string; spacingMs: number | null };
+  upstreams: { musicbrainz: string; coverart: string; deezer: string; lastfm: string; spacingMs: number | null };
   /** Where the web UI sends a user to sign out of the reverse proxy (null: no such page). */
   proxyLogoutUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -119,6 +121,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreams: {
       musicbrainz: e.TONEARM_MUSICBRAINZ_URL,
       coverart: e.TONEARM_COVERART_URL,
+      deezer: e.TONEARM_DEEZER_URL,
+      lastfm: e.TONEARM_LASTFM_URL,
       spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
     },
     logLevel: e.LOG_LEVEL,

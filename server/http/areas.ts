@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { artistEnrichmentRoutes } from '../api/artists/enrichment.js';
 import { artistRoutes } from '../api/artists/routes.js';
 import { authRoutes } from '../api/auth/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
@@ -9,6 +10,7 @@ import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startLidarr } from '../domain/lidarr/service.js';
+import { startEnrichment } from '../domain/metadata/enrichment.js';
 import { startMetadata } from '../domain/metadata/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
@@ -30,6 +32,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   filesystemRoutes,
   libraryArea,
   artistRoutes,
+  artistEnrichmentRoutes,
   restKeyRoutes,
   lidarrSettingsRoutes,
   lidarrLibraryRoutes,
@@ -42,7 +45,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startEnrichment];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

@@ -55,6 +55,11 @@ export interface JsonApiOptions {
   headers?: Record<string, string>;
   /** Statuses that mean "slow down" for this service besides 429 (MusicBrainz: 503). */
   rateLimitStatuses?: number[];
+  /**
+   * Services that report errors inside a JSON body (Last.fm, Deezer; sometimes with HTTP 200): the
+   * HTTP status that body error amounts to, and its message, or null when the body is no error.
+   */
+  bodyError?: (body: unknown, status: number) => { status: number; message: string } | null;
 }
 
 export interface JsonRequest<T> {
@@ -107,6 +112,16 @@ export class JsonApi {
       timeoutMs: o.timeoutMs,
       ...(req.signal && { signal: req.signal }),
     });
+    if (o.bodyError) {
+      let body: unknown;
+      try {
+        body = parseJson(o.service, answer);
+      } catch (err) {
+        if (answer.status >= 200 && answer.status < 300) throw err;
+      }
+      const failure = body === undefined ? null : o.bodyError(body, answer.status);
+      if (failure) throw this.statusError(url, { ...answer, status: failure.status }, failure.message);
+    }
     if (answer.status >= 200 && answer.status < 300) {
       const parsed = req.schema.safeParse(parseJson(o.service, answer));
       if (!parsed.success) {
@@ -118,9 +133,11 @@ export class JsonApi {
     throw this.statusError(url, answer);
   }
 
-  private statusError(url: string, answer: HttpAnswer): IntegrationError {
+  private statusError(url: string, answer: HttpAnswer, reported?: string): IntegrationError {
     const o = this.options;
-    const where = `${o.label} answered ${answer.status} for ${redactUrl(url)}`;
+    const where = reported
+      ? `${o.label} answered "${reported.slice(0, 200)}" for ${redactUrl(url)}`
+      : `${o.label} answered ${answer.status} for ${redactUrl(url)}`;
     const retryAfter = retryAfterMs(answer);
     if (answer.status === 429 || o.rateLimitStatuses?.includes(answer.status))
       return new IntegrationError(o.service, 'rate_limited', `${where} (rate limited)`, answer.status, { retryAfterMs: retryAfter });

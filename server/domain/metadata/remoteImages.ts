@@ -57,7 +57,7 @@ export class RemoteImages {
     try {
       // Pictures of the configured metadata services may sit on the LAN (a local mirror); any other
       // host must be public unless the allow-list names it.
-      const upstreamHosts = [this.ctx.config.upstreams.musicbrainz, this.ctx.config.upstreams.coverart].map((u) => new URL(u).host);
+      const upstreamHosts = [this.ctx.config.upstreams.musicbrainz, this.ctx.config.upstreams.coverart, this.ctx.config.upstreams.deezer, this.ctx.config.upstreams.lastfm].map((u) => new URL(u).host);
       const res = await guardedRequest({
         url,
         headers: { 'User-Agent': `Tonearm/${this.ctx.appVersion}`, Accept: 'image/*' },
