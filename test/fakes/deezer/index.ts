@@ -27,7 +27,7 @@ export interface FakeDeezerArtist {
 export interface DeezerFake extends JsonFake {
   artists: Map<number, FakeDeezerArtist>;
   add(artist: FakeDeezerArtist): void;
-  /** The next `count` API answers are Deezer's 200-with-error quota answer. */
+  /** The next `count` API answers are Deezer's 200-with-error quota answer (0 stops it). */
   quotaNext(count: number): void;
   /** Bytes served for every artist picture (a JPEG). */
   pictureBytes: Buffer;
@@ -106,7 +106,7 @@ export async function startDeezerFake(seed: FakeDeezerArtist[] = []): Promise<De
   })) as DeezerFake;
   fake.artists = artists;
   fake.add = (a) => void artists.set(a.id, a);
-  fake.quotaNext = (count) => void (quota += count);
+  fake.quotaNext = (count) => void (quota = count);
   fake.pictureBytes = Buffer.alloc(0);
   seed.forEach(fake.add);
   return fake;
