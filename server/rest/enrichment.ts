@@ -10,6 +10,10 @@ import type { Payload } from './wire.js';
  * cached yet (or stale) gets a background refresh, and the answer carries what is there now.
  */
 
+const MBID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Tags may carry anything in their MusicBrainz fields; only real MBIDs are looked up upstream. */
+export const isMbid = (value: string | null | undefined): value is string => !!value && MBID.test(value);
+
 /** An absolute URL of a remote picture through the image proxy (which players fetch without a session). */
 function imageUrl(call: RestCall, remote: string | null | undefined): string | undefined {
   const path = remoteImagesOf(call.rc.app).proxyUrl(remote ?? null);
@@ -25,6 +29,7 @@ const plainText = (html: string) =>
 
 /** Biography, links and pictures of an artist MBID (fields absent when nothing is known yet). */
 export function artistInfoFields(call: RestCall, mbid: string): Payload {
+  if (!isMbid(mbid)) return { musicBrainzId: mbid };
   const e = enrichmentOf(call.rc.app);
   const key = e.resolve(mbid);
   const info = e.cached<ArtistInfoDocument>('lastfm-info', key);
@@ -46,6 +51,7 @@ export function artistInfoFields(call: RestCall, mbid: string): Payload {
 
 /** Library artist ids of the cached similar artists that are in the library, best match first. */
 export function similarLibraryArtists(call: RestCall, mbid: string, max: number): number[] {
+  if (!isMbid(mbid)) return [];
   const e = enrichmentOf(call.rc.app);
   const similar = e.cached<SimilarDocument>('lastfm-similar', e.resolve(mbid)) ?? [];
   const out: number[] = [];
@@ -60,7 +66,7 @@ export function similarLibraryArtists(call: RestCall, mbid: string, max: number)
 
 /** Library songs named like the artist's cached Last.fm top tracks, in their order. */
 export function topSongIds(call: RestCall, mbid: string | null, artistName: string, max: number): number[] {
-  if (!mbid) return [];
+  if (!isMbid(mbid)) return [];
   const e = enrichmentOf(call.rc.app);
   const top = e.cached<TopTracksDocument>('lastfm-top-tracks', e.resolve(mbid)) ?? [];
   const out: number[] = [];
@@ -74,6 +80,7 @@ export function topSongIds(call: RestCall, mbid: string | null, artistName: stri
 
 /** Cover pictures of a release group from the cached Cover Art Archive list. */
 export function albumInfoFields(call: RestCall, releaseGroupMbid: string): Payload {
+  if (!isMbid(releaseGroupMbid)) return { musicBrainzId: releaseGroupMbid };
   const cover = enrichmentOf(call.rc.app).cached<CoverImages>('cover', releaseGroupMbid);
   const out: Payload = { musicBrainzId: releaseGroupMbid };
   if (!cover) return out;
