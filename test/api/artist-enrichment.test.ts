@@ -294,6 +294,13 @@ describe('the artist stream (server-sent events)', () => {
     }
   });
 
+  it('accepts the session as ?token= (EventSource sends no headers)', async () => {
+    const res = await fetch(`${server.url}/api/artists/${ids.aurora}/stream?token=${server.admin.token}`);
+    expect(res.status).toBe(200);
+    expect((await readEvents(res, (e) => e === 'artist')).map((e) => e.event)).toEqual(['artist']);
+    expect((await fetch(`${server.url}/api/artists/${ids.aurora}/stream`)).status).toBe(401);
+  });
+
   it('answers a plain 404 for an unknown artist', async () => {
     const res = await server.api('/api/artists/00000000-0000-4000-8000-0000000009ab/stream', { token: server.admin.token });
     expect(res.status).toBe(404);

@@ -36,7 +36,8 @@ export function artistStreamRoute(ctx: AppContext) {
     path: '/api/artists/:mbid/stream',
     summary: 'Progressive artist page over server-sent events: artist, then appears-on, similar, bio, cover, preview as each arrives, then done',
     tag: 'artists',
-    access: 'authenticated',
+    // EventSource cannot send an Authorization header: `?token=<session>` is accepted as for media.
+    access: 'media',
     params: mbidParams,
     response: 'binary',
     handler: async ({ params, req, res }) => {
