@@ -169,6 +169,19 @@ describe('pictures and previews (Deezer)', () => {
     expect(dz.requests.filter((r) => r.path === '/search/artist').length).toBe(before + 1);
   });
 
+  it('retries a picture that failed to download after refresh=true', async () => {
+    const { body } = await get(`/api/artists/${ids.auroraBorealis}/cover`);
+    expect(body.deezerArtistId).toBe('503');
+    dz.faults.failNext(1, 503);
+    expect((await server.api(body.imageUrl)).status).toBe(502);
+    const before = dz.requests.length;
+    expect((await server.api(body.imageUrl)).status).toBe(502);
+    expect(dz.requests.length).toBe(before);
+    const again = await get(`/api/artists/${ids.auroraBorealis}/cover?refresh=true`);
+    expect(again.body.imageUrl).toBe(body.imageUrl);
+    expect((await server.api(body.imageUrl)).status).toBe(200);
+  });
+
   it('lists top tracks with preview URLs (null when Deezer has none)', async () => {
     const { status, body } = await get(`/api/artists/${ids.aurora}/preview`);
     expect(status).toBe(200);

@@ -119,7 +119,7 @@ export function artistEnrichmentRoutes(ctx: AppContext) {
     defineRoute({
       method: 'get',
       path: '/api/artists/:mbid/cover',
-      summary: 'The artist picture: the Deezer artist found by name or named in the overrides (refresh=true asks Deezer again)',
+      summary: 'The artist picture: the Deezer artist found by name or named in the overrides (refresh=true asks Deezer again and retries a picture that failed)',
       tag: 'artists',
       access: 'authenticated',
       params: mbidParams,
@@ -127,7 +127,7 @@ export function artistEnrichmentRoutes(ctx: AppContext) {
       response: artistCoverSchema,
       handler: async ({ params, query }) => {
         const { artist, overridden } = await enrichment.deezerArtist(params.mbid, query.refresh);
-        return artistCover(ctx, params.mbid, artist, overridden);
+        return artistCover(ctx, params.mbid, artist, overridden, query.refresh);
       },
     }),
     defineRoute({
@@ -145,16 +145,18 @@ export function artistEnrichmentRoutes(ctx: AppContext) {
       }),
       handler: async ({ params, query }) => {
         const cover = await metadata.cover(params.mbid, query.refresh);
+        // refresh=true also forgets pictures that failed to download, so the proxy tries them again.
+        const proxy = (url: string | null) => images.proxyUrl(url, { retry: query.refresh });
         return {
           mbid: params.mbid,
-          coverUrl: images.proxyUrl(frontCover(cover)),
+          coverUrl: proxy(frontCover(cover)),
           images: cover.images.map((i) => ({
             id: i.id,
             front: i.front,
             back: i.back,
             types: i.types,
-            url: images.proxyUrl(i.image),
-            thumbnails: Object.fromEntries(Object.entries(i.thumbnails).map(([size, url]) => [size, images.proxyUrl(url)])),
+            url: proxy(i.image),
+            thumbnails: Object.fromEntries(Object.entries(i.thumbnails).map(([size, url]) => [size, proxy(url)])),
           })),
         };
       },

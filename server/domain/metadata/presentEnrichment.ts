@@ -33,9 +33,9 @@ const SIZES = [
   ['xl', 'picture_xl'],
 ] as const;
 
-export function artistCover(ctx: AppContext, mbid: string, artist: DeezerArtist | null, overridden: boolean) {
+export function artistCover(ctx: AppContext, mbid: string, artist: DeezerArtist | null, overridden: boolean, retry = false) {
   const images = remoteImagesOf(ctx);
-  const list = artist ? SIZES.map(([size, field]) => ({ size, url: images.proxyUrl(artist[field]) })).filter((i): i is { size: (typeof SIZES)[number][0]; url: string } => i.url !== null) : [];
+  const list = artist ? SIZES.map(([size, field]) => ({ size, url: images.proxyUrl(artist[field], { retry }) })).filter((i): i is { size: (typeof SIZES)[number][0]; url: string } => i.url !== null) : [];
   return {
     mbid,
     source: artist ? ('deezer' as const) : null,
