@@ -57,7 +57,8 @@ export interface JsonApiOptions {
   rateLimitStatuses?: number[];
   /**
    * Services that report errors inside a JSON body (Last.fm, Deezer; sometimes with HTTP 200): the
-   * HTTP status that body error amounts to, and its message, or null when the body is no error.
+   * HTTP status that body error amounts to and our own words for it (never the remote text), or
+   * null when the body is no error.
    */
   bodyError?: (body: unknown, status: number) => { status: number; message: string } | null;
 }
@@ -112,18 +113,20 @@ export class JsonApi {
       timeoutMs: o.timeoutMs,
       ...(req.signal && { signal: req.signal }),
     });
+    const ok = answer.status >= 200 && answer.status < 300;
+    let body: unknown;
     if (o.bodyError) {
-      let body: unknown;
       try {
         body = parseJson(o.service, answer);
       } catch (err) {
-        if (answer.status >= 200 && answer.status < 300) throw err;
+        // A non-JSON error page is judged by its status below.
+        if (ok) throw err;
       }
       const failure = body === undefined ? null : o.bodyError(body, answer.status);
       if (failure) throw this.statusError(url, { ...answer, status: failure.status }, failure.message);
     }
-    if (answer.status >= 200 && answer.status < 300) {
-      const parsed = req.schema.safeParse(parseJson(o.service, answer));
+    if (ok) {
+      const parsed = req.schema.safeParse(o.bodyError ? body : parseJson(o.service, answer));
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         throw new IntegrationError(o.service, 'bad_response', `${o.label} answered ${redactUrl(url)} with an unexpected shape (${issue.path.join('.')}: ${issue.message})`, answer.status);
@@ -136,7 +139,7 @@ export class JsonApi {
   private statusError(url: string, answer: HttpAnswer, reported?: string): IntegrationError {
     const o = this.options;
     const where = reported
-      ? `${o.label} answered "${reported.slice(0, 200)}" for ${redactUrl(url)}`
+      ? `${o.label} reported ${reported} for ${redactUrl(url)}`
       : `${o.label} answered ${answer.status} for ${redactUrl(url)}`;
     const retryAfter = retryAfterMs(answer);
     if (answer.status === 429 || o.rateLimitStatuses?.includes(answer.status))
