@@ -266,6 +266,17 @@ describe('video, appears-on and release-group covers', () => {
     expect(covers.body.pending).toEqual([]);
     const ratings = await call('/api/artists/release-groups/ratings', { method: 'POST', json: { mbids: [ids.rgDawn, ids.rgDusk, unknown] } });
     expect(ratings.body).toEqual({ ratings: { [ids.rgDawn]: { value: 4.5, votes: 4 }, [ids.rgDusk]: { value: null, votes: 0 }, [unknown]: null }, pending: [] });
+    // An archive outage: what was never fetched is listed as pending (refreshed in the background), not a failure.
+    caa.faults.down = true;
+    try {
+      const down = await call('/api/artists/release-groups/covers', { method: 'POST', json: { mbids: [ids.rgDawn, ids.rgSingle] } });
+      expect(down.status).toBe(200);
+      expect(down.body.covers[ids.rgDawn].coverUrl).toMatch(/^\/api\/image-proxy\//);
+      expect(down.body.covers[ids.rgSingle]).toEqual({ coverUrl: null });
+      expect(down.body.pending).toEqual([ids.rgSingle]);
+    } finally {
+      caa.faults.down = false;
+    }
     const tooMany = Array.from({ length: 101 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     expect((await call('/api/artists/release-groups/covers', { method: 'POST', json: { mbids: tooMany } })).status).toBe(400);
     expect((await call('/api/artists/release-groups/ratings', { method: 'POST', json: { mbids: [] } })).status).toBe(400);
