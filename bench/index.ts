@@ -2,8 +2,9 @@
  * Library benchmark (`npm run bench`; not part of `npm test`). Seeds a synthetic library through the
  * store, measures canonical pages, artists and lookups over HTTP on loopback, scans generated audio
  * files while sampling main-thread event-loop lag, compares streaming with a raw file read, and
- * records the idle RSS of a server process on the seeded database. Scale with BENCH_TRACKS and
- * BENCH_SCAN_FILES. Prints a table and writes JSON under bench-results/.
+ * records the idle RSS of a server process on the seeded database and of one after scanning the
+ * generated files (bench/idleMemory.ts). Scale with BENCH_TRACKS and BENCH_SCAN_FILES; the idle time
+ * before that last sample is BENCH_IDLE_SECONDS. Prints a table and writes JSON under bench-results/.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,7 +17,8 @@ import { rebuildDerived } from '../server/db/libraryDerived.js';
 import { LibraryWriter } from '../server/db/libraryWrites.js';
 import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
-import { makeMp3Template, writeTaggedMp3 } from '../test/fixtures/audio.js';
+import { writeTaggedMp3 } from '../test/fixtures/audio.js';
+import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runJobsBench } from './jobs.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
@@ -28,6 +30,8 @@ const ARTISTS = Math.max(1, Math.round(TRACKS / 100));
 const GENRES = 300;
 const SCAN_FILES = Number(process.env.BENCH_SCAN_FILES ?? 20_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 60);
+/** Idle time before the idle-RSS-after-scan sample (past the run worker's one-minute idle exit). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 90);
 
 interface Row { case: string; p50: number; p95: number; p99: number; target: string; pass: boolean | null }
 const rows: Row[] = [];
@@ -201,12 +205,7 @@ async function main(): Promise<void> {
     extra.idleRssMb = await idleRss(dataDir);
 
     // 4. Scanning generated files, with event-loop lag sampled on the server's main thread.
-    const template = makeMp3Template(root);
-    for (let i = 0; i < SCAN_FILES; i++) {
-      const artist = `Scan Artist ${i % 500}`;
-      const album = `Scan Album ${i % 2000}`;
-      writeTaggedMp3(path.join(music, artist, album, `${i}.mp3`), template, { title: `Scan Track ${i}`, artist, album, track: (i % 10) + 1, genre: 'Bench' });
-    }
+    const template = generateMusic(music, SCAN_FILES, root);
     const big = path.join(music, 'Big', 'Big', 'big.mp3');
     const repeats = Math.ceil((50 * 1024 * 1024) / template.length);
     writeTaggedMp3(big, Buffer.concat(Array.from({ length: repeats }, () => template)), { title: 'Big', artist: 'Big', album: 'Big', track: 1 });
@@ -288,6 +287,15 @@ async function main(): Promise<void> {
     } finally {
       await child.stop();
     }
+
+    // 7. Memory at rest: a server process on a fresh data folder scans the same music folder, then
+    // idles for IDLE_SECONDS (past the scan worker's idle exit) with its RSS sampled every second.
+    console.log(`idle memory after scanning ${SCAN_FILES} files (${IDLE_SECONDS} s idle) …`);
+    const idle = await idleMemoryAfterScan({ files: SCAN_FILES + 1, music, idleSeconds: IDLE_SECONDS });
+    extra.rssAfterScanMb = idle.rssAfterScanMb;
+    extra.idleRssAfterScanMb = idle.idleRssMb;
+    extra.idleScanFilesPerSecond = Math.round((SCAN_FILES + 1) / idle.scanSeconds);
+    console.log(`  RSS ${idle.rssAfterScanMb} MB after the scan, ${idle.idleRssMb} MB after ${IDLE_SECONDS} s idle`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -299,7 +307,8 @@ async function main(): Promise<void> {
     ['requested quick scan, one changed file s', extra.requestedQuickScanOneChangedSeconds!, '(info)', null],
     ['event-loop lag p99 ms during scan', extra.scanLagP99Ms!, '≤ 20', extra.scanLagP99Ms! <= 20],
     ['stream / raw throughput %', Math.round((extra.streamMBps! / extra.rawReadMBps!) * 100), '≥ 80', extra.streamMBps! / extra.rawReadMBps! >= 0.8],
-    ['idle RSS MB', extra.idleRssMb!, '≤ 300', extra.idleRssMb! <= 300],
+    [`idle RSS MB (${TRACKS}-track db, at start)`, extra.idleRssMb!, '≤ 300', extra.idleRssMb! <= 300],
+    [`idle RSS MB after a ${SCAN_FILES}-file scan`, extra.idleRssAfterScanMb!, `≤ 200 (${IDLE_SECONDS} s idle)`, extra.idleRssAfterScanMb! <= 200],
   ] as const;
   const load = os.loadavg().map((l) => l.toFixed(2));
   console.log(`\nTonearm library benchmark: ${TRACKS} tracks, ${SCAN_FILES} scanned files, ${os.cpus().length} CPUs, load ${load.join(' ')} (at start ${loadAtStart.join(' ')})\n`);

@@ -56,6 +56,7 @@ const envSchema = z.object({
   TONEARM_YOUTUBE_URL: z.url({ protocol: /^https?$/ }).default('https://www.youtube.com'),
   TONEARM_TIDAL_OEMBED_URL: z.url({ protocol: /^https?$/ }).default('https://oembed.tidal.com'),
   TONEARM_BANDCAMP_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TONEARM_LASTFM_URL: z.url({ protocol: /^https?$/ }).default('https://ws.audioscrobbler.com/2.0'),
   /** Client-side spacing of every public metadata service; for a local mirror or tests. */
   TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
@@ -76,6 +77,7 @@ export interface Config {
     musicbrainz: string;
     coverart: string;
     deezer: string;
+    lastfm: string;
     spotifyApi: string;
     spotifyAccounts: string;
     itunes: string;
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       youtube: e.TONEARM_YOUTUBE_URL,
       tidalOembed: e.TONEARM_TIDAL_OEMBED_URL,
       bandcamp: e.TONEARM_BANDCAMP_URL ?? null,
+      lastfm: e.TONEARM_LASTFM_URL,
       spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
     },
     logLevel: e.LOG_LEVEL,

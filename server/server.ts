@@ -19,6 +19,7 @@ import { buildApp } from './http/app.js';
 import { services } from './http/areas.js';
 import { createSocketAuthenticator } from './http/authenticate.js';
 import { createLogger, type Logger } from './log.js';
+import { limitImageMemory } from './memory.js';
 import { loadSecrets } from './secrets.js';
 import { JobQueue } from './jobs/queue.js';
 import { Scheduler } from './jobs/scheduler.js';
@@ -62,6 +63,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
+  limitImageMemory();
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = loadSecrets(config.dataDir);
   const dbPath = path.join(config.dataDir, 'tonearm.db');

@@ -152,3 +152,8 @@ function migrate(db: Db, migrations: Migration[]): void {
 export function inTransaction<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
 }
+
+/** Frees what this connection's page cache holds; it refills from the file as queries need it. */
+export function shrinkMemory(db: Db): void {
+  if (db.open) db.pragma('shrink_memory');
+}

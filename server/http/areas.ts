@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { artistEnrichmentRoutes } from '../api/artists/enrichment.js';
 import { artistRoutes } from '../api/artists/routes.js';
 import { authRoutes } from '../api/auth/routes.js';
 import { connectRoutes } from '../api/connect/routes.js';
@@ -11,6 +12,7 @@ import { requestsRoutes } from '../api/requests/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startLidarr } from '../domain/lidarr/service.js';
+import { startEnrichment } from '../domain/metadata/enrichment.js';
 import { startMetadata } from '../domain/metadata/service.js';
 import { startSearch } from '../domain/search/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
@@ -38,6 +40,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   artistRoutes,
   recentReleaseRoutes,
   searchRoutes,
+  artistEnrichmentRoutes,
   restKeyRoutes,
   connectRoutes,
   lidarrSettingsRoutes,
@@ -51,7 +54,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

@@ -55,6 +55,12 @@ export interface JsonApiOptions {
   headers?: Record<string, string>;
   /** Statuses that mean "slow down" for this service besides 429 (MusicBrainz: 503). */
   rateLimitStatuses?: number[];
+  /**
+   * Services that report errors inside a JSON body (Last.fm, Deezer; sometimes with HTTP 200): the
+   * HTTP status that body error amounts to and our own words for it (never the remote text), or
+   * null when the body is no error.
+   */
+  bodyError?: (body: unknown, status: number) => { status: number; message: string } | null;
 }
 
 export interface JsonRequest<T> {
@@ -107,8 +113,20 @@ export class JsonApi {
       timeoutMs: o.timeoutMs,
       ...(req.signal && { signal: req.signal }),
     });
-    if (answer.status >= 200 && answer.status < 300) {
-      const parsed = req.schema.safeParse(parseJson(o.service, answer));
+    const ok = answer.status >= 200 && answer.status < 300;
+    let body: unknown;
+    if (o.bodyError) {
+      try {
+        body = parseJson(o.service, answer);
+      } catch (err) {
+        // A non-JSON error page is judged by its status below.
+        if (ok) throw err;
+      }
+      const failure = body === undefined ? null : o.bodyError(body, answer.status);
+      if (failure) throw this.statusError(url, { ...answer, status: failure.status }, failure.message);
+    }
+    if (ok) {
+      const parsed = req.schema.safeParse(o.bodyError ? body : parseJson(o.service, answer));
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         throw new IntegrationError(o.service, 'bad_response', `${o.label} answered ${redactUrl(url)} with an unexpected shape (${issue.path.join('.')}: ${issue.message})`, answer.status);
@@ -118,9 +136,11 @@ export class JsonApi {
     throw this.statusError(url, answer);
   }
 
-  private statusError(url: string, answer: HttpAnswer): IntegrationError {
+  private statusError(url: string, answer: HttpAnswer, reported?: string): IntegrationError {
     const o = this.options;
-    const where = `${o.label} answered ${answer.status} for ${redactUrl(url)}`;
+    const where = reported
+      ? `${o.label} reported ${reported} for ${redactUrl(url)}`
+      : `${o.label} answered ${answer.status} for ${redactUrl(url)}`;
     const retryAfter = retryAfterMs(answer);
     if (answer.status === 429 || o.rateLimitStatuses?.includes(answer.status))
       return new IntegrationError(o.service, 'rate_limited', `${where} (rate limited)`, answer.status, { retryAfterMs: retryAfter });

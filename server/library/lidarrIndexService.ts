@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from '../db/connection.js';
+import { shrinkMemory, type Db } from '../db/connection.js';
 import { scanRuns, type ScanRun } from '../db/libraryScanRuns.js';
 import type { LidarrIndexCounts } from './lidarrIndexer.js';
 import type { PathMapping } from './lidarrPaths.js';
 import type { LidarrIndexWorkerCommand, LidarrIndexWorkerData, LidarrIndexWorkerMessage } from './lidarrIndexWorker.js';
-import { RunWorker, spawnModuleWorker } from './runWorker.js';
+import { RUN_WORKER_IDLE_MS, RunWorker, spawnModuleWorker } from './runWorker.js';
 
 export const LIDARR_SOURCE = 'lidarr';
 
@@ -25,11 +25,9 @@ export interface LidarrIndexServiceOptions {
   now?: () => number;
   /** Called after a run completed, with the Lidarr artist ids it covered (null = the whole library). */
   onIndexed?: (artistIds: number[] | null) => void;
-  /** An idle index worker ends after this long (default 10 minutes). */
+  /** An idle index worker ends after this long (default: RUN_WORKER_IDLE_MS, one minute). */
   workerIdleMs?: number;
 }
-
-const DEFAULT_WORKER_IDLE_MS = 10 * 60_000;
 
 interface Pending {
   runId: number;
@@ -43,8 +41,8 @@ interface Pending {
  * GET /api/library/refresh/:jobId reads them too), executed one at a time in a worker thread.
  * Requests arriving while a run is queued merge into it: artist scopes add up, a full request
  * widens it to everything. A request during a run queues the next one. The worker is started on first
- * use and kept (like the folder scan worker) until it has been idle for a while, so a webhook's
- * re-index of one artist costs only the work, not a thread start.
+ * use and kept (like the folder scan worker) until it has been idle for a minute, so a burst of webhook
+ * re-indexes costs only the work, not a thread start each.
  */
 export class LidarrIndexService {
   private readonly worker: RunWorker<LidarrIndexWorkerCommand, LidarrIndexWorkerMessage>;
@@ -59,7 +57,9 @@ export class LidarrIndexService {
     this.now = options.now ?? Date.now;
     this.worker = new RunWorker({
       spawn: () => spawnModuleWorker(path.dirname(fileURLToPath(import.meta.url)), 'lidarrIndexWorker', { dbPath: options.dbPath } satisfies LidarrIndexWorkerData),
-      idleMs: options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS,
+      idleMs: options.workerIdleMs ?? RUN_WORKER_IDLE_MS,
+      // The busy spell is over: this connection's cache goes back too (it refills on demand).
+      onIdleExit: () => shrinkMemory(options.db),
       onMessage: (message) => {
         if (message.type === 'progress') {
           this.options.broadcast?.('library_scan_progress', { jobId: String(message.runId), source: LIDARR_SOURCE, ...message.counts });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { collectGarbage } from '../memory.js';
 
 /**
  * Starts `<dir>/<name>.js` (compiled) or, in development (tsx, vitest), `<dir>/<name>.ts` with tsx
@@ -17,26 +18,41 @@ export function spawnModuleWorker(dir: string, name: string, workerData: unknown
   return new Worker(boot, { eval: true, workerData });
 }
 
+/**
+ * How long an idle run worker is kept for the next job. Short: a thread holds its own V8 heap, its
+ * compiled modules and a database connection (tens of MB), while starting one again costs well under
+ * the watcher's quiet time; a burst of jobs (a webhook per imported album) still finds it running.
+ */
+export const RUN_WORKER_IDLE_MS = 60_000;
+
 export interface RunWorkerOptions<Message> {
   spawn: () => Worker;
   /** An idle worker ends after this long. */
   idleMs: number;
   onMessage: (message: Message) => void;
-  /** The thread ended; `failure` holds its error when it crashed. Not called after stop(). */
+  /** The thread ended; `failure` holds its error when it crashed. Not called after stop() or an idle exit. */
   onExit: (failure: string | null) => void;
   onError?: (err: Error) => void;
+  /**
+   * The thread ended after its idle time: give back what the busy spell left behind (a database
+   * connection's cache). A full garbage collection of this thread follows.
+   */
+  onIdleExit?: () => void;
 }
 
 /**
  * A long-lived worker thread that runs one job at a time: started on first use and kept for the
  * next, so a small job costs only its work. While idle it does not keep the process alive, and it
- * ends after a while without jobs. Worker protocol: `{type:'exit'}` ends it when idle,
+ * ends after a while without jobs, and then this thread's heap is collected, so an idle server gives
+ * back what the work grew. Worker protocol: `{type:'exit'}` ends it when idle,
  * `{type:'stop'}` asks it to stop after its current batch.
  */
 export class RunWorker<Command extends { type: string }, Message> {
   private worker: Worker | null = null;
   private failure: string | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  /** The thread asked to exit because it was idle (no longer `worker`). */
+  private idleExit: Worker | null = null;
   private stopping = false;
 
   constructor(private readonly options: RunWorkerOptions<Message>) {}
@@ -61,7 +77,11 @@ export class RunWorker<Command extends { type: string }, Message> {
     worker.unref();
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      if (this.worker === worker) worker.postMessage({ type: 'exit' });
+      if (this.worker !== worker) return;
+      // Retired: a job sent from now on starts a new thread instead of reaching one that is ending.
+      this.worker = null;
+      this.idleExit = worker;
+      worker.postMessage({ type: 'exit' });
     }, this.options.idleMs);
     this.idleTimer.unref();
   }
@@ -92,10 +112,17 @@ export class RunWorker<Command extends { type: string }, Message> {
     this.failure = null;
     worker.on('message', (message: Message) => this.options.onMessage(message));
     worker.on('error', (err) => {
-      this.failure = err.message;
+      if (this.worker === worker) this.failure = err.message;
       this.options.onError?.(err);
     });
     worker.on('exit', () => {
+      if (this.idleExit === worker) {
+        this.idleExit = null;
+        if (this.stopping) return;
+        this.options.onIdleExit?.();
+        collectGarbage();
+        return;
+      }
       if (this.worker === worker) this.worker = null;
       if (!this.stopping) this.options.onExit(this.failure);
     });

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { watch, type FSWatcher } from 'chokidar';
-import type { Db } from '../db/connection.js';
+import { shrinkMemory, type Db } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode, type ScanRun } from '../db/libraryScanRuns.js';
 import { isAudioFile, isIgnoredChange } from './audioFormats.js';
-import { RunWorker, spawnModuleWorker } from './runWorker.js';
+import { RUN_WORKER_IDLE_MS, RunWorker, spawnModuleWorker } from './runWorker.js';
 import type { ScanPhase } from './scanner.js';
 import type { ScanWorkerCommand, ScanWorkerData, ScanWorkerMessage } from './scanWorker.js';
 
@@ -31,7 +31,7 @@ export interface LibraryScanServiceOptions {
   watchDebounceMs?: () => number;
   /** Longest wait after the first change of a burst (default max(60 s, 6 × the quiet time)). */
   watchMaxWaitMs?: number;
-  /** An idle scan worker ends after this long (default 10 minutes). */
+  /** An idle scan worker ends after this long (default: RUN_WORKER_IDLE_MS, one minute). */
   workerIdleMs?: number;
 }
 
@@ -39,7 +39,6 @@ const DEFAULT_DEBOUNCE_MS = 10_000;
 const MIN_MAX_WAIT_MS = 60_000;
 /** Past this many changed paths, a watcher-triggered scan walks the whole folders instead. */
 const MAX_SCOPED_PATHS = 2000;
-const DEFAULT_WORKER_IDLE_MS = 10 * 60_000;
 
 /**
  * Main-thread side of scanning: queues runs in library_scan_runs (which double as refresh jobs),
@@ -66,7 +65,9 @@ export class LibraryScanService {
     this.now = options.now ?? Date.now;
     this.worker = new RunWorker({
       spawn: () => spawnScanWorker({ dbPath: options.dbPath, imageDir: options.imageDir }),
-      idleMs: options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS,
+      idleMs: options.workerIdleMs ?? RUN_WORKER_IDLE_MS,
+      // The busy spell is over: this connection's cache goes back too (it refills on demand).
+      onIdleExit: () => shrinkMemory(options.db),
       onMessage: (message) => {
         if (message.type === 'progress') this.progress(message.runId, message.counts, message.phase);
         else if (message.type === 'done' && message.status !== 'stopped') this.finished(message.runId);
@@ -140,6 +141,17 @@ export class LibraryScanService {
     return this.watcherReady;
   }
 
+  /** Whether a scan worker thread is running (it ends after RUN_WORKER_IDLE_MS without scans). */
+  hasWorker(): boolean {
+    return this.worker.running;
+  }
+
+  /** What the folder watcher holds an OS watch on (folders only; files are seen through them). */
+  watchedPaths(): string[] {
+    const watched = this.watcher?.getWatched() ?? {};
+    return Object.entries(watched).flatMap(([dir, names]) => names.map((n) => path.join(dir, n)));
+  }
+
   /** Restart the watcher (music folders or debounce changed). */
   refreshWatcher(): void {
     if (!this.options.watch || this.stopped) return;
@@ -201,21 +213,34 @@ export class LibraryScanService {
     if (roots.length === 0) return;
     this.watcher = watch(roots, {
       ignoreInitial: true,
-      ignored: (file: string) => path.basename(file).startsWith('.'),
+      // Folders only: the OS watch on a folder also reports the files in it (the 'raw' events
+      // below), while watching each file would hold an OS watch, a handle and its stats per file
+      // for as long as the server runs (tens of MB on a large library).
+      ignored: (file: string, stats?: fs.Stats) => path.basename(file).startsWith('.') || stats?.isFile() === true,
     });
     const watcher = this.watcher;
     this.watcherReady = new Promise((resolve) => {
       watcher.once('ready', () => resolve());
       watcher.once('error', () => resolve());
     });
+    // Folders always count (a moved-in album): chokidar reports them added or removed.
     this.watcher.on('all', (event, file) => {
-      // Folders always count (a moved-in album); files only when they are audio and not temporary.
-      if ((event === 'add' || event === 'change' || event === 'unlink') && (isIgnoredChange(file) || !isAudioFile(file))) return;
-      if (this.changedPaths && this.changedPaths.size < MAX_SCOPED_PATHS) this.changedPaths.add(file);
-      else this.changedPaths = null;
-      this.scheduleQuickScan();
+      if (event === 'addDir' || event === 'unlinkDir') this.changed(file);
+    });
+    // Files: what a folder's OS watch saw happen to an entry, when it is audio and not temporary.
+    this.watcher.on('raw', (_event, entry: string | null, details) => {
+      const folder = (details as { watchedPath?: string } | undefined)?.watchedPath;
+      if (!entry || !folder) return;
+      const file = path.resolve(folder, entry);
+      if (!isIgnoredChange(file) && isAudioFile(file)) this.changed(file);
     });
     this.watcher.on('error', (err) => this.options.log?.warn('music folder watcher error', { error: String(err) }));
+  }
+
+  private changed(file: string): void {
+    if (this.changedPaths && this.changedPaths.size < MAX_SCOPED_PATHS) this.changedPaths.add(file);
+    else this.changedPaths = null;
+    this.scheduleQuickScan();
   }
 
   private scheduleQuickScan(): void {

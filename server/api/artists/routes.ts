@@ -18,9 +18,9 @@ export const mbidSchema = z
   .string()
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a MusicBrainz id')
   .transform((s) => s.toLowerCase());
-const mbidParams = z.object({ mbid: mbidSchema });
+export const mbidParams = z.object({ mbid: mbidSchema });
 
-const releaseGroupEntrySchema = z.object({
+export const releaseGroupEntrySchema = z.object({
   id: z.string(),
   title: z.string(),
   'primary-type': z.string(),
@@ -30,7 +30,7 @@ const releaseGroupEntrySchema = z.object({
   inLibrary: z.boolean(),
 });
 
-const artistDetailSchema = z.object({
+export const artistDetailSchema = z.object({
   id: z.string(),
   name: z.string(),
   sortName: z.string(),
@@ -76,11 +76,30 @@ const trackSchema = z.object({
   inLibrary: z.boolean(),
 });
 
+/** Which of these release-group MBIDs the library has (by group or release MBID). */
+export function ownedGroupsOf(ctx: AppContext, ids: string[]): Set<string> {
+  return new Set(libraryServiceOf(ctx).reader.albumsByMbids(ids).flatMap((a) => [a.mbid, a.release_mbid].filter((x): x is string => !!x)));
+}
+
+/** GET /api/artists/:mbid (also the first event of the artist stream). */
+export async function artistPage(ctx: AppContext, mbid: string, mode: 'core' | 'full') {
+  const metadata = metadataServiceOf(ctx);
+  const doc = await metadata.artist(mbid);
+  const appears = mode === 'core' ? null : await metadata.appearsOn(mbid).catch(() => null);
+  const owned = ownedGroupsOf(ctx, [...doc.releaseGroups, ...(appears ?? [])].map((g) => g.id));
+  const libraryArtist = libraryServiceOf(ctx).reader.artistByMbid(doc.artist.id);
+  return artistDetail(
+    doc.artist,
+    doc.releaseGroups.map((g) => releaseGroupEntry(g, owned)),
+    appears?.map((g) => releaseGroupEntry(g, owned)) ?? null,
+    { inLibrary: !!libraryArtist, libraryArtistId: libraryArtist?.id ?? null },
+  );
+}
+
 /** api.md 4.6: artists and release groups from the metadata layer, marked against the library. */
 export function artistRoutes(ctx: AppContext) {
   const metadata = metadataServiceOf(ctx);
-  const reader = () => libraryServiceOf(ctx).reader;
-  const ownedGroups = (ids: string[]) => new Set(reader().albumsByMbids(ids).flatMap((a) => [a.mbid, a.release_mbid].filter((x): x is string => !!x)));
+  const ownedGroups = (ids: string[]) => ownedGroupsOf(ctx, ids);
 
   /** A cover is decoration: an archive outage or a missing cover never fails the page. */
   const coverOf = async (mbid: string) => remoteImagesOf(ctx).proxyUrl(frontCover(await metadata.cover(mbid).catch(() => null)));
@@ -95,18 +114,7 @@ export function artistRoutes(ctx: AppContext) {
       params: mbidParams,
       query: z.object({ mode: z.enum(['core', 'full']).optional() }),
       response: artistDetailSchema,
-      handler: async ({ params, query }) => {
-        const doc = await metadata.artist(params.mbid);
-        const appears = query.mode === 'core' ? null : await metadata.appearsOn(params.mbid).catch(() => null);
-        const owned = ownedGroups([...doc.releaseGroups, ...(appears ?? [])].map((g) => g.id));
-        const libraryArtist = reader().artistByMbid(doc.artist.id);
-        return artistDetail(
-          doc.artist,
-          doc.releaseGroups.map((g) => releaseGroupEntry(g, owned)),
-          appears?.map((g) => releaseGroupEntry(g, owned)) ?? null,
-          { inLibrary: !!libraryArtist, libraryArtistId: libraryArtist?.id ?? null },
-        );
-      },
+      handler: ({ params, query }) => artistPage(ctx, params.mbid, query.mode ?? 'full'),
     }),
     defineRoute({
       method: 'get',

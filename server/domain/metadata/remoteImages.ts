@@ -25,11 +25,12 @@ export class RemoteImages {
     this.repo = remoteImagesRepository(ctx.db);
   }
 
-  /** The proxy URL of a remote picture (registered on first use). */
-  proxyUrl(url: string | null): string | null {
+  /** The proxy URL of a remote picture (registered on first use); `retry` forgets an earlier failed fetch. */
+  proxyUrl(url: string | null, options: { retry?: boolean } = {}): string | null {
     if (!url || !/^https?:\/\//i.test(url)) return null;
     const key = createHash('sha256').update(`remote:${url}`).digest('hex').slice(0, 32);
     this.repo.register(key, url, this.ctx.clock.now());
+    if (options.retry) this.repo.retry(key);
     return `/api/image-proxy/${key}`;
   }
 
@@ -57,7 +58,7 @@ export class RemoteImages {
     try {
       // Pictures of the configured metadata services may sit on the LAN (a local mirror); any other
       // host must be public unless the allow-list names it.
-      const upstreamHosts = [this.ctx.config.upstreams.musicbrainz, this.ctx.config.upstreams.coverart].map((u) => new URL(u).host);
+      const upstreamHosts = [this.ctx.config.upstreams.musicbrainz, this.ctx.config.upstreams.coverart, this.ctx.config.upstreams.deezer, this.ctx.config.upstreams.lastfm].map((u) => new URL(u).host);
       const res = await guardedRequest({
         url,
         headers: { 'User-Agent': `Tonearm/${this.ctx.appVersion}`, Accept: 'image/*' },

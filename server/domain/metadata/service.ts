@@ -24,6 +24,18 @@ const MAX_APPEARANCE_RECORDINGS = 1000;
 export type MetadataKind = 'artist' | 'appears-on' | 'release-group' | 'release' | 'cover';
 export const REFRESH_QUEUE = 'metadata-refresh';
 
+/**
+ * A further kind of cached document (enrichment from Deezer, Last.fm): its freshness and how to
+ * fetch it. It shares the cache, the in-flight dedupe and the background refresh of the built-in kinds.
+ */
+export interface KindSource {
+  freshMs: number;
+  /** Null when the source can be asked; else why not (a cold document then fails with it). */
+  unavailable(): Error | null;
+  /** The document, or null when upstream has no such resource. */
+  fetch(key: string, signal?: AbortSignal): Promise<unknown>;
+}
+
 export interface ArtistDocument {
   artist: MbArtist;
   releaseGroups: MbReleaseGroup[];
@@ -51,6 +63,7 @@ export class MetadataService {
   private readonly coverArt: CoverArtClient;
   /** One upstream fetch per document however many pages ask for it at once. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly sources = new Map<string, KindSource>();
   /** What health reports as `metadataProviders.musicbrainz` (decisions §7). */
   private readonly providerState = {
     lastCheckedAt: null as number | null,
@@ -110,7 +123,7 @@ export class MetadataService {
   }
 
   registerRefreshQueue(): void {
-    this.ctx.jobs.register<{ kind: MetadataKind; key: string }>(REFRESH_QUEUE, {
+    this.ctx.jobs.register<{ kind: string; key: string }>(REFRESH_QUEUE, {
       concurrency: 2,
       maxAttempts: 4,
       backoff: { baseMs: 60_000, maxMs: 6 * 3600_000 },
@@ -148,37 +161,74 @@ export class MetadataService {
   }
 
   /** Overrides replace the MBID used for an artist's lookups (a wrong automatic match). */
-  private resolveArtistMbid(mbid: string): string {
+  resolveArtistMbid(mbid: string): string {
     return this.cache.overrides(mbid).musicbrainzId ?? mbid;
   }
 
-  private async document(kind: MetadataKind, key: string, missing: string): Promise<unknown> {
+  /** Adds a kind of document served through this cache (see KindSource). */
+  defineKind(kind: string, source: KindSource): void {
+    this.sources.set(kind, source);
+  }
+
+  private unavailable(kind: string): Error | null {
+    const source = this.sources.get(kind);
+    if (source) return source.unavailable();
+    return this.enabled ? null : new IntegrationError('musicbrainz', 'unreachable', 'MusicBrainz lookups are switched off in Settings (integrations.musicbrainz.enabled)');
+  }
+
+  /** Queues a background refresh of a document (once however often it is asked for). */
+  private enqueueRefresh(kind: string, key: string): void {
+    if (this.unavailable(kind) === null) this.ctx.jobs.enqueue(REFRESH_QUEUE, { kind, key }, { dedupeKey: `${kind}:${key}`, priority: 10 });
+  }
+
+  private isStale(kind: string, cached: { found: boolean; fetchedAt: number }): boolean {
+    const age = this.ctx.clock.now() - cached.fetchedAt;
+    const fresh = this.sources.get(kind)?.freshMs ?? FRESH_MS[kind as MetadataKind];
+    return cached.found ? age > fresh : age > MISSING_MS;
+  }
+
+  /**
+   * A cached document without waiting on upstream: the payload (null when upstream has none), or
+   * undefined when it was never fetched. Missing and stale documents are refreshed in the background.
+   */
+  peek(kind: string, key: string): unknown {
     const cached = this.cache.get(kind, key);
-    const now = this.ctx.clock.now();
+    if (!cached || this.isStale(kind, cached)) this.enqueueRefresh(kind, key);
+    return cached ? (cached.found ? cached.payload : null) : undefined;
+  }
+
+  /** A document from the cache (stale ones refreshed in the background) or fetched now; NotFoundError when upstream has none. */
+  async document(kind: string, key: string, missing: string): Promise<unknown> {
+    const cached = this.cache.get(kind, key);
     if (cached) {
-      const age = now - cached.fetchedAt;
-      const stale = cached.found ? age > FRESH_MS[kind] : age > MISSING_MS;
-      if (stale && this.enabled) this.ctx.jobs.enqueue(REFRESH_QUEUE, { kind, key }, { dedupeKey: `${kind}:${key}`, priority: 10 });
+      if (this.isStale(kind, cached)) this.enqueueRefresh(kind, key);
       if (!cached.found) throw new NotFoundError(missing);
       return cached.payload;
     }
-    if (!this.enabled) throw new IntegrationError('musicbrainz', 'unreachable', 'MusicBrainz lookups are switched off in Settings (integrations.musicbrainz.enabled)');
+    const refused = this.unavailable(kind);
+    if (refused) throw refused;
     const payload = await this.fetchAndStore(kind, key);
     if (payload === null) throw new NotFoundError(missing);
     return payload;
   }
 
   /** Fetches one document upstream and stores it (null when upstream has no such resource). */
-  fetchAndStore(kind: MetadataKind, key: string, signal?: AbortSignal): Promise<unknown> {
+  fetchAndStore(kind: string, key: string, signal?: AbortSignal): Promise<unknown> {
     const id = `${kind}:${key}`;
     let pending = this.inFlight.get(id);
     if (!pending) {
       pending = (async () => {
         let payload: unknown;
+        const source = this.sources.get(kind);
+        if (source) {
+          payload = await source.fetch(key, signal);
+          this.cache.put(kind, key, payload, this.ctx.clock.now());
+          return payload;
+        }
         const state = this.providerState;
         state.lastCheckedAt = this.ctx.clock.now();
         try {
-          payload = await this.fetch(kind, key, signal);
+          payload = await this.fetch(kind as MetadataKind, key, signal);
           state.lastSuccessAt = this.ctx.clock.now();
         } catch (err) {
           const missing = err instanceof IntegrationError && (err.kind === 'not_found' || (err.kind === 'bad_request' && err.status === 400));

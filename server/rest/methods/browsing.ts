@@ -4,6 +4,7 @@ import { notFound } from '../errors.js';
 import { entityId, parseId } from '../ids.js';
 import { artistID3, indexArtist, iso } from '../serialize.js';
 import type { Payload } from '../wire.js';
+import { albumInfoFields, artistInfoFields, similarLibraryArtists, topSongIds } from '../enrichment.js';
 import { albumDirs, albums, inMusicFolder, resolveAny, resolveEntity, songs } from '../views.js';
 
 // Serialized index entries are shared across requests until the index is rebuilt.
@@ -119,8 +120,15 @@ function artistInfo(call: RestCall, element: 'artistInfo' | 'artistInfo2'): Payl
   const id = resolveEntity(call, call.params.required('id'), 'artist');
   const artist = call.rc.library.artist(id);
   if (!artist) throw notFound('Artist not found');
-  // No outside metadata source yet: only what the library knows, never invented text.
-  return { [element]: { ...(artist.mbid && { musicBrainzId: artist.mbid }), similarArtist: [] } };
+  const count = call.params.int('count', 20, { min: 0, max: 100 });
+  if (!artist.mbid) return { [element]: { similarArtist: [] } };
+  // From the metadata cache only (Last.fm, Deezer): a cold artist answers what is known and is fetched in the background.
+  const similar = similarLibraryArtists(call, artist.mbid, count)
+    .filter((sid) => sid !== id)
+    .map((sid) => call.rc.library.artist(sid))
+    .filter((a) => a !== undefined);
+  const serialize = element === 'artistInfo2' ? artistID3 : indexArtist;
+  return { [element]: { ...artistInfoFields(call, artist.mbid), similarArtist: similar.map((a) => serialize(a)) } };
 }
 
 function albumInfo(call: RestCall): Payload {
@@ -129,7 +137,7 @@ function albumInfo(call: RestCall): Payload {
   const id = parsed?.kind === 'track' ? call.rc.library.song(resolveEntity(call, raw, 'track'))?.album_id : resolveEntity(call, raw, 'album');
   const album = id ? call.rc.library.album(id) : undefined;
   if (!album) throw notFound('Album not found');
-  return { albumInfo: { ...(album.mbid && { musicBrainzId: album.mbid }) } };
+  return { albumInfo: album.mbid ? albumInfoFields(call, album.mbid) : {} };
 }
 
 /** Songs related by artist: the library's own knowledge, in random order. */
@@ -145,7 +153,11 @@ function similarSongs(call: RestCall, element: 'similarSongs' | 'similarSongs2')
     exclude = target.id;
   } else throw notFound();
   if (artistId === null || artistId === undefined) return { [element]: { song: [] } };
-  const ids = call.rc.library.songIdsOfArtist(artistId, 2000).filter((id) => id !== exclude);
+  // The artist's own songs and those of its similar artists in the library (Last.fm, from the cache), shuffled.
+  const mbid = call.rc.library.artist(artistId)?.mbid;
+  const artists = [artistId, ...(mbid ? similarLibraryArtists(call, mbid, 20).filter((a) => a !== artistId) : [])];
+  const per = Math.max(50, Math.ceil(2000 / artists.length));
+  const ids = artists.flatMap((a) => call.rc.library.songIdsOfArtist(a, per)).filter((id) => id !== exclude);
   for (let i = ids.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
     [ids[i], ids[j]] = [ids[j]!, ids[i]!];
@@ -160,7 +172,11 @@ function getTopSongs(call: RestCall): Payload {
   if (rawId) artistId = resolveEntity(call, rawId, 'artist');
   else artistId = call.rc.library.artistIdByName(call.params.required('artist'));
   if (artistId === undefined) return { topSongs: { song: [] } };
-  return { topSongs: { song: songs(call, call.rc.library.topSongIdsOfArtist(artistId, count)) } };
+  // Songs matching the artist's Last.fm top tracks first (from the cache), then the most played ones.
+  const artist = call.rc.library.artist(artistId);
+  const ranked = artist ? topSongIds(call, artist.mbid, artist.name, count) : [];
+  const rest = call.rc.library.topSongIdsOfArtist(artistId, count).filter((id) => !ranked.includes(id));
+  return { topSongs: { song: songs(call, [...ranked, ...rest].slice(0, count)) } };
 }
 
 export const browsingMethods: RestMethod[] = [

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { JsonApi } from '../jsonApi.js';
+
+/** Last.fm sends numbers as strings ("123", "0.87"); a missing or empty one is 0. */
+const num = z.preprocess((v) => (v === '' || v === null || v === undefined ? 0 : v), z.coerce.number().catch(0));
+/** A list of one entry arrives as that entry, an empty one as nothing (or ""). */
+const list = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]), z.array(item));
+/** Missing MBIDs are "". */
+const mbid = z.string().nullish().transform((v) => v || null);
+const images = list(z.object({ '#text': z.string().default(''), size: z.string().default('') }).loose());
+export type LastFmImage = { url: string; size: string };
+const toImages = (list: { '#text': string; size: string }[]): LastFmImage[] => list.filter((i) => i['#text']).map((i) => ({ url: i['#text'], size: i.size }));
+
+const tagSchema = z.object({ name: z.string(), count: num.optional(), url: z.string().optional() }).loose();
+
+const artistInfoSchema = z.object({
+  artist: z
+    .object({
+      name: z.string(),
+      mbid,
+      url: z.string().default(''),
+      image: images.transform(toImages),
+      stats: z.object({ listeners: num, playcount: num }).loose().optional(),
+      tags: z.preprocess((v) => (v === '' ? undefined : v), z.object({ tag: list(tagSchema) }).loose().optional()),
+      bio: z.object({ summary: z.string().default(''), content: z.string().default(''), published: z.string().optional() }).loose().optional(),
+    })
+    .loose(),
+});
+export type LastFmArtistInfo = z.infer<typeof artistInfoSchema>['artist'];
+
+const topTagsSchema = z.object({ toptags: z.object({ tag: list(tagSchema) }).loose() });
+
+const similarSchema = z.object({
+  similarartists: z
+    .object({
+      artist: list(z.object({ name: z.string(), mbid, match: num, url: z.string().default(''), image: images.transform(toImages) }).loose()),
+    })
+    .loose(),
+});
+export type LastFmSimilarArtist = z.infer<typeof similarSchema>['similarartists']['artist'][number];
+
+const pageAttr = z.object({ page: num, perPage: num, totalPages: num, total: num }).loose();
+const topTracksSchema = z.object({
+  toptracks: z
+    .object({
+      track: list(z.object({ name: z.string(), mbid, playcount: num, listeners: num, url: z.string().default(''), '@attr': z.object({ rank: num }).loose().optional() }).loose()),
+      '@attr': pageAttr.optional(),
+    })
+    .loose(),
+});
+export type LastFmTopTrack = z.infer<typeof topTracksSchema>['toptracks']['track'][number];
+
+/** Last.fm's error codes as the HTTP status they amount to (the body says `{error, message}`). */
+const errorStatus: Record<number, number> = {
+  2: 400, 3: 400, 4: 401, 6: 404, 7: 400, 8: 502, 9: 401, 10: 401, 11: 503, 13: 401, 16: 503, 26: 403, 29: 429,
+};
+const errorWords: Record<number, string> = {
+  4: 'authentication failed', 6: 'not found', 8: 'operation failed', 9: 'invalid session key', 10: 'invalid API key', 11: 'service offline',
+  16: 'temporary error', 26: 'suspended API key', 29: 'rate limit exceeded',
+};
+
+export function lastFmBodyError(body: unknown): { status: number; message: string } | null {
+  const raw = (body as { error?: unknown } | null)?.error;
+  if (raw === undefined || raw === null || typeof raw === 'object') return null;
+  const code = Number(raw);
+  if (!Number.isFinite(code)) return null;
+  return { status: errorStatus[code] ?? 400, message: `error ${code}${errorWords[code] ? ` (${errorWords[code]})` : ''}` };
+}
+
+export interface LastFmOptions {
+  /** API root, e.g. `https://ws.audioscrobbler.com/2.0`. */
+  baseUrl: string;
+  apiKey: string;
+  userAgent: string;
+  /** Last.fm asks for at most about 5 requests/s; 200 ms spacing. */
+  spacingMs?: number;
+  timeoutMs?: number;
+  retries?: number;
+  retryBaseMs?: number;
+}
+
+/** Who a lookup is about: the MusicBrainz id when Last.fm knows it, the name otherwise (or both). */
+export interface LastFmArtistRef {
+  name: string;
+  mbid?: string | null;
+}
+
+/** Last.fm's read methods about artists (JSON, API key in the query; numbers and lists normalised). */
+export class LastFmClient {
+  private readonly api: JsonApi;
+
+  constructor(private readonly options: LastFmOptions) {
+    this.api = new JsonApi({
+      service: 'lastfm',
+      label: 'Last.fm',
+      baseUrl: options.baseUrl,
+      userAgent: options.userAgent,
+      spacingMs: options.spacingMs ?? 200,
+      timeoutMs: options.timeoutMs ?? 15_000,
+      retries: options.retries ?? 2,
+      retryBaseMs: options.retryBaseMs ?? 300,
+      bodyError: lastFmBodyError,
+    });
+  }
+
+  private get<T>(method: string, query: Record<string, unknown>, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+    // The API root ends in /2.0/; the method goes in the query.
+    return this.api.get({ path: '/', query: { method, ...query, api_key: this.options.apiKey, format: 'json' }, schema, signal });
+  }
+
+  private static who(ref: LastFmArtistRef) {
+    return { artist: ref.name, ...(ref.mbid && { mbid: ref.mbid }), autocorrect: 1 };
+  }
+
+  async artistInfo(ref: LastFmArtistRef, signal?: AbortSignal): Promise<LastFmArtistInfo> {
+    return (await this.get('artist.getInfo', LastFmClient.who(ref), artistInfoSchema, signal)).artist;
+  }
+
+  async topTags(ref: LastFmArtistRef, signal?: AbortSignal) {
+    return (await this.get('artist.getTopTags', LastFmClient.who(ref), topTagsSchema, signal)).toptags.tag;
+  }
+
+  async similar(ref: LastFmArtistRef, limit: number, signal?: AbortSignal): Promise<LastFmSimilarArtist[]> {
+    return (await this.get('artist.getSimilar', { ...LastFmClient.who(ref), limit }, similarSchema, signal)).similarartists.artist;
+  }
+
+  /** One page of the artist's top tracks. */
+  async topTracks(ref: LastFmArtistRef, limit: number, page = 1, signal?: AbortSignal) {
+    const answer = (await this.get('artist.getTopTracks', { ...LastFmClient.who(ref), limit, page }, topTracksSchema, signal)).toptracks;
+    return { tracks: answer.track, page: answer['@attr']?.page ?? page, totalPages: answer['@attr']?.totalPages ?? 1, total: answer['@attr']?.total ?? answer.track.length };
+  }
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { libraryServiceOf } from '../../server/domain/library/service.js';
+import { LibraryScanService } from '../../server/library/scanService.js';
+import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
+import { startTestServer } from '../helpers/server.js';
+
+// Memory at rest after a scan: what an idle server keeps must not grow with the library.
+let dir: string;
+let music: string;
+const FILES = 24;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-idlemem-'));
+  music = path.join(dir, 'music');
+  const template = makeMp3Template(dir);
+  for (let i = 0; i < FILES; i++) {
+    const artist = `Artist ${i % 2}`;
+    const album = `Album ${i % 4}`;
+    writeTaggedMp3(path.join(music, artist, album, `${i}.mp3`), template, { title: `Track ${i}`, artist, album, track: i + 1 });
+  }
+});
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('memory at rest', () => {
+  it('the folder watcher holds a watch per folder, not per file', async () => {
+    const server = await startTestServer({ musicDirs: [music] });
+    try {
+      const scans = libraryServiceOf(server.ctx).scans;
+      await scans.whenWatching();
+      const watched = scans.watchedPaths();
+      for (const folder of ['Artist 0', 'Artist 1', path.join('Artist 0', 'Album 0'), path.join('Artist 1', 'Album 3')]) {
+        expect(watched).toContain(path.join(music, folder));
+      }
+      expect(watched.filter((p) => p.endsWith('.mp3'))).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a running server keeps no libvips operation cache (artwork is resized once and stored on disk)", async () => {
+    sharp.cache(true);
+    expect(sharp.cache().items.max).toBeGreaterThan(0);
+    const server = await startTestServer({ env: { TONEARM_SCAN_ON_START: 'false' } });
+    try {
+      expect(sharp.cache()).toMatchObject({ memory: { max: 0 }, files: { max: 0 }, items: { max: 0 } });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('the scan worker ends once idle after a scan, and the next scan starts a new one', async () => {
+    const server = await startTestServer({ musicDirs: [music], env: { TONEARM_SCAN_ON_START: 'false', TONEARM_LIBRARY_WATCH: 'false' } });
+    const scans = new LibraryScanService({
+      db: server.ctx.db,
+      dbPath: server.ctx.dbPath,
+      imageDir: path.join(server.dataDir, 'images'),
+      roots: () => [music],
+      workerIdleMs: 50,
+    });
+    scans.start();
+    const until = async (check: () => boolean) => {
+      for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+      return check();
+    };
+    try {
+      const first = scans.requestScan('full', 'test');
+      await scans.whenIdle();
+      expect(scans.job(first)).toMatchObject({ status: 'completed', filesIndexed: FILES });
+      expect(await until(() => !scans.hasWorker())).toBe(true);
+      const second = scans.requestScan('full', 'test');
+      await new Promise((r) => setTimeout(r, 0));
+      expect(scans.hasWorker()).toBe(true);
+      await scans.whenIdle();
+      expect(scans.job(second)).toMatchObject({ status: 'completed', filesIndexed: FILES });
+      expect(await until(() => !scans.hasWorker())).toBe(true);
+    } finally {
+      await scans.stop();
+      await server.stop();
+    }
+  });
+});
