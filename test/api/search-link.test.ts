@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBandcampFake, type BandcampFake } from '../fakes/bandcamp/index.js';
-import { startDeezerLinksFake, type DeezerLinksFake } from '../fakes/deezer-links/index.js';
+import { startDeezerFake, type DeezerFake } from '../fakes/deezer/index.js';
 import { startItunesFake, type ItunesFake } from '../fakes/itunes/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { startOEmbedFake, type OEmbedFake } from '../fakes/oembed/index.js';
@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 let server: TestServer;
 let mb: MusicBrainzFake;
 let spotify: SpotifyFake;
-let deezer: DeezerLinksFake;
+let deezer: DeezerFake;
 let itunes: ItunesFake;
 let youtube: OEmbedFake;
 let tidal: OEmbedFake;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   // This process's copy of the shared catalogue: Glass Sky carries an ISRC.
   (glassSky as { isrc?: string }).isrc = 'NOX001900003';
   [mb, spotify, deezer, itunes, youtube, tidal, bandcamp] = await Promise.all([
-    startMusicBrainzFake(catalogue), startSpotifyFake(), startDeezerLinksFake(), startItunesFake(),
+    startMusicBrainzFake(catalogue), startSpotifyFake(), startDeezerFake(), startItunesFake(),
     startOEmbedFake('/oembed', 'YouTube'), startOEmbedFake('/', 'TIDAL'), startBandcampFake(),
   ]);
   const sArtist = { id: 'AuroraLane000000000001', name: 'Aurora Lane' };
@@ -42,8 +42,8 @@ beforeAll(async () => {
   spotify.tracks.set('MorningTide00000000003', { id: 'MorningTide00000000003', name: 'Morning Tide', artists: [sArtist], album: sAlbum });
 
   const dArtist = { id: 27, name: 'Aurora Lane' };
-  deezer.artists.set(27, dArtist);
-  deezer.artists.set(28, { id: 28, name: 'Nobody Known' });
+  deezer.add({ ...dArtist, top: [] });
+  deezer.add({ id: 28, name: 'Nobody Known', top: [] });
   deezer.albums.set(300, { id: 300, title: 'Dusk', artist: dArtist });
   deezer.tracks.set(4000, { id: 4000, title: 'Glass Sky', artist: dArtist, album: { id: 301, title: 'Dawn', artist: dArtist } });
 

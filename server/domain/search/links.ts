@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { ItunesClient } from '../../integrations/apple/itunes.js';
 import { fetchBandcampPage } from '../../integrations/bandcamp/page.js';
-import { DeezerLinksClient } from '../../integrations/deezer/links.js';
+import { DeezerClient } from '../../integrations/deezer/client.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { OEmbedClient, type OEmbed } from '../../integrations/oembed/client.js';
 import { SpotifyClient } from '../../integrations/spotify/client.js';
@@ -114,7 +114,7 @@ async function fetchNames(ctx: AppContext, link: ParsedLink): Promise<Names> {
       return { artist: track.artists[0]?.name ?? '', album: track.album?.name ?? null, track: track.name, isrc: track.external_ids?.isrc ?? null };
     }
     case 'deezer': {
-      const deezer = new DeezerLinksClient({ baseUrl: up.deezer, userAgent, ...spacing });
+      const deezer = new DeezerClient({ baseUrl: up.deezer, userAgent, ...spacing });
       if (link.kind === 'artist') return { artist: (await deezer.artist(link.id)).name, album: null, track: null };
       if (link.kind === 'album') {
         const album = await deezer.album(link.id);

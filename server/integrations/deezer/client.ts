@@ -34,6 +34,14 @@ const trackSchema = z
   .loose();
 export type DeezerTrack = z.infer<typeof trackSchema>;
 
+const named = z.object({ id: z.coerce.number(), name: z.string() }).loose();
+const albumSchema = z
+  .object({ id: z.coerce.number(), title: z.string(), artist: named, upc: z.string().optional(), record_type: z.string().optional(), cover_big: picture.optional() })
+  .loose();
+export type DeezerAlbum = z.infer<typeof albumSchema>;
+const trackDetailSchema = trackSchema.extend({ artist: named, isrc: z.string().optional() });
+export type DeezerTrackDetail = z.infer<typeof trackDetailSchema>;
+
 const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), total: z.coerce.number().optional(), next: z.string().optional() }).loose();
 
 export interface DeezerOptions {
@@ -87,6 +95,15 @@ export class DeezerClient {
 
   artist(id: number | string, signal?: AbortSignal): Promise<DeezerArtist> {
     return this.api.get({ path: `/artist/${encodeURIComponent(String(id))}`, schema: artistSchema, signal });
+  }
+
+  album(id: number | string, signal?: AbortSignal): Promise<DeezerAlbum> {
+    return this.api.get({ path: `/album/${encodeURIComponent(String(id))}`, schema: albumSchema, signal });
+  }
+
+  /** One track with its ISRC (what a pasted track link is matched by). */
+  track(id: number | string, signal?: AbortSignal): Promise<DeezerTrackDetail> {
+    return this.api.get({ path: `/track/${encodeURIComponent(String(id))}`, schema: trackDetailSchema, signal });
   }
 
   /** The artist's most played tracks (Deezer accepts limit 1..100). */

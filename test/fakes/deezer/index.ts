@@ -2,7 +2,8 @@ import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '
 
 /**
  * The public Deezer API on 127.0.0.1: `/search/artist` (paged by `index`/`limit` with an absolute
- * `next`), `/artist/{id}`, `/artist/{id}/top` with 30 s preview URLs served by the fake itself, and
+ * `next`), `/artist/{id}`, `/artist/{id}/top` with 30 s preview URLs served by the fake itself, `/album/{id}` and
+ * `/track/{id}` (with the ISRC), and
  * pictures under `/img/`. Like Deezer, errors come with HTTP 200 in the body: an unknown id answers
  * `{error:{type:"DataException", message:"no data", code:800}}`, the quota `code:4`.
  */
@@ -24,8 +25,25 @@ export interface FakeDeezerArtist {
   top: FakeDeezerTrack[];
 }
 
+/** What `/album/{id}` and `/track/{id}` answer (pasted Deezer links are resolved through them). */
+export interface FakeDeezerAlbum {
+  id: number;
+  title: string;
+  artist: { id: number; name: string };
+  recordType?: string;
+}
+export interface FakeDeezerTrackDetail {
+  id: number;
+  title: string;
+  artist: { id: number; name: string };
+  album: FakeDeezerAlbum;
+  isrc?: string;
+}
+
 export interface DeezerFake extends JsonFake {
   artists: Map<number, FakeDeezerArtist>;
+  albums: Map<number, FakeDeezerAlbum>;
+  tracks: Map<number, FakeDeezerTrackDetail>;
   add(artist: FakeDeezerArtist): void;
   /** The next `count` API answers are Deezer's 200-with-error quota answer (0 stops it). */
   quotaNext(count: number): void;
@@ -46,6 +64,8 @@ function paged<T>(items: T[], req: SeenRequest, base: string, defaultLimit: numb
 
 export async function startDeezerFake(seed: FakeDeezerArtist[] = []): Promise<DeezerFake> {
   const artists = new Map<number, FakeDeezerArtist>();
+  const albums = new Map<number, FakeDeezerAlbum>();
+  const tracks = new Map<number, FakeDeezerTrackDetail>();
   let quota = 0;
   const fake = (await startJsonFake((req): FakeReply => {
     if (req.path.startsWith('/img/')) return { body: fake.pictureBytes, headers: { 'content-type': 'image/jpeg' } };
@@ -72,6 +92,32 @@ export async function startDeezerFake(seed: FakeDeezerArtist[] = []): Promise<De
         type: 'artist',
       };
     };
+    const albumJson = (a: FakeDeezerAlbum) => ({
+      id: a.id,
+      title: a.title,
+      link: `https://www.deezer.com/album/${a.id}`,
+      cover_big: `${fake.url}/img/album/${a.id}/500.jpg`,
+      record_type: a.recordType ?? 'album',
+      release_date: '2019-03-01',
+      artist: artistJson(artists.get(a.artist.id) ?? { ...a.artist, top: [] }),
+      type: 'album',
+    });
+    const lookup = /^\/(album|track)\/([^/]+)$/.exec(req.path);
+    if (lookup) {
+      const id = Number(lookup[2]);
+      if (lookup[1] === 'album') {
+        const a = albums.get(id);
+        return a ? { body: albumJson(a) } : noData;
+      }
+      const t = tracks.get(id);
+      if (!t) return noData;
+      return {
+        body: {
+          id: t.id, readable: true, title: t.title, title_short: t.title, ...(t.isrc && { isrc: t.isrc }), link: `https://www.deezer.com/track/${t.id}`,
+          duration: 180, rank: 1000, preview: '', artist: artistJson(artists.get(t.artist.id) ?? { ...t.artist, top: [] }), album: albumJson(t.album), type: 'track',
+        },
+      };
+    }
     if (req.path === '/search/artist') {
       const q = (req.query.get('q') ?? '').toLowerCase().trim();
       const hits = [...artists.values()].filter((a) => q && a.name.toLowerCase().includes(q)).sort((x, y) => (y.fans ?? 1000) - (x.fans ?? 1000));
@@ -105,6 +151,8 @@ export async function startDeezerFake(seed: FakeDeezerArtist[] = []): Promise<De
     return { body: { error: { type: 'DataException', message: 'no data', code: 800 } } };
   })) as DeezerFake;
   fake.artists = artists;
+  fake.albums = albums;
+  fake.tracks = tracks;
   fake.add = (a) => void artists.set(a.id, a);
   fake.quotaNext = (count) => void (quota = count);
   fake.pictureBytes = Buffer.alloc(0);
