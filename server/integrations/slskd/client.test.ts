@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startJsonFake } from '../../../test/fakes/http.js';
 import { startSlskdFake, type SlskdFake, type SlskdFakeOptions } from '../../../test/fakes/slskd/index.js';
 import { IntegrationError } from '../errors.js';
 import { transferIsFinished, transferSucceeded } from './schemas.js';
@@ -50,6 +51,25 @@ describe('SlskdClient', () => {
     await client.deleteSearch('search-1'); // already gone: fine
   });
 
+  it('re-reads the responses when slskd reports counts before the payloads', async () => {
+    const client = await setup({ searchMs: 150, responsesLagMs: 200 });
+    await client.startSearch({ id: 'lag', searchText: 'tidewater' });
+    const done = await client.waitForSearch('lag', { pollMs: 20 });
+    expect(done.responses).toHaveLength(2);
+    expect(fake!.state.countOf('GET /api/v0/searches/lag/responses')).toBeGreaterThan(1);
+  });
+
+  it('says "not slskd" when the URL answers JSON that does not describe slskd', async () => {
+    const other = await startJsonFake(() => ({ body: { appName: 'Lidarr', version: '2.0' } }));
+    try {
+      const err = await failure(new SlskdClient({ baseUrl: other.url, apiKey: 'k' }).status());
+      expect(err.kind).toBe('wrong_url');
+      expect(err.message).toContain('not slskd');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('stops waiting at its own timeout and returns what arrived', async () => {
     const client = await setup({ searchMs: 10_000 });
     await client.startSearch({ id: 's', searchText: 'velvet' });
@@ -59,7 +79,7 @@ describe('SlskdClient', () => {
   });
 
   it('enqueues files and follows the transfer until a real file is on disk', async () => {
-    const client = await setup({ queueMs: 20, transferMs: 200 });
+    const client = await setup({ queueMs: 20, transferMs: 500 });
     await client.startSearch({ id: 's', searchText: 'copper lanterns' });
     const found = await client.waitForSearch('s', { pollMs: 30 });
     const peer = found.responses[0]!;
@@ -157,12 +177,12 @@ describe('SlskdClient', () => {
   });
 
   it('reads PascalCase answers with $values arrays from older builds', async () => {
-    const client = await setup({ pascalCase: true, searchMs: 100, queueMs: 10, transferMs: 50 });
+    const client = await setup({ pascalCase: true, searchMs: 250, queueMs: 10, transferMs: 50 });
     expect((await client.status()).version).toBe('0.22.2');
     expect(await client.downloadsDirectory()).toBe(fake!.downloadsDir);
     await client.startSearch({ id: 'p', searchText: 'tidewater' });
     const done = await client.waitForSearch('p', { pollMs: 20 });
-    expect(done.responses).toHaveLength(2);
+    expect(done.responses.map((r) => r.username)).toEqual(['quickpeer', 'slow peer']);
     expect(done.responses[0]!.files).toHaveLength(3);
     await client.enqueue('quickpeer', done.responses[0]!.files.slice(0, 1));
     await sleep(120);

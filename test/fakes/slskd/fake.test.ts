@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSlskdFake, type SlskdFake } from './index.js';
+import { defaultUsers, startSlskdFake, type SlskdFake } from './index.js';
 
 let fake: SlskdFake | undefined;
 afterEach(async () => {
@@ -29,12 +29,13 @@ describe('slskd fake', () => {
   });
 
   it('lets peer responses arrive over time and completes the search', async () => {
-    fake = await startSlskdFake({ searchMs: 250 });
+    const users = defaultUsers().map((u) => (u.username === 'slow peer' ? { ...u, delayMs: 400 } : u));
+    fake = await startSlskdFake({ searchMs: 600, users });
     const created = await call('POST', '/api/v0/searches', { id: 'abc', searchText: 'velvet harbors tidewater' });
     expect(created.body).toMatchObject({ id: 'abc', state: 'InProgress', isComplete: false });
     const early = await call('GET', '/api/v0/searches/abc?includeResponses=true');
     expect(early.body.responses.map((r: any) => r.username)).toEqual(['quickpeer']);
-    await sleep(300);
+    await sleep(650);
     const done = await call('GET', '/api/v0/searches/abc?includeResponses=true');
     expect(done.body).toMatchObject({ state: 'Completed, TimedOut', isComplete: true, responseCount: 2, fileCount: 6 });
     expect(done.body.responses[1]).toMatchObject({ username: 'slow peer', hasFreeUploadSlot: false });
@@ -54,7 +55,7 @@ describe('slskd fake', () => {
   });
 
   it('progresses a download and writes a real mp3 where slskd would', async () => {
-    fake = await startSlskdFake({ queueMs: 20, transferMs: 200 });
+    fake = await startSlskdFake({ queueMs: 20, transferMs: 800 });
     const file = fake.state.options.users[0]!.files[0]!;
     const res = await call('POST', '/api/v0/transfers/downloads/quickpeer', [{ filename: file.filename, size: 1 }, { filename: 'nope', size: 1 }]);
     expect(res.status).toBe(201);
@@ -66,7 +67,7 @@ describe('slskd fake', () => {
     expect(mid.body.state).toBe('InProgress');
     expect(mid.body.bytesTransferred).toBeGreaterThan(0);
     expect(mid.body.bytesTransferred).toBeLessThan(mid.body.size);
-    await sleep(200);
+    await sleep(800);
     const list = await call('GET', '/api/v0/transfers/downloads');
     const done = list.body[0].directories[0].files[0];
     expect(done).toMatchObject({ state: 'Completed, Succeeded', percentComplete: 100 });

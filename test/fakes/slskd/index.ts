@@ -46,6 +46,8 @@ export interface SlskdFakeOptions {
   pascalCase?: boolean;
   version?: string;
   maxConcurrentSearches?: number;
+  /** `/responses` stays empty this long after completion while the counts are set, as slskd sometimes does; default 0. */
+  responsesLagMs?: number;
 }
 
 interface Search {
@@ -115,7 +117,8 @@ export class SlskdFakeState {
     const elapsed = Date.now() - search.startedAt;
     const complete = search.cancelled || elapsed >= this.options.searchMs;
     const responses = this.options.users
-      .filter((u) => u.delayMs <= elapsed)
+      // Peers answering after the search ended are not heard.
+      .filter((u) => u.delayMs <= Math.min(elapsed, search.cancelled ? elapsed : this.options.searchMs))
       .map((u) => ({ user: u, files: u.files.filter((f) => this.matches(search, f)) }))
       .filter((r) => r.files.length > 0)
       .map(({ user, files }) => ({
@@ -248,6 +251,7 @@ export async function startSlskdFake(options: SlskdFakeOptions = {}): Promise<Sl
     pascalCase: options.pascalCase ?? false,
     version: options.version ?? '0.22.2',
     maxConcurrentSearches: options.maxConcurrentSearches ?? 2,
+    responsesLagMs: options.responsesLagMs ?? 0,
   });
   mp3Template();
   const faults = new FakeFaults();
@@ -321,7 +325,10 @@ export async function startSlskdFake(options: SlskdFakeOptions = {}): Promise<Sl
       if (method === 'GET' && !id) return send(res, 200, [...state.searches.values()].map((s) => state.searchView(s, false)));
       const search = id ? state.searches.get(id) : undefined;
       if (!search) return send(res, 404);
-      if (method === 'GET' && parts[2]?.toLowerCase() === 'responses') return send(res, 200, state.searchView(search, true).responses);
+      if (method === 'GET' && parts[2]?.toLowerCase() === 'responses') {
+        const lagging = Date.now() - search.startedAt < state.options.searchMs + state.options.responsesLagMs;
+        return send(res, 200, lagging && state.options.responsesLagMs > 0 ? [] : state.searchView(search, true).responses);
+      }
       if (method === 'GET' && !parts[2]) return send(res, 200, state.searchView(search, url.searchParams.get('includeResponses') === 'true'));
       if (method === 'DELETE' && !parts[2]) {
         state.searches.delete(search.id);
