@@ -76,6 +76,9 @@ describe('SlskdClient', () => {
     const partial = await client.waitForSearch('s', { pollMs: 20, timeoutMs: 150 });
     expect(partial.timedOut).toBe(true);
     expect(partial.responses.map((r) => r.username)).toContain('quickpeer');
+    const stopped = await client.stopSearch('s');
+    expect(stopped).toMatchObject({ state: 'Completed, Cancelled', isComplete: true });
+    expect((await client.waitForSearch('s', { pollMs: 20 })).timedOut).toBe(false);
   });
 
   it('enqueues files and follows the transfer until a real file is on disk', async () => {

@@ -111,6 +111,11 @@ export class SlskdClient {
     return this.transport.request({ path: `/searches/${encodeURIComponent(id)}/responses`, schema: z.array(slskdResponseSchema) });
   }
 
+  /** Stops a search early (slskd keeps it, marked cancelled, with what arrived). */
+  stopSearch(id: string): Promise<SlskdSearch> {
+    return this.transport.request({ method: 'PUT', path: `/searches/${encodeURIComponent(id)}`, schema: slskdSearchSchema });
+  }
+
   /** Removes a search; one already gone is fine. */
   async deleteSearch(id: string): Promise<void> {
     await this.transport.request({ method: 'DELETE', path: `/searches/${encodeURIComponent(id)}`, accept: [404] });
