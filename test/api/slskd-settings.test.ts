@@ -112,6 +112,10 @@ describe('POST /api/settings/slskd/test', () => {
     const rejected = await test({ url: fake.url, apiKey: fake.apiKey });
     expect(rejected.status).toBe(400);
     expect(JSON.stringify(rejected.body)).not.toContain('injected');
+    fake.faults.failNext(2, 500);
+    const failing = await test({ url: fake.url, apiKey: fake.apiKey });
+    expect(failing.status).toBe(502);
+    expect(failing.body.message).toBe('slskd: slskd failed on GET /application (HTTP 500)');
   });
 
   it('is for administrators only, and off means not configured', async () => {
