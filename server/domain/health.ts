@@ -68,7 +68,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
   const s = ctx.settings.get();
   const i = s.integrations;
   const lidarrConfigured = configured(i.lidarr.url, i.lidarr.apiKey);
-  const slskdConfigured = configured(i.slskd.url);
+  const slskdConfigured = i.slskd.enabled && configured(i.slskd.url, i.slskd.apiKey);
   const sqliteVersion = (ctx.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   const now = ctx.clock.now();
   const report: Record<string, unknown> = {

@@ -9,6 +9,7 @@ import { libraryArea, startLibrary } from '../api/library/area.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { requestsRoutes } from '../api/requests/routes.js';
+import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startLidarr } from '../domain/lidarr/service.js';
@@ -44,6 +45,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   restKeyRoutes,
   connectRoutes,
   lidarrSettingsRoutes,
+  slskdSettingsRoutes,
   lidarrLibraryRoutes,
   requestsRoutes,
   webhookRoutes,

@@ -30,6 +30,7 @@ const FIELDS: Record<string, string> = {
   rootFolderPath: 'root folder',
   searchOnAdd: 'search on add',
   pathMappings: 'path mappings',
+  downloadPath: 'downloads folder on this computer',
 };
 
 /** `someKeyName` → `some key name`. */

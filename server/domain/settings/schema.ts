@@ -38,7 +38,16 @@ const lidarr = z
   .strict();
 
 const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), password: secret, enabled }).strict();
-const slskd = z.object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(10) }).strict();
+const slskd = z
+  .object({
+    url: serviceUrl,
+    apiKey: secret,
+    enabled,
+    priority: priority(10),
+    /** Where this computer sees slskd's downloads folder; empty: the path slskd reports in its options. */
+    downloadPath: z.string().max(4096).default(''),
+  })
+  .strict();
 const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import type { AppContext } from '../../context.js';
+import { SlskdClient } from '../../integrations/slskd/index.js';
+import { NotConfiguredError } from '../errors.js';
+
+export const SLSKD_NOT_CONFIGURED =
+  'slskd is not configured: set its URL and API key in Settings (integrations.slskd.url, integrations.slskd.apiKey)';
+
+/** A client for an slskd at `url`; the breaker reads the server's clock so tests can move past it. */
+export function slskdClient(url: string, apiKey: string, clock: { now(): number }, timeoutMs = 15_000): SlskdClient {
+  return new SlskdClient({ baseUrl: url, apiKey, timeoutMs, breaker: { now: () => clock.now() } });
+}
+
+/**
+ * The configured slskd: one client (one breaker, one concurrency cap) for every caller, rebuilt
+ * when the URL or API key changes.
+ */
+export class SlskdConnection {
+  private client: SlskdClient | null = null;
+  private key = '';
+
+  constructor(private readonly ctx: AppContext) {}
+
+  get settings() {
+    return this.ctx.settings.get().integrations.slskd;
+  }
+
+  get configured(): boolean {
+    const s = this.settings;
+    return s.enabled && s.url.trim() !== '' && s.apiKey.trim() !== '';
+  }
+
+  /** The shared client, or null when slskd is not configured. */
+  current(): SlskdClient | null {
+    if (!this.configured) return null;
+    const s = this.settings;
+    const key = `${s.url}\u0000${s.apiKey}`;
+    if (!this.client || key !== this.key) {
+      this.client = slskdClient(s.url, s.apiKey, this.ctx.clock);
+      this.key = key;
+    }
+    return this.client;
+  }
+
+  /** The shared client; 409 NOT_CONFIGURED naming the missing settings otherwise. */
+  require(): SlskdClient {
+    const client = this.current();
+    if (!client && !this.settings.enabled)
+      throw new NotConfiguredError('integrations.slskd.enabled', 'slskd is switched off in Settings (integrations.slskd.enabled)');
+    if (!client) throw new NotConfiguredError('integrations.slskd', SLSKD_NOT_CONFIGURED);
+    return client;
+  }
+
+  get circuitOpen(): boolean {
+    return this.client?.circuitOpen ?? false;
+  }
+}
+
+const connections = new WeakMap<AppContext, SlskdConnection>();
+
+export function slskdOf(ctx: AppContext): SlskdConnection {
+  let connection = connections.get(ctx);
+  if (!connection) {
+    connection = new SlskdConnection(ctx);
+    connections.set(ctx, connection);
+  }
+  return connection;
+}
+
+export interface DownloadsFolderAccess {
+  /** The folder slskd reports in its options (its own view, maybe inside a container); null when it reports none. */
+  reported: string | null;
+  /** Where this computer looks: `integrations.slskd.downloadPath`, or the reported folder when that is empty. */
+  localPath: string | null;
+  reachable: boolean;
+  reason: string | null;
+}
+
+/** Can this computer read (and move files out of) slskd's downloads folder? */
+export function downloadsFolderAccess(reported: string | null, downloadPath: string): DownloadsFolderAccess {
+  const localPath = downloadPath.trim() !== '' ? downloadPath : reported;
+  if (!localPath) {
+    return { reported, localPath: null, reachable: false, reason: 'slskd reports no downloads folder; set integrations.slskd.downloadPath' };
+  }
+  const hint = downloadPath.trim() === '' ? ' (if slskd runs in a container or on another computer, set integrations.slskd.downloadPath)' : '';
+  try {
+    if (!fs.statSync(localPath).isDirectory()) return { reported, localPath, reachable: false, reason: `${localPath} is not a folder${hint}` };
+    fs.accessSync(localPath, fs.constants.R_OK | fs.constants.W_OK);
+    return { reported, localPath, reachable: true, reason: null };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist on this computer' : code === 'EACCES' ? 'is not readable and writable by this server' : 'cannot be opened';
+    return { reported, localPath, reachable: false, reason: `${localPath} ${why}${hint}` };
+  }
+}
+
+/** The connection test: slskd's version, its Soulseek connection, and whether its downloads folder is reachable here. */
+export async function testSlskd(client: SlskdClient, downloadPath: string) {
+  const status = await client.status();
+  const downloads = downloadsFolderAccess(await client.downloadsDirectory(), downloadPath);
+  const parts = [`Connected to slskd ${status.version}`];
+  parts.push(status.connected ? 'logged in to Soulseek' : `not connected to Soulseek (${status.serverState ?? 'disconnected'})`);
+  parts.push(downloads.reachable ? `downloads folder ${downloads.localPath} reachable` : `downloads folder not reachable: ${downloads.reason}`);
+  return {
+    success: true as const,
+    version: status.version,
+    soulseekConnected: status.connected,
+    downloadsFolder: downloads,
+    message: parts.join('; '),
+  };
+}
