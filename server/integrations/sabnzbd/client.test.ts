@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 const client = (over: Partial<ConstructorParameters<typeof SabnzbdClient>[0]> = {}) =>
-  new SabnzbdClient({ baseUrl: sab.url, apiKey: sab.apiKey, timeoutMs: 2000, retryDelayMs: 10, ...over });
+  new SabnzbdClient({ baseUrl: sab.url, apiKey: sab.apiKey, timeoutMs: 10_000, retryDelayMs: 10, ...over });
 
 async function failure(p: Promise<unknown>): Promise<IntegrationError> {
   const err = await p.then(() => null, (e: unknown) => e);

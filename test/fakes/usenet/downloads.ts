@@ -27,10 +27,13 @@ export class FakeDownloads {
   private failuresLeft = 0;
   private nextId = 1;
   readonly jobs: FakeDownload[] = [];
-  private template: Buffer | null = null;
+  /** Made once when the fake starts, so answering a poll never waits for ffmpeg. */
+  private readonly template: Buffer;
 
   constructor(readonly completedDir: string, private readonly now: () => number = Date.now) {
     fs.mkdirSync(completedDir, { recursive: true });
+    this.template = makeMp3Template(path.join(completedDir, '..', `.fake-template-${process.pid}`), 2);
+    fs.rmSync(path.join(completedDir, '..', `.fake-template-${process.pid}`), { recursive: true, force: true });
   }
 
   failNextDownloads(count: number): void {
@@ -64,7 +67,6 @@ export class FakeDownloads {
       }
       const folder = path.join(this.completedDir, ...(job.category ? [job.category] : []), job.name.replace(/[/\\]/g, '_'));
       const t = job.track!;
-      this.template ??= makeMp3Template(path.join(this.completedDir, '.template'), 2);
       const file = path.join(folder, `${String(t.track ?? 1).padStart(2, '0')} - ${t.title.replace(/[/\\]/g, '_')}.mp3`);
       writeTaggedMp3(file, this.template, { artist: t.artist, albumArtist: t.artist, album: t.album, title: t.title, track: t.track ?? 1 });
       job.sizeBytes = fs.statSync(file).size;
