@@ -119,6 +119,10 @@ describe('connection tests', () => {
       { id: 2, name: 'DrunkenSlug', protocol: 'usenet', enabled: true, priority: 10, supportsSearch: true, audioCategories: true },
       { id: 3, name: 'SomeTracker', protocol: 'torrent', enabled: true, priority: 25, supportsSearch: true, audioCategories: true },
     ]);
+    // api.md's neutral spellings reach the same handlers.
+    expect((await admin('/api/settings/indexermgr/indexers')).status).toBe(200);
+    expect((await admin('/api/settings/usenetA/test', {})).status).toBe(200);
+    expect((await admin('/api/settings/usenetB/test', {})).status).toBe(200);
   });
 });
 
