@@ -58,6 +58,17 @@ describe('NzbgetClient', () => {
     expect(await client().history()).toEqual([]);
   });
 
+  it('appends an NZB by content (base64)', async () => {
+    nzbget.downloads.durationMs = 0;
+    const [release] = await new ProwlarrClient({ baseUrl: prowlarr.url, apiKey: prowlarr.apiKey }).searchUsenet({ query: 'paranoid flac' });
+    const content = await (await fetch(release!.downloadUrl)).text();
+    const id = await client().appendContent({ content, name: 'upload' });
+    const call = nzbget.calls.find((c) => c.method === 'append')!;
+    expect(Buffer.from(String(call.params[1]), 'base64').toString('utf8')).toBe(content);
+    const [item] = await client().history();
+    expect([item!.NZBID, item!.Status]).toEqual([id, 'SUCCESS/ALL']);
+  });
+
   it('accepts a URL already ending in /jsonrpc and reports failed downloads', async () => {
     nzbget.downloads.durationMs = 0;
     nzbget.downloads.failNextDownloads(1);

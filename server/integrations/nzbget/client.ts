@@ -82,9 +82,18 @@ export class NzbgetClient {
   }
 
   /** Adds an NZB by URL; answers NZBGet's NZBID. */
-  async append(nzb: AppendNzb): Promise<number> {
+  append(nzb: AppendNzb): Promise<number> {
+    return this.appendWith(nzb, nzb.url);
+  }
+
+  /** Adds an NZB by content (sent base64 in the same parameter), for an NZB NZBGet could not fetch itself. */
+  appendContent(nzb: Omit<AppendNzb, 'url'> & { content: string }): Promise<number> {
+    return this.appendWith(nzb, Buffer.from(nzb.content, 'utf8').toString('base64'));
+  }
+
+  private async appendWith(nzb: Omit<AppendNzb, 'url'>, urlOrContent: string): Promise<number> {
     const name = nzb.name.toLowerCase().endsWith('.nzb') ? nzb.name : `${nzb.name}.nzb`;
-    const params = [name, nzb.url, nzb.category ?? '', nzb.priority ?? 0, false, false, '', 0, 'FORCE', false, []];
+    const params = [name, urlOrContent, nzb.category ?? '', nzb.priority ?? 0, false, false, '', 0, 'FORCE', false, []];
     const id = await this.call('append', params, z.number(), false);
     if (id <= 0) throw new IntegrationError(SERVICE, 'bad_request', `NZBGet did not accept the NZB ${nzb.name.slice(0, 200)}`);
     return id;

@@ -59,6 +59,19 @@ describe('SabnzbdClient', () => {
     expect(fs.existsSync(done!.storage!)).toBe(false);
   });
 
+  it('uploads an NZB with addfile when SABnzbd cannot fetch it itself', async () => {
+    sab.downloads.durationMs = 0;
+    const [release] = await new ProwlarrClient({ baseUrl: prowlarr.url, apiKey: prowlarr.apiKey }).searchUsenet({ query: 'paranoid 320' });
+    const content = await (await fetch(release!.downloadUrl)).text();
+    const id = await client().addFile({ content, name: 'upload', category: 'music' });
+    const upload = sab.requests.find((r) => r.query.get('mode') === 'addfile')!;
+    expect([upload.method, upload.query.get('nzbname'), upload.query.get('cat')]).toEqual(['POST', 'upload.nzb', 'music']);
+    const [done] = await client().history([id]);
+    expect(done!.status).toBe('Completed');
+    expect(fs.readdirSync(done!.storage!)).toEqual(['02 - Paranoid Android.mp3']);
+    await expect(client().addFile({ content: 'not an nzb', name: 'bad' }).then((i) => client().history([i]))).resolves.toMatchObject([{ status: 'Failed' }]);
+  });
+
   it('reports a download that failed, and an NZB URL that could not be fetched', async () => {
     sab.downloads.durationMs = 0;
     sab.downloads.failNextDownloads(1);

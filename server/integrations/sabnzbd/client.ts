@@ -101,6 +101,24 @@ export class SabnzbdClient {
     return id;
   }
 
+  /**
+   * Uploads an NZB's content (`mode=addfile`, multipart field `name`): for an NZB that SABnzbd
+   * could not fetch itself, e.g. a Prowlarr address only this computer can reach.
+   */
+  async addFile(nzb: Omit<AddNzb, 'url'> & { content: string }): Promise<string> {
+    const name = nzb.name.toLowerCase().endsWith('.nzb') ? nzb.name : `${nzb.name}.nzb`;
+    const boundary = `----tonearm${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+    const filename = name.replace(/["\r\n]/g, '_');
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="name"; filename="${filename}"\r\n` +
+      `Content-Type: application/x-nzb\r\n\r\n${nzb.content}\r\n--${boundary}--\r\n`;
+    const params = { nzbname: name, cat: nzb.category || undefined, priority: nzb.priority ?? -100, pp: 3 };
+    const answer = await this.attempt('addfile', params, addSchema, { body, contentType: `multipart/form-data; boundary=${boundary}` });
+    const id = answer.nzo_ids[0];
+    if (!answer.status || !id) throw new IntegrationError(SERVICE, 'bad_request', `SABnzbd did not accept the NZB ${nzb.name.slice(0, 200)}`);
+    return id;
+  }
+
   async queue(ids?: string[]): Promise<SabnzbdQueue> {
     return (await this.call('queue', { nzo_ids: ids?.join(',') }, queueSchema, true)).queue;
   }
@@ -127,9 +145,15 @@ export class SabnzbdClient {
     }
   }
 
-  private async attempt<T>(mode: string, params: Record<string, unknown>, schema: z.ZodType<T>): Promise<T> {
+  private async attempt<T>(mode: string, params: Record<string, unknown>, schema: z.ZodType<T>, upload?: { body: string; contentType: string }): Promise<T> {
     const url = this.apiUrl + queryString({ mode, ...params, apikey: this.options.apiKey, output: 'json' });
-    const answer = await exchange({ service: SERVICE, label: 'SABnzbd', url, timeoutMs: this.timeoutMs });
+    const answer = await exchange({
+      service: SERVICE,
+      label: 'SABnzbd',
+      url,
+      timeoutMs: this.timeoutMs,
+      ...(upload && { method: 'POST', body: upload.body, headers: { 'Content-Type': upload.contentType } }),
+    });
     const where = redactUrl(url);
     const { status } = answer;
     if (status === 401 || status === 403) throw new IntegrationError(SERVICE, 'unauthorized', `SABnzbd rejected the API key (${status})`, status);

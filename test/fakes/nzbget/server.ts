@@ -70,7 +70,10 @@ export async function startFakeNzbget(options: { completedDir: string; username?
         if (params.length !== 11 || typeof params[0] !== 'string' || typeof params[1] !== 'string') {
           return { error: { name: 'JSONRPCError', code: 1, message: 'Invalid parameter' } };
         }
-        const job = await downloads.add(params[1], params[0], String(params[2] ?? ''), Number(params[3] ?? 0));
+        // The second parameter is the NZB's URL, or its content in base64.
+        const job = /^https?:\/\//.test(params[1])
+          ? await downloads.add(params[1], params[0], String(params[2] ?? ''), Number(params[3] ?? 0))
+          : downloads.addContent(Buffer.from(params[1], 'base64').toString('utf8'), params[0], String(params[2] ?? ''), Number(params[3] ?? 0));
         return { result: job.id };
       }
       case 'listgroups':

@@ -1,4 +1,6 @@
-import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { FakeFaults, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
 import { FakeDownloads, type FakeDownload } from '../usenet/downloads.js';
 
 /**
@@ -56,7 +58,7 @@ export async function startFakeSabnzbd(options: { completedDir: string; apiKey?:
     download_time: Math.max(1, Math.round((j.finished!.at - j.addedAt) / 1000)),
   });
 
-  const handler = async (req: SeenRequest): Promise<FakeReply> => {
+  const handler = async (req: SeenRequest, body: Buffer): Promise<FakeReply> => {
     if (req.path.replace(/\/+$/, '').toLowerCase() !== '/api') return { body: '<!doctype html><html><body>SABnzbd</body></html>', headers: { 'content-type': 'text/html' } };
     const mode = req.query.get('mode');
     if (mode === 'version') return { body: { version: '4.3.2' } };
@@ -69,6 +71,12 @@ export async function startFakeSabnzbd(options: { completedDir: string; apiKey?:
         const url = req.query.get('name');
         if (!url) return { body: { status: false, error: 'expects one parameter' } };
         const job = await downloads.add(url, req.query.get('nzbname') ?? url, req.query.get('cat') ?? '', Number(req.query.get('priority') ?? -100));
+        return { body: { status: true, nzo_ids: [nzoId(job.id)] } };
+      }
+      case 'addfile': {
+        const nzb = nzbFromMultipart(req.headers['content-type'] ?? '', body);
+        if (req.method !== 'POST' || nzb === null) return { body: { status: false, error: 'expects one parameter' } };
+        const job = downloads.addContent(nzb, req.query.get('nzbname') ?? 'upload.nzb', req.query.get('cat') ?? '', Number(req.query.get('priority') ?? -100));
         return { body: { status: true, nzo_ids: [nzoId(job.id)] } };
       }
       case 'queue': {
@@ -98,6 +106,63 @@ export async function startFakeSabnzbd(options: { completedDir: string; apiKey?:
     }
   };
 
-  const fake = await startJsonFake(handler);
+  const fake = await serve(handler);
   return Object.assign(fake, { apiKey, downloads });
+}
+
+/** The file of a `multipart/form-data` upload in field `name` or `nzbfile`; null when there is none. */
+function nzbFromMultipart(contentType: string, body: Buffer): string | null {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
+  if (!contentType.startsWith('multipart/form-data') || !boundary) return null;
+  const parts = body.toString('utf8').split(`--${boundary[1] ?? boundary[2]}`);
+  for (const part of parts) {
+    const split = part.indexOf('\r\n\r\n');
+    if (split === -1) continue;
+    const head = part.slice(0, split);
+    if (/name="(name|nzbfile)"/.test(head)) return part.slice(split + 4).replace(/\r\n$/, '');
+  }
+  return null;
+}
+
+/** startJsonFake's behaviour (faults, recorded requests), plus the request body that addfile needs. */
+async function serve(handler: (req: SeenRequest, body: Buffer) => Promise<FakeReply>): Promise<JsonFake> {
+  const faults = new FakeFaults();
+  const requests: SeenRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => void answer(req, res));
+  server.on('connection', (socket) => {
+    if (faults.down) return void socket.destroy();
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  async function answer(req: IncomingMessage, res: ServerResponse) {
+    if (faults.down) return void req.socket.destroy();
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const seen: SeenRequest = { at: Date.now(), method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers };
+    requests.push(seen);
+    try {
+      if (faults.delayMs > 0) await new Promise((r) => setTimeout(r, faults.delayMs));
+      const reply = faults.takeFailure() ?? (await handler(seen, Buffer.concat(chunks)));
+      const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      const headers = { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json', ...reply.headers };
+      res.writeHead(reply.status ?? 200, headers).end(text);
+    } catch (err) {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }));
+    }
+  }
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    faults,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -56,6 +56,14 @@ export class FakeDownloads {
     return job;
   }
 
+  /** An NZB uploaded as content (SABnzbd `addfile`, NZBGet `append` with content). */
+  addContent(nzb: string, name: string, category: string, priority: number): FakeDownload {
+    const job: FakeDownload = { id: this.nextId++, name: name.replace(/\.nzb$/i, ''), category, priority, addedAt: this.now(), sizeBytes: 4_000_000, track: parseNzb(nzb), finished: null };
+    if (!job.track) job.finished = { at: this.now(), ok: false, failMessage: 'Invalid NZB file', folder: null };
+    this.jobs.push(job);
+    return job;
+  }
+
   /** Moves every job whose time has come to history (writing its file); call before answering. */
   settle(): void {
     for (const job of this.jobs) {
