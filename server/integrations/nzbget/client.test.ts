@@ -74,6 +74,7 @@ describe('NzbgetClient', () => {
     nzbget.downloads.failNextDownloads(1);
     const c = client({ baseUrl: `${nzbget.url}/jsonrpc` });
     expect(await c.version()).toBe('24.3');
+    expect(await c.destDir()).toBe(nzbget.downloads.completedDir);
     const [release] = await new ProwlarrClient({ baseUrl: prowlarr.url, apiKey: prowlarr.apiKey }).searchUsenet({ query: 'paranoid' });
     await c.append({ url: release!.downloadUrl, name: 'x' });
     const [item] = await c.history();

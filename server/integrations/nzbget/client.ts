@@ -99,6 +99,12 @@ export class NzbgetClient {
     return id;
   }
 
+  /** NZBGet's destination folder as it sees it (the `DestDir` option). */
+  async destDir(): Promise<string> {
+    const options = await this.call('config', [], z.array(z.looseObject({ Name: z.string(), Value: z.string() })), true);
+    return options.find((o) => o.Name === 'DestDir')?.Value ?? '';
+  }
+
   listGroups(): Promise<NzbgetGroup[]> {
     return this.call('listgroups', [0], z.array(groupSchema), true);
   }

@@ -84,6 +84,7 @@ describe('SabnzbdClient', () => {
 
   it('tests the connection with the key (version alone needs none)', async () => {
     expect(await client().testConnection()).toEqual({ version: '4.3.2' });
+    expect(await client().completeDir()).toBe(sab.downloads.completedDir);
     const wrong = await failure(client({ apiKey: 'bad-key' }).testConnection());
     expect(wrong.kind).toBe('unauthorized');
     expect(wrong.message).toBe('SABnzbd rejected the API key');

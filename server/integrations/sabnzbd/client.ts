@@ -119,6 +119,18 @@ export class SabnzbdClient {
     return id;
   }
 
+  /** The completed-downloads folder as SABnzbd sees it (`get_config` misc.complete_dir; either shape it answers). */
+  async completeDir(): Promise<string> {
+    const answer = await this.call('get_config', { section: 'misc' }, z.looseObject({ config: z.looseObject({ misc: z.unknown() }) }), true);
+    const misc = answer.config.misc;
+    if (Array.isArray(misc)) {
+      const entry = misc.find((e): e is { name: string; value: unknown } => !!e && typeof e === 'object' && (e as { name?: unknown }).name === 'complete_dir');
+      return entry ? String(entry.value) : '';
+    }
+    const dir = misc && typeof misc === 'object' ? (misc as { complete_dir?: unknown }).complete_dir : undefined;
+    return typeof dir === 'string' ? dir : '';
+  }
+
   async queue(ids?: string[]): Promise<SabnzbdQueue> {
     return (await this.call('queue', { nzo_ids: ids?.join(',') }, queueSchema, true)).queue;
   }
