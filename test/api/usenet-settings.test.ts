@@ -46,6 +46,10 @@ describe('Usenet settings', () => {
     const masked = JSON.stringify(await body(await admin('/api/settings')));
     expect(masked).not.toContain('nzbget-secret');
     expect(masked).not.toContain('sab-secret');
+    // A saved secret stays with its address: moving the URL needs the secret typed again.
+    const moved = await admin('/api/settings', { integrations: { nzbget: { url: 'http://127.0.0.2:6789' } } });
+    expect(moved.status).toBe(400);
+    expect((await body(moved)).code).toBe('SECRET_REENTRY_REQUIRED');
     await saveSettings({ nzbget: { url: '', username: '', password: '' }, sabnzbd: { apiKey: '' } });
   });
 });
@@ -65,9 +69,27 @@ describe('connection tests', () => {
     const ok = await admin('/api/settings/prowlarr/test', { url: prowlarr.url, apiKey: prowlarr.apiKey });
     expect(await body(ok)).toEqual({ success: true, version: '1.24.3.4754', usenetIndexers: 2, message: 'Connected to Prowlarr 1.24.3.4754; 2 enabled Usenet indexers' });
     const sabOk = await body(await admin('/api/settings/sabnzbd/test', { url: sab.url, apiKey: sab.apiKey }));
-    expect(sabOk).toEqual({ success: true, version: '4.3.2', message: 'Connected to SABnzbd 4.3.2' });
+    const sabDir = sab.downloads.completedDir;
+    expect(sabOk).toEqual({
+      success: true,
+      version: '4.3.2',
+      message: `Connected to SABnzbd 4.3.2; completed folder readable at ${sabDir}`,
+      completedFolder: { reported: sabDir, local: sabDir, readable: true, reason: null },
+    });
     const nzbOk = await body(await admin('/api/settings/nzbget/test', { url: nzbget.url, username: nzbget.username, password: nzbget.password }));
-    expect(nzbOk).toEqual({ success: true, version: '24.3', message: 'Connected to NZBGet 24.3' });
+    expect(nzbOk).toMatchObject({ success: true, version: '24.3', completedFolder: { readable: true } });
+
+    // The client's folder is elsewhere on this computer: completedPath says where.
+    await saveSettings({ nzbget: { completedPath: path.join(dir, 'not-mounted') } });
+    const unmounted = await body(await admin('/api/settings/nzbget/test', { url: nzbget.url, username: nzbget.username, password: nzbget.password }));
+    expect(unmounted.completedFolder).toEqual({
+      reported: nzbget.downloads.completedDir,
+      local: path.join(dir, 'not-mounted'),
+      readable: false,
+      reason: 'folder not found on this computer; set completedPath to where it is mounted here',
+    });
+    expect(unmounted.message).toContain('is not readable here');
+    await saveSettings({ nzbget: { completedPath: '' } });
 
     const badProwlarr = await admin('/api/settings/prowlarr/test', { url: prowlarr.url, apiKey: 'wrong-prowlarr-key' });
     expect(badProwlarr.status).toBe(502);

@@ -24,6 +24,9 @@ const nzbgetBody = z.object({ url, username: z.string().max(256), password: z.st
 
 const testResult = z.object({ success: z.literal(true), version: z.string(), message: z.string() });
 const prowlarrResult = testResult.extend({ usenetIndexers: z.number() });
+const clientResult = testResult.extend({
+  completedFolder: z.object({ reported: z.string(), local: z.string(), readable: z.boolean(), reason: z.string().nullable() }),
+});
 const indexerSchema = z.object({
   id: z.number(),
   name: z.string(),
@@ -77,10 +80,10 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       path: '/api/settings/sabnzbd/test',
       summary: 'Test a SABnzbd URL and API key; absent or masked values are the saved ones (the saved key only goes to the saved address)',
       body: apiKeyBody,
-      response: testResult,
+      response: clientResult,
       handler: ({ body }) => {
         const c = keyed('sabnzbd', body, SABNZBD_NOT_CONFIGURED);
-        return testSabnzbd(sabnzbdClient(c.url, c.apiKey));
+        return testSabnzbd(sabnzbdClient(c.url, c.apiKey), integrations().sabnzbd.completedPath);
       },
     }),
     defineRoute({
@@ -89,7 +92,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       path: '/api/settings/nzbget/test',
       summary: 'Test an NZBGet URL, username and password; absent or masked values are the saved ones (the saved password only goes to the saved address)',
       body: nzbgetBody,
-      response: testResult,
+      response: clientResult,
       handler: ({ body }) => {
         const saved = integrations().nzbget;
         const target = body?.url ?? saved.url;
@@ -102,7 +105,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
           secret: body?.password,
         });
         if (!target) throw new NotConfiguredError('integrations.nzbget', NZBGET_NOT_CONFIGURED);
-        return testNzbget(nzbgetClient(target, username, password));
+        return testNzbget(nzbgetClient(target, username, password), saved.completedPath);
       },
     }),
   ];

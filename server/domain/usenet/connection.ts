@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import type { Settings } from '../settings/schema.js';
+import { localCompletedPath } from './paths.js';
 import { NzbgetClient } from '../../integrations/nzbget/index.js';
 import { ProwlarrClient } from '../../integrations/prowlarr/index.js';
 import { SabnzbdClient } from '../../integrations/sabnzbd/index.js';
@@ -56,14 +58,48 @@ export async function testProwlarr(client: ProwlarrClient) {
   };
 }
 
-export async function testSabnzbd(client: SabnzbdClient) {
-  const { version } = await client.testConnection();
-  return { success: true as const, version, message: `Connected to SABnzbd ${version}` };
+export interface CompletedFolder {
+  /** The folder as the download client reports it. */
+  reported: string;
+  /** Where this computer looks for it (after `completedPath`). */
+  local: string;
+  readable: boolean;
+  reason: string | null;
 }
 
-export async function testNzbget(client: NzbgetClient) {
+/** Can this computer read the client's completed folder? Filing downloads depends on it. */
+export function completedFolder(reported: string, completedPath: string): CompletedFolder {
+  const local = localCompletedPath(reported, reported, completedPath) ?? reported;
+  if (reported === '' && completedPath === '') return { reported, local, readable: false, reason: 'the download client reports no completed folder' };
+  try {
+    if (!fs.statSync(local).isDirectory()) return { reported, local, readable: false, reason: 'not a folder' };
+    fs.accessSync(local, fs.constants.R_OK);
+    return { reported, local, readable: true, reason: null };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT'
+        ? 'folder not found on this computer; set completedPath to where it is mounted here'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : 'not readable';
+    return { reported, local, readable: false, reason };
+  }
+}
+
+const withFolder = (connected: string, folder: CompletedFolder) =>
+  folder.readable ? `${connected}; completed folder readable at ${folder.local}` : `${connected}, but its completed folder ${folder.local} is not readable here: ${folder.reason}`;
+
+export async function testSabnzbd(client: SabnzbdClient, completedPath: string) {
+  const { version } = await client.testConnection();
+  const completed = completedFolder(await client.completeDir(), completedPath);
+  return { success: true as const, version, completedFolder: completed, message: withFolder(`Connected to SABnzbd ${version}`, completed) };
+}
+
+export async function testNzbget(client: NzbgetClient, completedPath: string) {
   const version = await client.version();
-  return { success: true as const, version, message: `Connected to NZBGet ${version}` };
+  const completed = completedFolder(await client.destDir(), completedPath);
+  return { success: true as const, version, completedFolder: completed, message: withFolder(`Connected to NZBGet ${version}`, completed) };
 }
 
 /** Prowlarr's indexers as the settings screen lists them. */
