@@ -16,6 +16,9 @@ const SERVICES: Record<string, string> = {
   slskd: 'slskd',
   gotify: 'Gotify',
   lastfm: 'Last.fm',
+  prowlarr: 'Prowlarr',
+  sabnzbd: 'SABnzbd',
+  nzbget: 'NZBGet',
 };
 
 const FIELDS: Record<string, string> = {
@@ -30,6 +33,7 @@ const FIELDS: Record<string, string> = {
   rootFolderPath: 'root folder',
   searchOnAdd: 'search on add',
   pathMappings: 'path mappings',
+  completedPath: 'completed folder on this computer',
 };
 
 /** `someKeyName` → `some key name`. */
