@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { publicUser, type Principal } from './auth/principal.js';
+import { usenetStatus } from './usenet/connection.js';
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
 
@@ -69,6 +70,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
   const i = s.integrations;
   const lidarrConfigured = configured(i.lidarr.url, i.lidarr.apiKey);
   const slskdConfigured = i.slskd.enabled && configured(i.slskd.url, i.slskd.apiKey);
+  const usenet = usenetStatus(i);
   const sqliteVersion = (ctx.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   const now = ctx.clock.now();
   const report: Record<string, unknown> = {
@@ -77,10 +79,10 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     lidarr: { configured: lidarrConfigured, circuitOpen: false },
     lidarrConfigured,
     slskdConfigured,
-    usenetConfigured: false,
-    sabnzbdConfigured: false,
-    nzbgetConfigured: false,
-    prowlarrConfigured: false,
+    usenetConfigured: usenet.configured,
+    sabnzbdConfigured: usenet.sabnzbdConfigured,
+    nzbgetConfigured: usenet.nzbgetConfigured,
+    prowlarrConfigured: usenet.prowlarrConfigured,
     ytdlpConfigured: false,
     lastfmConfigured: configured(i.lastfm.apiKey),
     musicbrainzConfigured: false,
@@ -98,12 +100,12 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
       usenet: {
         id: 'usenet',
         label: 'Usenet',
-        configured: false,
-        enabled: false,
-        priority: 20,
-        sabnzbdConfigured: false,
-        nzbgetConfigured: false,
-        prowlarrConfigured: false,
+        configured: usenet.configured,
+        enabled: usenet.enabled,
+        priority: usenet.priority,
+        sabnzbdConfigured: usenet.sabnzbdConfigured,
+        nzbgetConfigured: usenet.nzbgetConfigured,
+        prowlarrConfigured: usenet.prowlarrConfigured,
       },
       ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: false, priority: 50 },
     },

@@ -22,6 +22,7 @@ import { settingsRoutes } from '../api/settings/routes.js';
 import { taskRoutes } from '../api/settings/tasks.js';
 import { storageHealthRoutes } from '../api/settings/storage.js';
 import { recentReleaseRoutes } from '../api/library/releases.js';
+import { usenetSettingsRoutes } from '../api/usenet/routes.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
@@ -46,6 +47,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   connectRoutes,
   lidarrSettingsRoutes,
   slskdSettingsRoutes,
+  usenetSettingsRoutes,
   lidarrLibraryRoutes,
   requestsRoutes,
   webhookRoutes,

@@ -11,4 +11,10 @@ describe('setting labels', () => {
     expect(settingLabel(['someSection', 'newField'])).toBe('Some section new field');
     expect(settingLabel([])).toBe('Settings');
   });
+
+  it('names the Usenet settings', () => {
+    expect(settingLabel(['integrations', 'sabnzbd', 'completedPath'])).toBe('SABnzbd completed folder on this computer');
+    expect(settingLabel(['integrations', 'nzbget', 'password'])).toBe('NZBGet password');
+    expect(settingLabel(['integrations', 'prowlarr', 'apiKey'])).toBe('Prowlarr API key');
+  });
 });

@@ -16,6 +16,9 @@ const SERVICES: Record<string, string> = {
   slskd: 'slskd',
   gotify: 'Gotify',
   lastfm: 'Last.fm',
+  prowlarr: 'Prowlarr',
+  sabnzbd: 'SABnzbd',
+  nzbget: 'NZBGet',
 };
 
 const FIELDS: Record<string, string> = {
@@ -31,6 +34,7 @@ const FIELDS: Record<string, string> = {
   searchOnAdd: 'search on add',
   pathMappings: 'path mappings',
   downloadPath: 'downloads folder on this computer',
+  completedPath: 'completed folder on this computer',
 };
 
 /** `someKeyName` → `some key name`. */

@@ -48,6 +48,24 @@ const slskd = z
     downloadPath: z.string().max(4096).default(''),
   })
   .strict();
+/** Where this computer sees a download client's completed folder, when it differs from the path the client reports. */
+const completedPath = z.string().max(4096).default('');
+/** Prowlarr: searches the user's Usenet indexers; its results are handed to SABnzbd or NZBGet. */
+const prowlarr = z.object({ url: serviceUrl, apiKey: secret, enabled }).strict();
+const sabnzbd = z
+  .object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath })
+  .strict();
+const nzbget = z
+  .object({
+    url: serviceUrl,
+    username: z.string().max(256).default(''),
+    password: secret,
+    enabled,
+    priority: priority(20),
+    category: z.string().max(256).default(''),
+    completedPath,
+  })
+  .strict();
 const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
@@ -93,6 +111,9 @@ export const settingsSchema = z
         lidarr: lidarr.prefault({}),
         navidrome: navidrome.prefault({}),
         slskd: slskd.prefault({}),
+        prowlarr: prowlarr.prefault({}),
+        sabnzbd: sabnzbd.prefault({}),
+        nzbget: nzbget.prefault({}),
         gotify: gotify.prefault({}),
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),

@@ -1,0 +1,104 @@
+import { IntegrationError } from '../../integrations/errors.js';
+import { historyOutcome, type NzbgetClient } from '../../integrations/nzbget/index.js';
+import type { ProwlarrClient, UsenetRelease } from '../../integrations/prowlarr/index.js';
+import type { SabnzbdClient } from '../../integrations/sabnzbd/index.js';
+import type { Settings } from '../settings/schema.js';
+import { nzbgetClient, prowlarrClient, sabnzbdClient, usenetStatus } from './connection.js';
+import { localCompletedPath } from './paths.js';
+
+/**
+ * The Usenet source as one thing for whoever acquires music: search Prowlarr, hand a release to
+ * the download client (SABnzbd or NZBGet, the enabled one with the lower priority number), follow
+ * it from queue to history, and say where its finished folder is on this computer.
+ */
+export type UsenetClientName = 'sabnzbd' | 'nzbget';
+export interface UsenetGrab {
+  client: UsenetClientName;
+  id: string;
+}
+export interface UsenetProgress {
+  state: 'queued' | 'downloading' | 'completed' | 'failed' | 'missing';
+  percent: number;
+  /** The finished folder on this computer (completed only; null when it lies outside the mapped folder). */
+  folder: string | null;
+  message: string | null;
+}
+
+const TIMEOUT_MS = 45_000;
+
+export class UsenetSource {
+  private constructor(
+    private readonly prowlarr: ProwlarrClient,
+    private readonly downloader:
+      | { name: 'sabnzbd'; client: SabnzbdClient; category: string; completedPath: string }
+      | { name: 'nzbget'; client: NzbgetClient; category: string; completedPath: string },
+  ) {}
+
+  /** The source the settings describe; null unless Prowlarr and a download client are configured and enabled. */
+  static fromSettings(i: Settings['integrations']): UsenetSource | null {
+    const status = usenetStatus(i);
+    if (!status.enabled) return null;
+    const prowlarr = prowlarrClient(i.prowlarr.url, i.prowlarr.apiKey, TIMEOUT_MS);
+    const sab = status.sabnzbdConfigured && i.sabnzbd.enabled;
+    const nzb = status.nzbgetConfigured && i.nzbget.enabled;
+    const useSab = sab && (!nzb || i.sabnzbd.priority <= i.nzbget.priority);
+    return useSab
+      ? new UsenetSource(prowlarr, { name: 'sabnzbd', client: sabnzbdClient(i.sabnzbd.url, i.sabnzbd.apiKey, TIMEOUT_MS), category: i.sabnzbd.category, completedPath: i.sabnzbd.completedPath })
+      : new UsenetSource(prowlarr, {
+          name: 'nzbget',
+          client: nzbgetClient(i.nzbget.url, i.nzbget.username, i.nzbget.password, TIMEOUT_MS),
+          category: i.nzbget.category,
+          completedPath: i.nzbget.completedPath,
+        });
+  }
+
+  get clientName(): UsenetClientName {
+    return this.downloader.name;
+  }
+
+  search(query: string, limit = 60): Promise<UsenetRelease[]> {
+    return this.prowlarr.searchUsenet({ query, limit });
+  }
+
+  async grab(release: Pick<UsenetRelease, 'downloadUrl' | 'title'>): Promise<UsenetGrab> {
+    const d = this.downloader;
+    if (d.name === 'sabnzbd') {
+      return { client: 'sabnzbd', id: await d.client.addUrl({ url: release.downloadUrl, name: release.title, category: d.category }) };
+    }
+    return { client: 'nzbget', id: String(await d.client.append({ url: release.downloadUrl, name: release.title, category: d.category })) };
+  }
+
+  async progress(grab: UsenetGrab): Promise<UsenetProgress> {
+    const d = this.downloader;
+    if (grab.client !== d.name) throw new IntegrationError(grab.client, 'not_found', `the download was handed to ${grab.client}, which is no longer the Usenet client`);
+    if (d.name === 'sabnzbd') {
+      const [slot] = (await d.client.queue([grab.id])).slots.filter((s) => s.nzo_id === grab.id);
+      if (slot) return { state: slot.status === 'Downloading' ? 'downloading' : 'queued', percent: slot.percentage, folder: null, message: null };
+      const [done] = (await d.client.history([grab.id])).filter((s) => s.nzo_id === grab.id);
+      if (!done) return { state: 'missing', percent: 0, folder: null, message: 'SABnzbd no longer knows this download' };
+      if (done.status === 'Failed') return { state: 'failed', percent: 100, folder: null, message: done.fail_message || 'SABnzbd reports the download failed' };
+      if (done.status !== 'Completed') return { state: 'downloading', percent: 100, folder: null, message: null };
+      const folder = done.storage ? localCompletedPath(done.storage, await this.clientCompleteDir(), d.completedPath) : null;
+      return { state: 'completed', percent: 100, folder, message: null };
+    }
+    const id = Number(grab.id);
+    const group = (await d.client.listGroups()).find((g) => g.NZBID === id);
+    if (group) {
+      const size = group.FileSizeMB ?? 0;
+      const percent = size > 0 ? Math.floor((100 * (size - (group.RemainingSizeMB ?? size))) / size) : 0;
+      return { state: /QUEUED|PAUSED/.test(group.Status) ? 'queued' : 'downloading', percent, folder: null, message: null };
+    }
+    const item = (await d.client.history()).find((h) => h.NZBID === id);
+    if (!item) return { state: 'missing', percent: 0, folder: null, message: 'NZBGet no longer knows this download' };
+    if (historyOutcome(item.Status) === 'failed') return { state: 'failed', percent: 100, folder: null, message: `NZBGet reports ${item.Status}` };
+    const reported = item.FinalDir || item.DestDir || '';
+    const folder = reported ? localCompletedPath(reported, await this.clientCompleteDir(), d.completedPath) : null;
+    return { state: 'completed', percent: 100, folder, message: null };
+  }
+
+  private clientCompleteDir(): Promise<string> {
+    const d = this.downloader;
+    if (d.completedPath === '') return Promise.resolve('');
+    return d.name === 'sabnzbd' ? d.client.completeDir() : d.client.destDir();
+  }
+}
