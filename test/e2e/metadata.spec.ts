@@ -103,12 +103,31 @@ test('search finds an artist and opens its page', async () => {
   const openapi = (await call('/api/openapi.json')).body as { paths?: Record<string, unknown> };
   test.skip(!openapi.paths?.['/api/search'], 'GET /api/search is not on this branch yet (the search helper builds it); the lead removes this guard after merging search');
   await page.goto('/search');
-  await page.getByLabel('Search artists, albums and tags, or paste a link').fill('Aurora');
+  const box = page.getByLabel('Search artists, albums and tags, or paste a link');
+  await expect(box).toBeFocused();
+  await box.fill('Aurora Lane');
   await page.keyboard.press('Enter');
   const results = page.getByRole('list', { name: 'Artists' });
   await expect(results.locator('.tile-title').first()).toHaveText('Aurora Lane');
+  await expect(results.locator('.tile').first().getByText('In library')).toBeVisible();
   await snap(page, 'metadata-01-search');
-  await results.getByRole('link', { name: /Aurora Lane/ }).click();
+  // Albums: the library's album is marked, the others can be requested.
+  await page.getByRole('navigation', { name: 'Search in' }).getByRole('link', { name: 'Albums' }).click();
+  await expect(page).toHaveURL(/scope=album/);
+  await box.fill('Dawn');
+  await page.keyboard.press('Enter');
+  const albums = page.getByRole('list', { name: 'Albums' });
+  await expect(albums.locator('.tile-title').first()).toHaveText('Dawn');
+  await expect(albums.getByRole('link', { name: 'Dawn in your library' })).toHaveAttribute('href', /^\/library\/albums\/\d+$/);
+  await snap(page, 'metadata-01b-search-albums');
+  // A pasted MusicBrainz link opens the release it names.
+  await box.fill(`https://musicbrainz.org/release-group/${ids.rgDawn}`);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/release/${ids.rgDawn}$`));
+  await expect(page.getByRole('heading', { level: 1, name: 'Dawn' })).toBeVisible();
+  await page.goBack();
+  await page.goto('/search?q=Aurora%20Lane');
+  await page.getByRole('list', { name: 'Artists' }).getByRole('link', { name: /Aurora Lane/ }).first().click();
   await expect(page).toHaveURL(new RegExp(`/artist/${ids.aurora}$`));
   await expect(page.getByRole('heading', { level: 1, name: 'Aurora Lane' })).toBeVisible();
 });

@@ -31,7 +31,7 @@ function ArtistView({ artist: a }: { artist: ArtistDetail }) {
           <p class="muted eyebrow">{a.type ? `Artist · ${a.type}` : 'Artist'}</p>
           <h1>{a.name}</h1>
           {a.disambiguation && <p class="muted">{a.disambiguation}</p>}
-          <p class="muted">{[a.country, life].filter(Boolean).join(' · ')}</p>
+          <p class="muted">{[countryName(a.country), life].filter(Boolean).join(' · ')}</p>
           {a.inLibrary && (
             <p>
               {a.libraryArtistId ? (
@@ -61,6 +61,16 @@ function ArtistView({ artist: a }: { artist: ArtistDetail }) {
       {similar.data && similar.data.length > 0 && <Similar artists={similar.data} />}
     </div>
   );
+}
+
+/** "Norway" for "NO"; the code itself where the browser has no name for it. */
+function countryName(code: string | null): string | null {
+  if (!code) return null;
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
 }
 
 function Similar({ artists }: { artists: SimilarArtist[] }) {

@@ -3,8 +3,8 @@ import { ApiError } from '../api';
 import { Empty, ErrorMessage, Loading } from '../components/ui';
 import { Artwork } from '../library/Artwork';
 import { Link, navigate, useLocation } from '../router';
-import { isHttpLink, resolveLink, search, yearOf, type AlbumHit, type ArtistHit, type ResolvedLink, type SearchScope } from './api';
-import { MetadataError, RequestButton, typeLine } from './parts';
+import { isHttpLink, libraryAlbumIds, resolveLink, search, yearOf, type AlbumHit, type ArtistHit, type ResolvedLink, type SearchScope } from './api';
+import { InLibrary, MetadataError, RequestButton, typeLine } from './parts';
 
 const scopes: { id: SearchScope; label: string }[] = [
   { id: 'artist', label: 'Artists' },
@@ -147,6 +147,18 @@ function Results({ q, scope }: { q: string; scope: SearchScope }) {
     );
     return () => ctl.abort();
   }, [offset, tick]);
+  // Albums the library has link to their library page.
+  const [libraryIds, setLibraryIds] = useState(new Map<string, string>());
+  useEffect(() => {
+    const owned = state.items.filter((i) => i.inLibrary && !libraryIds.has(i.id)).map((i) => i.id);
+    if (scope !== 'album' || owned.length === 0) return;
+    const ctl = new AbortController();
+    libraryAlbumIds(owned, ctl.signal).then(
+      (found) => !ctl.signal.aborted && setLibraryIds((m) => new Map([...m, ...found])),
+      () => undefined,
+    );
+    return () => ctl.abort();
+  }, [state.items]);
   // Keyboard users keep their place: focus moves to the first result "More results" brought.
   useEffect(() => {
     if (firstNew.current === null || state.loading) return;
@@ -158,14 +170,14 @@ function Results({ q, scope }: { q: string; scope: SearchScope }) {
   const noun = scope === 'album' ? 'album' : 'artist';
   return (
     <section aria-label="Results" aria-busy={state.loading}>
-      {!state.loading || state.items.length ? (
+      {state.items.length > 0 ? (
         <p class="muted result-count" aria-live="polite">
-          {state.error && !state.items.length ? '' : `${state.count} ${noun}${state.count === 1 ? '' : 's'}${scope === 'tag' ? ` tagged “${q}”` : ''}`}
+          {`${state.count} ${noun}${state.count === 1 ? '' : 's'}${scope === 'tag' ? ` tagged “${q}”` : ''}`}
         </p>
       ) : null}
       {state.items.length > 0 && (
         <ul class="grid" aria-label={scope === 'album' ? 'Albums' : 'Artists'} ref={listRef}>
-          {state.items.map((item) => (scope === 'album' ? <AlbumResult key={item.id} hit={item as AlbumHit} /> : <ArtistResult key={item.id} hit={item as ArtistHit} />))}
+          {state.items.map((item) => (scope === 'album' ? <AlbumResult key={item.id} hit={item as AlbumHit} libraryAlbumId={libraryIds.get(item.id)} /> : <ArtistResult key={item.id} hit={item as ArtistHit} />))}
         </ul>
       )}
       {!state.loading && !state.error && state.items.length === 0 && <Empty title={`Nothing found for “${q}”.`} />}
@@ -210,7 +222,7 @@ function ArtistResult({ hit }: { hit: ArtistHit }) {
   );
 }
 
-function AlbumResult({ hit }: { hit: AlbumHit }) {
+function AlbumResult({ hit, libraryAlbumId }: { hit: AlbumHit; libraryAlbumId: string | undefined }) {
   return (
     <li class="tile">
       <Link href={`/release/${hit.id}`} class="tile-link">
@@ -220,7 +232,7 @@ function AlbumResult({ hit }: { hit: AlbumHit }) {
       </Link>
       <div class="tile-actions">
         {hit.inLibrary ? (
-          <span class="badge badge-owned">{hit.status === 'partial' ? 'Partly in library' : 'In library'}</span>
+          <InLibrary libraryAlbumId={libraryAlbumId} title={hit.title} label={hit.status === 'partial' ? 'Partly in library' : 'In library'} />
         ) : hit.artistId && hit.artistName ? (
           <RequestButton compact request={{ albumMbid: hit.id, albumName: hit.title, artistMbid: hit.artistId, artistName: hit.artistName }} />
         ) : null}

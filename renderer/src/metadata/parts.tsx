@@ -57,16 +57,16 @@ export function canRequest(user: User | null): boolean {
 }
 
 /** "In library", linking to the library's album when the library knows which one it is. */
-export function InLibrary({ libraryAlbumId, title }: { libraryAlbumId: string | undefined; title: string }) {
+export function InLibrary({ libraryAlbumId, title, label = 'In library' }: { libraryAlbumId: string | undefined; title: string; label?: string }) {
   if (!libraryAlbumId)
     return (
       <span class="badge badge-owned" title="This release is in your library">
-        In library
+        {label}
       </span>
     );
   return (
     <Link href={`/library/albums/${libraryAlbumId}`} class="badge badge-owned" aria-label={`${title} in your library`}>
-      In library
+      {label}
     </Link>
   );
 }
