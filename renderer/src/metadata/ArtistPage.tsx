@@ -2,7 +2,8 @@ import { Empty, formatDuration, useAsync } from '../components/ui';
 import { Artwork } from '../library/Artwork';
 import { Link } from '../router';
 import { libraryAlbumIds, loadArtist, loadArtistCover, loadPreviews, loadSimilar, type ArtistDetail, type PreviewTrack, type SimilarArtist } from './api';
-import { DetailSkeleton, MetadataError, ReleaseGrid, Section, TagList, groupReleases } from './parts';
+import { groupReleases } from './logic';
+import { DetailSkeleton, MetadataError, ReleaseGrid, Section, TagList } from './parts';
 
 /** An artist from the metadata layer: releases by type, appearances, similar artists and previews. */
 export function MetaArtistScreen({ mbid }: { mbid: string }) {
@@ -49,7 +50,7 @@ function ArtistView({ artist: a }: { artist: ArtistDetail }) {
       {sections.length === 0 && <Empty title="MusicBrainz lists no releases for this artist." />}
       {sections.map((s) => (
         <Section key={s.key} id={`releases-${s.key.replace(/[^a-z0-9]+/gi, '-')}`} title={s.title}>
-          <ReleaseGrid entries={s.entries} label={s.title} artist={self} libraryIds={ids} />
+          <ReleaseGrid entries={s.entries} label={s.title} artist={self} libraryIds={ids} sectioned />
         </Section>
       ))}
       {a['appears-on-release-groups'].length > 0 && (

@@ -4,7 +4,8 @@ import { Artwork } from '../library/Artwork';
 import { count } from '../library/parts';
 import { Link } from '../router';
 import { libraryAlbumIds, loadReleaseGroup, loadReleaseTracks, yearOf, type ReleaseGroupDetail, type ReleaseTrack } from './api';
-import { DetailSkeleton, InLibrary, MetadataError, RequestButton, TagList, typeLine } from './parts';
+import { typeLine } from './logic';
+import { DetailSkeleton, InLibrary, MetadataError, RequestButton, TagList } from './parts';
 
 /** A release group from the metadata layer: cover, credits, date, type, track list, request. */
 export function MetaReleaseScreen({ mbid }: { mbid: string }) {

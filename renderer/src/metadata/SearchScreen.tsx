@@ -3,32 +3,15 @@ import { ApiError } from '../api';
 import { Empty, ErrorMessage, Loading } from '../components/ui';
 import { Artwork } from '../library/Artwork';
 import { Link, navigate, useLocation } from '../router';
-import { isHttpLink, libraryAlbumIds, resolveLink, search, yearOf, type AlbumHit, type ArtistHit, type ResolvedLink, type SearchScope } from './api';
-import { InLibrary, MetadataError, RequestButton, typeLine } from './parts';
+import { isHttpLink, libraryAlbumIds, resolveLink, search, yearOf, type AlbumHit, type ArtistHit, type SearchScope } from './api';
+import { linkTarget, searchHref, typeLine } from './logic';
+import { InLibrary, MetadataError, RequestButton } from './parts';
 
 const scopes: { id: SearchScope; label: string }[] = [
   { id: 'artist', label: 'Artists' },
   { id: 'album', label: 'Albums' },
   { id: 'tag', label: 'Tags' },
 ];
-
-export function searchHref(q: string, scope: SearchScope): string {
-  const params = new URLSearchParams();
-  if (q.trim()) params.set('q', q.trim());
-  if (scope !== 'artist') params.set('scope', scope);
-  const qs = params.toString();
-  return `/search${qs ? `?${qs}` : ''}`;
-}
-
-/** Where a resolved link leads: the artist or release page, or a search by name when nothing matched. */
-export function linkTarget(link: ResolvedLink): string {
-  if (link.album?.mbid) return `/release/${link.album.mbid}`;
-  if (link.kind === 'artist' && link.artist?.mbid) return `/artist/${link.artist.mbid}`;
-  if (link.kind !== 'artist' && link.album?.title) return searchHref(`${link.album.title} ${link.artist?.name ?? ''}`.trim(), 'album');
-  if (link.kind === 'track' && link.artist?.mbid) return `/artist/${link.artist.mbid}`;
-  if (link.track?.title) return searchHref(link.artist?.name ?? link.track.title, 'artist');
-  return searchHref(link.artist?.name ?? '', 'artist');
-}
 
 /**
  * One box for MusicBrainz: words search artists, albums or tags (scope tabs, "More results"); a

@@ -1,16 +1,9 @@
 import { ApiError, api } from '../api';
+import { listOf, type ReleaseGroupEntry, type ResolvedLink, type SearchScope } from './logic';
+
+export { isHttpLink, yearOf, type ReleaseGroupEntry, type ResolvedLink, type SearchScope } from './logic';
 
 /** The metadata layer's answers (api.md 4.6, 4.7), as server/api/artists/routes.ts presents them. */
-
-export interface ReleaseGroupEntry {
-  id: string;
-  title: string;
-  'primary-type': string;
-  'secondary-types': string[];
-  'first-release-date': string | null;
-  artistName: string;
-  inLibrary: boolean;
-}
 
 export interface ArtistDetail {
   id: string;
@@ -64,8 +57,6 @@ export interface ReleaseTrack {
   inLibrary: boolean;
 }
 
-export type SearchScope = 'artist' | 'album' | 'tag';
-
 export interface ArtistHit {
   id: string;
   name: string;
@@ -97,14 +88,6 @@ export interface SearchPage {
   count: number;
   offset: number;
   items: (ArtistHit | AlbumHit)[];
-}
-
-export interface ResolvedLink {
-  kind: 'artist' | 'album' | 'track' | string;
-  source: string;
-  artist: { name: string; mbid: string | null } | null;
-  album: { title: string; mbid: string | null } | null;
-  track: { title: string; mbid: string | null } | null;
 }
 
 /** Deezer top tracks of an artist with their 30-second previews; the shape is read leniently. */
@@ -158,18 +141,6 @@ export async function optional<T>(load: () => Promise<T>): Promise<T | null> {
   }
 }
 
-/** Lists are read from an array answer or from its usual wrapping keys. */
-export function listOf<T>(body: unknown, ...keys: string[]): T[] {
-  if (Array.isArray(body)) return body as T[];
-  if (body && typeof body === 'object') {
-    for (const key of keys) {
-      const value = (body as Record<string, unknown>)[key];
-      if (Array.isArray(value)) return value as T[];
-    }
-  }
-  return [];
-}
-
 export const loadSimilar = (mbid: string, signal?: AbortSignal) =>
   optional(async () => listOf<SimilarArtist>(await api<unknown>(`/api/artists/${encodeURIComponent(mbid)}/similar`, opts(signal)), 'artists', 'similar', 'items'));
 
@@ -217,7 +188,3 @@ export interface AlbumRequestResult {
 export const requestAlbum = (body: AlbumRequest) =>
   api<AlbumRequestResult>('/api/library/albums/request', { method: 'POST', body: { ...body, triggerSearch: true } });
 
-/** "2019" from "2019-03-01"; empty when unknown. */
-export const yearOf = (date: string | null | undefined) => (date ? date.slice(0, 4) : '');
-
-export const isHttpLink = (text: string) => /^https?:\/\/\S+$/i.test(text.trim());

@@ -121,61 +121,6 @@ function RequestError({ error, admin, onRetry }: { error: unknown; admin: boolea
   return <ErrorMessage error={error} onRetry={onRetry} />;
 }
 
-const PRIMARY_ORDER = ['Album', 'EP', 'Single', 'Broadcast', 'Other'];
-const PLURAL: Record<string, string> = {
-  Album: 'Albums',
-  EP: 'EPs',
-  Single: 'Singles',
-  Broadcast: 'Broadcasts',
-  Other: 'Other releases',
-  Compilation: 'Compilations',
-  Soundtrack: 'Soundtracks',
-  Remix: 'Remixes',
-  Live: 'Live',
-  'DJ-mix': 'DJ mixes',
-  'Mixtape/Street': 'Mixtapes',
-  Demo: 'Demos',
-  Interview: 'Interviews',
-  Spokenword: 'Spoken word',
-  Audiobook: 'Audiobooks',
-  'Audio drama': 'Audio dramas',
-  'Field recording': 'Field recordings',
-};
-
-export interface ReleaseSection {
-  key: string;
-  title: string;
-  entries: ReleaseGroupEntry[];
-}
-
-/**
- * Studio releases by primary type (Albums, EPs, Singles…), then releases with a secondary type
- * (Live, Compilation…) each in their own section; entries keep the order the server sent.
- */
-export function groupReleases(entries: ReleaseGroupEntry[]): ReleaseSection[] {
-  const sections = new Map<string, ReleaseSection>();
-  for (const e of entries) {
-    const secondary = e['secondary-types'][0];
-    const key = secondary ? `secondary:${secondary}` : `primary:${e['primary-type'] || 'Other'}`;
-    const label = secondary ?? (e['primary-type'] || 'Other');
-    let section = sections.get(key);
-    if (!section) sections.set(key, (section = { key, title: PLURAL[label] ?? label, entries: [] }));
-    section.entries.push(e);
-  }
-  const rank = (s: ReleaseSection) => {
-    if (s.key.startsWith('primary:')) {
-      const i = PRIMARY_ORDER.indexOf(s.key.slice(8));
-      return i === -1 ? PRIMARY_ORDER.length - 1 : i;
-    }
-    return PRIMARY_ORDER.length;
-  };
-  return [...sections.values()].map((s, i) => ({ s, i })).sort((a, b) => rank(a.s) - rank(b.s) || a.i - b.i).map(({ s }) => s);
-}
-
-export function typeLine(primary: string | null | undefined, secondary: string[] | undefined): string {
-  return [primary, ...(secondary ?? [])].filter(Boolean).join(' · ');
-}
-
 /** Release groups as tiles: link to the release page, year, "In library" or a Request button. */
 export function ReleaseGrid({
   entries,
@@ -183,12 +128,15 @@ export function ReleaseGrid({
   artist,
   libraryIds,
   showArtist = false,
+  sectioned = false,
 }: {
   entries: ReleaseGroupEntry[];
   label: string;
   artist: { mbid: string; name: string } | null;
   libraryIds: Map<string, string>;
   showArtist?: boolean;
+  /** Entries of one groupReleases section: the section's heading already names their first secondary type. */
+  sectioned?: boolean;
 }) {
   return (
     <ul class="grid release-grid" aria-label={label}>
@@ -197,7 +145,8 @@ export function ReleaseGrid({
           <Link href={`/release/${g.id}`} class="tile-link">
             <Artwork url={null} size={300} label={g.title} class="tile-art" />
             <span class="tile-title">{g.title}</span>
-            <span class="tile-sub muted">{[showArtist ? g.artistName : null, yearOf(g['first-release-date']), g['secondary-types'].join(', ')].filter(Boolean).join(' · ')}</span>
+            {/* In a section named after its first secondary type, the tile names only the others. */}
+            <span class="tile-sub muted">{[showArtist ? g.artistName : null, yearOf(g['first-release-date']), g['secondary-types'].slice(sectioned ? 1 : 0).join(', ')].filter(Boolean).join(' · ')}</span>
           </Link>
           <div class="tile-actions">
             {g.inLibrary ? (
