@@ -191,6 +191,40 @@ test('requesting a release says in words that no download source is set up, with
   await snap(page, 'metadata-04-request-not-configured');
 });
 
+/** A signed-in page of a new user with these album permissions. */
+async function userPage(username: string, addAlbum: boolean): Promise<Page> {
+  const password = `${username} password`;
+  const made = await call('/api/users', { method: 'POST', json: { username, password, role: 'user', permissions: { addAlbum } } });
+  expect(made.status).toBe(201);
+  const res = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const { token: theirs } = (await res.json()) as { token: string };
+  const p = await page.context().browser()!.newPage({ baseURL: url });
+  await p.goto('/');
+  await p.evaluate((t) => localStorage.setItem('tonearm.token', t), theirs);
+  return p;
+}
+
+test('requests follow the addAlbum permission; a user without a download source is sent to an administrator', async () => {
+  const listener = await userPage('listener', false);
+  await listener.goto(`/release/${ids.rgDusk}`);
+  await expect(listener.getByRole('heading', { level: 1, name: 'Dusk' })).toBeVisible();
+  await expect(listener.getByRole('table', { name: 'Tracks of Dusk' })).toBeVisible();
+  await expect(listener.getByRole('button', { name: /Request/ })).toHaveCount(0);
+  await listener.goto(`/artist/${ids.aurora}`);
+  await expect(listener.getByRole('list', { name: 'Singles' }).locator('.tile-title')).toHaveText(['Tide']);
+  await expect(listener.getByRole('button', { name: /Request/ })).toHaveCount(0);
+  await listener.close();
+
+  const requester = await userPage('requester', true);
+  await requester.goto(`/artist/${ids.aurora}`);
+  await requester.getByRole('button', { name: 'Request Tide' }).click();
+  const alert = requester.getByRole('alert');
+  await expect(alert).toContainText('No download source is set up');
+  await expect(alert).toContainText('Ask an administrator to connect Lidarr.');
+  await expect(alert.getByRole('link')).toHaveCount(0);
+  await requester.close();
+});
+
 test('with Lidarr connected the request goes through', async () => {
   const saved = await call('/api/settings', { method: 'POST', json: { integrations: { lidarr: { url: lidarr.url, apiKey: lidarr.apiKey } } } });
   expect(saved.status).toBe(200);
