@@ -1,20 +1,26 @@
-import { Empty, formatDuration, useAsync } from '../components/ui';
+import { Empty, Loading, formatDuration, useAsync } from '../components/ui';
 import { Artwork } from '../library/Artwork';
 import { Link } from '../router';
 import { libraryAlbumIds, loadArtist, loadArtistCover, loadPreviews, loadSimilar, type ArtistDetail, type PreviewTrack, type SimilarArtist } from './api';
 import { groupReleases } from './logic';
 import { DetailSkeleton, MetadataError, ReleaseGrid, Section, TagList } from './parts';
 
-/** An artist from the metadata layer: releases by type, appearances, similar artists and previews. */
+/**
+ * An artist from the metadata layer: releases by type, appearances, similar artists and previews.
+ * The core page shows first; the full one (with appearances, slower) replaces it when it arrives.
+ */
 export function MetaArtistScreen({ mbid }: { mbid: string }) {
-  const artist = useAsync((signal) => loadArtist(mbid, signal), [mbid]);
-  const a = artist.data?.id === mbid ? artist.data : undefined;
-  if (artist.error && !a) return <MetadataError error={artist.error} what="artist" onRetry={artist.reload} />;
+  const core = useAsync((signal) => loadArtist(mbid, 'core', signal), [mbid]);
+  const ready = core.data?.id === mbid;
+  // Asked once the core is in, so a cold page costs MusicBrainz one artist lookup, not two at once.
+  const full = useAsync((signal) => (ready ? loadArtist(mbid, 'full', signal) : new Promise<never>(() => undefined)), [mbid, ready]);
+  const a = full.data?.id === mbid ? full.data : ready ? core.data : undefined;
+  if (core.error && !a) return <MetadataError error={core.error} what="artist" onRetry={core.reload} />;
   if (!a) return <DetailSkeleton label="Loading the artist…" round />;
-  return <ArtistView key={a.id} artist={a} />;
+  return <ArtistView key={a.id} artist={a} appearsOnPending={full.data?.id !== mbid && !full.error} />;
 }
 
-function ArtistView({ artist: a }: { artist: ArtistDetail }) {
+function ArtistView({ artist: a, appearsOnPending }: { artist: ArtistDetail; appearsOnPending: boolean }) {
   const cover = useAsync((signal) => loadArtistCover(a.id, signal), [a.id]);
   const similar = useAsync((signal) => loadSimilar(a.id, signal), [a.id]);
   const previews = useAsync((signal) => loadPreviews(a.id, signal), [a.id]);
@@ -58,6 +64,7 @@ function ArtistView({ artist: a }: { artist: ArtistDetail }) {
           <ReleaseGrid entries={a['appears-on-release-groups']} label="Appears on" artist={null} libraryIds={ids} showArtist />
         </Section>
       )}
+      {appearsOnPending && <Loading label="Looking for releases of other artists this one appears on…" />}
       {previews.data && previews.data.length > 0 && <Previews tracks={previews.data} artist={a.name} />}
       {similar.data && similar.data.length > 0 && <Similar artists={similar.data} />}
     </div>

@@ -115,7 +115,9 @@ export interface SimilarArtist {
 type Signal = { signal?: AbortSignal };
 const opts = (signal?: AbortSignal): Signal => (signal ? { signal } : {});
 
-export const loadArtist = (mbid: string, signal?: AbortSignal) => api<ArtistDetail>(`/api/artists/${encodeURIComponent(mbid)}`, opts(signal));
+/** `core` answers without the appearances on other artists' releases (the slow part). */
+export const loadArtist = (mbid: string, mode: 'core' | 'full', signal?: AbortSignal) =>
+  api<ArtistDetail>(`/api/artists/${encodeURIComponent(mbid)}`, { query: { mode }, ...opts(signal) });
 export const loadReleaseGroup = (mbid: string, signal?: AbortSignal) =>
   api<ReleaseGroupDetail>(`/api/artists/release-group/${encodeURIComponent(mbid)}`, opts(signal));
 export const loadReleaseTracks = (mbid: string, signal?: AbortSignal) =>
