@@ -105,6 +105,16 @@ test('search finds an artist and opens its page', async () => {
   await page.goto('/search');
   const box = page.getByLabel('Search artists, albums and tags, or paste a link');
   await expect(box).toBeFocused();
+  // As-you-type suggestions: the library's artist (its library page) and MusicBrainz artists it lacks.
+  await box.fill('Auro');
+  const suggestions = page.getByRole('list', { name: 'Suggestions' });
+  await expect(suggestions.getByRole('link', { name: 'Aurora Lane Artist · in your library' })).toHaveAttribute('href', /^\/library\/artists\/\d+$/);
+  await expect(suggestions.getByRole('link', { name: /Aurora Borealis Choir/ })).toHaveAttribute('href', `/artist/${ids.auroraBorealis}`);
+  await snap(page, 'metadata-00-suggestions');
+  await page.keyboard.press('ArrowDown');
+  await expect(suggestions.getByRole('link').first()).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(box).toBeFocused();
   await box.fill('Aurora Lane');
   await page.keyboard.press('Enter');
   const results = page.getByRole('list', { name: 'Artists' });
@@ -130,6 +140,16 @@ test('search finds an artist and opens its page', async () => {
   await page.getByRole('list', { name: 'Artists' }).getByRole('link', { name: /Aurora Lane/ }).first().click();
   await expect(page).toHaveURL(new RegExp(`/artist/${ids.aurora}$`));
   await expect(page.getByRole('heading', { level: 1, name: 'Aurora Lane' })).toBeVisible();
+});
+
+test('without the search routes, the Search screen says so instead of failing', async () => {
+  const openapi = (await call('/api/openapi.json')).body as { paths?: Record<string, unknown> };
+  test.skip(!!openapi.paths?.['/api/search'], 'this server has GET /api/search: the step above walks it');
+  await page.goto('/search');
+  await page.getByLabel('Search artists, albums and tags, or paste a link').fill('Aurora');
+  // No suggestions route either: the screen falls back to searching as you type.
+  await expect(page.getByRole('alert')).toHaveText('Search is not available on this server yet.');
+  await expect(page).toHaveURL(/\/search\?q=Aurora$/);
 });
 
 test('the library artist links to its artist page: releases by type, in-library marks, appearances', async () => {

@@ -6,6 +6,7 @@ import { Link, navigate, useLocation } from '../router';
 import { isHttpLink, libraryAlbumIds, resolveLink, search, yearOf, type AlbumHit, type ArtistHit, type SearchScope } from './api';
 import { linkTarget, searchHref, typeLine } from './logic';
 import { InLibrary, MetadataError, RequestButton } from './parts';
+import { SuggestionList, useSuggestionKeys, useSuggestions } from './Suggestions';
 
 const scopes: { id: SearchScope; label: string }[] = [
   { id: 'artist', label: 'Artists' },
@@ -24,11 +25,16 @@ export function SearchScreen() {
   const scope: SearchScope = scopeParam === 'album' || scopeParam === 'tag' ? scopeParam : 'artist';
   const [typed, setTyped] = useState(q);
   useEffect(() => setTyped(q), [q]);
+  // Suggestions as you type (library at once, MusicBrainz when it answers); Enter searches. A server
+  // without them searches as you type instead.
+  const suggestions = useSuggestions(typed, q);
+  const keys = useSuggestionKeys();
+  const box = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    if (typed.trim() === q || isHttpLink(typed)) return;
+    if (suggestions.available || typed.trim() === q || isHttpLink(typed)) return;
     const t = setTimeout(() => navigate(searchHref(typed, scope), { replace: true }), 600);
     return () => clearTimeout(t);
-  }, [typed]);
+  }, [typed, suggestions.available]);
 
   return (
     <div class="library meta-search">
@@ -47,12 +53,15 @@ export function SearchScreen() {
           </label>
           <div class="search-row">
             <input
+              ref={box}
               id="meta-search"
               type="search"
               placeholder="Artist, album, tag, or a Spotify / Deezer / … link"
               value={typed}
               autoFocus={!q}
               onInput={(e) => setTyped(e.currentTarget.value)}
+              onKeyDown={keys.fromBox}
+              aria-describedby={suggestions.items?.length ? 'meta-search-hint' : undefined}
               onPaste={(e) => {
                 const text = e.clipboardData?.getData('text') ?? '';
                 if (isHttpLink(text)) {
@@ -68,6 +77,14 @@ export function SearchScreen() {
           </div>
         </form>
       </div>
+      {suggestions.items && suggestions.items.length > 0 && (
+        <div onKeyDown={(e) => keys.inList(e, box.current)}>
+          <p id="meta-search-hint" class="visually-hidden">
+            Suggestions follow; press Enter to search, or the down arrow to pick one.
+          </p>
+          <SuggestionList items={suggestions.items} listRef={keys.listRef} />
+        </div>
+      )}
       {isHttpLink(q) ? (
         <LinkLookup url={q} />
       ) : (
