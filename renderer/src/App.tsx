@@ -3,6 +3,9 @@ import { ApiError, api } from './api';
 import { Icon } from './components/icons';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
+import { MetaArtistScreen } from './metadata/ArtistPage';
+import { MetaReleaseScreen } from './metadata/ReleasePage';
+import { SearchScreen } from './metadata/SearchScreen';
 import { PlayerBar } from './player/PlayerBar';
 import { detectQueueSaving, resetPlayer, restoreQueue } from './player/player';
 import { Link, match, navigate, useLocation } from './router';
@@ -108,6 +111,7 @@ function Shell({ appVersion }: { appVersion: string }) {
         </Link>
         <nav class="mainnav" aria-label="Main">
           <Link href="/library">Library</Link>
+          <Link href="/search">Search</Link>
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/review">Review</Link>
           <Link href="/settings">Settings</Link>
@@ -140,6 +144,9 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/library/artists/:id', path))) return <ArtistScreen id={Number(m.id)} />;
   if ((m = match('/library/albums/:id', path))) return <AlbumScreen id={Number(m.id)} />;
   if (path === '/library/favorites') return <FavoritesScreen />;
+  if (path === '/search') return <SearchScreen />;
+  if ((m = match('/artist/:mbid', path))) return <MetaArtistScreen mbid={m.mbid!.toLowerCase()} />;
+  if ((m = match('/release/:mbid', path))) return <MetaReleaseScreen mbid={m.mbid!.toLowerCase()} />;
   if ((m = match('/library/:tab', path)) && ['artists', 'albums', 'tracks', 'genres'].includes(m.tab!))
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;

@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeAudioFile, makeCoverImage } from '../fixtures/audio.js';
+import { startCoverArtFake } from '../fakes/coverart/index.js';
 import { startLidarrFake } from '../fakes/lidarr/index.js';
+import { startMusicBrainzFake } from '../fakes/musicbrainz/index.js';
+import { catalogue } from '../fixtures/catalogue.js';
 import { LIBRARY } from './library.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -67,8 +70,16 @@ export default async function globalSetup() {
   const lidarr = await startLidarrFake();
   process.env.TONEARM_E2E_LIDARR_URL = lidarr.url;
   process.env.TONEARM_E2E_LIDARR_KEY = lidarr.apiKey;
+  // MusicBrainz and the Cover Art Archive are local fakes: the metadata pages never reach the internet.
+  const musicbrainz = await startMusicBrainzFake(structuredClone(catalogue));
+  const coverart = await startCoverArtFake();
   // A music folder given by the environment (empty, so the library stays as the tests build it).
-  const { child, url } = await startServer(data, { TONEARM_MUSIC_DIRS: envMusic });
+  const { child, url } = await startServer(data, {
+    TONEARM_MUSIC_DIRS: envMusic,
+    TONEARM_MUSICBRAINZ_URL: musicbrainz.url,
+    TONEARM_COVERART_URL: coverart.url,
+    TONEARM_UPSTREAM_SPACING_MS: '0',
+  });
   child.removeAllListeners('exit');
   process.env.TONEARM_E2E_URL = url;
   process.env.TONEARM_E2E_MUSIC = music;
@@ -82,7 +93,7 @@ export default async function globalSetup() {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    await lidarr.close();
+    await Promise.all([lidarr.close(), musicbrainz.close(), coverart.close()]);
     fs.rmSync(tmp, { recursive: true, force: true });
   };
 }

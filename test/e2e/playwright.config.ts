@@ -13,6 +13,8 @@ export default defineConfig({
     { name: 'after-first-day', testMatch: 'first-use.spec.ts', dependencies: ['first-day'] },
     // Starts a server of its own.
     { name: 'browse', testMatch: 'browse.spec.ts' },
+    // Starts a server of its own with MusicBrainz, Cover Art Archive and Lidarr fakes.
+    { name: 'metadata', testMatch: 'metadata.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',

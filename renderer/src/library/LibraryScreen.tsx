@@ -204,6 +204,11 @@ export function ArtistScreen({ id }: { id: number }) {
               <Icon name="play" size={16} /> Play
             </button>
             <FavoriteButton kind="artist" id={a.id} name={a.name} favorite={a.userFavorite === true} />
+            {a.mbid && (
+              <Link href={`/artist/${a.mbid}`} class="button-link">
+                All releases
+              </Link>
+            )}
           </div>
         </div>
       </header>
@@ -264,6 +269,11 @@ export function AlbumScreen({ id }: { id: number }) {
               Add to queue
             </button>
             <FavoriteButton kind="album" id={a.id} name={a.title} favorite={a.userFavorite === true} />
+            {a.mbid && (
+              <Link href={`/release/${a.mbid}`} class="button-link">
+                Release details
+              </Link>
+            )}
           </div>
         </div>
       </header>

@@ -4,6 +4,8 @@ import { api } from '../api';
 export interface Artist {
   id: number;
   name: string;
+  /** MusicBrainz artist id when the tags carry one: the artist's page in the metadata layer. */
+  mbid?: string | null;
   imageUrl?: string | null;
   /** albumCount: its own albums; appearsOnCount: other artists' albums it has tracks on (compilations). */
   statistics?: { albumCount?: number; appearsOnCount?: number; trackCount?: number };
@@ -13,6 +15,8 @@ export interface Artist {
 export interface Album {
   id: number;
   title: string;
+  /** MusicBrainz release-group id when known: the release page in the metadata layer. */
+  mbid?: string | null;
   artistId?: number | null;
   artistName?: string;
   year?: number | null;

@@ -1,0 +1,281 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { expect, test, type Page } from '@playwright/test';
+import { makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
+import { catalogue, ids } from '../fixtures/catalogue.js';
+import { startCoverArtFake, type CoverArtFake } from '../fakes/coverart/index.js';
+import { startLidarrFake, type LidarrFake } from '../fakes/lidarr/index.js';
+import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
+import { startServer } from './global-setup.js';
+import { ADMIN, snap } from './helpers.js';
+
+// The metadata pages against MusicBrainz and Cover Art Archive fakes, on a server of its own: the
+// library holds one album tagged with MusicBrainz ids (Aurora Lane's "Dawn", two of its three tracks).
+test.describe.configure({ mode: 'serial' });
+
+let tmp: string;
+let child: ChildProcess;
+let url: string;
+let token: string;
+let page: Page;
+let mb: MusicBrainzFake;
+let coverart: CoverArtFake;
+let lidarr: LidarrFake;
+let mbClosed = false;
+
+async function call(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(url + pathname, { ...init, headers, ...(init.json !== undefined && { body: JSON.stringify(init.json) }) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+function makeLibrary(dir: string): string {
+  const music = path.join(dir, 'music');
+  const template = makeMp3Template(dir, 1);
+  const dawn = catalogue[0]!.releaseGroups[0]!;
+  dawn.releases[0]!.tracks.slice(0, 2).forEach((t, i) =>
+    writeTaggedMp3(path.join(music, 'Aurora Lane', 'Dawn', `0${i + 1}.mp3`), template, {
+      title: t.title,
+      artist: 'Aurora Lane',
+      albumArtist: 'Aurora Lane',
+      album: 'Dawn',
+      track: i + 1,
+      date: '2019',
+      genre: 'Dream Pop',
+      musicbrainzRecordingId: t.recordingId,
+      musicbrainzAlbumId: ids.relDawn,
+      musicbrainzReleaseGroupId: ids.rgDawn,
+      musicbrainzArtistId: ids.aurora,
+      musicbrainzAlbumArtistId: ids.aurora,
+    }),
+  );
+  return music;
+}
+
+test.beforeAll(async ({ browser }) => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-e2e-metadata-'));
+  const music = makeLibrary(tmp);
+  fs.mkdirSync(path.join(tmp, 'data'));
+  mb = await startMusicBrainzFake(structuredClone(catalogue));
+  coverart = await startCoverArtFake();
+  coverart.setCover(ids.rgDawn, fs.readFileSync(makeCoverImage(path.join(tmp, 'dawn.png'), 'teal')));
+  lidarr = await startLidarrFake({ rootFolderPath: path.join(tmp, 'lidarr'), commandStartMs: 5, commandRunMs: 10 });
+  // Lidarr's own metadata knows Aurora Lane's albums by the same MusicBrainz ids.
+  lidarr.state.catalogue.add({
+    artistName: 'Aurora Lane',
+    foreignArtistId: ids.aurora,
+    albums: [
+      { title: 'Dawn', foreignAlbumId: ids.rgDawn, tracks: ['First Light', 'Morning Tide', 'Glass Sky'] },
+      { title: 'Dusk', foreignAlbumId: ids.rgDusk, tracks: ['Evening', 'Low Sun'] },
+    ],
+  });
+  ({ child, url } = await startServer(path.join(tmp, 'data'), {
+    TONEARM_MUSIC_DIRS: music,
+    TONEARM_LIBRARY_WATCH: 'false',
+    TONEARM_MUSICBRAINZ_URL: mb.url,
+    TONEARM_COVERART_URL: coverart.url,
+    TONEARM_UPSTREAM_SPACING_MS: '0',
+  }));
+  await call('/api/onboarding/complete', { method: 'POST', json: { authUser: ADMIN.username, authPassword: ADMIN.password } });
+  ({ token } = (await call('/api/auth/login', { method: 'POST', json: ADMIN })).body);
+  await expect.poll(async () => (await call('/api/library/canonical?kind=tracks&pageSize=1')).body.total, { timeout: 30_000 }).toBe(2);
+  page = await browser.newPage({ baseURL: url });
+  await page.goto('/');
+  await page.evaluate((t) => localStorage.setItem('tonearm.token', t), token);
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
+  }
+  await Promise.all([mbClosed ? null : mb?.close(), coverart?.close(), lidarr?.close()]);
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('search finds an artist and opens its page', async () => {
+  const openapi = (await call('/api/openapi.json')).body as { paths?: Record<string, unknown> };
+  test.skip(!openapi.paths?.['/api/search'], 'GET /api/search is not on this branch yet (the search helper builds it); the lead removes this guard after merging search');
+  await page.goto('/search');
+  const box = page.getByLabel('Search artists, albums and tags, or paste a link');
+  await expect(box).toBeFocused();
+  // As-you-type suggestions: the library's artist (its library page) and MusicBrainz artists it lacks.
+  await box.fill('Auro');
+  const suggestions = page.getByRole('list', { name: 'Suggestions' });
+  await expect(suggestions.getByRole('link', { name: 'Aurora Lane Artist · in your library' })).toHaveAttribute('href', /^\/library\/artists\/\d+$/);
+  await expect(suggestions.getByRole('link', { name: /Aurora Borealis Choir/ })).toHaveAttribute('href', `/artist/${ids.auroraBorealis}`);
+  await snap(page, 'metadata-00-suggestions');
+  await page.keyboard.press('ArrowDown');
+  await expect(suggestions.getByRole('link').first()).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(box).toBeFocused();
+  await box.fill('Aurora Lane');
+  await page.keyboard.press('Enter');
+  const results = page.getByRole('list', { name: 'Artists' });
+  await expect(results.locator('.tile-title').first()).toHaveText('Aurora Lane');
+  await expect(results.locator('.tile').first().getByText('In library')).toBeVisible();
+  await snap(page, 'metadata-01-search');
+  // Albums: the library's album is marked, the others can be requested.
+  await page.getByRole('navigation', { name: 'Search in' }).getByRole('link', { name: 'Albums' }).click();
+  await expect(page).toHaveURL(/scope=album/);
+  await box.fill('Dawn');
+  await page.keyboard.press('Enter');
+  const albums = page.getByRole('list', { name: 'Albums' });
+  await expect(albums.locator('.tile-title').first()).toHaveText('Dawn');
+  await expect(albums.getByRole('link', { name: 'Dawn in your library' })).toHaveAttribute('href', /^\/library\/albums\/\d+$/);
+  await snap(page, 'metadata-01b-search-albums');
+  // A pasted MusicBrainz link opens the release it names.
+  await box.fill(`https://musicbrainz.org/release-group/${ids.rgDawn}`);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/release/${ids.rgDawn}$`));
+  await expect(page.getByRole('heading', { level: 1, name: 'Dawn' })).toBeVisible();
+  await page.goBack();
+  await page.goto('/search?q=Aurora%20Lane');
+  await page.getByRole('list', { name: 'Artists' }).getByRole('link', { name: /Aurora Lane/ }).first().click();
+  await expect(page).toHaveURL(new RegExp(`/artist/${ids.aurora}$`));
+  await expect(page.getByRole('heading', { level: 1, name: 'Aurora Lane' })).toBeVisible();
+});
+
+test('without the search routes, the Search screen says so instead of failing', async () => {
+  const openapi = (await call('/api/openapi.json')).body as { paths?: Record<string, unknown> };
+  test.skip(!!openapi.paths?.['/api/search'], 'this server has GET /api/search: the step above walks it');
+  await page.goto('/search');
+  await page.getByLabel('Search artists, albums and tags, or paste a link').fill('Aurora');
+  // No suggestions route either: the screen falls back to searching as you type.
+  await expect(page.getByRole('alert')).toHaveText('Search is not available on this server yet.');
+  await expect(page).toHaveURL(/\/search\?q=Aurora$/);
+});
+
+test('the library artist links to its artist page: releases by type, in-library marks, appearances', async () => {
+  await page.goto('/library/artists');
+  await page.getByRole('list', { name: 'Artists' }).getByRole('link', { name: /Aurora Lane/ }).click();
+  await page.getByRole('link', { name: 'All releases' }).click();
+  await expect(page).toHaveURL(new RegExp(`/artist/${ids.aurora}$`));
+  await expect(page.getByRole('heading', { level: 1, name: 'Aurora Lane' })).toBeVisible();
+  await expect(page.getByText('Artist · Group')).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Tags of Aurora Lane' }).getByRole('link')).toHaveText(['dream pop', 'shoegaze']);
+  // Studio albums, singles and live albums each in their own section, as the server orders them.
+  await expect(page.getByRole('heading', { level: 2 })).toContainText(['Albums', 'Singles', 'Live', 'Appears on']);
+  const albums = page.getByRole('list', { name: 'Albums', exact: true });
+  await expect(albums.locator('.tile-title')).toHaveText(['Dusk', 'Dawn']);
+  await expect(page.getByRole('list', { name: 'Singles' }).locator('.tile-title')).toHaveText(['Tide']);
+  await expect(page.getByRole('list', { name: 'Live' }).locator('.tile-title')).toHaveText(['Live at Nowhere']);
+  await expect(page.getByRole('list', { name: 'Appears on' }).locator('.tile-title')).toHaveText(['Northern Songs']);
+  // Dawn is in the library (linked to its library page); Dusk can be requested.
+  const owned = albums.getByRole('link', { name: 'Dawn in your library' });
+  await expect(owned).toBeVisible();
+  await expect(albums.getByRole('button', { name: 'Request Dusk' })).toBeVisible();
+  await expect(albums.getByRole('button', { name: 'Request Dawn' })).toHaveCount(0);
+  await snap(page, 'metadata-02-artist');
+  await owned.click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Dawn' })).toBeVisible();
+  await expect(page.getByText('Album', { exact: true })).toBeVisible();
+  // …and the library album links back to its release page.
+  await page.getByRole('link', { name: 'Release details' }).click();
+  await expect(page).toHaveURL(new RegExp(`/release/${ids.rgDawn}$`));
+});
+
+test('a release in the library: cover, credits, tracks with durations and in-library marks', async () => {
+  await page.goto(`/release/${ids.rgDawn}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Dawn' })).toBeVisible();
+  await expect(page.locator('.detail-head img.art')).toHaveJSProperty('complete', true);
+  await expect.poll(() => page.locator('.detail-head img.art').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  await expect(page.getByRole('link', { name: 'Aurora Lane' })).toHaveAttribute('href', `/artist/${ids.aurora}`);
+  const tracks = page.getByRole('table', { name: 'Tracks of Dawn' });
+  await expect(tracks.locator('.track-title')).toHaveText(['First Light', 'Morning Tide', 'Glass Sky']);
+  await expect(tracks.locator('.col-time')).toHaveText(['Time', '3:00', '3:01', '3:02']);
+  await expect(tracks.locator('.col-owned .badge')).toHaveCount(2);
+  await expect(page.getByRole('button', { name: 'Request' })).toHaveCount(0);
+  await snap(page, 'metadata-03-release-owned');
+});
+
+test('requesting a release says in words that no download source is set up, with the way to settings', async () => {
+  await page.goto(`/artist/${ids.aurora}`);
+  await page.getByRole('list', { name: 'Albums', exact: true }).getByRole('link', { name: /Dusk/ }).click();
+  await expect(page).toHaveURL(new RegExp(`/release/${ids.rgDusk}$`));
+  await expect(page.getByRole('heading', { level: 1, name: 'Dusk' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Tracks of Dusk' }).locator('.track-title')).toHaveText(['Evening', 'Low Sun']);
+  // Keyboard: the Request button is reachable and works from the keyboard.
+  const request = page.getByRole('button', { name: 'Request', exact: true });
+  await request.focus();
+  await page.keyboard.press('Enter');
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText('No download source is set up');
+  await expect(alert.getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/settings/library');
+  await snap(page, 'metadata-04-request-not-configured');
+});
+
+/** A signed-in page of a new user with these album permissions. */
+async function userPage(username: string, addAlbum: boolean): Promise<Page> {
+  const password = `${username} password`;
+  const made = await call('/api/users', { method: 'POST', json: { username, password, role: 'user', permissions: { addAlbum } } });
+  expect(made.status).toBe(201);
+  const res = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const { token: theirs } = (await res.json()) as { token: string };
+  const p = await page.context().browser()!.newPage({ baseURL: url });
+  await p.goto('/');
+  await p.evaluate((t) => localStorage.setItem('tonearm.token', t), theirs);
+  return p;
+}
+
+test('requests follow the addAlbum permission; a user without a download source is sent to an administrator', async () => {
+  const listener = await userPage('listener', false);
+  await listener.goto(`/release/${ids.rgDusk}`);
+  await expect(listener.getByRole('heading', { level: 1, name: 'Dusk' })).toBeVisible();
+  await expect(listener.getByRole('table', { name: 'Tracks of Dusk' })).toBeVisible();
+  await expect(listener.getByRole('button', { name: /Request/ })).toHaveCount(0);
+  await listener.goto(`/artist/${ids.aurora}`);
+  await expect(listener.getByRole('list', { name: 'Singles' }).locator('.tile-title')).toHaveText(['Tide']);
+  await expect(listener.getByRole('button', { name: /Request/ })).toHaveCount(0);
+  await listener.close();
+
+  const requester = await userPage('requester', true);
+  await requester.goto(`/artist/${ids.aurora}`);
+  await requester.getByRole('button', { name: 'Request Tide' }).click();
+  const alert = requester.getByRole('alert');
+  await expect(alert).toContainText('No download source is set up');
+  await expect(alert).toContainText('Ask an administrator to connect Lidarr.');
+  await expect(alert.getByRole('link')).toHaveCount(0);
+  await requester.close();
+});
+
+test('with Lidarr connected the request goes through', async () => {
+  const saved = await call('/api/settings', { method: 'POST', json: { integrations: { lidarr: { url: lidarr.url, apiKey: lidarr.apiKey } } } });
+  expect(saved.status).toBe(200);
+  await page.goto(`/release/${ids.rgDusk}`);
+  await page.getByRole('button', { name: 'Request', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: /Requested/ })).toBeVisible({ timeout: 20_000 });
+  await expect.poll(() => lidarr.state.library.albumByMbId(ids.rgDusk)?.monitored).toBe(true);
+});
+
+test('MusicBrainz unreachable: a never-seen artist says so and offers a retry', async () => {
+  await mb.close();
+  mbClosed = true;
+  await page.goto('/artist/00000000-0000-4000-8000-000000000999');
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText("MusicBrainz can't be reached right now", { timeout: 30_000 });
+  await expect(alert.getByRole('button', { name: 'Try again' })).toBeVisible();
+});
+
+test('phone layout: artist and release pages fit 390 px', async () => {
+  const phone = await page.context().browser()!.newPage({ baseURL: url, viewport: { width: 390, height: 844 } });
+  await phone.goto('/');
+  await phone.evaluate((t) => localStorage.setItem('tonearm.token', t), token);
+  // Served from the metadata cache while MusicBrainz is down.
+  await phone.goto(`/artist/${ids.aurora}`);
+  await expect(phone.getByRole('heading', { level: 1, name: 'Aurora Lane' })).toBeVisible();
+  const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  await snap(phone, 'metadata-05-artist-phone');
+  await phone.goto(`/release/${ids.rgDawn}`);
+  await expect(phone.getByRole('table', { name: 'Tracks of Dawn' }).locator('.track-title')).toHaveText(['First Light', 'Morning Tide', 'Glass Sky']);
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  await snap(phone, 'metadata-06-release-phone');
+  await phone.close();
+});
