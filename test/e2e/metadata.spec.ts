@@ -100,8 +100,6 @@ test.afterAll(async () => {
 });
 
 test('search finds an artist and opens its page', async () => {
-  const openapi = (await call('/api/openapi.json')).body as { paths?: Record<string, unknown> };
-  test.skip(!openapi.paths?.['/api/search'], 'GET /api/search is not on this branch yet (the search helper builds it); the lead removes this guard after merging search');
   await page.goto('/search');
   const box = page.getByLabel('Search artists, albums and tags, or paste a link');
   await expect(box).toBeFocused();
@@ -140,16 +138,6 @@ test('search finds an artist and opens its page', async () => {
   await page.getByRole('list', { name: 'Artists' }).getByRole('link', { name: /Aurora Lane/ }).first().click();
   await expect(page).toHaveURL(new RegExp(`/artist/${ids.aurora}$`));
   await expect(page.getByRole('heading', { level: 1, name: 'Aurora Lane' })).toBeVisible();
-});
-
-test('without the search routes, the Search screen says so instead of failing', async () => {
-  const openapi = (await call('/api/openapi.json')).body as { paths?: Record<string, unknown> };
-  test.skip(!!openapi.paths?.['/api/search'], 'this server has GET /api/search: the step above walks it');
-  await page.goto('/search');
-  await page.getByLabel('Search artists, albums and tags, or paste a link').fill('Aurora');
-  // No suggestions route either: the screen falls back to searching as you type.
-  await expect(page.getByRole('alert')).toHaveText('Search is not available on this server yet.');
-  await expect(page).toHaveURL(/\/search\?q=Aurora$/);
 });
 
 test('the library artist links to its artist page: releases by type, in-library marks, appearances', async () => {
