@@ -12,6 +12,7 @@ import { ImageCache } from '../../library/imageCache.js';
 import { realPathWithin } from '../../library/libraryRoots.js';
 import { LibraryScanService } from '../../library/scanService.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
+import { downloadsRoot } from '../downloads/layout.js';
 
 const services = new WeakMap<AppContext, LibraryService>();
 
@@ -46,8 +47,8 @@ export class LibraryService {
       db: ctx.db,
       dbPath: ctx.dbPath,
       imageDir: this.images.dir,
-      roots: () => this.musicFolders(),
-      linkRoots: () => [ctx.settings.get().downloads.folderPath],
+      roots: () => this.scanRoots(),
+      linkRoots: () => [downloadsRoot(ctx)],
       now: () => ctx.clock.now(),
       broadcast: (type, payload) => ctx.hub.broadcast('library', type, payload),
       log: ctx.log,
@@ -58,7 +59,7 @@ export class LibraryService {
 
   start(): void {
     this.scans.start();
-    if (this.musicFolders().length > 0 && this.ctx.config.scanOnStart) {
+    if (this.scanRoots().length > 0 && this.ctx.config.scanOnStart) {
       this.scans.requestScan('quick', 'start-up');
     }
     this.ctx.settings.onChange((next, previous) => {
@@ -84,13 +85,19 @@ export class LibraryService {
     return [...new Set(all.filter((d) => d.trim() !== '').map((d) => path.resolve(d)))];
   }
 
+  /** What library scans walk: the music folders and, once it exists, the downloads root (self-managed downloads land there). */
+  scanRoots(): string[] {
+    const root = downloadsRoot(this.ctx);
+    const music = this.musicFolders();
+    return fs.existsSync(root) && !music.includes(root) ? [...music, root] : music;
+  }
+
   /**
    * Where library files may be read from: the music folders, the downloads root and Lidarr's root
    * folders (as mapped here). Anything else, a link's target included, is refused.
    */
   servingRoots(): string[] {
-    const downloads = this.ctx.settings.get().downloads.folderPath;
-    return [...this.musicFolders(), ...(downloads.trim() ? [downloads] : []), ...new LidarrIndexRepository(this.ctx.db).rootFolders()];
+    return [...this.musicFolders(), downloadsRoot(this.ctx), ...new LidarrIndexRepository(this.ctx.db).rootFolders()];
   }
 
   /** The real path to open for a stored library file path, or null when it is gone or outside servingRoots. */
@@ -142,7 +149,7 @@ export class LibraryService {
   deleteTrack(trackId: number): { deletedFiles: number; pruned: boolean } {
     this.track(trackId);
     const files = this.reader.filesOfTrack(trackId);
-    const folders = this.musicFolders().map(realOrResolved);
+    const folders = this.scanRoots().map(realOrResolved);
     const inside = files.filter((f) => folders.some((root) => isInside(realOrResolved(f.path), root)));
     if (files.length > 0 && inside.length === 0) {
       throw new ForbiddenError('The track file is outside the configured music folders');

@@ -4,6 +4,14 @@ const LABELS: Record<string, string> = {
   'library.watchEnabled': 'Watch music folders',
   'library.watchDebounceMs': 'Wait after a file change',
   'downloads.folderPath': 'Downloads folder',
+  'downloads.worker.concurrency': 'Downloads at the same time',
+  'downloads.worker.existingFileMode': 'Tracks already in the library',
+  'downloads.worker.durationToleranceSeconds': 'Duration tolerance for review',
+  'downloads.worker.minMatchScore': 'Minimum match score for review',
+  'downloads.worker.retryPauseMinutes': 'Pause before retrying a failed track',
+  'downloads.worker.blockedTimeoutHours': 'Time a held track waits for review',
+  'downloads.worker.qualityCutoff': 'Quality cutoff',
+  'downloads.worker': 'Download worker',
   'security.localNetworkBypass.enabled': 'LAN auto-login',
   'security.corsOrigins': 'Allowed origins (CORS)',
   'transcoding.cacheSizeMb': 'Transcoding cache size',
@@ -19,6 +27,7 @@ const SERVICES: Record<string, string> = {
   prowlarr: 'Prowlarr',
   sabnzbd: 'SABnzbd',
   nzbget: 'NZBGet',
+  ytdlp: 'yt-dlp',
 };
 
 const FIELDS: Record<string, string> = {
@@ -35,6 +44,8 @@ const FIELDS: Record<string, string> = {
   pathMappings: 'path mappings',
   downloadPath: 'downloads folder on this computer',
   completedPath: 'completed folder on this computer',
+  path: 'program path',
+  searchResults: 'search results per query',
 };
 
 /** `someKeyName` → `some key name`. */

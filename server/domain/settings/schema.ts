@@ -67,11 +67,38 @@ const nzbget = z
   })
   .strict();
 const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
+/** yt-dlp: a command-line program; `path` empty means the one found on PATH. */
+const ytdlp = z
+  .object({ path: z.string().max(4096).default(''), enabled, priority: priority(50), searchResults: z.number().int().min(1).max(20).default(5) })
+  .strict();
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
 const spotify = z.object({ clientId: z.string().max(256).default(''), clientSecret: secret, enabled }).strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
+
+/** The track pipeline (api.md 4.10 worker settings; reference §3.9). */
+export const qualityTiers = ['lossless', 'high', 'medium', 'low'] as const;
+export const downloadWorker = z
+  .object({
+    /** Stopped: no new job starts; running transfers finish. */
+    running: z.boolean().default(true),
+    concurrency: z.number().int().min(1).max(8).default(3),
+    /** `reuse`: a track already in the library is linked instead of downloaded again. */
+    existingFileMode: z.enum(['download', 'reuse']).default('reuse'),
+    /** A file whose duration differs from the expected one by more than this is held for review. */
+    durationToleranceSeconds: z.number().int().min(1).max(600).default(10),
+    /** Below this match score (0–1) of artist and title, a downloaded file is held for review. */
+    minMatchScore: z.number().min(0).max(1).default(0.7),
+    /** Pause before a failed job is searched again by research or the retry cycle. */
+    retryPauseMinutes: z.number().int().min(0).max(7 * 24 * 60).default(30),
+    /** A blocked job nobody reviewed fails after this long; 0 keeps it until someone does. */
+    blockedTimeoutHours: z.number().int().min(0).max(24 * 365).default(7 * 24),
+    /** Quality profile: files below the cutoff are candidates for quality upgrades. */
+    preferLossless: z.boolean().default(true),
+    qualityCutoff: z.enum(qualityTiers).default('high'),
+  })
+  .strict();
 
 export const librarySettings = z
   .object({
@@ -88,7 +115,14 @@ export const librarySettings = z
 export const settingsSchema = z
   .object({
     library: librarySettings.prefault({}),
-    downloads: z.object({ folderPath: z.string().default('') }).strict().prefault({}),
+    downloads: z
+      .object({
+        /** Root of self-managed downloads; empty: `<data folder>/downloads`. */
+        folderPath: z.string().default(''),
+        worker: downloadWorker.prefault({}),
+      })
+      .strict()
+      .prefault({}),
     security: z
       .object({
         localNetworkBypass: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
@@ -115,6 +149,7 @@ export const settingsSchema = z
         sabnzbd: sabnzbd.prefault({}),
         nzbget: nzbget.prefault({}),
         gotify: gotify.prefault({}),
+        ytdlp: ytdlp.prefault({}),
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),
         spotify: spotify.prefault({}),

@@ -1,0 +1,386 @@
+import type { Db } from './connection.js';
+
+/** decisions §5: the status of a download job. */
+export const downloadStatuses = ['pending', 'downloading', 'blocked', 'done', 'failed', 'cancelled'] as const;
+export type DownloadStatus = (typeof downloadStatuses)[number];
+export type DownloadPhase = 'search' | 'download' | 'verify' | 'file';
+
+export interface DownloadJobRow {
+  id: number;
+  userId: number | null;
+  playlistType: string;
+  playlistId: string | null;
+  albumId: number | null;
+  status: DownloadStatus;
+  phase: DownloadPhase | null;
+  artistName: string;
+  trackName: string;
+  albumName: string | null;
+  artistMbid: string | null;
+  albumMbid: string | null;
+  releaseMbid: string | null;
+  recordingMbid: string | null;
+  trackNumber: number | null;
+  discNumber: number | null;
+  durationMs: number | null;
+  year: number | null;
+  downloadSource: string | null;
+  /** JSON owned by the pipeline (chosen candidate, transfer handle, sources tried). */
+  sourceState: string | null;
+  progress: number;
+  stagingPath: string | null;
+  finalPath: string | null;
+  streamFormat: string | null;
+  format: string | null;
+  bitrate: number | null;
+  sampleRate: number | null;
+  bitDepth: number | null;
+  qualityTier: string | null;
+  upgrade: number;
+  error: string | null;
+  blockReason: string | null;
+  reusedTrackId: number | null;
+  queueJobId: number | null;
+  blockedAt: number | null;
+  completedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What a new job knows about its track. */
+export interface NewDownloadJob {
+  userId: number | null;
+  playlistType?: string;
+  playlistId?: string | null;
+  albumId?: number | null;
+  artistName: string;
+  trackName: string;
+  albumName?: string | null;
+  artistMbid?: string | null;
+  albumMbid?: string | null;
+  releaseMbid?: string | null;
+  recordingMbid?: string | null;
+  trackNumber?: number | null;
+  discNumber?: number | null;
+  durationMs?: number | null;
+  year?: number | null;
+  upgrade?: boolean;
+}
+
+/** Columns a transition may set, besides status. */
+export type DownloadJobPatch = Partial<
+  Pick<
+    DownloadJobRow,
+    | 'phase'
+    | 'downloadSource'
+    | 'sourceState'
+    | 'progress'
+    | 'stagingPath'
+    | 'finalPath'
+    | 'streamFormat'
+    | 'format'
+    | 'bitrate'
+    | 'sampleRate'
+    | 'bitDepth'
+    | 'qualityTier'
+    | 'error'
+    | 'blockReason'
+    | 'reusedTrackId'
+    | 'queueJobId'
+    | 'blockedAt'
+    | 'completedAt'
+    | 'status'
+  >
+>;
+
+export interface DownloadAlbumRow {
+  id: number;
+  albumMbid: string;
+  releaseMbid: string | null;
+  artistMbid: string | null;
+  artistName: string;
+  albumName: string;
+  userId: number | null;
+  monitored: number;
+  waitingForSource: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface JobListQuery {
+  /** Only this user's jobs; undefined: everyone's. */
+  userId?: number;
+  status?: DownloadStatus | DownloadStatus[];
+  playlistType?: string;
+  playlistId?: string;
+  albumId?: number;
+  limit: number;
+  offset: number;
+}
+
+const JOB_COLUMNS = `id, user_id AS userId, playlist_type AS playlistType, playlist_id AS playlistId, album_id AS albumId,
+  status, phase, artist_name AS artistName, track_name AS trackName, album_name AS albumName, artist_mbid AS artistMbid,
+  album_mbid AS albumMbid, release_mbid AS releaseMbid, recording_mbid AS recordingMbid, track_number AS trackNumber,
+  disc_number AS discNumber, duration_ms AS durationMs, year, download_source AS downloadSource,
+  source_state AS sourceState, progress, staging_path AS stagingPath, final_path AS finalPath,
+  stream_format AS streamFormat, format, bitrate, sample_rate AS sampleRate, bit_depth AS bitDepth,
+  quality_tier AS qualityTier, upgrade, error, block_reason AS blockReason, reused_track_id AS reusedTrackId,
+  queue_job_id AS queueJobId, blocked_at AS blockedAt, completed_at AS completedAt, created_at AS createdAt,
+  updated_at AS updatedAt`;
+
+const ALBUM_COLUMNS = `id, album_mbid AS albumMbid, release_mbid AS releaseMbid, artist_mbid AS artistMbid,
+  artist_name AS artistName, album_name AS albumName, user_id AS userId, monitored,
+  waiting_for_source AS waitingForSource, created_at AS createdAt, updated_at AS updatedAt`;
+
+const PATCH_COLUMN: Record<keyof DownloadJobPatch, string> = {
+  phase: 'phase',
+  downloadSource: 'download_source',
+  sourceState: 'source_state',
+  progress: 'progress',
+  stagingPath: 'staging_path',
+  finalPath: 'final_path',
+  streamFormat: 'stream_format',
+  format: 'format',
+  bitrate: 'bitrate',
+  sampleRate: 'sample_rate',
+  bitDepth: 'bit_depth',
+  qualityTier: 'quality_tier',
+  error: 'error',
+  blockReason: 'block_reason',
+  reusedTrackId: 'reused_track_id',
+  queueJobId: 'queue_job_id',
+  blockedAt: 'blocked_at',
+  completedAt: 'completed_at',
+  status: 'status',
+};
+
+function where(q: Omit<JobListQuery, 'limit' | 'offset'>): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (q.userId !== undefined) {
+    parts.push('user_id = ?');
+    params.push(q.userId);
+  }
+  if (q.status !== undefined) {
+    const list = Array.isArray(q.status) ? q.status : [q.status];
+    parts.push(`status IN (${list.map(() => '?').join(', ')})`);
+    params.push(...list);
+  }
+  if (q.playlistType !== undefined) {
+    parts.push('playlist_type = ?');
+    params.push(q.playlistType);
+  }
+  if (q.playlistId !== undefined) {
+    parts.push('playlist_id = ?');
+    params.push(q.playlistId);
+  }
+  if (q.albumId !== undefined) {
+    parts.push('album_id = ?');
+    params.push(q.albumId);
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/** download_jobs, download_albums and download_denied_sources. */
+export const downloads = {
+  insert(db: Db, j: NewDownloadJob, now: number): DownloadJobRow {
+    return db
+      .prepare(
+        `INSERT INTO download_jobs (user_id, playlist_type, playlist_id, album_id, status, artist_name, track_name,
+           album_name, artist_mbid, album_mbid, release_mbid, recording_mbid, track_number, disc_number, duration_ms,
+           year, upgrade, created_at, updated_at)
+         VALUES (@userId, @playlistType, @playlistId, @albumId, 'pending', @artistName, @trackName, @albumName,
+           @artistMbid, @albumMbid, @releaseMbid, @recordingMbid, @trackNumber, @discNumber, @durationMs, @year,
+           @upgrade, @now, @now)
+         RETURNING ${JOB_COLUMNS}`,
+      )
+      .get({
+        userId: j.userId,
+        playlistType: j.playlistType ?? 'library',
+        playlistId: j.playlistId ?? null,
+        albumId: j.albumId ?? null,
+        artistName: j.artistName,
+        trackName: j.trackName,
+        albumName: j.albumName ?? null,
+        artistMbid: j.artistMbid ?? null,
+        albumMbid: j.albumMbid ?? null,
+        releaseMbid: j.releaseMbid ?? null,
+        recordingMbid: j.recordingMbid ?? null,
+        trackNumber: j.trackNumber ?? null,
+        discNumber: j.discNumber ?? null,
+        durationMs: j.durationMs ?? null,
+        year: j.year ?? null,
+        upgrade: j.upgrade ? 1 : 0,
+        now,
+      }) as DownloadJobRow;
+  },
+
+  get(db: Db, id: number): DownloadJobRow | undefined {
+    return db.prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE id = ?`).get(id) as DownloadJobRow | undefined;
+  },
+
+  /** Newest first. */
+  list(db: Db, q: JobListQuery): DownloadJobRow[] {
+    const w = where(q);
+    return db
+      .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`)
+      .all(...w.params, q.limit, q.offset) as DownloadJobRow[];
+  },
+
+  count(db: Db, q: Omit<JobListQuery, 'limit' | 'offset'>): number {
+    const w = where(q);
+    return (db.prepare(`SELECT count(*) AS n FROM download_jobs ${w.sql}`).get(...w.params) as { n: number }).n;
+  },
+
+  countsByStatus(db: Db, q: Omit<JobListQuery, 'limit' | 'offset' | 'status'>): Record<DownloadStatus, number> {
+    const w = where(q);
+    const rows = db.prepare(`SELECT status, count(*) AS n FROM download_jobs ${w.sql} GROUP BY status`).all(...w.params) as {
+      status: DownloadStatus;
+      n: number;
+    }[];
+    const out = Object.fromEntries(downloadStatuses.map((s) => [s, 0])) as Record<DownloadStatus, number>;
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  },
+
+  /**
+   * Sets columns; when `from` is given the update happens only if the job is still in one of those
+   * statuses (a compare-and-set between the worker and the review routes). Returns the row after, or
+   * undefined when the job is gone or its status did not match.
+   */
+  update(db: Db, id: number, patch: DownloadJobPatch, now: number, from?: DownloadStatus[]): DownloadJobRow | undefined {
+    const keys = Object.keys(patch) as (keyof DownloadJobPatch)[];
+    const sets = [...keys.map((k) => `${PATCH_COLUMN[k]} = @${k}`), 'updated_at = @now'];
+    const guard = from ? ` AND status IN (${from.map((s) => `'${s}'`).join(', ')})` : '';
+    return db
+      .prepare(`UPDATE download_jobs SET ${sets.join(', ')} WHERE id = @id${guard} RETURNING ${JOB_COLUMNS}`)
+      .get({ ...patch, id, now }) as DownloadJobRow | undefined;
+  },
+
+  /** An open job (pending, downloading or blocked) for the same recording or the same names. */
+  findOpen(
+    db: Db,
+    t: { recordingMbid?: string | null; artistName: string; trackName: string; playlistType?: string; playlistId?: string | null },
+  ): DownloadJobRow | undefined {
+    const open = `status IN ('pending', 'downloading', 'blocked') AND playlist_type = @playlistType
+      AND playlist_id IS @playlistId AND upgrade = 0`;
+    const params = { playlistType: t.playlistType ?? 'library', playlistId: t.playlistId ?? null };
+    if (t.recordingMbid) {
+      const byId = db
+        .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE recording_mbid = @mbid AND ${open} ORDER BY id DESC LIMIT 1`)
+        .get({ ...params, mbid: t.recordingMbid }) as DownloadJobRow | undefined;
+      if (byId) return byId;
+    }
+    return db
+      .prepare(
+        `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE lower(artist_name) = lower(@artist) AND lower(track_name) = lower(@track)
+           AND ${open} ORDER BY id DESC LIMIT 1`,
+      )
+      .get({ ...params, artist: t.artistName, track: t.trackName }) as DownloadJobRow | undefined;
+  },
+
+  /** Deletes finished jobs (done, failed, cancelled), or every job not running when `all`; files stay. */
+  deleteFinished(db: Db, q: { userId?: number; all: boolean }): number {
+    const statuses = q.all ? `('done', 'failed', 'cancelled', 'blocked', 'pending')` : `('done', 'failed', 'cancelled')`;
+    const user = q.userId !== undefined ? ' AND user_id = @userId' : '';
+    return db.prepare(`DELETE FROM download_jobs WHERE status IN ${statuses}${user}`).run({ userId: q.userId }).changes;
+  },
+
+  deny(db: Db, jobId: number, source: string, ref: string, now: number): void {
+    db.prepare('INSERT OR IGNORE INTO download_denied_sources (job_id, source, ref, created_at) VALUES (?, ?, ?, ?)').run(
+      jobId,
+      source,
+      ref,
+      now,
+    );
+  },
+
+  /** Refs denied for a job, as `source\u0000ref`. */
+  denied(db: Db, jobId: number): Set<string> {
+    const rows = db.prepare('SELECT source, ref FROM download_denied_sources WHERE job_id = ?').all(jobId) as { source: string; ref: string }[];
+    return new Set(rows.map((r) => `${r.source}\u0000${r.ref}`));
+  },
+
+  /** Jobs the worker must (re)start: pending ones and downloading ones whose queue job is gone. */
+  orphaned(db: Db): DownloadJobRow[] {
+    return db
+      .prepare(
+        `SELECT ${JOB_COLUMNS} FROM download_jobs d WHERE d.status IN ('pending', 'downloading')
+           AND NOT EXISTS (SELECT 1 FROM jobs q WHERE q.id = d.queue_job_id AND q.status IN ('pending', 'running'))
+         ORDER BY d.id`,
+      )
+      .all() as DownloadJobRow[];
+  },
+
+  /** Blocked jobs held since before `before`. */
+  blockedSince(db: Db, before: number): DownloadJobRow[] {
+    return db
+      .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE status = 'blocked' AND blocked_at < ? ORDER BY id`)
+      .all(before) as DownloadJobRow[];
+  },
+
+  /** Every staging or final path a job other than `exceptJobId` still points at (removal safety). */
+  pathInUse(db: Db, file: string, exceptJobId: number): boolean {
+    return (
+      db
+        .prepare(
+          `SELECT 1 FROM download_jobs WHERE id != ? AND (final_path = ? OR (staging_path = ? AND status IN ('pending', 'downloading', 'blocked'))) LIMIT 1`,
+        )
+        .get(exceptJobId, file, file) !== undefined
+    );
+  },
+
+  // --- albums ---------------------------------------------------------------------------------
+
+  upsertAlbum(
+    db: Db,
+    a: { albumMbid: string; releaseMbid: string | null; artistMbid: string | null; artistName: string; albumName: string; userId: number | null; waitingForSource: boolean },
+    now: number,
+  ): DownloadAlbumRow {
+    return db
+      .prepare(
+        `INSERT INTO download_albums (album_mbid, release_mbid, artist_mbid, artist_name, album_name, user_id, monitored,
+           waiting_for_source, created_at, updated_at)
+         VALUES (@albumMbid, @releaseMbid, @artistMbid, @artistName, @albumName, @userId, 1, @waiting, @now, @now)
+         ON CONFLICT (album_mbid) DO UPDATE SET release_mbid = COALESCE(excluded.release_mbid, release_mbid),
+           artist_mbid = COALESCE(excluded.artist_mbid, artist_mbid), monitored = 1,
+           waiting_for_source = excluded.waiting_for_source, updated_at = excluded.updated_at
+         RETURNING ${ALBUM_COLUMNS}`,
+      )
+      .get({ ...a, waiting: a.waitingForSource ? 1 : 0, now }) as DownloadAlbumRow;
+  },
+
+  album(db: Db, id: number): DownloadAlbumRow | undefined {
+    return db.prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE id = ?`).get(id) as DownloadAlbumRow | undefined;
+  },
+
+  albumByMbid(db: Db, albumMbid: string): DownloadAlbumRow | undefined {
+    return db.prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE album_mbid = ?`).get(albumMbid) as DownloadAlbumRow | undefined;
+  },
+
+  albums(db: Db): DownloadAlbumRow[] {
+    return db.prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums ORDER BY id DESC`).all() as DownloadAlbumRow[];
+  },
+
+  albumsWaitingForSource(db: Db): DownloadAlbumRow[] {
+    return db
+      .prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE waiting_for_source = 1 AND monitored = 1 ORDER BY id`)
+      .all() as DownloadAlbumRow[];
+  },
+
+  updateAlbum(db: Db, id: number, patch: { monitored?: boolean; waitingForSource?: boolean }, now: number): void {
+    const sets: string[] = ['updated_at = @now'];
+    if (patch.monitored !== undefined) sets.push('monitored = @monitored');
+    if (patch.waitingForSource !== undefined) sets.push('waiting_for_source = @waiting');
+    db.prepare(`UPDATE download_albums SET ${sets.join(', ')} WHERE id = @id`).run({
+      id,
+      now,
+      monitored: patch.monitored ? 1 : 0,
+      waiting: patch.waitingForSource ? 1 : 0,
+    });
+  },
+
+  deleteAlbum(db: Db, id: number): number {
+    return db.prepare('DELETE FROM download_albums WHERE id = ?').run(id).changes;
+  },
+};

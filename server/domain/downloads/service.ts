@@ -1,0 +1,130 @@
+import type { AppContext } from '../../context.js';
+import { downloads, type DownloadJobPatch, type DownloadJobRow, type DownloadStatus, type NewDownloadJob } from '../../db/downloads.js';
+import { hasPermission, type Principal } from '../auth/principal.js';
+import { presentJob } from './present.js';
+import type { DownloadSource } from './types.js';
+
+/** The durable queue that runs one track job per queue job (phases search → download → verify → file). */
+export const TRACK_QUEUE = 'track-download';
+
+export type DownloadEventType = 'job_updated' | 'job_blocked';
+export interface DownloadEvent {
+  type: DownloadEventType;
+  job: DownloadJobRow;
+  previousStatus: DownloadStatus | null;
+}
+
+/** Builds a source from the current settings; null when it is not configured or switched off. */
+export type SourceFactory = (ctx: AppContext) => DownloadSource | null;
+
+/**
+ * Self-managed downloads: the job rows, their transitions and the events they raise. The pipeline
+ * (the queue handler), the review routes, album requests and notifications all go through here so
+ * every change of a job is seen once by the WebSocket and by notifications.
+ */
+export class DownloadService {
+  private readonly factories: SourceFactory[] = [];
+  private readonly listeners = new Set<(e: DownloadEvent) => void>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Sources register once at start-up; `sources()` builds them from the settings of the moment. */
+  registerSource(factory: SourceFactory): void {
+    this.factories.push(factory);
+  }
+
+  /** The usable sources, lowest priority number first. */
+  sources(): DownloadSource[] {
+    const built: DownloadSource[] = [];
+    for (const f of this.factories) {
+      try {
+        const s = f(this.ctx);
+        if (s) built.push(s);
+      } catch (err) {
+        this.ctx.log.warn('download source could not be built', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return built.sort((a, b) => a.priority - b.priority);
+  }
+
+  onEvent(listener: (e: DownloadEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(id: number): DownloadJobRow | undefined {
+    return downloads.get(this.ctx.db, id);
+  }
+
+  /** Creates the job and queues its first run. */
+  create(input: NewDownloadJob, options: { priority?: number } = {}): DownloadJobRow {
+    const row = downloads.insert(this.ctx.db, input, this.ctx.clock.now());
+    return this.schedule(row, options) ?? row;
+  }
+
+  /** Queues a run of a pending job (a new one, a denied one, a retried one). */
+  schedule(row: DownloadJobRow, options: { priority?: number; delayMs?: number } = {}): DownloadJobRow | undefined {
+    const queued = this.ctx.jobs.enqueue(
+      TRACK_QUEUE,
+      { jobId: row.id },
+      { dedupeKey: `download:${row.id}`, priority: options.priority ?? (row.upgrade ? 10 : 0), delayMs: options.delayMs, name: `download ${row.id}` },
+    );
+    return this.transition(row.id, { queueJobId: queued.id });
+  }
+
+  /**
+   * Applies a change; with `from`, only while the job is still in one of those statuses. Emits
+   * `job_updated` (and `job_blocked` when the job became blocked) to listeners and on /ws.
+   */
+  transition(id: number, patch: DownloadJobPatch, from?: DownloadStatus[]): DownloadJobRow | undefined {
+    const before = downloads.get(this.ctx.db, id);
+    if (!before) return undefined;
+    const after = downloads.update(this.ctx.db, id, patch, this.ctx.clock.now(), from);
+    if (!after) return undefined;
+    const statusChanged = after.status !== before.status;
+    if (statusChanged || patch.progress !== undefined || patch.phase !== undefined || patch.error !== undefined) {
+      this.emit({ type: 'job_updated', job: after, previousStatus: before.status });
+    }
+    if (statusChanged && after.status === 'blocked') this.emit({ type: 'job_blocked', job: after, previousStatus: before.status });
+    return after;
+  }
+
+  private emit(event: DownloadEvent): void {
+    const owner = event.job.userId;
+    this.ctx.hub.broadcast(
+      'playlists',
+      event.type,
+      { job: presentJob(event.job) },
+      { audience: (p) => p.userId === owner || canSeeAllJobs(p) },
+    );
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        this.ctx.log.warn('download event listener failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+}
+
+/** Administrators see and review every job; other users their own (reference §3.10). */
+export function canSeeAllJobs(p: Principal): boolean {
+  return p.role === 'admin';
+}
+
+/** Review needs accessFlow (api.md §3). */
+export function canReview(p: Principal): boolean {
+  return hasPermission(p, 'accessFlow');
+}
+
+const services = new WeakMap<AppContext, DownloadService>();
+
+/** The one DownloadService of a running server. */
+export function downloadsOf(ctx: AppContext): DownloadService {
+  let s = services.get(ctx);
+  if (!s) {
+    s = new DownloadService(ctx);
+    services.set(ctx, s);
+  }
+  return s;
+}
