@@ -16,7 +16,8 @@ export interface FakeReply {
   headers?: Record<string, string>;
 }
 
-export type FakeHandler = (req: SeenRequest) => FakeReply | Promise<FakeReply>;
+/** `body` is the raw request body (empty for GET). */
+export type FakeHandler = (req: SeenRequest, body: Buffer) => FakeReply | Promise<FakeReply>;
 
 /**
  * What every fake of a public web API can be told to do: answer slowly, fail the next requests
@@ -60,12 +61,14 @@ export async function startJsonFake(handler: FakeHandler, pathPrefix = ''): Prom
   async function answer(req: IncomingMessage, res: ServerResponse) {
     // Kept-alive connections opened before the outage die with it too.
     if (faults.down) return void req.socket.destroy();
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
     const seen: SeenRequest = { at: Date.now(), method: req.method ?? 'GET', path: url.pathname.slice(pathPrefix.length) || '/', query: url.searchParams, headers: req.headers };
     requests.push(seen);
     try {
       if (faults.delayMs > 0) await new Promise((r) => setTimeout(r, faults.delayMs));
-      const reply = faults.takeFailure() ?? (await handler(seen));
+      const reply = faults.takeFailure() ?? (await handler(seen, Buffer.concat(chunks)));
       const status = reply.status ?? 200;
       const headers = { ...reply.headers };
       if (reply.body === undefined) {

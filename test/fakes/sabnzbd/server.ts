@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { FakeFaults, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
+import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
 import { FakeDownloads, type FakeDownload } from '../usenet/downloads.js';
 
 /**
@@ -106,7 +104,7 @@ export async function startFakeSabnzbd(options: { completedDir: string; apiKey?:
     }
   };
 
-  const fake = await serve(handler);
+  const fake = await startJsonFake(handler);
   return Object.assign(fake, { apiKey, downloads });
 }
 
@@ -122,47 +120,4 @@ function nzbFromMultipart(contentType: string, body: Buffer): string | null {
     if (/name="(name|nzbfile)"/.test(head)) return part.slice(split + 4).replace(/\r\n$/, '');
   }
   return null;
-}
-
-/** startJsonFake's behaviour (faults, recorded requests), plus the request body that addfile needs. */
-async function serve(handler: (req: SeenRequest, body: Buffer) => Promise<FakeReply>): Promise<JsonFake> {
-  const faults = new FakeFaults();
-  const requests: SeenRequest[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => void answer(req, res));
-  server.on('connection', (socket) => {
-    if (faults.down) return void socket.destroy();
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  async function answer(req: IncomingMessage, res: ServerResponse) {
-    if (faults.down) return void req.socket.destroy();
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const url = new URL(req.url ?? '/', 'http://fake');
-    const seen: SeenRequest = { at: Date.now(), method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers };
-    requests.push(seen);
-    try {
-      if (faults.delayMs > 0) await new Promise((r) => setTimeout(r, faults.delayMs));
-      const reply = faults.takeFailure() ?? (await handler(seen, Buffer.concat(chunks)));
-      const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-      const headers = { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json', ...reply.headers };
-      res.writeHead(reply.status ?? 200, headers).end(text);
-    } catch (err) {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }));
-    }
-  }
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    faults,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
 }
