@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { ZipTooLargeError, safeName, uniqueNames, zipLength } from '../../server/domain/subsonic/zipArchive.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeLibrary, RestClient, waitForScans, type Fixture } from './harness.js';
@@ -43,6 +44,10 @@ let abbey: { songId: string };
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-rest-zip-'));
   fx = makeLibrary(tmp, { bulk: false });
+  // An artist known only from a compilation: no album of its own.
+  writeTaggedMp3(path.join(fx.music, 'Various Artists', 'Summer Hits', '03 Guest Turn.mp3'), makeMp3Template(tmp), {
+    title: 'Guest Turn', artist: 'Guest Singer', albumArtist: 'Various Artists', album: 'Summer Hits', track: 3, date: '2001',
+  });
   server = await startTestServer({ musicDirs: [fx.music], env: { TONEARM_LIBRARY_WATCH: '0' } });
   await waitForScans(server);
   admin = new RestClient(server, { username: 'admin', password: 'correct horse battery' });
@@ -75,6 +80,14 @@ describe('download of albums, artists and playlists as zip', () => {
     const z = inspectZip(file, path.join(tmp, 'artist-out'));
     expect(z.bad).toBeNull();
     expect(z.names).toEqual(['Björk/Post/01 - Army of Me.flac', 'Björk/Post/02 - Hyperballad.mp3']);
+  });
+
+  it('an artist known only from a compilation: its own tracks there, not the others of the compilation', async () => {
+    const guest = (await admin.ok('search3', { query: 'Guest Turn', artistCount: 0, albumCount: 0 })).searchResult3.song[0];
+    const { file } = await fetchZip({ id: guest.artistId }, 'guest.zip');
+    const z = inspectZip(file, path.join(tmp, 'guest-out'));
+    expect(z.bad).toBeNull();
+    expect(z.names).toEqual(['Various Artists/Summer Hits/03 - Guest Turn.mp3']);
   });
 
   it('a playlist: its songs in order, across albums, a repeated song once', async () => {

@@ -28,7 +28,9 @@ function contents(call: RestCall, target: Target): { title: string; trackIds: nu
     case 'artist': {
       const artist = lib.artist(target.id);
       if (!artist) throw notFound('Artist not found');
-      return { title: artist.name, trackIds: lib.albumIdsOfArtist(artist.id).flatMap((a) => lib.songIdsOfAlbum(a)) };
+      // Its albums whole, plus its own tracks on other artists' albums (an artist known only from compilations).
+      const ownAlbums = lib.albumIdsOfArtist(artist.id).flatMap((a) => lib.songIdsOfAlbum(a));
+      return { title: artist.name, trackIds: [...ownAlbums, ...lib.songIdsOfArtist(artist.id, 100_000)] };
     }
     case 'playlist': {
       const { playlist, trackIds } = call.rc.playlists.get(call.user.id, target.id);
