@@ -57,6 +57,20 @@ const envSchema = z.object({
   TONEARM_TIDAL_OEMBED_URL: z.url({ protocol: /^https?$/ }).default('https://oembed.tidal.com'),
   TONEARM_BANDCAMP_URL: z.url({ protocol: /^https?$/ }).optional(),
   TONEARM_LASTFM_URL: z.url({ protocol: /^https?$/ }).default('https://ws.audioscrobbler.com/2.0'),
+  /** Where people reach this server (OIDC redirect URI); empty: the request's own origin. */
+  TONEARM_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OIDC_ENABLED: bool.optional(),
+  OIDC_ISSUER: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_SCOPES: z.string().min(1).optional(),
+  OIDC_USERNAME_CLAIM: z.string().min(1).optional(),
+  OIDC_GROUPS_CLAIM: z.string().min(1).optional(),
+  OIDC_ADMIN_GROUPS: csv.optional(),
+  OIDC_ADMIN_USERS: csv.optional(),
+  OIDC_DEFAULT_ROLE: z.enum(['user', 'admin']).optional(),
+  OIDC_LOGOUT_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OIDC_ALLOW_HTTP: bool.default(false),
   /** Client-side spacing of every public metadata service; for a local mirror or tests. */
   TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
@@ -89,6 +103,10 @@ export interface Config {
   };
   /** Where the web UI sends a user to sign out of the reverse proxy (null: no such page). */
   proxyLogoutUrl: string | null;
+  /** TONEARM_PUBLIC_URL without a trailing slash; null: each request's own origin. */
+  publicUrl: string | null;
+  /** OIDC settings given in the environment; each one set here wins over `integrations.oidc`. */
+  oidc: OidcEnv;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   rateLimit: { windowMs: number; max: number; loginMax: number };
   allowPrivateTargets: string[];
@@ -98,6 +116,22 @@ export interface Config {
   libraryWatch: boolean;
   /** Run a quick library scan (and a Lidarr index when configured) when the server starts. */
   scanOnStart: boolean;
+}
+
+export interface OidcEnv {
+  enabled?: boolean;
+  issuer?: string;
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string;
+  usernameClaim?: string;
+  groupsClaim?: string;
+  adminGroups?: string[];
+  adminUsers?: string[];
+  defaultRole?: 'user' | 'admin';
+  logoutUrl?: string;
+  /** An http:// issuer is refused unless this is set (home labs without TLS). */
+  allowHttp: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -137,6 +171,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { header: proxyHeader.toLowerCase(), trustedIps: e.AUTH_PROXY_TRUSTED_IPS ?? [] }
       : null,
     proxyLogoutUrl: e.AUTH_PROXY_LOGOUT_URL ?? null,
+    publicUrl: e.TONEARM_PUBLIC_URL ? e.TONEARM_PUBLIC_URL.replace(/\/+$/, '') : null,
+    oidc: Object.fromEntries(
+      Object.entries({
+        enabled: e.OIDC_ENABLED,
+        issuer: e.OIDC_ISSUER,
+        clientId: e.OIDC_CLIENT_ID,
+        clientSecret: e.OIDC_CLIENT_SECRET,
+        scopes: e.OIDC_SCOPES,
+        usernameClaim: e.OIDC_USERNAME_CLAIM,
+        groupsClaim: e.OIDC_GROUPS_CLAIM,
+        adminGroups: e.OIDC_ADMIN_GROUPS,
+        adminUsers: e.OIDC_ADMIN_USERS,
+        defaultRole: e.OIDC_DEFAULT_ROLE,
+        logoutUrl: e.OIDC_LOGOUT_URL,
+        allowHttp: e.OIDC_ALLOW_HTTP,
+      }).filter(([, v]) => v !== undefined),
+    ) as unknown as OidcEnv,
     upstreams: {
       musicbrainz: e.TONEARM_MUSICBRAINZ_URL,
       coverart: e.TONEARM_COVERART_URL,

@@ -12,6 +12,7 @@ import { Link, match, navigate, useLocation } from './router';
 import { ConnectScreen } from './screens/Connect';
 import { Login } from './screens/Login';
 import { Onboarding } from './screens/Onboarding';
+import { SsoComplete } from './screens/SsoComplete';
 import { ReviewScreen } from './screens/Review';
 import { unwatchScans, watchScans } from './settings/scan';
 import { SettingsScreen, type SettingsTab } from './settings/SettingsScreen';
@@ -23,6 +24,8 @@ import { effectiveTheme, setTheme, theme } from './theme';
 interface Bootstrap {
   onboardingRequired: boolean;
   proxyAuthEnabled?: boolean;
+  oidcEnabled?: boolean;
+  oidcLabel?: string | null;
   appVersion: string;
   api: { version: number; features: string[] };
   user?: User;
@@ -80,7 +83,15 @@ export function App() {
       </main>
     );
   if (phase.boot.onboardingRequired && !signedIn) return <Onboarding onDone={() => setPhase({ kind: 'ready', boot: { ...phase.boot, onboardingRequired: false } })} />;
-  if (!signedIn) return <Login notice={current.notice} proxyAuth={phase.boot.proxyAuthEnabled === true} />;
+  if (window.location.pathname === '/sso/complete') return <SsoComplete />;
+  if (!signedIn)
+    return (
+      <Login
+        notice={current.notice}
+        proxyAuth={phase.boot.proxyAuthEnabled === true}
+        oidc={phase.boot.oidcEnabled ? { label: phase.boot.oidcLabel ?? null } : null}
+      />
+    );
   return <Shell appVersion={phase.boot.appVersion} />;
 }
 
@@ -88,7 +99,7 @@ function Shell({ appVersion }: { appVersion: string }) {
   const loc = useLocation();
   const { user, token } = useStore(session);
   useEffect(() => {
-    if (loc.path === '/' || loc.path === '/library' || loc.path === '/login' || loc.path === '/onboarding') navigate('/library/artists', { replace: true });
+    if (loc.path === '/' || loc.path === '/library' || loc.path === '/login' || loc.path === '/onboarding' || loc.path === '/sso/complete') navigate('/library/artists', { replace: true });
     if (loc.path === '/settings') navigate(isAdmin(user) ? '/settings/library' : '/settings/account', { replace: true });
   }, [loc.path]);
   const logout = async () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { publicUser, type Principal } from './auth/principal.js';
+import { oidcOf } from './auth/oidc.js';
 import { usenetStatus } from './usenet/connection.js';
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
@@ -93,7 +94,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     rootFolderConfigured: configured(i.lidarr.rootFolderPath) || configured(s.downloads.folderPath),
     proxyAuthEnabled: ctx.config.authProxy !== null,
     proxyLogoutUrl: ctx.config.proxyLogoutUrl,
-    oidcLogoutUrl: null,
+    oidcLogoutUrl: oidcOf(ctx).enabled() ? oidcOf(ctx).settings().logoutUrl : null,
     // Sources exist in settings before their download pipeline does; `enabled` reports the user's switch.
     downloadSources: {
       slskd: { id: 'slskd', label: 'Soulseek (slskd)', configured: slskdConfigured, enabled: i.slskd.enabled, priority: i.slskd.priority },

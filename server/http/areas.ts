@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { artistEnrichmentRoutes } from '../api/artists/enrichment.js';
 import { artistRoutes } from '../api/artists/routes.js';
+import { oidcRoutes, ssoRouter } from '../api/auth/oidc.js';
 import { authRoutes } from '../api/auth/routes.js';
 import { connectRoutes } from '../api/connect/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
@@ -32,6 +33,7 @@ import type { RouteDefinition } from './route.js';
 const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   healthRoutes,
   authRoutes,
+  oidcRoutes,
   usersRoutes,
   settingsRoutes,
   taskRoutes,
@@ -64,4 +66,5 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLib
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [
   (ctx) => ({ mount: '/rest', router: createRestRouter(ctx) }),
   (ctx) => ({ mount: '/share', router: shareRouter(ctx) }),
+  (ctx) => ({ mount: '/sso', router: ssoRouter(ctx) }),
 ];

@@ -15,6 +15,8 @@ export default defineConfig({
     { name: 'browse', testMatch: 'browse.spec.ts' },
     // Starts a server of its own with MusicBrainz, Cover Art Archive and Lidarr fakes.
     { name: 'metadata', testMatch: 'metadata.spec.ts' },
+    // Starts a server of its own and a real OpenID provider (oidc-provider).
+    { name: 'sso', testMatch: 'sso.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',

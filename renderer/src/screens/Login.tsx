@@ -9,7 +9,7 @@ interface LoginAnswer {
   user: User;
 }
 
-export function Login({ notice, proxyAuth }: { notice: string | null; proxyAuth: boolean }) {
+export function Login({ notice, proxyAuth, oidc }: { notice: string | null; proxyAuth: boolean; oidc: { label: string | null } | null }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const login = useAction(async () => {
@@ -41,6 +41,15 @@ export function Login({ notice, proxyAuth }: { notice: string | null; proxyAuth:
         <button type="submit" class="primary wide" disabled={login.busy}>
           {login.busy ? 'Signing in…' : 'Sign in'}
         </button>
+        {oidc && (
+          <>
+            <p class="muted or-line">or</p>
+            {/* A full navigation: the provider's page, then back through /sso/callback. */}
+            <a class="button wide" href="/api/auth/oidc/login">
+              Sign in with {oidc.label || 'single sign-on'}
+            </a>
+          </>
+        )}
       </form>
     </main>
   );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { publicUser } from '../../domain/auth/principal.js';
+import { oidcOf } from '../../domain/auth/oidc.js';
 import { healthReport } from '../../domain/health.js';
 import { defineRoute } from '../../http/route.js';
 import { userSchema } from '../schemas.js';
@@ -8,6 +9,7 @@ import { userSchema } from '../schemas.js';
 export const API_VERSION = 1;
 
 export function healthRoutes(ctx: AppContext) {
+  const oidc = oidcOf(ctx);
   const basics = () => ({
     status: 'ok',
     appVersion: ctx.appVersion,
@@ -40,14 +42,17 @@ export function healthRoutes(ctx: AppContext) {
         proxyAuthEnabled: z.boolean(),
         oidcEnabled: z.boolean(),
         oidcLogoutUrl: z.string().nullable(),
+        /** What the login screen's OpenID button says ("Sign in with <oidcLabel>"). */
+        oidcLabel: z.string().nullable(),
         api: z.object({ version: z.number().int().positive(), features: z.array(z.string()) }),
         user: userSchema.optional(),
       }),
       handler: ({ principal }) => ({
         ...basics(),
         proxyAuthEnabled: ctx.config.authProxy !== null,
-        oidcEnabled: false,
-        oidcLogoutUrl: null,
+        oidcEnabled: oidc.enabled(),
+        oidcLogoutUrl: oidc.enabled() ? oidc.settings().logoutUrl : null,
+        oidcLabel: oidc.enabled() ? oidc.settings().label || null : null,
         api: { version: API_VERSION, features: [...ctx.features].sort() },
         ...(principal && { user: publicUser(principal) }),
       }),
@@ -70,7 +75,7 @@ export function healthRoutes(ctx: AppContext) {
         })
         .loose(),
       handler: async ({ req, principal }) => {
-        const base = { ...basics(), timestamp: new Date(ctx.clock.now()).toISOString(), oidcEnabled: false };
+        const base = { ...basics(), timestamp: new Date(ctx.clock.now()).toISOString(), oidcEnabled: oidc.enabled() };
         if (!principal) return base;
         return { ...base, ...(await healthReport(ctx, principal, req.socket.remoteAddress ?? '')) };
       },

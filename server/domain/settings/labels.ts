@@ -27,6 +27,7 @@ const SERVICES: Record<string, string> = {
   prowlarr: 'Prowlarr',
   sabnzbd: 'SABnzbd',
   nzbget: 'NZBGet',
+  oidc: 'OpenID sign-in',
   ytdlp: 'yt-dlp',
 };
 
@@ -44,6 +45,15 @@ const FIELDS: Record<string, string> = {
   pathMappings: 'path mappings',
   downloadPath: 'downloads folder on this computer',
   completedPath: 'completed folder on this computer',
+  issuer: 'issuer',
+  clientId: 'client ID',
+  clientSecret: 'client secret',
+  usernameClaim: 'user name claim',
+  groupsClaim: 'groups claim',
+  adminGroups: 'administrator groups',
+  adminUsers: 'administrator users',
+  defaultRole: 'default role',
+  logoutUrl: 'sign-out address',
   path: 'program path',
   searchResults: 'search results per query',
 };

@@ -74,6 +74,25 @@ const ytdlp = z
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
 const spotify = z.object({ clientId: z.string().max(256).default(''), clientSecret: secret, enabled }).strict();
+/** Sign-in with the household's OpenID provider (decisions §3); OIDC_* environment variables win over these. */
+const oidc = z
+  .object({
+    enabled: z.boolean().default(false),
+    issuer: serviceUrl,
+    clientId: z.string().max(512).default(''),
+    clientSecret: secret,
+    scopes: z.string().max(512).default('openid profile email'),
+    /** Empty: preferred_username, then email, then sub. */
+    usernameClaim: z.string().max(128).default(''),
+    groupsClaim: z.string().max(128).default('groups'),
+    adminGroups: z.array(z.string().min(1).max(256)).max(100).default([]),
+    adminUsers: z.array(z.string().min(1).max(256)).max(100).default([]),
+    defaultRole: z.enum(['user', 'admin']).default('user'),
+    logoutUrl: serviceUrl,
+    /** Button text on the login screen ("Sign in with <label>"). */
+    label: z.string().max(64).default(''),
+  })
+  .strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
 
@@ -153,6 +172,7 @@ export const settingsSchema = z
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),
         spotify: spotify.prefault({}),
+        oidc: oidc.prefault({}),
       })
       .strict()
       .prefault({}),
