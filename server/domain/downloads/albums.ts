@@ -365,7 +365,7 @@ export class AlbumDownloads {
     if (counts.total > 0 && counts.complete === counts.total) status = 'complete';
     else if (counts.downloading > 0) status = 'downloading';
     else if (counts.queued > 0) status = 'queued';
-    else if (counts.blocked > 0 || (waiting && counts.complete === 0)) status = 'blocked';
+    else if (counts.blocked > 0 || waiting) status = 'blocked';
     else if (counts.complete > 0) status = 'partial';
     else if (counts.failed > 0) status = 'failed';
     else if (counts.cancelled > 0 || album.monitored === 0) status = 'cancelled';
