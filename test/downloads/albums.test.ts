@@ -311,6 +311,8 @@ describe('a self-managed artist', () => {
     // The queue requests Dusk again (it was removed above): its jobs come back.
     const album = await until(() => downloads.albumByMbid(server.ctx.db, ids.rgDusk));
     await until(() => jobsOf(album.id).length === 2);
+    const activity = ((await call('GET', '/api/requests')).body as any[]).find((a) => a.kind === 'artist_added');
+    expect(activity).toMatchObject({ mbid: ids.aurora, title: 'Aurora Lane', managedBy: 'aurral' });
     const again = await call('POST', '/api/library/artists', { foreignArtistId: ids.aurora, managedBy: 'aurral' });
     expect(again).toMatchObject({ status: 200, body: { created: false, monitored: false, monitoring: { mode: 'none', releaseGroupIds: [] } } });
   });

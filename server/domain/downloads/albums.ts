@@ -548,14 +548,7 @@ export class AlbumDownloads {
         createdAtMs: album.createdAt,
       });
     }
-    const tracks = this.ctx.db
-      .prepare(
-        `SELECT id FROM download_jobs WHERE album_id IS NULL AND playlist_type = 'library' AND upgrade = 0 ORDER BY id DESC LIMIT 500`,
-      )
-      .pluck()
-      .all() as number[];
-    for (const id of tracks) {
-      const j = downloads.get(this.ctx.db, id)!;
+    for (const j of downloads.singleTrackJobs(this.ctx.db, 500)) {
       items.push({
         id: `job:${j.id}`,
         status: j.status === 'done' ? ('available' as const) : j.status === 'failed' || j.status === 'cancelled' ? ('failed' as const) : ('processing' as const),

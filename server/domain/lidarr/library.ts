@@ -79,7 +79,11 @@ export class LidarrLibrary {
 
   /** Adds an artist; a self-managed one (owner `aurral`) is recorded by AlbumDownloads, which requests albums by monitor mode. */
   async addArtist(principal: Principal | null, input: ArtistAddInput) {
-    if (this.resolveManagedBy(input.managedBy, principal) === 'aurral') return albumDownloadsOf(this.ctx).addArtist(principal, input);
+    if (this.resolveManagedBy(input.managedBy, principal) === 'aurral') {
+      const added = await albumDownloadsOf(this.ctx).addArtist(principal, input);
+      this.hooks.downloadsChanged(); // the activity list caches the recorded requests
+      return added;
+    }
     return this.addLidarrArtist(principal, input);
   }
 

@@ -47,7 +47,8 @@ function toActivity(r: RequestRow): Activity {
     artistId: r.lidarrArtistId,
     requestedAt: new Date(r.createdAt).toISOString(),
     updatedAt: new Date(r.updatedAt).toISOString(),
-    managedBy: 'lidarr',
+    // A self-managed artist is recorded here without a Lidarr id (Lidarr's always have one).
+    managedBy: r.kind === 'artist' && r.lidarrArtistId === null ? 'aurral' : 'lidarr',
   };
 }
 
