@@ -76,6 +76,8 @@ beforeAll(async () => {
     musicDirs: [music],
     env: { TONEARM_MUSICBRAINZ_URL: mb.url, TONEARM_UPSTREAM_SPACING_MS: '0', TONEARM_LIBRARY_WATCH: '0' },
   });
+  // This file plays the worker (transitions by hand): the real one, once merged, stays stopped.
+  expect((await call('POST', '/api/settings', { downloads: { worker: { running: false } } })).status).toBe(200);
   registerSettingsBackedSource();
   service().onEvent((e) => events.push(e));
   const scan = await call('POST', '/api/library/refresh', { mode: 'full' });
