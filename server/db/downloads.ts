@@ -279,6 +279,16 @@ export const downloads = {
       .get({ ...params, artist: t.artistName, track: t.trackName }) as DownloadJobRow | undefined;
   },
 
+  /** Single-track requests: `library` jobs of no album and not upgrades, newest first. */
+  singleTrackJobs(db: Db, limit: number): DownloadJobRow[] {
+    return db
+      .prepare(
+        `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE album_id IS NULL AND playlist_type = 'library' AND playlist_id IS NULL
+           AND upgrade = 0 ORDER BY id DESC LIMIT ?`,
+      )
+      .all(limit) as DownloadJobRow[];
+  },
+
   /** Deletes finished jobs (done, failed, cancelled), or every job not running when `all`; files stay. */
   deleteFinished(db: Db, q: { userId?: number; all: boolean }): number {
     const statuses = q.all ? `('done', 'failed', 'cancelled', 'blocked', 'pending')` : `('done', 'failed', 'cancelled')`;

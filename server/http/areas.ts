@@ -7,12 +7,14 @@ import { connectRoutes } from '../api/connect/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
 import { libraryArea, startLibrary } from '../api/library/area.js';
+import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
+import { startAlbumDownloads } from '../domain/downloads/albums.js';
 import { startLidarr } from '../domain/lidarr/service.js';
 import { startEnrichment } from '../domain/metadata/enrichment.js';
 import { startMetadata } from '../domain/metadata/service.js';
@@ -51,6 +53,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   slskdSettingsRoutes,
   usenetSettingsRoutes,
   lidarrLibraryRoutes,
+  aurralLibraryRoutes,
   requestsRoutes,
   webhookRoutes,
 ];
@@ -60,7 +63,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment, startAlbumDownloads];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

@@ -226,18 +226,24 @@ describe('artists: add, monitoring, refresh, delete', () => {
 });
 
 describe('who manages the files', () => {
-  it('answers 409 NOT_CONFIGURED naming the missing download source for managedBy aurral, explicit or saved', async () => {
+  it('hands managedBy aurral, explicit or saved, to the self-managed albums instead of Lidarr', async () => {
     const group = albumOf(kino, 'Группа крови');
     const body = { albumMbid: group.foreignAlbumId, albumName: 'Группа крови', artistMbid: kino.foreignArtistId, artistName: 'Кино' };
+    // Self-managed albums take their track list from MusicBrainz: switched off here, so the request
+    // stops there with the reason, and Lidarr is never asked (test/downloads/albums.test.ts covers the rest).
+    await s.call('POST', '/api/settings', { integrations: { musicbrainz: { enabled: false } } });
+    const commands = s.fake.state.activity.commands.length;
     const explicit = await s.call('POST', '/api/library/albums/request', { ...body, managedBy: 'aurral-managed' }, listener);
-    expect(explicit.status).toBe(409);
-    expect(explicit.body).toMatchObject({ code: 'NOT_CONFIGURED', message: expect.stringContaining('download source') });
+    expect(explicit.status).toBe(502);
+    expect(explicit.body).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: expect.stringContaining('MusicBrainz') });
     const prefs = await s.call('PATCH', '/api/users/me/lidarr-preferences', { managedBy: 'aurral' }, listener);
     expect(prefs.status).toBe(200);
-    expect((await s.call('POST', '/api/library/albums/request', body, listener)).status).toBe(409);
+    expect((await s.call('POST', '/api/library/albums/request', body, listener)).status).toBe(502);
+    expect(s.fake.state.activity.commands.length).toBe(commands);
     // lidarr-managed on input overrides the saved preference.
     expect((await s.call('POST', '/api/library/albums/request', { ...body, managedBy: 'lidarr-managed' }, listener)).status).toBe(201);
     await s.call('PATCH', '/api/users/me/lidarr-preferences', { managedBy: null }, listener);
+    await s.call('POST', '/api/settings', { integrations: { musicbrainz: { enabled: true } } });
   });
 });
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import { albumDownloadsOf, aurralAlbumId } from '../../domain/downloads/albums.js';
 import { managedByInput, monitorModes } from '../../domain/lidarr/library.js';
+import { aurralAlbumStatusSchema } from '../library-aurral/routes.js';
 import { lidarrOf } from '../../domain/lidarr/service.js';
 import { ValidationError } from '../../domain/errors.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -25,6 +27,23 @@ const artistSchema = z.looseObject({
   monitored: z.boolean(),
   statistics: statisticsArtist,
   managedBy: z.literal('lidarr'),
+});
+/** A self-managed artist: no Lidarr id; `monitoring` says which albums were requested. */
+const aurralArtistSchema = z.looseObject({
+  id: z.null(),
+  mbid: z.string(),
+  artistName: z.string(),
+  monitored: z.boolean(),
+  managedBy: z.literal('aurral'),
+});
+const aurralAlbumSchema = z.looseObject({
+  id: z.number(),
+  canonicalId: z.string(),
+  mbid: z.string(),
+  title: z.string(),
+  monitored: z.boolean(),
+  trackCount: z.number(),
+  managedBy: z.literal('aurral'),
 });
 const albumSchema = z.looseObject({
   id: z.number(),
@@ -94,10 +113,12 @@ const albumRequestResponse = z.object({
   createdArtist: z.boolean(),
   createdAlbum: z.boolean(),
   queued: z.boolean(),
-  artist: artistSchema,
-  album: albumSchema,
+  artist: z.union([artistSchema, aurralArtistSchema]),
+  album: z.union([albumSchema, aurralAlbumSchema]),
   status: z.string(),
   managedBy: z.enum(['aurral', 'lidarr']),
+  /** Self-managed albums only: decisions §5's album status with counts and recovery. */
+  albumStatus: aurralAlbumStatusSchema.optional(),
   requestId: z.string(),
 });
 
@@ -106,13 +127,20 @@ const mbidParams = z.object({ mbid });
 const deleteQuery = z.object({ deleteFiles: flag.optional(), deleteFolder: flag.optional() });
 const albumIdsQuery = z.object({ albumIds: z.union([z.string(), z.array(z.string())]) });
 
-function albumIdList(raw: string | string[]): number[] {
+/** Lidarr album ids and self-managed `aurral:<id>` ids of a statuses query. */
+function albumIdList(raw: string | string[]): { lidarr: number[]; aurral: number[] } {
   const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  const ids = parts.map(Number);
-  if (ids.length === 0 || ids.some((n) => !Number.isInteger(n) || n <= 0)) {
-    throw new ValidationError('albumIds: a comma-separated list of Lidarr album ids is required');
+  const out = { lidarr: [] as number[], aurral: [] as number[] };
+  for (const part of parts) {
+    const own = aurralAlbumId(part);
+    const n = own ?? Number(part);
+    if (!Number.isInteger(n) || n <= 0) {
+      throw new ValidationError('albumIds: a comma-separated list of Lidarr album ids and aurral:<id> album ids is required');
+    }
+    (own !== null ? out.aurral : out.lidarr).push(n);
   }
-  return ids;
+  if (parts.length === 0) throw new ValidationError('albumIds: a comma-separated list of Lidarr album ids and aurral:<id> album ids is required');
+  return out;
 }
 
 export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
@@ -123,12 +151,14 @@ export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/api/library/artists',
-      summary: 'Add an artist to Lidarr (root folder, profiles, monitor mode, search on add); 200 when already there',
+      summary:
+        'Add an artist to Lidarr (root folder, profiles, monitor mode, search on add); 200 when already there. ' +
+        'Self-managed (aurral): records the artist and requests its studio albums by monitor mode (all, missing, latest, first; default none)',
       tag,
       access: { permission: 'addArtist' },
       body: artistAddBody,
       status: 201,
-      response: artistSchema.extend({ created: z.boolean() }),
+      response: z.union([artistSchema.extend({ created: z.boolean() }), aurralArtistSchema.extend({ created: z.boolean() })]),
       handler: async ({ body, principal, res }) => {
         const { created, artist } = await lidarr().library.addArtist(principal, {
           mbid: (body.foreignArtistId ?? body.mbid)!,
@@ -189,7 +219,7 @@ export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/api/library/albums',
-      summary: 'Add an album to Lidarr (its artist first when needed), monitored; searches when asked',
+      summary: 'Add an album: to Lidarr (its artist first when needed, monitored, searched when asked), or self-managed (aurral: a download job per track)',
       tag,
       access: { permission: 'addAlbum' },
       body: albumAddBody,
@@ -262,21 +292,30 @@ export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/api/library/downloads/status',
-      summary: 'Download statuses of Lidarr albums (required albumIds, comma-separated), keyed by album id',
+      summary: 'Download statuses (required albumIds, comma-separated): Lidarr album ids, and aurral:<id> for self-managed albums, keyed as asked',
       tag,
       access: 'authenticated',
       query: albumIdsQuery,
-      response: z.record(z.string(), statusSchema),
-      handler: ({ query }) => lidarr().statuses.forAlbums(albumIdList(query.albumIds)),
+      response: z.record(z.string(), z.union([statusSchema, aurralAlbumStatusSchema])),
+      handler: async ({ query }) => {
+        const ids = albumIdList(query.albumIds);
+        const own = albumDownloadsOf(ctx).statuses(ids.aurral);
+        const fromLidarr = ids.lidarr.length > 0 ? await lidarr().statuses.forAlbums(ids.lidarr) : {};
+        return { ...fromLidarr, ...own };
+      },
     }),
     defineRoute({
       method: 'get',
       path: '/api/library/downloads/status/all',
-      summary: "Download statuses of every album in Lidarr's queue or with a pending request",
+      summary: "Download statuses of every album in Lidarr's queue or with a pending request (when Lidarr is set up), and of every self-managed album (aurral:<id>)",
       tag,
       access: 'authenticated',
-      response: z.record(z.string(), statusSchema),
-      handler: () => lidarr().statuses.all(),
+      response: z.record(z.string(), z.union([statusSchema, aurralAlbumStatusSchema])),
+      handler: async () => {
+        const own = albumDownloadsOf(ctx).allStatuses();
+        const fromLidarr = lidarr().connection.configured ? await lidarr().statuses.all() : {};
+        return { ...fromLidarr, ...own };
+      },
     }),
     defineRoute({
       method: 'post',
@@ -307,7 +346,9 @@ export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/api/library/downloads/track',
-      summary: 'Request one track: 200 alreadyOwned, 202 alreadyQueued (jobId), else 202 (its album requested through Lidarr)',
+      summary:
+        'Request one track: 200 alreadyOwned, 202 alreadyQueued (jobId), else 202: self-managed (aurral) a download job of its own ' +
+        '(409 NOT_CONFIGURED without a download source), through Lidarr its album requested',
       tag,
       access: { userPermission: 'addAlbum' },
       body: z.object({

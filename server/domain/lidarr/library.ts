@@ -3,7 +3,8 @@ import { requests } from '../../db/requests.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Album, Artist, LidarrClient, NewArtist } from '../../integrations/lidarr/index.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
+import { albumDownloadsOf } from '../downloads/albums.js';
+import { ConflictError, NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from './connection.js';
 import { chooseAlbums } from './monitoring.js';
 import { albumOut, artistOut, isComplete } from './present.js';
@@ -16,9 +17,8 @@ export type ManagedByInput = (typeof managedByInput)[number];
 export const monitorModes = ['none', 'all', 'missing', 'latest', 'first', 'future', 'existing'] as const;
 export type MonitorMode = (typeof monitorModes)[number];
 
-export const SELF_MANAGED_UNAVAILABLE =
-  'Self-managed downloads (managedBy "aurral") need a download source (slskd, Usenet or yt-dlp), and none is available in this build; ' +
-  'configure Lidarr and use managedBy "lidarr"';
+/** Internal misuse: a Lidarr client asked for an item Tonearm manages itself (the routes dispatch those to AlbumDownloads). */
+const SELF_MANAGED = 'This item is managed by Tonearm itself (managedBy "aurral"), not by Lidarr';
 
 const isMbid = (key: string) => !/^\d+$/.test(key);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,16 +68,26 @@ export class LidarrLibrary {
     return owner ?? (this.connection.configured ? 'lidarr' : 'aurral');
   }
 
-  /** The Lidarr client for an add route, after checking who manages the files. */
+  /** The Lidarr client for an add route whose owner resolved to `lidarr`. */
   clientFor(input: ManagedByInput | undefined, principal: Principal | null): LidarrClient {
     const owner = this.resolveManagedBy(input, principal);
-    if (owner === 'aurral') throw new NotConfiguredError('downloads.sources', SELF_MANAGED_UNAVAILABLE);
+    if (owner === 'aurral') throw new ConflictError(SELF_MANAGED, 'MANAGED_BY_AURRAL');
     return this.connection.require();
   }
 
   // --- artists ------------------------------------------------------------------------------
 
-  async addArtist(principal: Principal | null, input: ArtistAddInput): Promise<{ created: boolean; artist: ReturnType<typeof artistOut> }> {
+  /** Adds an artist; a self-managed one (owner `aurral`) is recorded by AlbumDownloads, which requests albums by monitor mode. */
+  async addArtist(principal: Principal | null, input: ArtistAddInput) {
+    if (this.resolveManagedBy(input.managedBy, principal) === 'aurral') {
+      const added = await albumDownloadsOf(this.ctx).addArtist(principal, input);
+      this.hooks.downloadsChanged(); // the activity list caches the recorded requests
+      return added;
+    }
+    return this.addLidarrArtist(principal, input);
+  }
+
+  private async addLidarrArtist(principal: Principal | null, input: ArtistAddInput): Promise<{ created: boolean; artist: ReturnType<typeof artistOut> }> {
     const client = this.clientFor(input.managedBy, principal);
     const existing = await client.artistByMbId(input.mbid);
     if (existing) return { created: false, artist: artistOut(existing) };
@@ -257,6 +267,12 @@ export class LidarrLibrary {
    * new artist works the first time.
    */
   async requestAlbum(principal: Principal | null, input: AlbumRequestInput) {
+    if (this.resolveManagedBy(input.managedBy, principal) === 'aurral') return albumDownloadsOf(this.ctx).request(principal, input);
+    return this.requestLidarrAlbum(principal, input);
+  }
+
+  /** The Lidarr side of requestAlbum. */
+  async requestLidarrAlbum(principal: Principal | null, input: AlbumRequestInput) {
     const client = this.clientFor(input.managedBy, principal);
     let album = await client.albumByForeignId(input.albumMbid);
     let artist: Artist | null = null;

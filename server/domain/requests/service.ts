@@ -2,10 +2,11 @@ import type { AppContext } from '../../context.js';
 import { nameKey } from '../../db/libraryText.js';
 import { requests, type RequestRow } from '../../db/requests.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { NotConfiguredError, NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from '../lidarr/connection.js';
 import type { DownloadStatuses } from '../lidarr/downloadStatuses.js';
-import { SELF_MANAGED_UNAVAILABLE, type LidarrLibrary, type ManagedByInput } from '../lidarr/library.js';
+import { albumDownloadsOf, aurralAlbumId } from '../downloads/albums.js';
+import type { LidarrLibrary, ManagedByInput } from '../lidarr/library.js';
 
 /** Activity (api.md's activity object): requests made through Lidarr and whether they arrived. */
 
@@ -25,7 +26,7 @@ export interface Activity {
   artistId: number | null;
   requestedAt: string;
   updatedAt: string;
-  managedBy: 'lidarr';
+  managedBy: 'lidarr' | 'aurral';
 }
 
 const KIND: Record<RequestRow['kind'], ActivityKind> = { album: 'album_requested', artist: 'artist_added', track: 'track_download' };
@@ -46,7 +47,8 @@ function toActivity(r: RequestRow): Activity {
     artistId: r.lidarrArtistId,
     requestedAt: new Date(r.createdAt).toISOString(),
     updatedAt: new Date(r.updatedAt).toISOString(),
-    managedBy: 'lidarr',
+    // A self-managed artist is recorded here without a Lidarr id (Lidarr's always have one).
+    managedBy: r.kind === 'artist' && r.lidarrArtistId === null ? 'aurral' : 'lidarr',
   };
 }
 
@@ -63,7 +65,10 @@ export interface TrackRequestInput {
 
 export type TrackRequestResult =
   | { httpStatus: 200; body: { success: true; queued: false; alreadyOwned: true; trackId: number } }
-  | { httpStatus: 202; body: { success: true; queued: true; jobId: string | null; alreadyQueued?: true; alreadyMonitored?: true; albumId?: number; status?: string } };
+  | {
+      httpStatus: 202;
+      body: { success: true; queued: true; jobId: string | null; alreadyQueued?: true; alreadyMonitored?: true; albumId?: number; status?: string; managedBy?: 'aurral' };
+    };
 
 export class RequestsService {
   private cache: { at: number; items: Activity[] } | null = null;
@@ -77,7 +82,7 @@ export class RequestsService {
 
   /** Requests, newest first; processing ones are checked against Lidarr unless a recent answer is cached. */
   async list(refresh: boolean): Promise<Activity[]> {
-    if (!refresh && this.cache && performance.now() - this.cache.at < CACHE_MS) return this.cache.items;
+    if (!refresh && this.cache && performance.now() - this.cache.at < CACHE_MS) return this.merge(this.cache.items);
     try {
       await this.reconcile();
     } catch (err) {
@@ -86,7 +91,19 @@ export class RequestsService {
     }
     const items = requests.list(this.ctx.db).map(toActivity);
     this.cache = { at: performance.now(), items };
-    return items;
+    return this.merge(items);
+  }
+
+  /**
+   * Lidarr's requests and the self-managed ones (album requests and single-track jobs, whose status
+   * comes from their jobs), newest first. The self-managed part is read fresh on every call.
+   */
+  private merge(lidarrItems: Activity[]): Activity[] {
+    const own = albumDownloadsOf(this.ctx)
+      .activity()
+      .map(({ createdAtMs: _c, ...item }) => item);
+    const all = [...lidarrItems, ...own];
+    return all.sort((a, b) => b.requestedAt.localeCompare(a.requestedAt));
   }
 
   invalidate(): void {
@@ -119,10 +136,22 @@ export class RequestsService {
     return { success: true, removed };
   }
 
+  /**
+   * Removes an album request: a Lidarr album id, a release-group MBID (Lidarr's request and a
+   * self-managed album of that MBID) or `aurral:<id>`. A self-managed album's unfinished jobs are
+   * cancelled; files stay.
+   */
   deleteAlbumRequest(key: string): { success: true; removed: number } {
-    const removed = /^\d+$/.test(key)
-      ? requests.deleteAlbum(this.ctx.db, { lidarrAlbumId: Number(key) })
-      : requests.deleteAlbum(this.ctx.db, { albumMbid: key });
+    const albums = albumDownloadsOf(this.ctx);
+    const aurralId = aurralAlbumId(key);
+    let removed = 0;
+    if (aurralId !== null) removed = albums.remove(aurralId);
+    else if (/^\d+$/.test(key)) removed = requests.deleteAlbum(this.ctx.db, { lidarrAlbumId: Number(key) });
+    else {
+      removed = requests.deleteAlbum(this.ctx.db, { albumMbid: key });
+      const own = albums.byMbid(key);
+      if (own) removed += albums.remove(own.id);
+    }
     if (removed === 0) throw new NotFoundError('Album request not found', 'No album request for this album');
     this.invalidate();
     return { success: true, removed };
@@ -137,14 +166,21 @@ export class RequestsService {
     const db = this.ctx.db;
     const owned = requests.ownedTrackId(db, { mbid: input.trackMbid, title: input.trackName, artistName: input.artistName });
     if (owned !== undefined) return { httpStatus: 200, body: { success: true, queued: false, alreadyOwned: true, trackId: owned } };
+    if (this.library.resolveManagedBy(input.managedBy, principal) === 'aurral') {
+      const result = albumDownloadsOf(this.ctx).requestTrack(principal, input);
+      this.invalidate();
+      return result;
+    }
     const key = input.trackMbid ?? `name:${nameKey(input.artistName)}/${nameKey(input.trackName)}`;
     const existing = requests.find(db, 'track', key);
     if (existing?.status === 'processing') {
       return { httpStatus: 202, body: { success: true, queued: true, jobId: String(existing.id), alreadyQueued: true } };
     }
     if (!input.albumMbid && input.albumId === undefined) {
-      // Lidarr fetches whole albums; a track without its album needs a self-managed source.
-      throw new NotConfiguredError('downloads.sources', `${SELF_MANAGED_UNAVAILABLE}; or pass albumMbid so Lidarr can fetch the track's album`);
+      // Lidarr fetches whole albums; a track without its album needs a self-managed download (managedBy "aurral").
+      throw new ValidationError(
+        'Lidarr fetches whole albums: pass albumMbid (or albumId) so it can fetch the track\'s album, or managedBy "aurral" to download the track alone',
+      );
     }
     const client = this.library.clientFor(input.managedBy, principal);
     const album = input.albumId !== undefined ? await client.album(input.albumId) : await client.albumByForeignId(input.albumMbid!);
@@ -154,7 +190,7 @@ export class RequestsService {
       if (pending) return { httpStatus: 202, body: { success: true, queued: true, jobId: String(pending.id), alreadyQueued: true } };
       if (album.monitored) return { httpStatus: 202, body: { success: true, queued: true, jobId: null, alreadyMonitored: true, albumId: album.id } };
     }
-    const result = await this.library.requestAlbum(principal, {
+    const result = await this.library.requestLidarrAlbum(principal, {
       albumMbid: album?.foreignAlbumId ?? input.albumMbid!,
       albumName: input.albumName,
       artistMbid: input.artistMbid,
