@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { publicUser, type Principal } from './auth/principal.js';
+import { downloadsRoot } from './downloads/layout.js';
 import { usenetStatus } from './usenet/connection.js';
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
@@ -94,7 +95,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     proxyAuthEnabled: ctx.config.authProxy !== null,
     proxyLogoutUrl: ctx.config.proxyLogoutUrl,
     oidcLogoutUrl: null,
-    // Sources exist in settings before their download pipeline does; `enabled` reports the user's switch.
+    // `configured`: the settings a source needs are present; `enabled`: the user's switch for it.
     downloadSources: {
       slskd: { id: 'slskd', label: 'Soulseek (slskd)', configured: slskdConfigured, enabled: i.slskd.enabled, priority: i.slskd.priority },
       usenet: {
@@ -107,7 +108,8 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
         nzbgetConfigured: usenet.nzbgetConfigured,
         prowlarrConfigured: usenet.prowlarrConfigured,
       },
-      ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: false, priority: 50 },
+      // yt-dlp needs no settings, only its program (PATH or integrations.ytdlp.path), which this build does not look for yet.
+      ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: i.ytdlp.enabled, priority: i.ytdlp.priority },
     },
     metadataProviders: {},
     system: {
@@ -124,7 +126,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
       diskSpace: await diskSpace([
         { role: 'data', location: ctx.config.dataDir },
         ...[...ctx.config.musicDirs, ...s.library.musicFolders].map((location) => ({ role: 'music' as const, location })),
-        { role: 'downloads', location: s.downloads.folderPath },
+        { role: 'downloads', location: downloadsRoot(ctx) },
       ]),
       startedAt: new Date(ctx.startedAt).toISOString(),
       uptimeSeconds: Math.floor((now - ctx.startedAt) / 1000),
