@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadWorkerAvailable, setDownloadsPaused } from '../../main/downloadWorker.js';
+import { openDatabase } from '../../server/db/connection.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../server/db/downloads.js';
+import { jobsRepository } from '../../server/db/jobs.js';
 import { BLOCKED_TIMEOUT_TASK, QUALITY_UPGRADE_TASK, failTimedOutBlockedJobs, queueQualityUpgrades, researchJob } from '../../server/domain/downloads/control.js';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
 import { downloadsOf, TRACK_QUEUE } from '../../server/domain/downloads/service.js';
@@ -178,6 +180,30 @@ describe('deleting jobs', () => {
     expect((await call('DELETE', '/api/playlists/jobs/completed', server.admin.token)).body.deleted).toBeGreaterThanOrEqual(1);
     expect(get(boDone.id)).toBeUndefined();
     downloadsOf(server.ctx).transition(ana.downloading.id, { status: 'cancelled' });
+  });
+});
+
+describe('deleting every job', () => {
+  it('keeps a pending job whose queued run has already started', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-delete-'));
+    const db = openDatabase(path.join(dir, 'tonearm.db'));
+    try {
+      const queue = jobsRepository(db);
+      const track = (n: number) => downloads.insert(db, { userId: null, artistName: 'A', trackName: `T${n}` }, 1000);
+      const started = track(1);
+      const waiting = track(2);
+      const startedRun = queue.enqueue({ queue: TRACK_QUEUE, name: null, payload: '{}', priority: 0, runAt: 0, maxAttempts: 3, dedupeKey: 'a' }, 1000);
+      const waitingRun = queue.enqueue({ queue: TRACK_QUEUE, name: null, payload: '{}', priority: 0, runAt: 5000, maxAttempts: 3, dedupeKey: 'b' }, 1000);
+      downloads.update(db, started.id, { queueJobId: startedRun.id }, 1000);
+      downloads.update(db, waiting.id, { queueJobId: waitingRun.id }, 1000);
+      expect(queue.claim(TRACK_QUEUE, 'worker-1', 2000, 60_000)?.id).toBe(startedRun.id);
+
+      expect(downloads.deleteFinished(db, { all: true })).toEqual([{ id: waiting.id, status: 'pending', queueJobId: waitingRun.id }]);
+      expect(downloads.get(db, started.id)?.status).toBe('pending');
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
