@@ -95,7 +95,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     proxyAuthEnabled: ctx.config.authProxy !== null,
     proxyLogoutUrl: ctx.config.proxyLogoutUrl,
     oidcLogoutUrl: null,
-    // `configured`: the settings a source needs are present; `enabled`: the user's switch for it.
+    // Sources exist in settings before their download pipeline does; `enabled` reports the user's switch.
     downloadSources: {
       slskd: { id: 'slskd', label: 'Soulseek (slskd)', configured: slskdConfigured, enabled: i.slskd.enabled, priority: i.slskd.priority },
       usenet: {
@@ -108,8 +108,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
         nzbgetConfigured: usenet.nzbgetConfigured,
         prowlarrConfigured: usenet.prowlarrConfigured,
       },
-      // yt-dlp needs no settings, only its program (PATH or integrations.ytdlp.path), which this build does not look for yet.
-      ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: i.ytdlp.enabled, priority: i.ytdlp.priority },
+      ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: false, priority: 50 },
     },
     metadataProviders: {},
     system: {

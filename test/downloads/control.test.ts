@@ -107,7 +107,6 @@ describe('worker settings', () => {
     expect((await call('GET', '/api/playlists/worker/settings', server.admin.token)).body).toEqual(res.body);
 
     const health = await call('GET', '/api/health', server.admin.token);
-    expect(health.body.downloadSources.ytdlp).toEqual({ id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: true, priority: 40 });
     expect(health.body.downloadSources.usenet).toMatchObject({ priority: 15, configured: false, sabnzbdConfigured: false, nzbgetConfigured: false, prowlarrConfigured: false });
     expect(health.body.system.diskSpace.find((d: { role: string }) => d.role === 'downloads').location).toBe(downloadsRoot(server.ctx));
 
