@@ -32,13 +32,15 @@ async function addUser(username: string, accessFlow: boolean) {
 let seq = 0;
 /**
  * A job created through the download service, then moved to the given state. A job that stopped
- * running (blocked, done, failed, cancelled) has no queued run left, as after a real pipeline run.
+ * running (blocked, done, failed, cancelled) has no queued run left, as after a real pipeline run;
+ * the run of a pending or downloading one is due only in a year, so no pipeline touches it here.
  */
 function job(userId: number | null, patch: DownloadJobPatch = {}, fields: Partial<Parameters<ReturnType<typeof downloadsOf>['create']>[0]> = {}): DownloadJobRow {
   const service = downloadsOf(server.ctx);
   seq++;
-  const row = service.create({ userId, artistName: `Artist ${seq}`, trackName: `Track ${seq}`, albumName: 'Album', ...fields });
-  if (patch.status && patch.status !== 'pending' && patch.status !== 'downloading') server.ctx.jobs.cancel(row.queueJobId!);
+  let row = service.create({ userId, artistName: `Artist ${seq}`, trackName: `Track ${seq}`, albumName: 'Album', ...fields });
+  server.ctx.jobs.cancel(row.queueJobId!);
+  if (!patch.status || patch.status === 'pending' || patch.status === 'downloading') row = service.schedule(row, { delayMs: 365 * 86_400_000 })!;
   return Object.keys(patch).length ? service.transition(row.id, patch)! : row;
 }
 const get = (id: number) => downloads.get(server.ctx.db, id);
@@ -239,7 +241,7 @@ describe('quality upgrades', () => {
       year: 1999,
       qualityTier: null,
     });
-    expect(server.ctx.jobsRepo.byId(upgrade!.queueJobId!)).toMatchObject({ queue: TRACK_QUEUE, status: 'pending', priority: 10 });
+    expect(server.ctx.jobsRepo.byId(upgrade!.queueJobId!)).toMatchObject({ queue: TRACK_QUEUE, priority: 10, run_at: server.clock.now() });
     expect((await call('POST', `/api/playlists/quality-upgrades/library/${low.id}`, users.ana.token)).body).toEqual({ success: true, queued: 0, skipped: 1 });
 
     const busyRes = await call('POST', `/api/playlists/quality-upgrades/library/${busy.id}`, users.ana.token);
@@ -304,10 +306,10 @@ describe('research of missing tracks', () => {
     expect(res.body.success).toBe(true);
     for (const j of [oldFailure, recentFailure, cancelled]) expect(get(j.id)).toMatchObject({ status: 'pending', error: null, phase: null, progress: 0 });
     expect(res.body.queued).toBeGreaterThanOrEqual(3);
-    const runAt = (j: DownloadJobRow) => server.ctx.jobsRepo.byId(get(j.id)!.queueJobId!)!;
-    expect(runAt(oldFailure)).toMatchObject({ queue: TRACK_QUEUE, status: 'pending', run_at: now });
-    expect(runAt(cancelled).run_at).toBe(now);
-    expect(runAt(recentFailure).run_at).toBe(now + 30 * 60_000);
+    const queuedRun = (j: DownloadJobRow) => server.ctx.jobsRepo.byId(get(j.id)!.queueJobId!)!;
+    expect(queuedRun(oldFailure)).toMatchObject({ queue: TRACK_QUEUE, run_at: now });
+    expect(queuedRun(cancelled).run_at).toBe(now);
+    expect(queuedRun(recentFailure)).toMatchObject({ status: 'pending', run_at: now + 30 * 60_000 });
 
     // The same track already has an open job: not searched twice.
     expect(get(duplicate.id)?.status).toBe('failed');
