@@ -337,6 +337,24 @@ export const downloads = {
       }) as DownloadJobRow[];
   },
 
+  /** The done track job an upgrade job is for: the same track as `upgradesOf` matches, newest first. */
+  upgradeTarget(db: Db, upgrade: Pick<DownloadJobRow, 'playlistType' | 'playlistId' | 'recordingMbid' | 'artistName' | 'trackName'>): DownloadJobRow | undefined {
+    return db
+      .prepare(
+        `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE upgrade = 0 AND status = 'done' AND playlist_type = @playlistType
+           AND playlist_id IS @playlistId
+           AND (recording_mbid = @recordingMbid OR (lower(artist_name) = lower(@artistName) AND lower(track_name) = lower(@trackName)))
+         ORDER BY id DESC LIMIT 1`,
+      )
+      .get({
+        playlistType: upgrade.playlistType,
+        playlistId: upgrade.playlistId,
+        recordingMbid: upgrade.recordingMbid,
+        artistName: upgrade.artistName,
+        trackName: upgrade.trackName,
+      }) as DownloadJobRow | undefined;
+  },
+
   /** Failed and cancelled track jobs (not upgrades) that research may start again, oldest first. */
   missing(db: Db, q: { userId?: number }): DownloadJobRow[] {
     const user = q.userId !== undefined ? ' AND user_id = ?' : '';

@@ -242,6 +242,7 @@ describe('quality upgrades', () => {
       qualityTier: null,
     });
     expect(server.ctx.jobsRepo.byId(upgrade!.queueJobId!)).toMatchObject({ queue: TRACK_QUEUE, priority: 10, run_at: server.clock.now() });
+    expect(downloads.upgradeTarget(server.ctx.db, upgrade!)?.id).toBe(low.id);
     expect((await call('POST', `/api/playlists/quality-upgrades/library/${low.id}`, users.ana.token)).body).toEqual({ success: true, queued: 0, skipped: 1 });
 
     const busyRes = await call('POST', `/api/playlists/quality-upgrades/library/${busy.id}`, users.ana.token);
