@@ -289,11 +289,88 @@ export const downloads = {
       .all(limit) as DownloadJobRow[];
   },
 
-  /** Deletes finished jobs (done, failed, cancelled), or every job not running when `all`; files stay. */
-  deleteFinished(db: Db, q: { userId?: number; all: boolean }): number {
+  /**
+   * Deletes finished jobs (done, failed, cancelled), or with `all` every job that is not running:
+   * downloading ones stay, and so do pending ones whose queue run has already started. Files stay.
+   * Returns what was deleted, so the caller can drop the queue runs of deleted pending jobs.
+   */
+  deleteFinished(db: Db, q: { userId?: number; all: boolean }): { id: number; status: DownloadStatus; queueJobId: number | null }[] {
     const statuses = q.all ? `('done', 'failed', 'cancelled', 'blocked', 'pending')` : `('done', 'failed', 'cancelled')`;
     const user = q.userId !== undefined ? ' AND user_id = @userId' : '';
-    return db.prepare(`DELETE FROM download_jobs WHERE status IN ${statuses}${user}`).run({ userId: q.userId }).changes;
+    return db
+      .prepare(
+        `DELETE FROM download_jobs WHERE status IN ${statuses}${user}
+           AND NOT (status = 'pending' AND EXISTS (SELECT 1 FROM jobs r WHERE r.id = download_jobs.queue_job_id AND r.status = 'running'))
+         RETURNING id, status, queue_job_id AS queueJobId`,
+      )
+      .all({ userId: q.userId }) as { id: number; status: DownloadStatus; queueJobId: number | null }[];
+  },
+
+  /** Done jobs (not upgrades themselves) whose quality tier is one of `tiers`, oldest first. */
+  doneWithTier(db: Db, q: { userId?: number; playlist?: string; jobId?: number }, tiers: readonly string[]): DownloadJobRow[] {
+    if (tiers.length === 0) return [];
+    const parts = [`status = 'done'`, 'upgrade = 0', `quality_tier IN (${tiers.map(() => '?').join(', ')})`];
+    const params: unknown[] = [...tiers];
+    if (q.userId !== undefined) {
+      parts.push('user_id = ?');
+      params.push(q.userId);
+    }
+    if (q.playlist !== undefined) {
+      // A flow or playlist by its id; single tracks and albums by their type (`library`).
+      parts.push('(playlist_id = ? OR (playlist_id IS NULL AND playlist_type = ?))');
+      params.push(q.playlist, q.playlist);
+    }
+    if (q.jobId !== undefined) {
+      parts.push('id = ?');
+      params.push(q.jobId);
+    }
+    return db.prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE ${parts.join(' AND ')} ORDER BY id`).all(...params) as DownloadJobRow[];
+  },
+
+  /**
+   * Upgrade jobs for the same track as `job` (same playlist, and the same recording or the same
+   * artist and title), newest first.
+   */
+  upgradesOf(db: Db, job: Pick<DownloadJobRow, 'playlistType' | 'playlistId' | 'recordingMbid' | 'artistName' | 'trackName'>): DownloadJobRow[] {
+    return db
+      .prepare(
+        `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE upgrade = 1 AND playlist_type = @playlistType AND playlist_id IS @playlistId
+           AND (recording_mbid = @recordingMbid OR (lower(artist_name) = lower(@artistName) AND lower(track_name) = lower(@trackName)))
+         ORDER BY id DESC`,
+      )
+      .all({
+        playlistType: job.playlistType,
+        playlistId: job.playlistId,
+        recordingMbid: job.recordingMbid,
+        artistName: job.artistName,
+        trackName: job.trackName,
+      }) as DownloadJobRow[];
+  },
+
+  /** The done track job an upgrade job is for: the same track as `upgradesOf` matches, newest first. */
+  upgradeTarget(db: Db, upgrade: Pick<DownloadJobRow, 'playlistType' | 'playlistId' | 'recordingMbid' | 'artistName' | 'trackName'>): DownloadJobRow | undefined {
+    return db
+      .prepare(
+        `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE upgrade = 0 AND status = 'done' AND playlist_type = @playlistType
+           AND playlist_id IS @playlistId
+           AND (recording_mbid = @recordingMbid OR (lower(artist_name) = lower(@artistName) AND lower(track_name) = lower(@trackName)))
+         ORDER BY id DESC LIMIT 1`,
+      )
+      .get({
+        playlistType: upgrade.playlistType,
+        playlistId: upgrade.playlistId,
+        recordingMbid: upgrade.recordingMbid,
+        artistName: upgrade.artistName,
+        trackName: upgrade.trackName,
+      }) as DownloadJobRow | undefined;
+  },
+
+  /** Failed and cancelled track jobs (not upgrades) that research may start again, oldest first. */
+  missing(db: Db, q: { userId?: number }): DownloadJobRow[] {
+    const user = q.userId !== undefined ? ' AND user_id = ?' : '';
+    return db
+      .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE status IN ('failed', 'cancelled') AND upgrade = 0${user} ORDER BY id`)
+      .all(...(q.userId !== undefined ? [q.userId] : [])) as DownloadJobRow[];
   },
 
   deny(db: Db, jobId: number, source: string, ref: string, now: number): void {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { publicUser, type Principal } from './auth/principal.js';
 import { oidcOf } from './auth/oidc.js';
+import { downloadsRoot } from './downloads/layout.js';
 import { usenetStatus } from './usenet/connection.js';
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
@@ -125,7 +126,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
       diskSpace: await diskSpace([
         { role: 'data', location: ctx.config.dataDir },
         ...[...ctx.config.musicDirs, ...s.library.musicFolders].map((location) => ({ role: 'music' as const, location })),
-        { role: 'downloads', location: s.downloads.folderPath },
+        { role: 'downloads', location: downloadsRoot(ctx) },
       ]),
       startedAt: new Date(ctx.startedAt).toISOString(),
       uptimeSeconds: Math.floor((now - ctx.startedAt) / 1000),

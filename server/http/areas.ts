@@ -10,11 +10,13 @@ import { libraryArea, startLibrary } from '../api/library/area.js';
 import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
+import { playlistWorkerRoutes } from '../api/playlists/worker.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startAlbumDownloads } from '../domain/downloads/albums.js';
+import { startDownloadControl } from '../domain/downloads/control.js';
 import { startLidarr } from '../domain/lidarr/service.js';
 import { startEnrichment } from '../domain/metadata/enrichment.js';
 import { startMetadata } from '../domain/metadata/service.js';
@@ -56,6 +58,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   aurralLibraryRoutes,
   requestsRoutes,
   webhookRoutes,
+  playlistWorkerRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -63,7 +66,16 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment, startAlbumDownloads];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
+  startLibrary,
+  startLidarr,
+  startMetadata,
+  startSearch,
+  startEnrichment,
+  startDownloadControl,
+  // After every service that registers a download source: waiting album requests start here.
+  startAlbumDownloads,
+];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

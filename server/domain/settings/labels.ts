@@ -11,6 +11,8 @@ const LABELS: Record<string, string> = {
   'downloads.worker.retryPauseMinutes': 'Pause before retrying a failed track',
   'downloads.worker.blockedTimeoutHours': 'Time a held track waits for review',
   'downloads.worker.qualityCutoff': 'Quality cutoff',
+  'downloads.worker.preferLossless': 'Prefer lossless',
+  'downloads.worker.running': 'Download worker running',
   'downloads.worker': 'Download worker',
   'security.localNetworkBypass.enabled': 'LAN auto-login',
   'security.corsOrigins': 'Allowed origins (CORS)',

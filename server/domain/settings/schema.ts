@@ -21,7 +21,8 @@ const secret = z.string().max(1024).default('');
 /** Every integration block can be switched off without losing its settings (decisions §2). */
 const enabled = z.boolean().default(true);
 /** Download sources are tried in ascending priority. */
-const priority = (value: number) => z.number().int().min(0).max(1000).default(value);
+export const sourcePriority = z.number().int().min(0).max(1000);
+const priority = (value: number) => sourcePriority.default(value);
 
 const lidarr = z
   .object({

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import {
+  deleteJobs,
+  queueJobUpgrade,
+  queueQualityUpgrades,
+  researchMissing,
+  setWorkerRunning,
+  updateWorkerSettings,
+  workerSettings,
+} from '../../domain/downloads/control.js';
+import { canSeeAllJobs } from '../../domain/downloads/service.js';
+import { downloadWorker, qualityTiers, sourcePriority as priority } from '../../domain/settings/schema.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+
+/** api.md 4.10: control of the download worker around the track pipeline. */
+
+const w = downloadWorker.shape;
+
+const sourcePriorities = z.object({ slskd: priority, usenet: priority, ytdlp: priority });
+
+const settingsView = z.object({
+  concurrency: z.number().int(),
+  existingFileMode: z.enum(['download', 'reuse']),
+  durationToleranceSeconds: z.number().int(),
+  minMatchScore: z.number(),
+  retryPauseMinutes: z.number().int(),
+  blockedTimeoutHours: z.number().int().describe('0: a held track waits for review forever'),
+  preferLossless: z.boolean(),
+  qualityCutoff: z.enum(qualityTiers).describe('tracks below it are searched for better copies'),
+  sourcePriorities: sourcePriorities.describe('lower is tried first; usenet is the priority of SABnzbd and NZBGet'),
+  running: z.boolean(),
+});
+
+/** Every field optional, nothing else accepted; the limits are those of the settings. */
+const settingsPatch = z
+  .object({
+    running: w.running.unwrap().optional(),
+    concurrency: w.concurrency.unwrap().optional(),
+    existingFileMode: w.existingFileMode.unwrap().optional(),
+    durationToleranceSeconds: w.durationToleranceSeconds.unwrap().optional(),
+    minMatchScore: w.minMatchScore.unwrap().optional(),
+    retryPauseMinutes: w.retryPauseMinutes.unwrap().optional(),
+    blockedTimeoutHours: w.blockedTimeoutHours.unwrap().optional(),
+    preferLossless: w.preferLossless.unwrap().optional(),
+    qualityCutoff: w.qualityCutoff.unwrap().optional(),
+    sourcePriorities: sourcePriorities.partial().strict().optional(),
+  })
+  .strict();
+
+const upgradeResult = z.object({ success: z.literal(true), queued: z.number().int(), skipped: z.number().int() });
+const playlistParam = z.string().min(1).max(200);
+const jobIdParam = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a job id')
+  .transform(Number);
+
+export function playlistWorkerRoutes(ctx: AppContext): RouteDefinition[] {
+  return [
+    defineRoute({
+      tag: 'playlists',
+      access: 'admin',
+      method: 'get',
+      path: '/api/playlists/worker/settings',
+      summary: 'Download worker settings: concurrency, existing-file mode, review thresholds, retry pause, review timeout, quality profile, source priorities, running',
+      response: settingsView,
+      handler: () => workerSettings(ctx.settings.get()),
+    }),
+    defineRoute({
+      tag: 'playlists',
+      access: 'admin',
+      method: 'put',
+      path: '/api/playlists/worker/settings',
+      summary: 'Change some worker settings (the fields sent); answers all of them',
+      body: settingsPatch,
+      response: settingsView,
+      handler: ({ body }) => updateWorkerSettings(ctx, body),
+    }),
+    ...(['start', 'stop'] as const).map((action) =>
+      defineRoute({
+        tag: 'playlists',
+        access: 'admin',
+        method: 'post',
+        path: `/api/playlists/worker/${action}`,
+        summary: action === 'start' ? 'Start the download worker' : 'Stop the download worker: no new job starts, running transfers finish',
+        response: z.object({ success: z.literal(true), running: z.boolean() }),
+        handler: () => setWorkerRunning(ctx, action === 'start'),
+      }),
+    ),
+    ...(['completed', 'all'] as const).map((which) =>
+      defineRoute({
+        tag: 'playlists',
+        access: { permission: 'accessFlow' },
+        method: 'delete',
+        path: `/api/playlists/jobs/${which}`,
+        summary:
+          which === 'completed'
+            ? 'Delete finished jobs (done, failed, cancelled): your own, everyone\'s for administrators; files stay'
+            : 'Delete every job that is not running: your own, everyone\'s for administrators; files stay',
+        response: z.object({ success: z.literal(true), deleted: z.number().int() }),
+        handler: ({ principal }) => deleteJobs(ctx, principal!, which),
+      }),
+    ),
+    defineRoute({
+      tag: 'playlists',
+      access: { permission: 'accessFlow' },
+      method: 'post',
+      path: '/api/playlists/quality-upgrades',
+      summary: 'Queue a search for a better copy of every done track below the quality cutoff that you may see',
+      response: upgradeResult,
+      handler: ({ principal }) => queueQualityUpgrades(ctx, { userId: canSeeAllJobs(principal!) ? undefined : principal!.userId }),
+    }),
+    defineRoute({
+      tag: 'playlists',
+      access: { permission: 'accessFlow' },
+      method: 'post',
+      path: '/api/playlists/quality-upgrades/:playlistId',
+      summary: 'Queue upgrades for the tracks of a flow or playlist (`library` for single tracks and albums)',
+      params: z.object({ playlistId: playlistParam }),
+      response: upgradeResult,
+      handler: ({ principal, params }) =>
+        queueQualityUpgrades(ctx, { userId: canSeeAllJobs(principal!) ? undefined : principal!.userId, playlist: params.playlistId }),
+    }),
+    defineRoute({
+      tag: 'playlists',
+      access: { permission: 'accessFlow' },
+      method: 'post',
+      path: '/api/playlists/quality-upgrades/:playlistId/:jobId',
+      summary: 'Queue an upgrade of one track; 409 while it is pending or downloading',
+      params: z.object({ playlistId: playlistParam, jobId: jobIdParam }),
+      response: upgradeResult,
+      handler: ({ principal, params }) => queueJobUpgrade(ctx, principal!, params.playlistId, params.jobId),
+    }),
+    defineRoute({
+      tag: 'playlists',
+      access: { permission: 'accessFlow' },
+      method: 'post',
+      path: '/api/playlists/research-missing',
+      summary: 'Search again for every failed or cancelled track you may see (after the retry pause for recent failures)',
+      response: z.object({ success: z.literal(true), queued: z.number().int() }),
+      handler: ({ principal }) => researchMissing(ctx, principal!),
+    }),
+  ];
+}
