@@ -23,6 +23,8 @@ import { taskRoutes } from '../api/settings/tasks.js';
 import { storageHealthRoutes } from '../api/settings/storage.js';
 import { recentReleaseRoutes } from '../api/library/releases.js';
 import { usenetSettingsRoutes } from '../api/usenet/routes.js';
+import { downloadClientRoutes } from '../api/downloads/clients.js';
+import { startYtdlp } from '../domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
@@ -48,6 +50,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   lidarrSettingsRoutes,
   slskdSettingsRoutes,
   usenetSettingsRoutes,
+  downloadClientRoutes,
   lidarrLibraryRoutes,
   requestsRoutes,
   webhookRoutes,
@@ -58,7 +61,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment, startYtdlp];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

@@ -46,6 +46,7 @@ const FIELDS: Record<string, string> = {
   completedPath: 'completed folder on this computer',
   path: 'program path',
   searchResults: 'search results per query',
+  audioFormat: 'audio format',
 };
 
 /** `someKeyName` → `some key name`. */
