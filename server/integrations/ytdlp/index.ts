@@ -166,6 +166,8 @@ interface RunOptions {
   onLine?: (line: string) => void;
   /** Keep stdout in the result (off for downloads, whose output is read line by line). */
   collect?: boolean;
+  /** Called with the process id once yt-dlp runs (its process group has the same id). */
+  onSpawn?: (pid: number) => void;
 }
 
 export class YtdlpClient {
@@ -243,7 +245,7 @@ export class YtdlpClient {
    * in `.part` files (yt-dlp's default), so a half-finished file never looks finished and a second
    * run resumes it. The answer is always a file inside `outDir`.
    */
-  async download(url: string, outDir: string, options: { signal?: AbortSignal; onProgress?: (p: DownloadProgress) => void; timeoutMs?: number } = {}): Promise<DownloadResult> {
+  async download(url: string, outDir: string, options: { signal?: AbortSignal; onProgress?: (p: DownloadProgress) => void; timeoutMs?: number; onSpawn?: (pid: number) => void } = {}): Promise<DownloadResult> {
     if (!/^https?:\/\//i.test(url)) throw new IntegrationError(SERVICE, 'bad_request', `not an http(s) address: ${url.slice(0, 200)}`);
     const dir = path.resolve(outDir);
     fs.mkdirSync(dir, { recursive: true });
@@ -251,6 +253,7 @@ export class YtdlpClient {
     await this.run(this.downloadArgs(url, dir), {
       timeoutMs: options.timeoutMs ?? this.downloadTimeoutMs,
       signal: options.signal,
+      onSpawn: options.onSpawn,
       onLine: (line) => {
         if (line.startsWith(FILE_TAG)) reported = line.slice(FILE_TAG.length).trim();
         else {
@@ -284,6 +287,7 @@ export class YtdlpClient {
       } catch (err) {
         return reject(spawnError(this.binary, err));
       }
+      if (child.pid !== undefined) options.onSpawn?.(child.pid);
       let stdout = '';
       let stderr = '';
       let pending = '';
