@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadsRoot, stagingDir } from '../../server/domain/downloads/layout.js';
 import { downloadsOf } from '../../server/domain/downloads/service.js';
-import { parseVideoTitle, ytdlpSource, type YtdlpSource } from '../../server/domain/downloads/sources/ytdlp.js';
+import { parseVideoTitle, PID_FILE, processStart, ytdlpSource, type YtdlpSource } from '../../server/domain/downloads/sources/ytdlp.js';
 import type { TrackQuery, TransferHandle, TransferState } from '../../server/domain/downloads/types.js';
 import { IntegrationError } from '../../server/integrations/errors.js';
 import { errorCause, locateYtdlp, parseProgress, YtdlpClient } from '../../server/integrations/ytdlp/index.js';
@@ -196,8 +197,14 @@ describe('the yt-dlp download source', () => {
     expect((await parseFile(file)).format.duration).toBeGreaterThan(2.5);
 
     // After a restart the run is unknown: poll starts yt-dlp again and it finishes again.
+    // A process the killed server left behind is ended first (here a stand-in noted in the pid file).
+    const orphan = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    const orphanGone = new Promise((r) => orphan.once('exit', r));
+    fs.writeFileSync(path.join(ctx.stagingDir, PID_FILE), JSON.stringify({ pid: orphan.pid, start: processStart(orphan.pid!) }));
     const restarted = { ...handle, data: { ...handle.data, runId: 'from-before-a-restart' } };
     expect((await s.poll(restarted, ctx)).state).toBe('queued');
+    await orphanGone;
+    expect(orphan.signalCode).toBe('SIGKILL');
     expect(await until(s, restarted, ctx)).toMatchObject({ state: 'done', file });
   });
 

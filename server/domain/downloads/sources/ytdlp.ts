@@ -47,9 +47,11 @@ class YtdlpRuns {
     this.runs.get(id)?.controller.abort();
     const run: Run = { controller: new AbortController(), stagingDir, state: { state: 'queued', percent: 0 }, finishedAt: null };
     this.runs.set(id, run);
+    killOrphan(stagingDir);
     client
       .download(url, stagingDir, {
         signal: run.controller.signal,
+        onSpawn: (pid) => writePidFile(stagingDir, pid),
         onProgress: (p) => {
           if (run.finishedAt === null) run.state = { state: 'downloading', percent: Math.floor(Math.min(99, p.percent ?? 0)) };
         },
@@ -64,6 +66,7 @@ class YtdlpRuns {
       )
       .finally(() => {
         run.finishedAt = now();
+        fs.rmSync(path.join(stagingDir, PID_FILE), { force: true });
       });
     return run;
   }
@@ -90,6 +93,53 @@ class YtdlpRuns {
   private prune(now: number): void {
     for (const [id, run] of this.runs) if (run.finishedAt !== null && now - run.finishedAt > KEEP_FINISHED_MS) this.runs.delete(id);
   }
+}
+
+/**
+ * A killed server (kill -9) leaves its yt-dlp running as an orphan. Each run notes its process id
+ * and the process's start time (Linux: /proc/<pid>/stat) in the staging folder, so the run that
+ * replaces it after a restart ends the orphan first and two processes never write the same file.
+ */
+export const PID_FILE = '.ytdlp-run.json';
+
+export function processStart(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function writePidFile(dir: string, pid: number): void {
+  try {
+    fs.writeFileSync(path.join(dir, PID_FILE), JSON.stringify({ pid, start: processStart(pid) }));
+  } catch {
+    // the folder is gone (cancelled); nothing to note
+  }
+}
+
+/** Ends the process a previous server left running in `dir`, when it is provably that process. */
+export function killOrphan(dir: string): void {
+  let noted: { pid?: unknown; start?: unknown };
+  try {
+    noted = JSON.parse(fs.readFileSync(path.join(dir, PID_FILE), 'utf8')) as typeof noted;
+  } catch {
+    return;
+  }
+  const { pid, start } = noted;
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 1 || typeof start !== 'string' || pid === process.pid) return;
+  if (processStart(pid) !== start) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  fs.rmSync(path.join(dir, PID_FILE), { force: true });
 }
 
 const registries = new WeakMap<AppContext, YtdlpRuns>();
@@ -222,6 +272,7 @@ export class YtdlpSource implements DownloadSource {
     const run = typeof runId === 'string' ? ytdlpRunsOf(this.ctx).stop(runId) : undefined;
     const dir = run?.stagingDir ?? (typeof stagingDir === 'string' ? stagingDir : null);
     if (!dir || !this.insideStaging(dir)) return;
+    if (!run) killOrphan(dir);
     // Give the killed process a moment to close its files, then remove its partial data (only ours).
     await new Promise((r) => setTimeout(r, 100));
     let names: string[] = [];
@@ -230,7 +281,8 @@ export class YtdlpSource implements DownloadSource {
     } catch {
       return;
     }
-    for (const n of names) if (n.startsWith(`${OUTPUT_NAME}.`) && (isPartial(n) || run?.state.state !== 'done')) fs.rmSync(path.join(dir, n), { force: true });
+    for (const n of names)
+      if (n === PID_FILE || (n.startsWith(`${OUTPUT_NAME}.`) && (isPartial(n) || run?.state.state !== 'done'))) fs.rmSync(path.join(dir, n), { force: true });
   }
 
   private insideStaging(dir: string): boolean {
