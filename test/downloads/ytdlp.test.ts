@@ -220,7 +220,8 @@ describe('the yt-dlp download source', () => {
     const handle = await s.start(slow, ctx);
     await new Promise((r) => setTimeout(r, 600));
     await s.cancel(handle);
-    expect(fs.readdirSync(ctx.stagingDir).filter((n) => n.startsWith('ytdlp-audio'))).toEqual([]);
+    expect(fs.readdirSync(ctx.stagingDir).filter((n) => n.startsWith('ytdlp-audio') || n === PID_FILE)).toEqual([]);
+    expect(await s.poll(handle, ctx)).toEqual({ state: 'failed', message: 'cancelled' });
     await expect(s.start(bad, { ...ctx, stagingDir: tmp })).rejects.toThrow(/outside the staging folder/);
   });
 });

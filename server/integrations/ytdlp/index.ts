@@ -391,7 +391,7 @@ export interface YtdlpLocation {
 }
 
 /**
- * The yt-dlp to run: the `integrations.ytdlp.path` setting, else `TONEARM_YTDLP_PATH`, else the
+ * The yt-dlp to run: the `integrations.ytdlp.path` setting, else `TONEARM_YTDLP_PATH` (or `YTDLP_PATH`), else the
  * first `yt-dlp` on PATH. A configured path that does not exist is reported, not skipped.
  */
 export function locateYtdlp(setting: string, envPath: string | undefined, searchPath = process.env.PATH ?? ''): YtdlpLocation {

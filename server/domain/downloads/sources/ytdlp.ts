@@ -58,7 +58,7 @@ class YtdlpRuns {
       })
       .then(
         ({ file }) => {
-          run.state = { state: 'done', percent: 100, file };
+          if (!run.controller.signal.aborted) run.state = { state: 'done', percent: 100, file };
         },
         (err: unknown) => {
           run.state = { state: 'failed', message: run.controller.signal.aborted ? 'cancelled' : `yt-dlp: ${err instanceof Error ? err.message : String(err)}` };
@@ -71,12 +71,13 @@ class YtdlpRuns {
     return run;
   }
 
-  /** Ends a run; resolves once it has been asked to stop. */
-  stop(id: string): Run | undefined {
+  /** Ends a run; it stays listed as cancelled so a late poll does not start it again. */
+  stop(id: string, now: number): Run | undefined {
     const run = this.runs.get(id);
-    if (run) {
+    if (run && run.finishedAt === null) {
       run.controller.abort();
-      this.runs.delete(id);
+      run.state = { state: 'failed', message: 'cancelled' };
+      run.finishedAt = now;
     }
     return run;
   }
@@ -269,7 +270,7 @@ export class YtdlpSource implements DownloadSource {
 
   async cancel(handle: TransferHandle): Promise<void> {
     const { runId, stagingDir } = handle.data as { runId?: unknown; stagingDir?: unknown };
-    const run = typeof runId === 'string' ? ytdlpRunsOf(this.ctx).stop(runId) : undefined;
+    const run = typeof runId === 'string' ? ytdlpRunsOf(this.ctx).stop(runId, this.ctx.clock.now()) : undefined;
     const dir = run?.stagingDir ?? (typeof stagingDir === 'string' ? stagingDir : null);
     if (!dir || !this.insideStaging(dir)) return;
     if (!run) killOrphan(dir);
