@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-ytdlp-test-'));
   client = new YtdlpClient({ binary: fake.bin, ffmpeg: FFMPEG, timeoutMs: 20_000 });
-  server = await startTestServer({ env: { TONEARM_YTDLP_PATH: fake.bin } });
+  server = await startTestServer({ ytdlp: fake.bin });
 });
 
 afterAll(async () => {
