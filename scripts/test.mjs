@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: makes sure the machine has what the tests need (ffmpeg for generated audio, a
+// `npm test`: makes sure the machine has what the tests need (ffmpeg for generated audio, yt-dlp, a
 // Chromium for the browser tests), then typechecks, runs vitest, builds the UI and runs the
 // Playwright suite. Works on a fresh machine: missing tools come from Debian's packages.
 import { spawnSync } from 'node:child_process';
@@ -36,6 +36,10 @@ function aptInstall(pkg) {
 
 if (!onPath('ffmpeg') && !process.env.FFMPEG_PATH) {
   if (!aptInstall('ffmpeg')) console.warn('[test] ffmpeg not found and could not be installed; audio fixtures will fail');
+}
+// yt-dlp: the yt-dlp source's tests drive the real program against a local HTTP server.
+if (!onPath('yt-dlp') && !process.env.TONEARM_YTDLP_PATH) {
+  if (!aptInstall('yt-dlp')) console.warn('[test] yt-dlp not found and could not be installed; the yt-dlp tests will fail');
 }
 
 const stages = [];

@@ -44,6 +44,7 @@ const envSchema = z.object({
   LOGIN_RATE_LIMIT_MAX: positiveInt.default(10),
   ALLOW_PRIVATE_TARGETS: csv.optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
+  YTDLP_PATH: z.string().min(1).optional(),
   TONEARM_UI_DIR: z.string().min(1).optional(),
   TONEARM_LIBRARY_WATCH: bool.default(true),
   TONEARM_SCAN_ON_START: bool.default(true),
@@ -111,6 +112,8 @@ export interface Config {
   rateLimit: { windowMs: number; max: number; loginMax: number };
   allowPrivateTargets: string[];
   ffmpegPath: string | undefined;
+  /** yt-dlp when the `integrations.ytdlp.path` setting is empty (else the one on PATH). */
+  ytdlpPath: string | undefined;
   uiDir: string | undefined;
   /** Watch music folders and rescan after changes (settings can also turn it off). */
   libraryWatch: boolean;
@@ -205,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { windowMs: e.RATE_LIMIT_WINDOW_MS, max: e.RATE_LIMIT_MAX, loginMax: e.LOGIN_RATE_LIMIT_MAX },
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS ?? [],
     ffmpegPath: e.FFMPEG_PATH,
+    ytdlpPath: e.YTDLP_PATH,
     uiDir: e.TONEARM_UI_DIR,
     libraryWatch: e.TONEARM_LIBRARY_WATCH,
     scanOnStart: e.TONEARM_SCAN_ON_START,

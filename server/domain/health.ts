@@ -6,6 +6,7 @@ import { publicUser, type Principal } from './auth/principal.js';
 import { oidcOf } from './auth/oidc.js';
 import { downloadsRoot } from './downloads/layout.js';
 import { usenetStatus } from './usenet/connection.js';
+import { ytdlpStatus } from './ytdlp/connection.js';
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
 
@@ -73,6 +74,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
   const lidarrConfigured = configured(i.lidarr.url, i.lidarr.apiKey);
   const slskdConfigured = i.slskd.enabled && configured(i.slskd.url, i.slskd.apiKey);
   const usenet = usenetStatus(i);
+  const ytdlp = ytdlpStatus(ctx);
   const sqliteVersion = (ctx.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   const now = ctx.clock.now();
   const report: Record<string, unknown> = {
@@ -85,7 +87,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     sabnzbdConfigured: usenet.sabnzbdConfigured,
     nzbgetConfigured: usenet.nzbgetConfigured,
     prowlarrConfigured: usenet.prowlarrConfigured,
-    ytdlpConfigured: false,
+    ytdlpConfigured: ytdlp.configured && ytdlp.enabled,
     lastfmConfigured: configured(i.lastfm.apiKey),
     musicbrainzConfigured: false,
     metadataConfigured: false,
@@ -109,7 +111,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
         nzbgetConfigured: usenet.nzbgetConfigured,
         prowlarrConfigured: usenet.prowlarrConfigured,
       },
-      ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: false, enabled: false, priority: 50 },
+      ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: ytdlp.configured, enabled: ytdlp.enabled, priority: ytdlp.priority },
     },
     metadataProviders: {},
     system: {

@@ -28,6 +28,8 @@ import { taskRoutes } from '../api/settings/tasks.js';
 import { storageHealthRoutes } from '../api/settings/storage.js';
 import { recentReleaseRoutes } from '../api/library/releases.js';
 import { usenetSettingsRoutes } from '../api/usenet/routes.js';
+import { downloadClientRoutes } from '../api/downloads/clients.js';
+import { startYtdlp } from '../domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
@@ -54,6 +56,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   lidarrSettingsRoutes,
   slskdSettingsRoutes,
   usenetSettingsRoutes,
+  downloadClientRoutes,
   lidarrLibraryRoutes,
   aurralLibraryRoutes,
   requestsRoutes,
@@ -72,6 +75,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startMetadata,
   startSearch,
   startEnrichment,
+  startYtdlp,
   startDownloadControl,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,

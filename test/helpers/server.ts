@@ -34,6 +34,11 @@ export interface TestServerOptions {
   interfaces?: InterfaceLister;
   /** Extra onboarding fields (musicFolders, lidarr, ...). */
   onboarding?: Record<string, unknown>;
+  /**
+   * The yt-dlp the server runs (e.g. `startYtdlpFake().bin`). Without it the server finds none (a
+   * missing path in the data folder), so tests never reach the real YouTube through /usr/bin/yt-dlp.
+   */
+  ytdlp?: string;
 }
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery' };
@@ -47,6 +52,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     TONEARM_HOST: '127.0.0.1',
     TONEARM_DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    YTDLP_PATH: options.ytdlp ?? path.join(dataDir, 'no-yt-dlp'),
     ...(options.musicDirs && { TONEARM_MUSIC_DIRS: options.musicDirs.join(path.delimiter) }),
     ...options.env,
   });

@@ -7,12 +7,15 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13: the p2pclient (slskd) settings check. */
 
-const connectionBody = z.object({
-  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-  apiKey: z.string().min(1).max(1024),
-});
+export const slskdTestBody = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    apiKey: z.string().min(1).max(1024),
+  })
+  .partial()
+  .optional();
 
-const testResult = z.object({
+export const slskdTestResult = z.object({
   success: z.literal(true),
   version: z.string(),
   soulseekConnected: z.boolean(),
@@ -25,6 +28,25 @@ const testResult = z.object({
   message: z.string(),
 });
 
+export type SlskdTestBody = z.infer<typeof slskdTestBody>;
+
+/** The slskd connection test (also behind POST /api/settings/download-clients/slskd/test). */
+export function runSlskdTest(ctx: AppContext, body: SlskdTestBody) {
+  const connection = slskdOf(ctx);
+  const saved = connection.settings;
+  const url = body?.url ?? saved.url;
+  const apiKey = secretForTest({
+    setting: 'integrations.slskd',
+    field: 'apiKey',
+    saved: { url: saved.url, secret: saved.apiKey },
+    url,
+    secret: body?.apiKey,
+  });
+  if (!url || !apiKey) throw new NotConfiguredError('integrations.slskd', SLSKD_NOT_CONFIGURED);
+  const client = connection.configured && url === saved.url && apiKey === saved.apiKey ? connection.require() : slskdClient(url, apiKey, ctx.clock, 10_000);
+  return testSlskd(client, saved.downloadPath);
+}
+
 export function slskdSettingsRoutes(ctx: AppContext): RouteDefinition[] {
   return [
     defineRoute({
@@ -34,23 +56,9 @@ export function slskdSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       path: '/api/settings/slskd/test',
       summary:
         "Test an slskd URL and API key: its version, Soulseek connection and whether its downloads folder is reachable here; absent or masked values are the saved ones, and the saved key is only sent to the saved address",
-      body: connectionBody.partial().optional(),
-      response: testResult,
-      handler: ({ body }) => {
-        const connection = slskdOf(ctx);
-        const saved = connection.settings;
-        const url = body?.url ?? saved.url;
-        const apiKey = secretForTest({
-          setting: 'integrations.slskd',
-          field: 'apiKey',
-          saved: { url: saved.url, secret: saved.apiKey },
-          url,
-          secret: body?.apiKey,
-        });
-        if (!url || !apiKey) throw new NotConfiguredError('integrations.slskd', SLSKD_NOT_CONFIGURED);
-        const client = connection.configured && url === saved.url && apiKey === saved.apiKey ? connection.require() : slskdClient(url, apiKey, ctx.clock, 10_000);
-        return testSlskd(client, saved.downloadPath);
-      },
+      body: slskdTestBody,
+      response: slskdTestResult,
+      handler: ({ body }) => runSlskdTest(ctx, body),
     }),
   ];
 }

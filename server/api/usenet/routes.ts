@@ -37,18 +37,50 @@ const indexerSchema = z.object({
   audioCategories: z.boolean(),
 });
 
+export const usenetTestBodies = { prowlarr: apiKeyBody, sabnzbd: apiKeyBody, nzbget: nzbgetBody } as const;
+export const usenetTestResults = { prowlarr: prowlarrResult, sabnzbd: clientResult, nzbget: clientResult } as const;
+export type UsenetTestName = keyof typeof usenetTestBodies;
+
+/** The URL and API key a test uses: the body's, or the saved ones (the saved key only to the saved origin). */
+function keyed(ctx: AppContext, name: 'prowlarr' | 'sabnzbd', body: z.infer<typeof apiKeyBody>, notConfigured: string) {
+  const saved = ctx.settings.get().integrations[name];
+  const target = body?.url ?? saved.url;
+  const apiKey = secretForTest({ setting: `integrations.${name}`, field: 'apiKey', saved: { url: saved.url, secret: saved.apiKey }, url: target, secret: body?.apiKey });
+  if (!target || !apiKey) throw new NotConfiguredError(`integrations.${name}`, notConfigured);
+  return { url: target, apiKey };
+}
+
+/** The connection tests of Prowlarr, SABnzbd and NZBGet (also behind POST /api/settings/download-clients/:key/test). */
+export function runUsenetTest(
+  ctx: AppContext,
+  name: UsenetTestName,
+  body: { url?: string; apiKey?: string; username?: string; password?: string } | undefined,
+): Promise<unknown> {
+  const integrations = ctx.settings.get().integrations;
+  if (name === 'prowlarr') {
+    const c = keyed(ctx, 'prowlarr', body, PROWLARR_NOT_CONFIGURED);
+    return testProwlarr(prowlarrClient(c.url, c.apiKey));
+  }
+  if (name === 'sabnzbd') {
+    const c = keyed(ctx, 'sabnzbd', body, SABNZBD_NOT_CONFIGURED);
+    return testSabnzbd(sabnzbdClient(c.url, c.apiKey), integrations.sabnzbd.completedPath);
+  }
+  const saved = integrations.nzbget;
+  const target = body?.url ?? saved.url;
+  const username = body?.username ?? saved.username;
+  const password = secretForTest({
+    setting: 'integrations.nzbget',
+    field: 'password',
+    saved: { url: saved.url, secret: saved.password },
+    url: target,
+    secret: body?.password,
+  });
+  if (!target) throw new NotConfiguredError('integrations.nzbget', NZBGET_NOT_CONFIGURED);
+  return testNzbget(nzbgetClient(target, username, password), saved.completedPath);
+}
+
 export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
   const admin = { tag: 'settings', access: 'admin' as const };
-  const integrations = () => ctx.settings.get().integrations;
-
-  /** The URL and API key a test uses: the body's, or the saved ones (the saved key only to the saved origin). */
-  const keyed = (name: 'prowlarr' | 'sabnzbd', body: z.infer<typeof apiKeyBody>, notConfigured: string) => {
-    const saved = integrations()[name];
-    const target = body?.url ?? saved.url;
-    const apiKey = secretForTest({ setting: `integrations.${name}`, field: 'apiKey', saved: { url: saved.url, secret: saved.apiKey }, url: target, secret: body?.apiKey });
-    if (!target || !apiKey) throw new NotConfiguredError(`integrations.${name}`, notConfigured);
-    return { url: target, apiKey };
-  };
 
   return [
     defineRoute({
@@ -58,10 +90,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Test a Prowlarr URL and API key; absent or masked values are the saved ones (the saved key only goes to the saved address)',
       body: apiKeyBody,
       response: prowlarrResult,
-      handler: ({ body }) => {
-        const c = keyed('prowlarr', body, PROWLARR_NOT_CONFIGURED);
-        return testProwlarr(prowlarrClient(c.url, c.apiKey));
-      },
+      handler: ({ body }) => runUsenetTest(ctx, 'prowlarr', body),
     }),
     defineRoute({
       ...admin,
@@ -70,7 +99,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "The saved Prowlarr's indexers",
       response: z.array(indexerSchema),
       handler: () => {
-        const c = keyed('prowlarr', undefined, PROWLARR_NOT_CONFIGURED);
+        const c = keyed(ctx, 'prowlarr', undefined, PROWLARR_NOT_CONFIGURED);
         return listIndexers(prowlarrClient(c.url, c.apiKey));
       },
     }),
@@ -81,10 +110,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Test a SABnzbd URL and API key; absent or masked values are the saved ones (the saved key only goes to the saved address)',
       body: apiKeyBody,
       response: clientResult,
-      handler: ({ body }) => {
-        const c = keyed('sabnzbd', body, SABNZBD_NOT_CONFIGURED);
-        return testSabnzbd(sabnzbdClient(c.url, c.apiKey), integrations().sabnzbd.completedPath);
-      },
+      handler: ({ body }) => runUsenetTest(ctx, 'sabnzbd', body),
     }),
     defineRoute({
       ...admin,
@@ -93,20 +119,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Test an NZBGet URL, username and password; absent or masked values are the saved ones (the saved password only goes to the saved address)',
       body: nzbgetBody,
       response: clientResult,
-      handler: ({ body }) => {
-        const saved = integrations().nzbget;
-        const target = body?.url ?? saved.url;
-        const username = body?.username ?? saved.username;
-        const password = secretForTest({
-          setting: 'integrations.nzbget',
-          field: 'password',
-          saved: { url: saved.url, secret: saved.password },
-          url: target,
-          secret: body?.password,
-        });
-        if (!target) throw new NotConfiguredError('integrations.nzbget', NZBGET_NOT_CONFIGURED);
-        return testNzbget(nzbgetClient(target, username, password), saved.completedPath);
-      },
+      handler: ({ body }) => runUsenetTest(ctx, 'nzbget', body),
     }),
   ];
 }

@@ -58,6 +58,7 @@ const FIELDS: Record<string, string> = {
   logoutUrl: 'sign-out address',
   path: 'program path',
   searchResults: 'search results per query',
+  audioFormat: 'audio format',
 };
 
 /** `someKeyName` → `some key name`. */

@@ -70,7 +70,14 @@ const nzbget = z
 const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
 /** yt-dlp: a command-line program; `path` empty means the one found on PATH. */
 const ytdlp = z
-  .object({ path: z.string().max(4096).default(''), enabled, priority: priority(50), searchResults: z.number().int().min(1).max(20).default(5) })
+  .object({
+    path: z.string().max(4096).default(''),
+    enabled,
+    priority: priority(50),
+    searchResults: z.number().int().min(1).max(20).default(5),
+    /** `-x --audio-format`: `best` keeps the site's own audio stream without converting it. */
+    audioFormat: z.enum(['best', 'm4a', 'opus', 'mp3', 'flac']).default('best'),
+  })
   .strict();
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */

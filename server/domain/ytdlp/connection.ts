@@ -1,0 +1,60 @@
+import type { AppContext } from '../../context.js';
+import { locateYtdlp, YtdlpClient, type YtdlpLocation } from '../../integrations/ytdlp/index.js';
+import { NotConfiguredError } from '../errors.js';
+import { locateFfmpeg } from '../subsonic/transcoding.js';
+
+/**
+ * yt-dlp as the product sees it: which binary (setting, `YTDLP_PATH`, PATH), whether the
+ * source is usable, and the connection test of Settings.
+ */
+
+export interface YtdlpStatus extends YtdlpLocation {
+  /** A binary was found. */
+  configured: boolean;
+  /** The user's switch (`integrations.ytdlp.enabled`). */
+  enabled: boolean;
+  priority: number;
+  ffmpeg: string | null;
+}
+
+export function ytdlpStatus(ctx: Pick<AppContext, 'settings' | 'config'>, pathOverride?: string): YtdlpStatus {
+  const s = ctx.settings.get().integrations.ytdlp;
+  const location = locateYtdlp(pathOverride ?? s.path, ctx.config.ytdlpPath);
+  return {
+    ...location,
+    configured: location.binary !== null,
+    enabled: s.enabled,
+    priority: s.priority,
+    ffmpeg: locateFfmpeg(ctx.config.ffmpegPath),
+  };
+}
+
+/** A client for the found binary; 409 NOT_CONFIGURED naming why there is none. */
+export function ytdlpClient(ctx: Pick<AppContext, 'settings' | 'config'>, options: { path?: string; timeoutMs?: number } = {}): YtdlpClient {
+  const status = ytdlpStatus(ctx, options.path);
+  if (!status.binary) throw new NotConfiguredError('integrations.ytdlp.path', status.reason ?? 'yt-dlp was not found on PATH; install it or set its path');
+  return new YtdlpClient({
+    binary: status.binary,
+    ffmpeg: status.ffmpeg,
+    audioFormat: ctx.settings.get().integrations.ytdlp.audioFormat,
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
+}
+
+/** The connection test: yt-dlp's version and whether ffmpeg (needed to extract audio) was found. */
+export async function testYtdlp(ctx: Pick<AppContext, 'settings' | 'config'>, pathOverride?: string) {
+  const status = ytdlpStatus(ctx, pathOverride);
+  const client = ytdlpClient(ctx, { path: pathOverride, timeoutMs: 15_000 });
+  const version = await client.version();
+  const parts = [`Found yt-dlp ${version} at ${client.binary}`];
+  parts.push(status.ffmpeg ? `ffmpeg at ${status.ffmpeg}` : 'ffmpeg was not found: yt-dlp can only keep audio it does not need to convert; install ffmpeg or set FFMPEG_PATH');
+  if (!status.enabled) parts.push('the source is switched off in Settings (integrations.ytdlp.enabled)');
+  return {
+    success: true as const,
+    version,
+    path: client.binary,
+    ffmpegFound: status.ffmpeg !== null,
+    ffmpegPath: status.ffmpeg,
+    message: parts.join('; '),
+  };
+}
