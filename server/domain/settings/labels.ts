@@ -16,6 +16,8 @@ const LABELS: Record<string, string> = {
   'security.corsOrigins': 'Allowed origins (CORS)',
   'transcoding.cacheSizeMb': 'Transcoding cache size',
   'transcoding.maxConcurrent': 'Transcodes at the same time',
+  'integrations.metadata.baseUrl': 'Metadata provider address',
+  'integrations.metadata.enabled': 'Use the metadata provider',
 };
 
 const SERVICES: Record<string, string> = {
@@ -28,6 +30,8 @@ const SERVICES: Record<string, string> = {
   sabnzbd: 'SABnzbd',
   nzbget: 'NZBGet',
   ytdlp: 'yt-dlp',
+  metadata: 'Metadata provider',
+  musicbrainz: 'MusicBrainz',
 };
 
 const FIELDS: Record<string, string> = {
