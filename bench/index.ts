@@ -12,9 +12,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { openDatabase } from '../server/db/connection.js';
-import { rebuildDerived } from '../server/db/libraryDerived.js';
-import { LibraryWriter } from '../server/db/libraryWrites.js';
 import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
 import { writeTaggedMp3 } from '../test/fixtures/audio.js';
@@ -23,11 +20,10 @@ import { runJobsBench } from './jobs.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
+import { libraryShape, seededLibrary } from './library.js';
 
 const TRACKS = Number(process.env.BENCH_TRACKS ?? 1_000_000);
-const ALBUMS = Math.max(1, Math.round(TRACKS / 10));
-const ARTISTS = Math.max(1, Math.round(TRACKS / 100));
-const GENRES = 300;
+const { albums: ALBUMS, artists: ARTISTS, genres: GENRES } = libraryShape(TRACKS);
 const SCAN_FILES = Number(process.env.BENCH_SCAN_FILES ?? 20_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 60);
 /** Idle time before the idle-RSS-after-scan sample (past the run worker's one-minute idle exit). */
@@ -37,98 +33,15 @@ interface Row { case: string; p50: number; p95: number; p99: number; target: str
 const rows: Row[] = [];
 const extra: Record<string, number> = {};
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ne', 'to', 'su', 'vi', 'an', 'el', 'or', 'ix'];
-const NON_LATIN = ['東京', '夜明け', 'サクラ', 'Москва', 'Ночь', 'Ωμέγα', 'ללא', 'سماء', '서울', 'Björk', 'Sigur Rós', 'Motörhead'];
-function name(seed: number, words: number): string {
-  const out: string[] = [];
-  let x = seed * 2654435761 >>> 0;
-  for (let w = 0; w < words; w++) {
-    if (x % 7 === 0) out.push(NON_LATIN[x % NON_LATIN.length]!);
-    else out.push(SYLLABLES[x % 12]! + SYLLABLES[(x >> 4) % 12]! + SYLLABLES[(x >> 8) % 12]!);
-    x = (x * 1103515245 + 12345) >>> 0;
-  }
-  const s = out.join(' ');
-  return s[0]!.toUpperCase() + s.slice(1);
-}
-
 function pct(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! * 100) / 100;
 }
 
-/**
- * Seeds through the store's writer in large transactions, then builds every derived column, genre
- * membership and search document once, set-based (rebuildDerived), instead of entity by entity.
- */
-function seed(dbPath: string): void {
-  const db = openDatabase(dbPath);
-  db.pragma('synchronous = OFF');
-  db.pragma('cache_size = -524288');
-  const w = new LibraryWriter(db);
-  const t0 = performance.now();
-  const genreNames = Array.from({ length: GENRES }, (_, i) => `${name(i + 7, 1)} ${i}`);
-  const artistIds: number[] = [];
-  const albumIds: number[] = [];
-  db.transaction(() => {
-    for (let a = 0; a < ARTISTS; a++) artistIds.push(w.upsertArtist({ identityKey: `bench:artist:${a}`, mbid: `bench-artist-${a}`, name: `${name(a, 2)} ${a}` }, 1_600_000_000_000 + a));
-    for (let b = 0; b < ALBUMS; b++) {
-      const artist = b % ARTISTS;
-      albumIds.push(w.upsertAlbum({ identityKey: `bench:album:${b}`, mbid: `bench-album-${b}`, artistId: artistIds[artist]!, title: name(b + 1_000_000, 3), albumArtist: `${name(artist, 2)} ${artist}`, releaseDate: String(1960 + (b % 60)) }, 1_600_000_000_000 + b));
-    }
-  })();
-  const batch = 50_000;
-  for (let start = 0; start < TRACKS; start += batch) {
-    db.transaction(() => {
-      for (let t = start; t < Math.min(TRACKS, start + batch); t++) {
-        const album = t % ALBUMS;
-        const artist = album % ARTISTS;
-        const now = 1_600_000_000_000 + t * 1000;
-        const trackId = w.upsertTrack({
-          identityKey: `bench:track:${t}`, mbid: `bench-track-${t}`, title: name(t + 5_000_000, 3), artistName: `${name(artist, 2)} ${artist}`,
-          artistId: artistIds[artist]!, albumId: albumIds[album]!, albumTitle: name(album + 1_000_000, 3), trackNumber: Math.floor(t / ALBUMS) + 1,
-          durationMs: 200_000, genres: [genreNames[Math.floor(Math.abs(Math.sin(album + 1)) * GENRES) % GENRES]!],
-        }, now);
-        w.upsertMediaFile({ source: t % 5 === 0 ? 'lidarr' : 'aurral', path: `/bench/${t}.flac`, root: '/bench', trackId, albumId: albumIds[album]!, format: 'flac', mime: 'audio/flac', size: 30_000_000, mtimeMs: now, lossless: true }, now);
-      }
-    })();
-    if (start % 200_000 === 0) process.stdout.write(`  ${start + batch} tracks written (${Math.round((performance.now() - t0) / 1000)} s)\n`);
-  }
-  extra.seedInsertSeconds = Math.round((performance.now() - t0) / 100) / 10;
-  const t1 = performance.now();
-  rebuildDerived(db);
-  db.exec('ANALYZE');
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  extra.seedDerivedSeconds = Math.round((performance.now() - t1) / 100) / 10;
-  db.close();
-}
-
-/**
- * The seeded database for this size: made once under BENCH_SEED_CACHE (when set) and copied for
- * each run, since the run's scan writes into it.
- */
+/** The seeded database for this size (BENCH_SEED_CACHE reuses one; see bench/library.ts). */
 async function seededDatabase(dataDir: string): Promise<void> {
-  const cacheDir = process.env.BENCH_SEED_CACHE;
-  const cached = cacheDir ? path.join(cacheDir, `library-${TRACKS}.db`) : null;
-  if (cached && fs.existsSync(cached)) {
-    fs.copyFileSync(cached, path.join(dataDir, 'tonearm.db'));
-    console.log(`seeded database copied from ${cached}`);
-    // This data folder has new keys: store the administrator's password again, so its encrypted
-    // copy (used by /rest token and password auth) is readable with them.
-    const server = await startTestServer({ dataDir, env: { TONEARM_SCAN_ON_START: 'false' } });
-    const me = (await (await server.api('/api/auth/me', { headers: server.admin.headers })).json()) as { user: { id: number } };
-    await server.api(`/api/users/${me.user.id}`, { method: 'PATCH', json: { password: ADMIN.password }, headers: server.admin.headers });
-    await server.stop();
-    return;
-  }
-  const setup = await startTestServer({ dataDir });
-  await setup.stop();
-  console.log(`seeding ${TRACKS} tracks, ${ALBUMS} albums, ${ARTISTS} artists, ${GENRES} genres …`);
-  seed(path.join(dataDir, 'tonearm.db'));
-  console.log(`seeded in ${extra.seedInsertSeconds} s + derived ${extra.seedDerivedSeconds} s`);
-  if (cached) {
-    fs.mkdirSync(cacheDir!, { recursive: true });
-    fs.copyFileSync(path.join(dataDir, 'tonearm.db'), cached);
-  }
+  const seeded = await seededLibrary(dataDir, TRACKS);
+  if (seeded) Object.assign(extra, seeded);
 }
 
 async function measure(server: TestServer, label: string, url: string | (() => [string, RequestInit]), targetMs: number): Promise<void> {

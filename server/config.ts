@@ -72,6 +72,8 @@ const envSchema = z.object({
   OIDC_DEFAULT_ROLE: z.enum(['user', 'admin']).optional(),
   OIDC_LOGOUT_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OIDC_ALLOW_HTTP: bool.default(false),
+  /** A Lidarr-format metadata server (SkyHook shape) tried before MusicBrainz; the setting wins when set. */
+  TONEARM_METADATA_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Client-side spacing of every public metadata service; for a local mirror or tests. */
   TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
@@ -93,6 +95,8 @@ export interface Config {
     coverart: string;
     deezer: string;
     lastfm: string;
+    /** Lidarr-format metadata provider from the environment (null: none unless the setting names one). */
+    metadata: string | null;
     spotifyApi: string;
     spotifyAccounts: string;
     itunes: string;
@@ -202,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tidalOembed: e.TONEARM_TIDAL_OEMBED_URL,
       bandcamp: e.TONEARM_BANDCAMP_URL ?? null,
       lastfm: e.TONEARM_LASTFM_URL,
+      metadata: e.TONEARM_METADATA_URL ?? null,
       spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
     },
     logLevel: e.LOG_LEVEL,

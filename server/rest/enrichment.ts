@@ -1,4 +1,4 @@
-import { artistPicture, enrichmentOf, type ArtistInfoDocument, type SimilarDocument, type TopTracksDocument } from '../domain/metadata/enrichment.js';
+import { artistPicture, enrichmentOf, type AlbumInfoDocument, type ArtistInfoDocument, type SimilarDocument, type TopTracksDocument } from '../domain/metadata/enrichment.js';
 import { frontCover } from '../domain/metadata/present.js';
 import { remoteImagesOf } from '../domain/metadata/remoteImages.js';
 import type { CoverImages } from '../integrations/coverart/client.js';
@@ -22,6 +22,8 @@ function imageUrl(call: RestCall, remote: string | null | undefined): string | u
 
 const plainText = (html: string) =>
   html
+    // Last.fm ends its texts with a link back to itself; the link is given as lastFmUrl instead.
+    .replace(/\s*<a\b[^>]*>\s*Read more on Last\.fm\s*<\/a>\.?/gi, '')
     .replace(/<a\b[^>]*>(.*?)<\/a>/gi, '$1')
     .replace(/<[^>]+>/g, '')
     .replace(/\s+/g, ' ')
@@ -78,11 +80,20 @@ export function topSongIds(call: RestCall, mbid: string | null, artistName: stri
   return out;
 }
 
-/** Cover pictures of a release group from the cached Cover Art Archive list. */
+/**
+ * Notes (Last.fm's album wiki summary, when a Last.fm key is set) and cover pictures of a release
+ * group, from the cached Last.fm page and Cover Art Archive list.
+ */
 export function albumInfoFields(call: RestCall, releaseGroupMbid: string): Payload {
   if (!isMbid(releaseGroupMbid)) return { musicBrainzId: releaseGroupMbid };
-  const cover = enrichmentOf(call.rc.app).cached<CoverImages>('cover', releaseGroupMbid);
-  const out: Payload = { musicBrainzId: releaseGroupMbid };
+  const e = enrichmentOf(call.rc.app);
+  const info = e.cached<AlbumInfoDocument>('lastfm-album', releaseGroupMbid);
+  const cover = e.cached<CoverImages>('cover', releaseGroupMbid);
+  const out: Payload = {};
+  const notes = info ? plainText(info.wiki.summary || info.wiki.content) : '';
+  if (notes) out.notes = notes;
+  out.musicBrainzId = releaseGroupMbid;
+  if (info?.url) out.lastFmUrl = info.url;
   if (!cover) return out;
   const front = cover.images.find((i) => i.front) ?? cover.images[0];
   const small = imageUrl(call, front?.thumbnails['250'] ?? front?.thumbnails.small);

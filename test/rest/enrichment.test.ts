@@ -54,6 +54,7 @@ beforeAll(async () => {
         { name: 'A Song Nobody Has', playcount: 800 },
         { name: 'First Light', playcount: 700 },
       ],
+      albums: [{ name: 'Dawn', wiki: 'Dawn is the <b>first</b> album by Aurora Lane.' }],
     },
   ]);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-rest-enrich-'));
@@ -119,6 +120,29 @@ describe('/rest enrichment from the metadata cache', () => {
     expect(r.albumInfo.musicBrainzId).toBe(ids.rgDawn);
     expect(r.albumInfo.smallImageUrl).toMatch(/\/api\/image-proxy\//);
     expect((await rest.ok('getAlbumInfo', { id: song.firstLight })).albumInfo.musicBrainzId).toBe(ids.rgDawn);
+  });
+
+  it("getAlbumInfo notes are Last.fm's album wiki summary while a Last.fm key is set", async () => {
+    const r = await eventually('getAlbumInfo2', { id: lane.albumId }, (x) => !!x.albumInfo.notes);
+    expect(r.albumInfo).toMatchObject({ notes: 'Dawn is the first album by Aurora Lane.', musicBrainzId: ids.rgDawn, lastFmUrl: 'https://www.last.fm/music/Aurora%20Lane/Dawn' });
+    expect((await rest.ok('getAlbumInfo', { id: lane.albumId })).albumInfo.notes).toBe('Dawn is the first album by Aurora Lane.');
+    expect(lf.requests.filter((q) => q.query.get('method') === 'album.getInfo').map((q) => [q.query.get('artist'), q.query.get('album')])).toEqual([['Aurora Lane', 'Dawn']]);
+    // An album Last.fm has no wiki for (or does not know) answers without notes.
+    const choirAlbum = (await rest.ok('getSong', { id: song.polarNight })).song.albumId;
+    await eventually('getAlbumInfo2', { id: choirAlbum }, () => lf.requests.some((q) => q.query.get('album') === 'Northern Songs'));
+    for (let i = 0; i < 20; i++) await new Promise((res) => setTimeout(res, 25));
+    expect((await rest.ok('getAlbumInfo2', { id: choirAlbum })).albumInfo.notes).toBeUndefined();
+    // Without a key there are no notes, and Last.fm is not asked.
+    server.ctx.settings.update({ integrations: { lastfm: { apiKey: '' } } });
+    try {
+      const before = lf.requests.length;
+      const off = await rest.ok('getAlbumInfo2', { id: lane.albumId });
+      expect(off.albumInfo.notes).toBeUndefined();
+      expect(off.albumInfo.musicBrainzId).toBe(ids.rgDawn);
+      expect(lf.requests.length).toBe(before);
+    } finally {
+      server.ctx.settings.update({ integrations: { lastfm: { apiKey: lf.apiKey } } });
+    }
   });
 
   it('getSimilarSongs2 mixes in library songs of similar artists', async () => {

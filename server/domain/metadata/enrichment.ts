@@ -11,6 +11,8 @@ export const ENRICHMENT_KINDS = {
   'lastfm-info': 14 * DAY,
   'lastfm-similar': 14 * DAY,
   'lastfm-top-tracks': 7 * DAY,
+  /** Keyed by release-group MBID: Last.fm's album page (wiki summary, tags, link). */
+  'lastfm-album': 14 * DAY,
   'deezer-match': 30 * DAY,
   'deezer-artist': 7 * DAY,
   'deezer-top': 7 * DAY,
@@ -28,6 +30,14 @@ export interface ArtistInfoDocument {
   bio: { summary: string; content: string };
   tags: string[];
   listeners: number;
+  images: LastFmImage[];
+}
+export interface AlbumInfoDocument {
+  name: string;
+  artist: string;
+  url: string;
+  wiki: { summary: string; content: string };
+  tags: string[];
   images: LastFmImage[];
 }
 export type SimilarDocument = Pick<LastFmSimilarArtist, 'name' | 'mbid' | 'match' | 'url' | 'image'>[];
@@ -81,6 +91,7 @@ export class EnrichmentService {
       'lastfm-info': [lastfm, (key, signal) => this.fetchInfo(key, signal)],
       'lastfm-similar': [lastfm, (key, signal) => this.fetchSimilar(key, signal)],
       'lastfm-top-tracks': [lastfm, (key, signal) => this.fetchTopTracks(key, signal)],
+      'lastfm-album': [lastfm, (key, signal) => this.fetchAlbumInfo(key, signal)],
       'deezer-match': [always, (key, signal) => this.fetchDeezerMatch(key, signal)],
       'deezer-artist': [always, (key, signal) => orNull(this.deezer.artist(key, signal))],
       'deezer-top': [always, (key, signal) => this.fetchDeezerTop(key, signal)],
@@ -126,6 +137,24 @@ export class EnrichmentService {
       bio: { summary: info.bio?.summary ?? '', content: info.bio?.content ?? '' },
       tags: (tags ?? info.tags?.tag ?? []).map((t) => t.name).slice(0, 20),
       listeners: info.stats?.listeners ?? 0,
+      images: info.image,
+    };
+  }
+
+  /** Last.fm's page of a release group, asked by the MusicBrainz artist credit and title. */
+  private async fetchAlbumInfo(releaseGroupMbid: string, signal?: AbortSignal): Promise<AlbumInfoDocument | null> {
+    const group = await optional(this.metadata.releaseGroup(releaseGroupMbid));
+    if (!group) return null;
+    const artist = group['artist-credit'].map((c) => c.name + (c.joinphrase ?? '')).join('').trim();
+    if (!artist) return null;
+    const info = await orNull(this.lastfmClient().albumInfo({ artist, album: group.title }, signal));
+    if (!info) return null;
+    return {
+      name: info.name,
+      artist: info.artist,
+      url: info.url,
+      wiki: { summary: info.wiki?.summary ?? '', content: info.wiki?.content ?? '' },
+      tags: (info.tags?.tag ?? []).map((t) => t.name).slice(0, 20),
       images: info.image,
     };
   }

@@ -2,6 +2,8 @@ import type { AppContext } from '../../context.js';
 import { metadataCacheRepository, type MetadataCacheRepository } from '../../db/metadataCache.js';
 import { CoverArtClient, type CoverImages } from '../../integrations/coverart/client.js';
 import { IntegrationError } from '../../integrations/errors.js';
+import { MetadataProviderClient } from '../../integrations/metadata/client.js';
+import { artistDocument, releaseDocuments, releaseGroupDocument } from '../../integrations/metadata/convert.js';
 import { MusicBrainzClient } from '../../integrations/musicbrainz/client.js';
 import type { MbArtist, MbRelease, MbReleaseGroup } from '../../integrations/musicbrainz/schemas.js';
 import { NotFoundError } from '../errors.js';
@@ -20,6 +22,10 @@ const MISSING_MS = 86_400_000;
 const MAX_RELEASE_GROUPS = 500;
 /** Recordings scanned for "appears on" (pages of 100, as the reference service does). */
 const MAX_APPEARANCE_RECORDINGS = 1000;
+/** After the metadata provider fails, MusicBrainz answers alone this long before the provider is tried again. */
+export const PROVIDER_RETRY_MS = 60_000;
+/** The name of the Lidarr-format metadata provider in health's `metadataProviders` (decisions §7). */
+export const PROVIDER_NAME = 'brainzmash';
 
 export type MetadataKind = 'artist' | 'appears-on' | 'release-group' | 'release' | 'cover';
 export const REFRESH_QUEUE = 'metadata-refresh';
@@ -65,12 +71,10 @@ export class MetadataService {
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly sources = new Map<string, KindSource>();
   /** What health reports as `metadataProviders.musicbrainz` (decisions §7). */
-  private readonly providerState = {
-    lastCheckedAt: null as number | null,
-    lastSuccessAt: null as number | null,
-    lastFailureAt: null as number | null,
-    lastFailureReason: null as string | null,
-  };
+  private readonly providerState = newProviderState();
+  /** The same for the Lidarr-format provider, plus whether MusicBrainz stands in for it now. */
+  private readonly skyState = { ...newProviderState(), failoverActive: false, retryAt: 0 };
+  private sky: { key: string; client: MetadataProviderClient } | null = null;
 
   constructor(private readonly ctx: AppContext) {
     this.cache = metadataCacheRepository(ctx.db);
@@ -105,21 +109,55 @@ export class MetadataService {
     return this.mb.client;
   }
 
-  /** The `metadataProviders` entry of the detailed health answer. */
+  /** The Lidarr-format provider's base URL when it is configured and switched on, else null. */
+  providerBaseUrl(): string | null {
+    const setting = this.ctx.settings.get().integrations.metadata;
+    if (!setting.enabled) return null;
+    return setting.baseUrl || this.ctx.config.upstreams.metadata || null;
+  }
+
+  /** The Lidarr-format metadata provider's client, or null when none is configured. */
+  provider(): MetadataProviderClient | null {
+    const baseUrl = this.providerBaseUrl();
+    if (!baseUrl) return (this.sky = null);
+    const key = `${baseUrl} ${this.ctx.appVersion}`;
+    if (!this.sky || this.sky.key !== key) {
+      this.sky = {
+        key,
+        client: new MetadataProviderClient({
+          baseUrl,
+          userAgent: `Tonearm/${this.ctx.appVersion}`,
+          ...(this.ctx.config.upstreams.spacingMs !== null && { spacingMs: this.ctx.config.upstreams.spacingMs }),
+        }),
+      };
+      // A different server starts with a clean record.
+      Object.assign(this.skyState, newProviderState(), { failoverActive: false, retryAt: 0 });
+    }
+    return this.sky.client;
+  }
+
+  /** The `metadataProviders` entries of the detailed health answer (each configured provider, before first use too). */
   providerHealth() {
     const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
-    const s = this.providerState;
-    return {
-      musicbrainz: {
-        activeBaseUrl: this.ctx.config.upstreams.musicbrainz,
-        configuredProvider: 'musicbrainz',
-        failoverActive: false,
-        lastCheckedAt: iso(s.lastCheckedAt),
-        lastSuccessAt: iso(s.lastSuccessAt),
-        lastFailureAt: iso(s.lastFailureAt),
-        lastFailureReason: s.lastFailureReason,
-      },
-    };
+    const times = (s: ReturnType<typeof newProviderState>) => ({
+      lastCheckedAt: iso(s.lastCheckedAt),
+      lastSuccessAt: iso(s.lastSuccessAt),
+      lastFailureAt: iso(s.lastFailureAt),
+      lastFailureReason: s.lastFailureReason,
+    });
+    const entries: Record<string, { activeBaseUrl: string; configuredProvider: string; failoverActive: boolean } & ReturnType<typeof times>> = {};
+    const sky = this.provider();
+    if (sky)
+      entries[PROVIDER_NAME] = {
+        // During a failover the pages come from MusicBrainz.
+        activeBaseUrl: this.skyState.failoverActive && this.enabled ? this.ctx.config.upstreams.musicbrainz : sky.baseUrl,
+        configuredProvider: PROVIDER_NAME,
+        failoverActive: this.skyState.failoverActive,
+        ...times(this.skyState),
+      };
+    if (this.enabled)
+      entries.musicbrainz = { activeBaseUrl: this.ctx.config.upstreams.musicbrainz, configuredProvider: 'musicbrainz', failoverActive: false, ...times(this.providerState) };
+    return entries;
   }
 
   registerRefreshQueue(): void {
@@ -173,7 +211,8 @@ export class MetadataService {
   private unavailable(kind: string): Error | null {
     const source = this.sources.get(kind);
     if (source) return source.unavailable();
-    return this.enabled ? null : new IntegrationError('musicbrainz', 'unreachable', 'MusicBrainz lookups are switched off in Settings (integrations.musicbrainz.enabled)');
+    if (this.enabled || ((kind === 'artist' || kind === 'release-group') && this.provider())) return null;
+    return new IntegrationError('musicbrainz', 'unreachable', 'MusicBrainz lookups are switched off in Settings (integrations.musicbrainz.enabled)');
   }
 
   /** Queues a background refresh of a document (once however often it is asked for). */
@@ -225,6 +264,11 @@ export class MetadataService {
           this.cache.put(kind, key, payload, this.ctx.clock.now());
           return payload;
         }
+        const fromProvider = await this.fetchFromProvider(kind as MetadataKind, key, signal);
+        if (fromProvider !== undefined) {
+          this.store(kind, key, fromProvider);
+          return fromProvider;
+        }
         const state = this.providerState;
         state.lastCheckedAt = this.ctx.clock.now();
         try {
@@ -240,25 +284,72 @@ export class MetadataService {
           state.lastSuccessAt = this.ctx.clock.now();
           payload = null;
         }
-        this.cache.put(kind, key, payload, this.ctx.clock.now());
-        if (kind === 'artist' && payload) {
-          const doc = payload as ArtistDocument;
-          this.cache.setArtistReleaseGroups(
-            key,
-            doc.releaseGroups.map((g) => ({
-              mbid: g.id,
-              title: g.title,
-              primaryType: g['primary-type'] ?? null,
-              secondaryTypes: g['secondary-types'] ?? [],
-              date: g['first-release-date'] || null,
-            })),
-          );
-        }
+        this.store(kind, key, payload);
         return payload;
       })().finally(() => this.inFlight.delete(id));
       this.inFlight.set(id, pending);
     }
     return pending;
+  }
+
+  private store(kind: string, key: string, payload: unknown): void {
+    this.cache.put(kind, key, payload, this.ctx.clock.now());
+    if (kind === 'artist' && payload) {
+      const doc = payload as ArtistDocument;
+      this.cache.setArtistReleaseGroups(
+        key,
+        doc.releaseGroups.map((g) => ({
+          mbid: g.id,
+          title: g.title,
+          primaryType: g['primary-type'] ?? null,
+          secondaryTypes: g['secondary-types'] ?? [],
+          date: g['first-release-date'] || null,
+        })),
+      );
+    }
+  }
+
+  /**
+   * Artists and release groups from the Lidarr-format provider when one is configured: its document
+   * in MusicBrainz's shapes, or undefined when MusicBrainz must answer instead (no provider, a kind
+   * it does not serve, a resource it lacks, or an outage: timeouts, refused connections and 5xx
+   * start a failover during which MusicBrainz answers alone until PROVIDER_RETRY_MS have passed).
+   * An album's releases, tracks included, are cached with it, so its track list needs no other call.
+   */
+  private async fetchFromProvider(kind: MetadataKind, key: string, signal?: AbortSignal): Promise<unknown> {
+    if (kind !== 'artist' && kind !== 'release-group') return undefined;
+    const sky = this.provider();
+    if (!sky) return undefined;
+    const state = this.skyState;
+    const now = this.ctx.clock.now();
+    if (state.failoverActive && now < state.retryAt && this.enabled) return undefined;
+    state.lastCheckedAt = now;
+    try {
+      let doc: unknown;
+      if (kind === 'artist') doc = artistDocument(await sky.artist(key, signal));
+      else {
+        const album = await sky.album(key, signal);
+        for (const release of releaseDocuments(album)) this.cache.put('release', release.id, release, this.ctx.clock.now());
+        doc = releaseGroupDocument(album);
+      }
+      state.lastSuccessAt = this.ctx.clock.now();
+      state.failoverActive = false;
+      return doc;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      if (err instanceof IntegrationError && (err.kind === 'not_found' || err.kind === 'bad_request')) {
+        // The provider answers, but lags MusicBrainz for new or merged entries: MusicBrainz decides.
+        state.lastSuccessAt = this.ctx.clock.now();
+        if (!this.enabled) return null;
+        return undefined;
+      }
+      state.lastFailureAt = this.ctx.clock.now();
+      state.lastFailureReason = err instanceof Error ? err.message : String(err);
+      state.failoverActive = true;
+      state.retryAt = state.lastFailureAt + PROVIDER_RETRY_MS;
+      if (!this.enabled) throw err;
+      return undefined;
+    }
   }
 
   private async fetch(kind: MetadataKind, key: string, signal?: AbortSignal): Promise<unknown> {
@@ -304,6 +395,10 @@ export class MetadataService {
   }
 }
 
+function newProviderState() {
+  return { lastCheckedAt: null as number | null, lastSuccessAt: null as number | null, lastFailureAt: null as number | null, lastFailureReason: null as string | null };
+}
+
 /** Library artists whose metadata the daily task refreshes per run (MusicBrainz allows 1 request/s). */
 const DAILY_ARTIST_REFRESHES = 300;
 
@@ -316,7 +411,7 @@ export function startMetadata(ctx: AppContext): void {
     every: 24 * 3600_000,
     priority: -5,
     handler: () => {
-      if (!metadata.enabled) return;
+      if (!metadata.enabled && !metadata.provider()) return;
       const before = ctx.clock.now() - FRESH_MS.artist;
       for (const mbid of metadata.cache.libraryArtistsToRefresh(before, DAILY_ARTIST_REFRESHES))
         ctx.jobs.enqueue(REFRESH_QUEUE, { kind: 'artist', key: mbid }, { dedupeKey: `artist:${mbid}`, priority: 20 });
@@ -324,6 +419,7 @@ export function startMetadata(ctx: AppContext): void {
   });
   ctx.health.push(() => ({
     musicbrainzConfigured: metadata.enabled,
-    metadataProviders: metadata.enabled ? metadata.providerHealth() : {},
+    metadataConfigured: metadata.providerBaseUrl() !== null,
+    metadataProviders: metadata.providerHealth(),
   }));
 }

@@ -18,6 +18,8 @@ const LABELS: Record<string, string> = {
   'security.corsOrigins': 'Allowed origins (CORS)',
   'transcoding.cacheSizeMb': 'Transcoding cache size',
   'transcoding.maxConcurrent': 'Transcodes at the same time',
+  'integrations.metadata.baseUrl': 'Metadata provider address',
+  'integrations.metadata.enabled': 'Use the metadata provider',
 };
 
 const SERVICES: Record<string, string> = {
@@ -31,6 +33,8 @@ const SERVICES: Record<string, string> = {
   nzbget: 'NZBGet',
   oidc: 'OpenID sign-in',
   ytdlp: 'yt-dlp',
+  metadata: 'Metadata provider',
+  musicbrainz: 'MusicBrainz',
 };
 
 const FIELDS: Record<string, string> = {

@@ -103,6 +103,8 @@ const oidc = z
   .strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
+/** A Lidarr-format metadata server (SkyHook shape, e.g. brainzmash) asked before MusicBrainz; empty: TONEARM_METADATA_URL or none. */
+const metadata = z.object({ baseUrl: serviceUrl, enabled }).strict();
 
 /** The track pipeline (api.md 4.10 worker settings; reference §3.9). */
 export const qualityTiers = ['lossless', 'high', 'medium', 'low'] as const;
@@ -179,6 +181,7 @@ export const settingsSchema = z
         ytdlp: ytdlp.prefault({}),
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),
+        metadata: metadata.prefault({}),
         spotify: spotify.prefault({}),
         oidc: oidc.prefault({}),
       })

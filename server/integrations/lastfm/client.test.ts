@@ -13,6 +13,10 @@ beforeAll(async () => {
       tags: ['dream pop'],
       similar: [{ name: 'Aurora Borealis Choir', mbid: '00000000-0000-4000-8000-000000000002', match: 0.87 }],
       topTracks: Array.from({ length: 7 }, (_, i) => ({ name: `Track ${i}`, playcount: 700 - i * 10, ...(i === 0 && { mbid: '00000000-0000-4000-8000-000000000351' }) })),
+      albums: [
+        { name: 'Dawn', mbid: '00000000-0000-4000-8000-000000000201', wiki: 'Dawn is the first album.', tags: ['dream pop'], tracks: [{ name: 'First Light', duration: 180 }] },
+        { name: 'Dusk' },
+      ],
     },
     { name: 'Silent', similar: [], tags: [] },
   ]);
@@ -47,6 +51,20 @@ describe('Last.fm client', () => {
     expect(silent.mbid).toBeNull();
     expect(silent.tags?.tag ?? []).toEqual([]);
     expect(await client().similar({ name: 'Silent' }, 10)).toEqual([]);
+  });
+
+  it('reads album.getInfo by artist and title: the wiki, one-entry lists, and no wiki at all', async () => {
+    const dawn = await client().albumInfo({ artist: 'aurora lane', album: 'DAWN' });
+    expect(dawn).toMatchObject({ name: 'Dawn', artist: 'Aurora Lane', mbid: '00000000-0000-4000-8000-000000000201', url: 'https://www.last.fm/music/Aurora%20Lane/Dawn' });
+    expect(dawn.wiki?.summary).toMatch(/^Dawn is the first album\. <a href=".*">Read more on Last\.fm<\/a>\.$/);
+    expect(dawn.tags?.tag.map((t) => t.name)).toEqual(['dream pop']);
+    expect(dawn.tracks?.track).toMatchObject([{ name: 'First Light', duration: 180 }]);
+    const dusk = await client().albumInfo({ artist: 'Aurora Lane', album: 'Dusk' });
+    expect(dusk.wiki).toBeUndefined();
+    expect(dusk.tracks).toBeUndefined();
+    const seen = fake.requests.at(-1)!.query;
+    expect([seen.get('method'), seen.get('artist'), seen.get('album'), seen.get('autocorrect')]).toEqual(['album.getInfo', 'Aurora Lane', 'Dusk', '1']);
+    expect(await failure(client().albumInfo({ artist: 'Aurora Lane', album: 'Nope' }))).toMatchObject({ kind: 'not_found' });
   });
 
   it('pages top tracks with page and limit; the page numbers arrive as strings', async () => {

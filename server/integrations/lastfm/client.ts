@@ -51,6 +51,28 @@ const topTracksSchema = z.object({
 });
 export type LastFmTopTrack = z.infer<typeof topTracksSchema>['toptracks']['track'][number];
 
+const albumInfoSchema = z.object({
+  album: z
+    .object({
+      name: z.string(),
+      artist: z.string().default(''),
+      mbid,
+      url: z.string().default(''),
+      image: images.transform(toImages),
+      listeners: num.optional(),
+      playcount: num.optional(),
+      tags: z.preprocess((v) => (v === '' ? undefined : v), z.object({ tag: list(tagSchema) }).loose().optional()),
+      tracks: z.preprocess(
+        (v) => (v === '' ? undefined : v),
+        z.object({ track: list(z.object({ name: z.string(), duration: num.optional(), url: z.string().default('') }).loose()) }).loose().optional(),
+      ),
+      /** Absent when nobody has written about the album. */
+      wiki: z.object({ summary: z.string().default(''), content: z.string().default(''), published: z.string().optional() }).loose().optional(),
+    })
+    .loose(),
+});
+export type LastFmAlbumInfo = z.infer<typeof albumInfoSchema>['album'];
+
 /** Last.fm's error codes as the HTTP status they amount to (the body says `{error, message}`). */
 const errorStatus: Record<number, number> = {
   2: 400, 3: 400, 4: 401, 6: 404, 7: 400, 8: 502, 9: 401, 10: 401, 11: 503, 13: 401, 16: 503, 26: 403, 29: 429,
@@ -123,6 +145,11 @@ export class LastFmClient {
 
   async similar(ref: LastFmArtistRef, limit: number, signal?: AbortSignal): Promise<LastFmSimilarArtist[]> {
     return (await this.get('artist.getSimilar', { ...LastFmClient.who(ref), limit }, similarSchema, signal)).similarartists.artist;
+  }
+
+  /** An album by its artist's name and its title (Last.fm's album MBIDs are release ids, not release groups). */
+  async albumInfo(ref: { artist: string; album: string }, signal?: AbortSignal): Promise<LastFmAlbumInfo> {
+    return (await this.get('album.getInfo', { artist: ref.artist, album: ref.album, autocorrect: 1 }, albumInfoSchema, signal)).album;
   }
 
   /** One page of the artist's top tracks. */

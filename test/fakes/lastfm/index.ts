@@ -5,8 +5,19 @@ import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '
  * every number is a string, a list of one entry is that entry (an object), missing MBIDs are "",
  * and errors are `{error, message}`, sometimes with HTTP 200 (not found: error 6 with 200, as
  * Last.fm does; a wrong key: error 10 with 403). Methods: artist.getInfo, artist.getTopTags,
- * artist.getSimilar, artist.getTopTracks (paged by `page`/`limit`).
+ * artist.getSimilar, artist.getTopTracks (paged by `page`/`limit`), and album.getInfo (by artist and
+ * album name, with `autocorrect` ignoring case; `wiki` only for albums someone wrote about, its
+ * summary ending in Last.fm's "Read more on Last.fm" link).
  */
+export interface FakeLastFmAlbum {
+  name: string;
+  /** Last.fm's album MBIDs are release ids. */
+  mbid?: string;
+  /** The wiki text; none: the answer has no `wiki`. */
+  wiki?: string;
+  tags?: string[];
+  tracks?: { name: string; duration: number }[];
+}
 export interface FakeLastFmArtist {
   name: string;
   mbid?: string;
@@ -15,6 +26,7 @@ export interface FakeLastFmArtist {
   tags?: string[];
   similar?: { name: string; mbid?: string; match: number }[];
   topTracks?: { name: string; mbid?: string; playcount: number }[];
+  albums?: FakeLastFmAlbum[];
 }
 
 export interface LastFmFake extends JsonFake {
@@ -33,6 +45,43 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
   const errors: { code: number; status: number }[] = [];
   const error = (code: number, message: string, status = 200): FakeReply => ({ status, body: { error: code, message, links: [] } });
 
+  const albumInfo = (q: URLSearchParams): FakeReply => {
+    if (!q.get('mbid') && (!q.get('artist') || !q.get('album'))) return error(6, 'Invalid parameters - Your request is missing a required parameter', 400);
+    let found: { a: FakeLastFmArtist; album: FakeLastFmAlbum } | undefined;
+    for (const a of artists.values())
+      for (const album of a.albums ?? [])
+        if (q.get('mbid') ? album.mbid === q.get('mbid') : a.name.toLowerCase() === q.get('artist')!.toLowerCase() && album.name.toLowerCase() === q.get('album')!.toLowerCase()) found ??= { a, album };
+    if (!found) return error(6, 'Album not found');
+    const { a, album } = found;
+    const url = `https://www.last.fm/music/${encodeURIComponent(a.name)}/${encodeURIComponent(album.name)}`;
+    const tracks = (album.tracks ?? []).map((t, i) => ({
+      streamable: { fulltrack: '0', '#text': '0' },
+      duration: t.duration,
+      url: `${url}/_/${encodeURIComponent(t.name)}`,
+      name: t.name,
+      '@attr': { rank: i + 1 },
+      artist: { url: '', name: a.name, mbid: a.mbid ?? '' },
+    }));
+    return {
+      body: {
+        album: {
+          artist: a.name,
+          mbid: album.mbid ?? '',
+          tags: (album.tags ?? []).length ? { tag: one((album.tags ?? []).map((t) => ({ url: `https://www.last.fm/tag/${encodeURIComponent(t)}`, name: t }))) } : '',
+          name: album.name,
+          image: images(album.name),
+          tracks: tracks.length ? { track: one(tracks) } : '',
+          listeners: '4321',
+          playcount: '54321',
+          url,
+          ...(album.wiki && {
+            wiki: { published: '01 Jan 2020, 00:00', summary: `${album.wiki} <a href="${url}">Read more on Last.fm</a>.`, content: `${album.wiki}\n\nUser-contributed text is available under the Creative Commons By-SA License.` },
+          }),
+        },
+      },
+    };
+  };
+
   const handler = (req: SeenRequest): FakeReply => {
     const injected = errors.shift();
     if (injected) return error(injected.code, 'Injected failure', injected.status);
@@ -41,6 +90,7 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
     if (q.get('api_key') !== fake.apiKey) return error(10, 'Invalid API key - You must be granted a valid key by last.fm', 403);
     const method = (q.get('method') ?? '').toLowerCase();
     const wanted = q.get('mbid') ? [...artists.values()].find((a) => a.mbid === q.get('mbid')) : artists.get((q.get('artist') ?? '').toLowerCase());
+    if (method === 'album.getinfo') return albumInfo(q);
     if (!method.startsWith('artist.')) return error(3, 'Invalid Method - No method with that name in this package', 400);
     if (!q.get('artist') && !q.get('mbid')) return error(6, 'Invalid parameters - Your request is missing a required parameter', 400);
     if (!wanted) return error(6, 'The artist you supplied could not be found');
