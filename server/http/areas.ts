@@ -8,6 +8,7 @@ import { healthRoutes } from '../api/health/routes.js';
 import { libraryArea, startLibrary } from '../api/library/area.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
+import { notificationRoutes } from '../api/notifications/routes.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
@@ -15,6 +16,7 @@ import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startLidarr } from '../domain/lidarr/service.js';
 import { startEnrichment } from '../domain/metadata/enrichment.js';
 import { startMetadata } from '../domain/metadata/service.js';
+import { startNotifications } from '../domain/notifications/service.js';
 import { startSearch } from '../domain/search/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
@@ -48,6 +50,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   lidarrSettingsRoutes,
   slskdSettingsRoutes,
   usenetSettingsRoutes,
+  notificationRoutes,
   lidarrLibraryRoutes,
   requestsRoutes,
   webhookRoutes,
@@ -58,7 +61,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment, startNotifications];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [

@@ -16,6 +16,11 @@ const LABELS: Record<string, string> = {
   'security.corsOrigins': 'Allowed origins (CORS)',
   'transcoding.cacheSizeMb': 'Transcoding cache size',
   'transcoding.maxConcurrent': 'Transcodes at the same time',
+  'notifications.publicUrl': 'Address for links in notifications',
+  'notifications.gotify.events': 'Gotify notification events',
+  'notifications.gotify.priority': 'Gotify message priority',
+  'notifications.gotify.templates': 'Gotify message texts',
+  'notifications.webhooks': 'Webhooks',
 };
 
 const SERVICES: Record<string, string> = {
