@@ -58,8 +58,18 @@ export function fillPlaceholders(template: string, values: Record<string, string
 /** The values including the rendered `$title` and `$message` of the event. */
 export function placeholderValues(vars: NotificationVars, texts = defaultTexts[vars.event]): Record<string, string> {
   const base: Record<string, string> = { ...vars };
-  // Lines left empty by a missing value (no review link, no reason) are dropped.
-  const tidy = (text: string) => fillPlaceholders(text, base).replace(/\n{3,}/g, '\n\n').trim();
+  // A line whose placeholders are all empty (no review address, no reason) is left out.
+  const tidy = (text: string) =>
+    text
+      .split('\n')
+      .filter((line) => {
+        const names = [...line.matchAll(PLACEHOLDER)].map((m) => m[1]!).filter((n) => Object.hasOwn(base, n));
+        return names.length === 0 || names.some((n) => base[n] !== '');
+      })
+      .map((line) => fillPlaceholders(line, base))
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
   return { ...base, title: tidy(texts.title), message: tidy(texts.message) };
 }
 

@@ -119,16 +119,20 @@ const requiredServiceUrl = z
 const reservedHeaders = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
 const webhookHeaders = z
   .record(
-    z
-      .string()
-      .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, { error: 'is not a valid header name' })
-      .refine((name) => !reservedHeaders.test(name), { error: 'is set by the server and cannot be changed' }),
+    z.string(),
     z
       .string()
       .max(4096)
       .refine((v) => !/[\r\n\0]/.test(v), { error: 'must be a single line' }),
   )
-  .refine((h) => Object.keys(h).length <= 20, { error: 'at most 20 headers' })
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
+    for (const name of names) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name' });
+      else if (reservedHeaders.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'is set by the server and cannot be changed' });
+    }
+  })
   .default({});
 
 /** A generic webhook (reference §5 notifications; external-services.md (j)). */
