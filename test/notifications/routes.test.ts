@@ -151,11 +151,36 @@ describe('POST /api/settings/webhooks/test', () => {
     const missing = await admin('/api/settings/webhooks/test', { id: 'nope' });
     expect(missing.status).toBe(404);
     expect(await body(missing)).toEqual({ error: 'Webhook not found', message: 'No saved webhook has the id nope' });
-    const both = await admin('/api/settings/webhooks/test', { id: 'saved', webhook: { url: hook.url } });
-    expect(both.status).toBe(400);
+    const neither = await admin('/api/settings/webhooks/test', { event: 'job_done' });
+    expect(neither.status).toBe(400);
     const port = await closedPort();
     const down = await admin('/api/settings/webhooks/test', { webhook: { url: `http://127.0.0.1:${port}/x` } });
     expect(down.status).toBe(502);
     expect(await body(down)).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: `webhook: Webhook at http://127.0.0.1:${port}/x: connection refused` });
+  });
+
+  it('masks credential headers and sends the saved values only to the saved address', async () => {
+    const webhook = { id: 'auth', name: 'With a key', url: `${hook.url}/auth`, headers: { Authorization: 'Bearer s3cret', Title: 'Tonearm' } };
+    expect((await admin('/api/settings', { notifications: { webhooks: [webhook] } })).status).toBe(200);
+    const shown = (await body(await admin('/api/settings'))).notifications.webhooks[0];
+    expect(shown.headers).toEqual({ Authorization: '********', Title: 'Tonearm' });
+
+    // Sent back as shown (masked), the stored key stays.
+    expect((await admin('/api/settings', { notifications: { webhooks: [{ ...shown, name: 'Renamed' }] } })).status).toBe(200);
+    expect((await admin('/api/settings/webhooks/test', { id: 'auth' })).status).toBe(200);
+    expect(hook.requests.at(-1)!.headers.authorization).toBe('Bearer s3cret');
+    // Tested as edited, with the masked value: the saved one goes to the saved address.
+    expect((await admin('/api/settings/webhooks/test', { id: 'auth', webhook: { url: `${hook.url}/auth?edited=1`, headers: shown.headers } })).status).toBe(200);
+    expect(hook.requests.at(-1)!.headers.authorization).toBe('Bearer s3cret');
+
+    // Moved elsewhere, the key must be typed again.
+    const moved = await admin('/api/settings', { notifications: { webhooks: [{ ...shown, url: 'http://127.0.0.2:9/auth' }] } });
+    expect(moved.status).toBe(400);
+    expect(await body(moved)).toMatchObject({ code: 'SECRET_REENTRY_REQUIRED' });
+    const movedTest = await admin('/api/settings/webhooks/test', { id: 'auth', webhook: { url: 'http://127.0.0.2:9/auth', headers: shown.headers } });
+    expect(movedTest.status).toBe(400);
+    expect(await body(movedTest)).toMatchObject({ code: 'SECRET_REENTRY_REQUIRED' });
+    const unsaved = await admin('/api/settings/webhooks/test', { webhook: { url: `${hook.url}/auth`, headers: { Authorization: '********' } } });
+    expect(unsaved.status).toBe(400);
   });
 });

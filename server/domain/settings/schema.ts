@@ -115,6 +115,9 @@ const requiredServiceUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' });
 
+/** Webhook headers whose values are credentials: masked like other secrets (`Authorization`, `X-Api-Key`, …). */
+export const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|token|secret|key|password|auth/i;
+
 /** Headers the HTTP layer sets itself; a webhook may not override them. */
 const reservedHeaders = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
 const webhookHeaders = z
