@@ -110,6 +110,7 @@ describe('notification settings', () => {
     await bad([{ ...ok, headers: { 'X-A': 'one\r\nX-B: two' } }], 'Webhooks, entry 1 (headers x-a): must be a single line');
     await bad([{ ...ok, headers: { Host: 'evil' } }], 'Webhooks, entry 1 (headers host): is set by the server and cannot be changed');
     await bad([{ ...ok, headers: { 'Bad Name': 'x' } }], 'Webhooks, entry 1 (headers bad name): is not a valid header name');
+    await bad([{ ...ok, url: 'http://user:pw@127.0.0.1:9/x' }], 'Webhooks, entry 1 (url): must not contain a user name or password; send them in an Authorization header');
     await bad([{ ...ok, method: 'GET' }], expect.stringMatching(/^Webhooks, entry 1 \(method\)/));
     const saved = await admin('/api/settings', { notifications: { webhooks: [ok] } });
     expect(saved.status).toBe(200);

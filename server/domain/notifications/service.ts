@@ -65,14 +65,15 @@ export function gotifyConfigured(settings: Settings): boolean {
  * network call, so the transition that raised the event is never slowed or failed by a notifier.
  */
 function recordEvent(ctx: AppContext, e: DownloadEvent): void {
-  const events = notificationEventsOf(ctx.db, e, (id) => reviewUrl(ctx, id));
-  if (events.length === 0) return;
   const settings = ctx.settings.get();
-  ctx.db.transaction((list: NotificationEvent[]) => {
-    for (const event of list) {
-      for (const destination of destinationsFor(settings, event.vars.event)) enqueueDelivery(ctx, event, destination);
-    }
-  })(events);
+  if (!gotifyConfigured(settings) && !settings.notifications.webhooks.some((w) => w.enabled)) return;
+  const deliveries = notificationEventsOf(ctx.db, e, (id) => reviewUrl(ctx, id)).flatMap((event) =>
+    destinationsFor(settings, event.vars.event).map((destination) => ({ event, destination })),
+  );
+  if (deliveries.length === 0) return;
+  ctx.db.transaction(() => {
+    for (const d of deliveries) enqueueDelivery(ctx, d.event, d.destination);
+  })();
 }
 
 function enqueueDelivery(ctx: AppContext, event: NotificationEvent, destination: string): DeliveryRow | undefined {

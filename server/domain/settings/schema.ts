@@ -110,10 +110,13 @@ const eventList = (defaults: NotificationEventType[]) =>
     .refine((list) => new Set(list).size === list.length, { error: 'lists an event twice' })
     .default(defaults);
 
-/** An http(s) URL that must be filled in (a webhook has no meaning without one). */
-const requiredServiceUrl = z
+/** A webhook's http(s) URL: required, and without credentials in it (they would show in settings and logs). */
+const webhookUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' });
+  .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' })
+  .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), {
+    error: 'must not contain a user name or password; send them in an Authorization header',
+  });
 
 /** Webhook headers whose values are credentials: masked like other secrets (`Authorization`, `X-Api-Key`, …). */
 export const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|token|secret|key|password|auth/i;
@@ -143,7 +146,7 @@ export const webhookSettings = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1–64 letters, digits, - or _' }),
     name: z.string().trim().min(1).max(100),
-    url: requiredServiceUrl,
+    url: webhookUrl,
     method: z.enum(['POST', 'PUT']).default('POST'),
     events: eventList(['job_blocked', 'job_failed']),
     headers: webhookHeaders,
