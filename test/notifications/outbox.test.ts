@@ -144,6 +144,20 @@ describe('Gotify notifications', () => {
     expect(gotify.messages.filter((m) => m.title.endsWith('– Aquarius'))).toHaveLength(1);
   });
 
+  it('never holds up the transition that raised the event, even when Gotify is slow', async () => {
+    gotify.faults.delayMs = 1500;
+    try {
+      const job = newJob('Olson');
+      const started = performance.now();
+      downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
+      expect(performance.now() - started).toBeLessThan(100);
+      expect(gotify.messages.some((m) => m.title.endsWith('– Olson'))).toBe(false);
+      await until('the slow message', () => gotify.messages.some((m) => m.title.endsWith('– Olson')));
+    } finally {
+      gotify.faults.delayMs = 0;
+    }
+  });
+
   it('gives up at once when Gotify refuses the token', async () => {
     const saved = ctx().settings.get().integrations.gotify;
     ctx().settings.update({ integrations: { gotify: { url: saved.url, token: 'A-wrong-token' } } });
