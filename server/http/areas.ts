@@ -11,6 +11,7 @@ import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { playlistWorkerRoutes } from '../api/playlists/worker.js';
+import { notificationRoutes } from '../api/notifications/routes.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
@@ -20,6 +21,7 @@ import { startDownloadControl } from '../domain/downloads/control.js';
 import { startLidarr } from '../domain/lidarr/service.js';
 import { startEnrichment } from '../domain/metadata/enrichment.js';
 import { startMetadata } from '../domain/metadata/service.js';
+import { startNotifications } from '../domain/notifications/service.js';
 import { startSearch } from '../domain/search/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
@@ -57,6 +59,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   slskdSettingsRoutes,
   usenetSettingsRoutes,
   downloadClientRoutes,
+  notificationRoutes,
   lidarrLibraryRoutes,
   aurralLibraryRoutes,
   requestsRoutes,
@@ -77,6 +80,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startEnrichment,
   startYtdlp,
   startDownloadControl,
+  startNotifications,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

@@ -17,4 +17,10 @@ describe('setting labels', () => {
     expect(settingLabel(['integrations', 'nzbget', 'password'])).toBe('NZBGet password');
     expect(settingLabel(['integrations', 'prowlarr', 'apiKey'])).toBe('Prowlarr API key');
   });
+
+  it('names the notification settings', () => {
+    expect(settingLabel(['notifications', 'webhooks', 1, 'url'])).toBe('Webhooks, entry 2 (url)');
+    expect(settingLabel(['notifications', 'gotify', 'events', 0])).toBe('Gotify notification events, entry 1');
+    expect(settingLabel(['notifications', 'publicUrl'])).toBe('Address for links in notifications');
+  });
 });

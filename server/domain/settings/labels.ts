@@ -20,6 +20,11 @@ const LABELS: Record<string, string> = {
   'transcoding.maxConcurrent': 'Transcodes at the same time',
   'integrations.metadata.baseUrl': 'Metadata provider address',
   'integrations.metadata.enabled': 'Use the metadata provider',
+  'notifications.publicUrl': 'Address for links in notifications',
+  'notifications.gotify.events': 'Gotify notification events',
+  'notifications.gotify.priority': 'Gotify message priority',
+  'notifications.gotify.templates': 'Gotify message texts',
+  'notifications.webhooks': 'Webhooks',
 };
 
 const SERVICES: Record<string, string> = {

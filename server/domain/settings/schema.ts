@@ -129,6 +129,86 @@ export const downloadWorker = z
   })
   .strict();
 
+/** What can notify (Gotify, webhooks): a held track, a failed or finished one, an album whose tracks are all in. */
+export const notificationEvents = ['job_blocked', 'job_failed', 'job_done', 'album_complete'] as const;
+export type NotificationEventType = (typeof notificationEvents)[number];
+const eventList = (defaults: NotificationEventType[]) =>
+  z
+    .array(z.enum(notificationEvents))
+    .max(notificationEvents.length)
+    .refine((list) => new Set(list).size === list.length, { error: 'lists an event twice' })
+    .default(defaults);
+
+/** A webhook's http(s) URL: required, and without credentials in it (they would show in settings and logs). */
+const webhookUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' })
+  .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), {
+    error: 'must not contain a user name or password; send them in an Authorization header',
+  });
+
+/** Webhook headers whose values are credentials: masked like other secrets (`Authorization`, `X-Api-Key`, …). */
+export const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|token|secret|key|password|auth/i;
+
+/** Headers the HTTP layer sets itself; a webhook may not override them. */
+const reservedHeaders = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*)$/i;
+const webhookHeaders = z
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(4096)
+      .refine((v) => !/[\r\n\0]/.test(v), { error: 'must be a single line' }),
+  )
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
+    for (const name of names) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name' });
+      else if (reservedHeaders.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'is set by the server and cannot be changed' });
+    }
+  })
+  .default({});
+
+/** A generic webhook (reference §5 notifications; external-services.md (j)). */
+export const webhookSettings = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1–64 letters, digits, - or _' }),
+    name: z.string().trim().min(1).max(100),
+    url: webhookUrl,
+    method: z.enum(['POST', 'PUT']).default('POST'),
+    events: eventList(['job_blocked', 'job_failed']),
+    headers: webhookHeaders,
+    /** Empty: a JSON document with every field. Placeholders (`$trackName`) are JSON-escaped inside a JSON template. */
+    bodyTemplate: z.string().max(16 * 1024).default(''),
+    enabled,
+  })
+  .strict();
+export type WebhookSettings = z.infer<typeof webhookSettings>;
+
+const gotifyTemplate = z.object({ title: z.string().max(500).optional(), message: z.string().max(8192).optional() }).strict();
+
+export const notificationSettings = z
+  .object({
+    /** The address people open Tonearm at, for links in notifications (`$reviewUrl`); empty: this server's first LAN address. */
+    publicUrl: serviceUrl,
+    gotify: z
+      .object({
+        events: eventList(['job_blocked', 'job_failed']),
+        priority: z.number().int().min(0).max(10).default(5),
+        /** Per event, a title and message replacing the built-in ones; placeholders as for webhooks. */
+        templates: z.partialRecord(z.enum(notificationEvents), gotifyTemplate).default({}),
+      })
+      .strict()
+      .prefault({}),
+    webhooks: z
+      .array(webhookSettings)
+      .max(20)
+      .refine((list) => new Set(list.map((w) => w.id)).size === list.length, { error: 'two webhooks have the same id' })
+      .default([]),
+  })
+  .strict();
+
 export const librarySettings = z
   .object({
     musicFolders: z.array(z.string().min(1)).default([]),
@@ -169,6 +249,7 @@ export const settingsSchema = z
       .prefault({}),
     /** Public share links (Subsonic createShare, /share/<id> pages); off until an administrator turns it on. */
     sharing: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
+    notifications: notificationSettings.prefault({}),
     integrations: z
       .object({
         lidarr: lidarr.prefault({}),

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { SECRET_FIELD, SECRET_MASK, type Settings } from './schema.js';
+import { SECRET_FIELD, SECRET_MASK, type Settings, type WebhookSettings } from './schema.js';
 
 /**
  * A stored secret (API key, password, token) goes only to the origin (scheme, host and port) it was
@@ -66,4 +66,40 @@ export function refuseSecretsMovedToAnotherOrigin(previous: Settings, patch: unk
       if (keepsStoredSecret(sent[field]) && before[field] === value) throw reentryError(`integrations.${name}.${field}`, field, to, from);
     }
   }
+}
+
+type WebhookTarget = Pick<WebhookSettings, 'url' | 'headers'>;
+
+/**
+ * A webhook's headers with masked values replaced by the saved webhook's (same id), only while the
+ * URL keeps the saved origin; 400 SECRET_REENTRY_REQUIRED otherwise.
+ */
+export function headersWithSaved(path: string, saved: WebhookTarget | undefined, sent: { url: unknown; headers?: unknown }): unknown {
+  if (!isObject(sent.headers)) return sent.headers;
+  const out: Json = {};
+  for (const [name, value] of Object.entries(sent.headers)) {
+    if (value !== SECRET_MASK) {
+      out[name] = value;
+      continue;
+    }
+    const stored = saved && Object.entries(saved.headers).find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
+    const from = saved ? originOf(saved.url) : '';
+    const to = originOf(typeof sent.url === 'string' ? sent.url : '');
+    if (stored === undefined || from !== to) throw reentryError(`${path}.headers.${name}`, `${name} header`, to, from);
+    out[name] = stored;
+  }
+  return out;
+}
+
+/** The settings patch with masked webhook header values restored from the stored webhooks (matched by id). */
+export function restoreMaskedWebhookHeaders(previous: Settings, patch: unknown): unknown {
+  if (!isObject(patch) || !isObject(patch.notifications) || !Array.isArray(patch.notifications.webhooks)) return patch;
+  const webhooks = patch.notifications.webhooks.map((w: unknown, i: number) => {
+    if (!isObject(w)) return w;
+    const saved = previous.notifications.webhooks.find((s) => s.id === w.id);
+    // Without a URL the webhook is invalid anyway; the schema names that.
+    if (typeof w.url !== 'string') return w;
+    return { ...w, headers: headersWithSaved(`notifications.webhooks.${i}`, saved, { url: w.url, headers: w.headers }) };
+  });
+  return { ...patch, notifications: { ...patch.notifications, webhooks } };
 }

@@ -1,8 +1,8 @@
 import { ValidationError } from '../errors.js';
 import type { SettingsRepository } from '../../db/settings.js';
 import { settingLabel } from './labels.js';
-import { SECRET_FIELD, SECRET_MASK, settingsSchema, type Settings } from './schema.js';
-import { refuseSecretsMovedToAnotherOrigin } from './secretOrigin.js';
+import { SECRET_FIELD, SECRET_HEADER, SECRET_MASK, settingsSchema, type Settings } from './schema.js';
+import { refuseSecretsMovedToAnotherOrigin, restoreMaskedWebhookHeaders } from './secretOrigin.js';
 
 const KEY = 'settings';
 
@@ -20,13 +20,15 @@ function mergeKeepingSecrets(current: unknown, patch: unknown): unknown {
   return out;
 }
 
-/** A copy with every non-empty secret replaced by the mask. */
-export function maskSecrets<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(maskSecrets) as T;
+/** A copy with every non-empty secret (and credential header of a webhook) replaced by the mask. */
+export function maskSecrets<T>(value: T, inHeaders = false): T {
+  if (Array.isArray(value)) return value.map((v) => maskSecrets(v)) as T;
   if (!isObject(value)) return value;
   const out: Json = {};
-  for (const [k, v] of Object.entries(value))
-    out[k] = SECRET_FIELD.test(k) && typeof v === 'string' && v !== '' ? SECRET_MASK : maskSecrets(v);
+  for (const [k, v] of Object.entries(value)) {
+    const secret = inHeaders ? SECRET_HEADER.test(k) : SECRET_FIELD.test(k);
+    out[k] = secret && typeof v === 'string' && v !== '' ? SECRET_MASK : maskSecrets(v, k === 'headers');
+  }
   return out as T;
 }
 
@@ -44,7 +46,7 @@ export interface SettingsStore {
 
 function validate(current: Settings, patch: unknown): Settings {
   if (!isObject(patch)) throw new ValidationError('Settings must be a JSON object', 'VALIDATION_ERROR');
-  const result = settingsSchema.safeParse(mergeKeepingSecrets(current, patch));
+  const result = settingsSchema.safeParse(mergeKeepingSecrets(current, restoreMaskedWebhookHeaders(current, patch)));
   if (result.success) {
     refuseSecretsMovedToAnotherOrigin(current, patch, result.data);
     return result.data;

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import { NotConfiguredError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { GOTIFY_NOT_CONFIGURED, testGotify, testWebhook } from '../../domain/notifications/service.js';
+import { notificationEvents, webhookSettings } from '../../domain/settings/schema.js';
+import { headersWithSaved, secretForTest } from '../../domain/settings/secretOrigin.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+
+/** api.md §4.13: the push notifier (Gotify) test, and the test of a generic webhook (admin). */
+
+const gotifyBody = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    token: z.string().max(1024),
+  })
+  .partial()
+  .strict()
+  .optional();
+
+const gotifyResult = z.object({ success: z.literal(true), version: z.string(), messageId: z.number(), message: z.string() });
+
+const inlineWebhook = webhookSettings
+  .pick({ url: true, method: true, headers: true, bodyTemplate: true })
+  .extend({ name: z.string().max(100).optional() })
+  .strict();
+const webhookBody = z
+  .object({
+    /** A saved webhook (notifications.webhooks[].id); with `webhook`, the one whose masked header values to use. */
+    id: z.string().min(1).max(64).optional(),
+    /** The webhook's settings as edited (not saved yet). */
+    webhook: z.looseObject({ url: z.unknown(), headers: z.unknown().optional() }).optional(),
+    event: z.enum(notificationEvents).default('job_blocked'),
+  })
+  .strict()
+  .refine((b) => b.id !== undefined || b.webhook !== undefined, { error: 'send id (a saved webhook) or webhook (its settings)' });
+
+const webhookResult = z.object({ success: z.literal(true), status: z.number(), message: z.string() });
+
+export function notificationRoutes(ctx: AppContext): RouteDefinition[] {
+  return [
+    defineRoute({
+      tag: 'settings',
+      access: 'admin',
+      method: 'post',
+      path: '/api/settings/gotify/test',
+      summary:
+        'Send a test message to Gotify with an application token; absent or masked values are the saved ones (the saved token only goes to the saved address)',
+      body: gotifyBody,
+      response: gotifyResult,
+      handler: ({ body }) => {
+        const saved = ctx.settings.get().integrations.gotify;
+        const url = body?.url ?? saved.url;
+        const token = secretForTest({ setting: 'integrations.gotify', field: 'token', saved: { url: saved.url, secret: saved.token }, url, secret: body?.token });
+        if (!url || !token) throw new NotConfiguredError('integrations.gotify', GOTIFY_NOT_CONFIGURED);
+        return testGotify(ctx, url, token);
+      },
+    }),
+    defineRoute({
+      tag: 'settings',
+      access: 'admin',
+      method: 'post',
+      path: '/api/settings/webhooks/test',
+      summary: 'Send a test event (sample values) to a saved webhook (id) or to one as edited (webhook; masked header values are the saved ones of id, sent only to its address)',
+      body: webhookBody,
+      response: webhookResult,
+      handler: ({ body }) => {
+        const saved = body.id === undefined ? undefined : ctx.settings.get().notifications.webhooks.find((w) => w.id === body.id);
+        if (body.id !== undefined && !saved) throw new NotFoundError('Webhook not found', `No saved webhook has the id ${body.id}`);
+        if (!body.webhook) return testWebhook(ctx, saved!, body.event);
+        // Masked header values (credentials) come from the saved webhook, and only to its address.
+        const edited = { ...body.webhook, headers: headersWithSaved('webhook', saved, body.webhook) };
+        const parsed = inlineWebhook.safeParse(edited);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw new ValidationError(`webhook.${issue.path.join('.')}: ${issue.message}`, 'VALIDATION_ERROR', parsed.error.issues.map((i) => ({ path: ['webhook', ...i.path].join('.'), message: i.message })));
+        }
+        return testWebhook(ctx, parsed.data, body.event);
+      },
+    }),
+  ];
+}

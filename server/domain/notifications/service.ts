@@ -1,0 +1,202 @@
+import type { AppContext } from '../../context.js';
+import { notificationDeliveries, type DeliveryRow } from '../../db/notifications.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import { GotifyClient } from '../../integrations/gotify/index.js';
+import { callWebhook } from '../../integrations/webhook/index.js';
+import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js';
+import { lanServerUrls } from '../network/lanAddresses.js';
+import { downloadsOf, type DownloadEvent } from '../downloads/service.js';
+import type { NotificationEventType, Settings, WebhookSettings } from '../settings/schema.js';
+import { notificationEventsOf, type NotificationEvent } from './events.js';
+import { defaultTexts, placeholderValues, webhookBody, type NotificationVars } from './templates.js';
+
+/** The outbox queue: one queue job per (event, destination). */
+export const NOTIFICATIONS_QUEUE = 'notifications';
+/** 30 s, 1 min, 2 min, 4 min between the five attempts (±20 %). */
+export const NOTIFICATION_ATTEMPTS = 5;
+export const NOTIFICATION_BACKOFF = { baseMs: 30_000, maxMs: 30 * 60_000 };
+/** Delivered and failed outbox rows are kept this long for diagnosis. */
+const KEEP_MS = 30 * 24 * 3600_000;
+
+/** The destination no longer exists or is switched off: nothing to retry. */
+class NotDeliverable extends Error {}
+
+/** IntegrationError kinds that another attempt with the same settings cannot fix. */
+const finalKinds = new Set(['unauthorized', 'bad_request', 'refused', 'wrong_url', 'not_found']);
+
+export const GOTIFY_NOT_CONFIGURED = 'Gotify is not configured: set its URL and an application token (integrations.gotify.url, integrations.gotify.token)';
+
+/** Registers the outbox queue and turns download events into deliveries (areas.ts `services`). */
+export function startNotifications(ctx: AppContext): void {
+  notificationDeliveries.prune(ctx.db, ctx.clock.now() - KEEP_MS);
+  ctx.jobs.register<{ deliveryId: number }>(NOTIFICATIONS_QUEUE, {
+    concurrency: 2,
+    maxAttempts: NOTIFICATION_ATTEMPTS,
+    backoff: NOTIFICATION_BACKOFF,
+    // Each attempt is bounded by the client timeouts (10 s Gotify, 30 s webhooks).
+    visibilityTimeoutMs: 2 * 60_000,
+    handler: (job) => deliver(ctx, job),
+  });
+  const off = downloadsOf(ctx).onEvent((e) => {
+    try {
+      recordEvent(ctx, e);
+    } catch (err) {
+      ctx.log.warn('notification not recorded', { jobId: e.job.id, error: err instanceof Error ? err.message : String(err) });
+    }
+  });
+  ctx.onClose(off);
+}
+
+/** Where an event goes under the current settings: `gotify` and `webhook:<id>`. */
+export function destinationsFor(settings: Settings, event: NotificationEventType): string[] {
+  const out: string[] = [];
+  if (gotifyConfigured(settings) && settings.notifications.gotify.events.includes(event)) out.push('gotify');
+  for (const w of settings.notifications.webhooks) if (w.enabled && w.events.includes(event)) out.push(`webhook:${w.id}`);
+  return out;
+}
+
+export function gotifyConfigured(settings: Settings): boolean {
+  const g = settings.integrations.gotify;
+  return g.enabled && g.url !== '' && g.token !== '';
+}
+
+/**
+ * Writes the outbox rows and their queue jobs in one transaction, synchronously and without any
+ * network call, so the transition that raised the event is never slowed or failed by a notifier.
+ */
+function recordEvent(ctx: AppContext, e: DownloadEvent): void {
+  const settings = ctx.settings.get();
+  if (!gotifyConfigured(settings) && !settings.notifications.webhooks.some((w) => w.enabled)) return;
+  const deliveries = notificationEventsOf(ctx.db, e, (id) => reviewUrl(ctx, id)).flatMap((event) =>
+    destinationsFor(settings, event.vars.event).map((destination) => ({ event, destination })),
+  );
+  if (deliveries.length === 0) return;
+  ctx.db.transaction(() => {
+    for (const d of deliveries) enqueueDelivery(ctx, d.event, d.destination);
+  })();
+}
+
+function enqueueDelivery(ctx: AppContext, event: NotificationEvent, destination: string): DeliveryRow | undefined {
+  const row = notificationDeliveries.insert(
+    ctx.db,
+    { eventKey: event.key, event: event.vars.event, destination, vars: JSON.stringify(event.vars) },
+    ctx.clock.now(),
+  );
+  // Already recorded: this event was seen before (a replayed transition) and is not sent again.
+  if (!row) return undefined;
+  const queued = ctx.jobs.enqueue(NOTIFICATIONS_QUEUE, { deliveryId: row.id }, { dedupeKey: `delivery:${row.id}`, name: `${event.vars.event} → ${destination}` });
+  notificationDeliveries.setQueueJob(ctx.db, row.id, queued.id);
+  return row;
+}
+
+/** Where `$reviewUrl` points: the configured public address, else this server's first LAN address. */
+export function reviewUrl(ctx: AppContext, jobId: number | null): string {
+  const base = publicBaseUrl(ctx);
+  if (!base) return '';
+  return `${base}/review${jobId === null ? '' : `?job=${jobId}`}`;
+}
+
+function publicBaseUrl(ctx: AppContext): string {
+  const configured = ctx.settings.get().notifications.publicUrl;
+  if (configured) return configured.replace(/\/+$/, '');
+  if (ctx.config.port === 0) return '';
+  return lanServerUrls(ctx.config.host, ctx.config.port, ctx.interfaces)[0]?.url ?? '';
+}
+
+const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+
+/** The queue handler: sends one outbox row, records the attempt, and tells the queue whether to retry. */
+async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promise<void> {
+  const row = notificationDeliveries.get(ctx.db, job.payload.deliveryId);
+  // Delivered already (a queue job run again after a crash between sending and settling) or pruned.
+  if (!row || row.status !== 'pending') return;
+  const vars = JSON.parse(row.vars) as NotificationVars;
+  try {
+    await send(ctx, row.destination, vars, job.signal);
+    notificationDeliveries.recordAttempt(ctx.db, row.id, { status: 'delivered', error: null }, ctx.clock.now());
+  } catch (err) {
+    // Shutdown: the queue releases the job and this attempt does not count.
+    if (job.signal.aborted) throw err;
+    const final = err instanceof NotDeliverable || (err instanceof IntegrationError && finalKinds.has(err.kind));
+    const last = final || job.attempt >= job.maxAttempts;
+    const message = describe(err);
+    notificationDeliveries.recordAttempt(ctx.db, row.id, { status: last ? 'failed' : 'pending', error: message }, ctx.clock.now());
+    if (last) ctx.log.warn('notification not delivered', { destination: row.destination, event: row.event, attempts: job.attempt, error: message });
+    if (final) throw new PermanentJobError(message);
+    const hinted = err instanceof IntegrationError ? (err.details as { retryAfterMs?: number } | undefined)?.retryAfterMs : undefined;
+    if (hinted !== undefined) throw new RetryJobError(message, Math.max(hinted, 1000));
+    throw err;
+  }
+}
+
+async function send(ctx: AppContext, destination: string, vars: NotificationVars, signal: AbortSignal): Promise<void> {
+  const settings = ctx.settings.get();
+  if (destination === 'gotify') {
+    if (!gotifyConfigured(settings)) throw new NotDeliverable('Gotify is no longer configured or is switched off');
+    const { url, token } = settings.integrations.gotify;
+    await sendGotify(new GotifyClient({ baseUrl: url, token }), settings, vars, signal);
+    return;
+  }
+  const id = destination.slice('webhook:'.length);
+  const webhook = settings.notifications.webhooks.find((w) => w.id === id);
+  if (!webhook || !webhook.enabled) throw new NotDeliverable(`Webhook ${id} no longer exists or is switched off`);
+  await sendWebhook(webhook, vars, signal);
+}
+
+/** A Gotify message: markdown, with the review link opened when the notification is clicked. */
+async function sendGotify(client: GotifyClient, settings: Settings, vars: NotificationVars, signal?: AbortSignal) {
+  const custom = settings.notifications.gotify.templates[vars.event] ?? {};
+  const texts = { ...defaultTexts[vars.event], ...custom };
+  const values = placeholderValues(vars, texts);
+  return client.sendMessage(
+    {
+      title: values.title!,
+      message: values.message || values.title!,
+      priority: settings.notifications.gotify.priority,
+      extras: {
+        'client::display': { contentType: 'text/markdown' },
+        ...(vars.reviewUrl && { 'client::notification': { click: { url: vars.reviewUrl } } }),
+      },
+    },
+    signal,
+  );
+}
+
+function sendWebhook(webhook: Pick<WebhookSettings, 'url' | 'method' | 'headers' | 'bodyTemplate'>, vars: NotificationVars, signal?: AbortSignal) {
+  const { body, contentType } = webhookBody(webhook, vars);
+  return callWebhook({ url: webhook.url, method: webhook.method, headers: webhook.headers, body, contentType, ...(signal && { signal }) });
+}
+
+/** Made-up values for test messages, so a template can be checked before a real event happens. */
+function sampleVars(ctx: AppContext, event: NotificationEventType): NotificationVars {
+  return {
+    event,
+    artistName: 'Tonearm',
+    trackName: 'Test notification',
+    albumName: 'Test album',
+    status: event === 'album_complete' ? 'complete' : event === 'job_blocked' ? 'blocked' : event === 'job_failed' ? 'failed' : 'done',
+    reason: 'This is a test message from Tonearm',
+    jobId: '0',
+    reviewUrl: reviewUrl(ctx, null),
+    flowName: '',
+    flowPath: '',
+  };
+}
+
+/** `POST /api/settings/gotify/test`: checks that this is Gotify, then sends a real test message. */
+export async function testGotify(ctx: AppContext, url: string, token: string) {
+  const client = new GotifyClient({ baseUrl: url, token, timeoutMs: 10_000 });
+  const { version } = await client.version();
+  const sent = await client.sendMessage({
+    title: 'Tonearm – Test',
+    message: 'Notifications from Tonearm reach this Gotify application.',
+    priority: ctx.settings.get().notifications.gotify.priority,
+  });
+  return { success: true as const, version, messageId: sent.id, message: `Sent a test message to Gotify ${version} (message ${sent.id})` };
+}
+
+/** `POST /api/settings/webhooks/test`: sends one event with sample values to a webhook. */
+export async function testWebhook(ctx: AppContext, webhook: Pick<WebhookSettings, 'url' | 'method' | 'headers' | 'bodyTemplate'>, event: NotificationEventType) {
+  const { status } = await sendWebhook(webhook, sampleVars(ctx, event));
+  return { success: true as const, status, message: `The webhook answered HTTP ${status} to a test ${event} event` };
+}
