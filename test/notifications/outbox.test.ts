@@ -148,9 +148,9 @@ describe('Gotify notifications', () => {
     gotify.faults.delayMs = 1500;
     try {
       const job = newJob('Olson');
-      const started = performance.now();
-      downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
-      expect(performance.now() - started).toBeLessThan(100);
+      // The transition is synchronous and returns its row: delivery happens later, on the outbox queue.
+      const after = downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
+      expect(after?.status).toBe('blocked');
       expect(gotify.messages.some((m) => m.title.endsWith('– Olson'))).toBe(false);
       await until('the slow message', () => gotify.messages.some((m) => m.title.endsWith('– Olson')));
     } finally {
