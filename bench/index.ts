@@ -16,6 +16,7 @@ import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
 import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
+import { runDownloadJobsBench } from './downloadJobs.js';
 import { runJobsBench } from './jobs.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
@@ -242,6 +243,8 @@ async function main(): Promise<void> {
   }
   // Job queue throughput (10,000 no-op jobs); BENCH_JOBS=0 skips it.
   if (process.env.BENCH_JOBS !== '0') await runJobsBench();
+  // Self-managed downloads (issue 12): the job list with 100,000 stored jobs; BENCH_DOWNLOADS=0 skips it.
+  if (process.env.BENCH_DOWNLOADS !== '0') await runDownloadJobsBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */
