@@ -132,8 +132,9 @@ export class JsonApi {
     const o = this.options;
     const url = joinUrl(o.baseUrl, req.path) + queryString(req.query);
     const held = this.pacer.heldUntil - Date.now();
+    // Not retried (no status): waiting out the window here would hold the caller for too long.
     if (held > (o.maxHoldMs ?? 30_000)) {
-      throw new IntegrationError(o.service, 'rate_limited', `${o.label}'s request quota is used up for ${Math.ceil(held / 1000)} s more (rate limited)`, 429, { retryAfterMs: held });
+      throw new IntegrationError(o.service, 'rate_limited', `${o.label}'s request quota is used up for ${Math.ceil(held / 1000)} s more (rate limited)`, undefined, { retryAfterMs: held });
     }
     await this.pacer.turn(req.signal);
     const answer = await exchange({
