@@ -16,6 +16,12 @@ const LABELS: Record<string, string> = {
   'security.corsOrigins': 'Allowed origins (CORS)',
   'transcoding.cacheSizeMb': 'Transcoding cache size',
   'transcoding.maxConcurrent': 'Transcodes at the same time',
+  'integrations.ticketmaster.apiKey': 'Ticketmaster API key',
+  'integrations.ticketmaster.enabled': 'Nearby shows (Ticketmaster)',
+  'integrations.news.apiKey': 'NewsAPI.org API key',
+  'integrations.news.enabled': 'Artist news',
+  'integrations.news.feeds': 'Custom news feeds',
+  'integrations.news.disabledFeeds': 'Disabled news feeds',
 };
 
 const SERVICES: Record<string, string> = {
@@ -28,6 +34,10 @@ const SERVICES: Record<string, string> = {
   sabnzbd: 'SABnzbd',
   nzbget: 'NZBGet',
   ytdlp: 'yt-dlp',
+  spotify: 'Spotify',
+  musicbrainz: 'MusicBrainz',
+  ticketmaster: 'Ticketmaster',
+  news: 'News',
 };
 
 const FIELDS: Record<string, string> = {

@@ -74,6 +74,29 @@ const ytdlp = z
 const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
 const spotify = z.object({ clientId: z.string().max(256).default(''), clientSecret: secret, enabled }).strict();
+/** Ticketmaster's Discovery API key (nearby shows). */
+const ticketmaster = z.object({ apiKey: secret, enabled }).strict();
+/** A news feed URL: public content, fetched through the private-address guard (ALLOW_PRIVATE_TARGETS). */
+const feedUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048)
+  .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' });
+/**
+ * Artist news: the built-in publications' feeds (`disabledFeeds` switches single ones off by feed id,
+ * the first 12 hex digits of sha1(url)), custom feeds (at most 50), and an optional NewsAPI.org key.
+ */
+const news = z
+  .object({
+    apiKey: secret,
+    enabled,
+    feeds: z
+      .array(z.object({ url: feedUrl, name: z.string().trim().max(200).default('') }).strict())
+      .max(50)
+      .refine((list) => new Set(list.map((f) => f.url)).size === list.length, { error: 'lists the same feed twice' })
+      .default([]),
+    disabledFeeds: z.array(z.string().trim().min(1).max(2048)).max(500).default([]),
+  })
+  .strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
 
@@ -153,6 +176,8 @@ export const settingsSchema = z
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),
         spotify: spotify.prefault({}),
+        ticketmaster: ticketmaster.prefault({}),
+        news: news.prefault({}),
       })
       .strict()
       .prefault({}),
