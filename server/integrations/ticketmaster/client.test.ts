@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTicketmasterFake, type TicketmasterFake } from '../../../test/fakes/ticketmaster/index.js';
 import { IntegrationError } from '../errors.js';
-import { TicketmasterClient, ticketmasterBodyError, ticketmasterDate } from './client.js';
+import { geohash, TicketmasterClient, ticketmasterBodyError, ticketmasterDate } from './client.js';
 
 const NOW = Date.parse('2026-11-24T12:00:00Z');
 const day = 86_400_000;
@@ -67,6 +67,11 @@ describe('Ticketmaster client', () => {
     });
     const wider = await client().events({ latlong: manhattan, radius: 100 });
     expect(wider.items.map((e) => e.id)).toEqual(['E2', 'E1', 'E3']);
+    expect(geohash(40.7128, -74.006)).toBe('dr5regw3p');
+    const byHash = await client().events({ geoPoint: manhattan, radius: 25 });
+    expect(byHash.items.map((e) => e.id)).toEqual(['E2', 'E1']);
+    expect(fake.requests.at(-1)!.query.get('geoPoint')).toBe('dr5regw3p');
+    expect(fake.requests.at(-1)!.query.get('latlong')).toBeNull();
   });
 
   it('by keyword or attractionId, paged with page and size; no results has no _embedded', async () => {

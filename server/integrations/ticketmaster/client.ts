@@ -136,14 +136,45 @@ export function ticketmasterBodyError(body: unknown, status: number): { status: 
   return null;
 }
 
+const BASE32 = '0123456789bcdefghjkmnpqrstuvwxyz';
+
+/** A geohash (Ticketmaster's `geoPoint`, which replaces the deprecated `latlong`); 9 characters ≈ 5 m. */
+export function geohash(lat: number, lon: number, precision = 9): string {
+  let [latMin, latMax, lonMin, lonMax] = [-90, 90, -180, 180];
+  let out = '';
+  let bits = 0;
+  let ch = 0;
+  let even = true;
+  while (out.length < precision) {
+    if (even) {
+      const mid = (lonMin + lonMax) / 2;
+      if (lon >= mid) (ch = (ch << 1) | 1), (lonMin = mid);
+      else (ch <<= 1), (lonMax = mid);
+    } else {
+      const mid = (latMin + latMax) / 2;
+      if (lat >= mid) (ch = (ch << 1) | 1), (latMin = mid);
+      else (ch <<= 1), (latMax = mid);
+    }
+    even = !even;
+    if (++bits === 5) {
+      out += BASE32[ch];
+      bits = 0;
+      ch = 0;
+    }
+  }
+  return out;
+}
+
 /** `YYYY-MM-DDTHH:mm:ssZ`: Ticketmaster refuses milliseconds. */
 export function ticketmasterDate(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export interface TicketmasterEventQuery {
-  /** Events around a point … */
+  /** Events around a point, sent as `latlong` (what Aurral sends) … */
   latlong?: { lat: number; lon: number };
+  /** … or as a `geoPoint` geohash (Ticketmaster's current parameter) … */
+  geoPoint?: { lat: number; lon: number };
   /** … or a postal code (with its country, e.g. US). */
   postalCode?: string;
   countryCode?: string;
@@ -213,12 +244,13 @@ export class TicketmasterClient {
         startDateTime: ticketmasterDate(q.startDateTime ?? now),
         endDateTime: ticketmasterDate(q.endDateTime ?? now + 90 * 86_400_000),
         ...(q.latlong && { latlong: `${q.latlong.lat.toFixed(4)},${q.latlong.lon.toFixed(4)}` }),
+        ...(q.geoPoint && { geoPoint: geohash(q.geoPoint.lat, q.geoPoint.lon) }),
         ...(q.postalCode && { postalCode: q.postalCode }),
         ...(q.countryCode && { countryCode: q.countryCode.toUpperCase() }),
-        ...((q.latlong || q.postalCode) && { radius, unit: q.unit ?? 'miles' }),
+        ...((q.latlong || q.geoPoint || q.postalCode) && { radius, unit: q.unit ?? 'miles' }),
         ...(q.keyword && { keyword: q.keyword }),
         ...(q.attractionId && { attractionId: [q.attractionId].flat().join(',') }),
-        sort: q.sort ?? (q.latlong || q.postalCode ? 'distance,asc' : 'date,asc'),
+        sort: q.sort ?? (q.latlong || q.geoPoint || q.postalCode ? 'distance,asc' : 'date,asc'),
       },
       schema: eventsSchema,
       ...(q.signal && { signal: q.signal }),

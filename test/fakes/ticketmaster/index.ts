@@ -4,7 +4,7 @@ import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '
  * Ticketmaster's Discovery API v2 on 127.0.0.1 (`/discovery/v2/events.json`, `/attractions.json`):
  * `apikey` checked (401 Apigee fault `oauth.v2.InvalidApiKey`), events filtered by
  * `latlong` + `radius` + `unit` (great-circle distance, `sort=distance,asc`), `postalCode`,
- * `keyword` (event or attraction name), `attractionId`, the date window, paged by 0-based `page`
+ * `geoPoint` (a geohash), `keyword` (event or attraction name), `attractionId`, the date window, paged by 0-based `page`
  * and `size` (≤ 200; page × size ≥ 1000 is the real DIS1035 error), `_embedded` absent with no
  * results, coordinates as strings. `quotaNext(n)` answers the 429 quota fault.
  */
@@ -45,6 +45,24 @@ export interface TicketmasterFake extends JsonFake {
 
 const fault = (status: number, faultstring: string, errorcode: string): FakeReply => ({ status, body: { fault: { faultstring, detail: { errorcode } } } });
 const dis = (code: string, detail: string): FakeReply => ({ status: 400, body: { errors: [{ code, detail, status: '400', _links: { self: { href: '/discovery/v2/errors.html#' + code } } }] } });
+
+const BASE32 = '0123456789bcdefghjkmnpqrstuvwxyz';
+/** The centre of a geohash cell. */
+function ungeohash(hash: string): [number, number] | null {
+  let [latMin, latMax, lonMin, lonMax] = [-90, 90, -180, 180];
+  let even = true;
+  for (const c of hash.toLowerCase()) {
+    const v = BASE32.indexOf(c);
+    if (v < 0) return null;
+    for (let b = 4; b >= 0; b--) {
+      const bit = (v >> b) & 1;
+      if (even) bit ? (lonMin = (lonMin + lonMax) / 2) : (lonMax = (lonMin + lonMax) / 2);
+      else bit ? (latMin = (latMin + latMax) / 2) : (latMax = (latMin + latMax) / 2);
+      even = !even;
+    }
+  }
+  return [(latMin + latMax) / 2, (lonMin + lonMax) / 2];
+}
 
 function miles(aLat: number, aLon: number, bLat: number, bLon: number): number {
   const rad = (d: number) => (d * Math.PI) / 180;
@@ -102,7 +120,10 @@ export async function startTicketmasterFake(apiKey = 'tm-test-key'): Promise<Tic
     for (const d of [start, end]) if (d !== null && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(d)) return dis('DIS1015', `Query param with date must be of valid format YYYY-MM-DDTHH:mm:ssZ {example: 2020-08-01T14:00:00Z }`);
     const kw = (q.get('keyword') ?? '').toLowerCase();
     const attractionIds = (q.get('attractionId') ?? '').split(',').filter(Boolean);
-    const latlong = q.get('latlong')?.split(',').map(Number);
+    const point = q.get('geoPoint');
+    const center = point ? ungeohash(point) : null;
+    if (point && !center) return dis('DIS1016', 'Invalid geoPoint');
+    const latlong = center ?? q.get('latlong')?.split(',').map(Number);
     const radius = Number(q.get('radius') ?? 100);
     const perMile = q.get('unit') === 'km' ? 1.609344 : 1;
     const postal = q.get('postalCode');
