@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNewsFeedFake, type NewsFeedFake } from '../../../test/fakes/news/index.js';
 import { IntegrationError } from '../errors.js';
 import { feedId, fetchNewsFeed, htmlToText, parseNewsFeed } from './feed.js';
+import { fetchArticleImage, pageImage } from './ogImage.js';
 import { activeNewsFeeds, DEFAULT_NEWS_FEEDS } from './sources.js';
 
 let fake: NewsFeedFake;
@@ -130,5 +131,15 @@ describe('news feeds', () => {
     expect(active.some((f) => f.id === nme.id)).toBe(false);
     expect(active.at(-1)).toEqual({ id: feedId('https://blog.example.org/rss'), name: 'blog.example.org', url: 'https://blog.example.org/rss', group: 'custom' });
     expect(active).toHaveLength(DEFAULT_NEWS_FEEDS.length);
+  });
+
+  it("an article's og:image, for items whose feed names no picture; guarded like the feeds", async () => {
+    expect(await fetchArticleImage(`${fake.url}/articles/best-albums`, opts)).toBe(`${fake.url}/images/best-albums.jpg`);
+    expect(fake.requests.at(-1)!.headers.accept).toContain('text/html');
+    expect(await fetchArticleImage(fake.feedUrl('/index.html'), opts)).toBeNull();
+    expect((await failure(fetchArticleImage(`${fake.url}/articles/x`, { ...opts, allowPrivateTargets: [] }))).kind).toBe('refused');
+    expect((await failure(fetchArticleImage(fake.feedUrl('/nothing-here'), opts))).kind).toBe('not_found');
+    expect(pageImage('<meta content="/a.png" name="twitter:image"><meta property="og:image" content="https://cdn.example.org/b.jpg?x=1&amp;y=2">', 'https://example.org/p')).toBe('https://cdn.example.org/b.jpg?x=1&y=2');
+    expect(pageImage('<meta name="twitter:image" content="/a.png">', 'https://example.org/p')).toBe('https://example.org/a.png');
   });
 });
