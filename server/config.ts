@@ -74,6 +74,13 @@ const envSchema = z.object({
   OIDC_ALLOW_HTTP: bool.default(false),
   /** A Lidarr-format metadata server (SkyHook shape) tried before MusicBrainz; the setting wins when set. */
   TONEARM_METADATA_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TONEARM_LISTENBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://api.listenbrainz.org'),
+  TONEARM_TICKETMASTER_URL: z.url({ protocol: /^https?$/ }).default('https://app.ticketmaster.com/discovery/v2'),
+  /** Nominatim (OpenStreetMap's geocoder) for postcodes and place names. */
+  TONEARM_GEOCODER_URL: z.url({ protocol: /^https?$/ }).default('https://nominatim.openstreetmap.org'),
+  TONEARM_ZIPPOPOTAM_URL: z.url({ protocol: /^https?$/ }).default('https://api.zippopotam.us'),
+  TONEARM_IPAPI_URL: z.url({ protocol: /^https?$/ }).default('https://ipapi.co'),
+  TONEARM_NEWSAPI_URL: z.url({ protocol: /^https?$/ }).default('https://newsapi.org/v2'),
   /** Client-side spacing of every public metadata service; for a local mirror or tests. */
   TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
@@ -97,6 +104,13 @@ export interface Config {
     lastfm: string;
     /** Lidarr-format metadata provider from the environment (null: none unless the setting names one). */
     metadata: string | null;
+    listenbrainz: string;
+    ticketmaster: string;
+    /** Nominatim. */
+    geocoder: string;
+    zippopotam: string;
+    ipapi: string;
+    newsapi: string;
     spotifyApi: string;
     spotifyAccounts: string;
     itunes: string;
@@ -207,6 +221,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bandcamp: e.TONEARM_BANDCAMP_URL ?? null,
       lastfm: e.TONEARM_LASTFM_URL,
       metadata: e.TONEARM_METADATA_URL ?? null,
+      listenbrainz: e.TONEARM_LISTENBRAINZ_URL,
+      ticketmaster: e.TONEARM_TICKETMASTER_URL,
+      geocoder: e.TONEARM_GEOCODER_URL,
+      zippopotam: e.TONEARM_ZIPPOPOTAM_URL,
+      ipapi: e.TONEARM_IPAPI_URL,
+      newsapi: e.TONEARM_NEWSAPI_URL,
       spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
     },
     logLevel: e.LOG_LEVEL,

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { publicUser, type Principal } from './auth/principal.js';
 import { oidcOf } from './auth/oidc.js';
 import { downloadsRoot } from './downloads/layout.js';
+import { activeNewsFeeds } from '../integrations/news/sources.js';
 import { usenetStatus } from './usenet/connection.js';
 import { ytdlpStatus } from './ytdlp/connection.js';
 
@@ -91,8 +92,9 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     lastfmConfigured: configured(i.lastfm.apiKey),
     musicbrainzConfigured: false,
     metadataConfigured: false,
-    ticketmasterConfigured: false,
-    newsConfigured: false,
+    ticketmasterConfigured: i.ticketmaster.enabled && configured(i.ticketmaster.apiKey),
+    // The built-in publications count: news works without a NewsAPI key unless every feed is switched off.
+    newsConfigured: i.news.enabled && (configured(i.news.apiKey) || activeNewsFeeds(i.news).length > 0),
     inboxEnabled: false,
     rootFolderConfigured: configured(i.lidarr.rootFolderPath) || configured(s.downloads.folderPath),
     proxyAuthEnabled: ctx.config.authProxy !== null,

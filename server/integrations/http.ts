@@ -34,6 +34,8 @@ export interface HttpAnswer {
   text: string;
   /** The Retry-After header of a 429/503, when sent. */
   retryAfter?: string | null;
+  /** All response headers (lower-case names), for services that report quotas in them. */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /** Node's error codes for "the request never got an answer", in words a user can act on. */
@@ -78,7 +80,7 @@ export async function exchange(req: HttpExchange): Promise<HttpAnswer> {
     });
     const text = await readText(res);
     const retryAfter = res.headers['retry-after'];
-    return { status: res.status, contentType: String(res.headers['content-type'] ?? ''), text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null };
+    return { status: res.status, contentType: String(res.headers['content-type'] ?? ''), text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, headers: res.headers };
   } catch (err) {
     throw exchangeError(req, err, timeout.aborted);
   }

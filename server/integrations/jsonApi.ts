@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { IntegrationError } from './errors.js';
+import type { PrivateTargets } from './guardedFetch.js';
 import { exchange, joinUrl, parseJson, queryString, redactUrl, type HttpAnswer } from './http.js';
 
 /**
@@ -9,8 +10,15 @@ import { exchange, joinUrl, parseJson, queryString, redactUrl, type HttpAnswer }
 export class Pacer {
   private queue: Promise<void> = Promise.resolve();
   private last = -Infinity;
+  /** No turn before this time (epoch ms): the service said its quota is used up until then. */
+  heldUntil = 0;
 
   constructor(readonly spacingMs: number) {}
+
+  /** Holds every caller until `until` (a service's quota reset); an earlier hold never shortens a later one. */
+  holdUntil(until: number): void {
+    this.heldUntil = Math.max(this.heldUntil, until);
+  }
 
   /**
    * Resolves when this caller may send: turns are handed out in call order, each at least
@@ -18,7 +26,7 @@ export class Pacer {
    */
   turn(signal?: AbortSignal): Promise<void> {
     const mine = this.queue.then(async () => {
-      const wait = this.last + this.spacingMs - Date.now();
+      const wait = Math.max(this.last + this.spacingMs, this.heldUntil) - Date.now();
       if (wait > 0) await sleep(wait, signal);
       this.last = Date.now();
     });
@@ -61,6 +69,16 @@ export interface JsonApiOptions {
    * null when the body is no error.
    */
   bodyError?: (body: unknown, status: number) => { status: number; message: string } | null;
+  /**
+   * Services that announce their quota in headers (ListenBrainz: X-RateLimit-Remaining and
+   * X-RateLimit-Reset-In): what is left and when the window resets. With nothing left, every caller
+   * of this service waits for the reset (up to `maxHoldMs`, else fails as rate_limited at once).
+   */
+  quota?: (answer: HttpAnswer) => { remaining: number; resetInMs: number } | null;
+  /** The longest a request waits for a quota reset before failing; default 30 s. */
+  maxHoldMs?: number;
+  /** Default `'lan'` (fixed public services and services the user runs); public content passes the allow-list. */
+  allowPrivateTargets?: PrivateTargets;
 }
 
 export interface JsonRequest<T> {
@@ -86,10 +104,19 @@ export class JsonApi {
   }
 
   async get<T>(req: JsonRequest<T>): Promise<T> {
+    return (await this.request(req, false)) as T;
+  }
+
+  /** Like `get`, but a 204 No Content (ListenBrainz: "not computed yet") answers null instead of failing. */
+  async getOrEmpty<T>(req: JsonRequest<T>): Promise<T | null> {
+    return this.request(req, true);
+  }
+
+  private async request<T>(req: JsonRequest<T>, emptyOk: boolean): Promise<T | null> {
     const { retries, retryBaseMs } = this.options;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(req);
+        return await this.once(req, emptyOk);
       } catch (err) {
         const retryable =
           err instanceof IntegrationError &&
@@ -101,18 +128,27 @@ export class JsonApi {
     }
   }
 
-  private async once<T>(req: JsonRequest<T>): Promise<T> {
+  private async once<T>(req: JsonRequest<T>, emptyOk: boolean): Promise<T | null> {
     const o = this.options;
-    await this.pacer.turn(req.signal);
     const url = joinUrl(o.baseUrl, req.path) + queryString(req.query);
+    const held = this.pacer.heldUntil - Date.now();
+    // Not retried (no status): waiting out the window here would hold the caller for too long.
+    if (held > (o.maxHoldMs ?? 30_000)) {
+      throw new IntegrationError(o.service, 'rate_limited', `${o.label}'s request quota is used up for ${Math.ceil(held / 1000)} s more (rate limited)`, undefined, { retryAfterMs: held });
+    }
+    await this.pacer.turn(req.signal);
     const answer = await exchange({
       service: o.service,
       label: o.label,
       url,
       headers: { 'User-Agent': o.userAgent, ...o.headers },
       timeoutMs: o.timeoutMs,
+      ...(o.allowPrivateTargets && { allowPrivateTargets: o.allowPrivateTargets }),
       ...(req.signal && { signal: req.signal }),
     });
+    const quota = o.quota?.(answer) ?? null;
+    if (quota && quota.remaining <= 0) this.pacer.holdUntil(Date.now() + quota.resetInMs);
+    if (emptyOk && answer.status === 204) return null;
     const ok = answer.status >= 200 && answer.status < 300;
     let body: unknown;
     if (o.bodyError) {
@@ -141,7 +177,8 @@ export class JsonApi {
     const where = reported
       ? `${o.label} reported ${reported} for ${redactUrl(url)}`
       : `${o.label} answered ${answer.status} for ${redactUrl(url)}`;
-    const retryAfter = retryAfterMs(answer);
+    const announced = answer.status === 429 ? o.quota?.(answer)?.resetInMs : undefined;
+    const retryAfter = retryAfterMs(answer) ?? (announced === undefined ? undefined : Math.min(30_000, Math.max(0, announced)));
     if (answer.status === 429 || o.rateLimitStatuses?.includes(answer.status))
       return new IntegrationError(o.service, 'rate_limited', `${where} (rate limited)`, answer.status, { retryAfterMs: retryAfter });
     if (answer.status === 404) return new IntegrationError(o.service, 'not_found', where, 404);

@@ -25,6 +25,12 @@ const LABELS: Record<string, string> = {
   'notifications.gotify.priority': 'Gotify message priority',
   'notifications.gotify.templates': 'Gotify message texts',
   'notifications.webhooks': 'Webhooks',
+  'integrations.ticketmaster.apiKey': 'Ticketmaster API key',
+  'integrations.ticketmaster.enabled': 'Nearby shows (Ticketmaster)',
+  'integrations.news.apiKey': 'NewsAPI.org API key',
+  'integrations.news.enabled': 'Artist news',
+  'integrations.news.feeds': 'Custom news feeds',
+  'integrations.news.disabledFeeds': 'Disabled news feeds',
 };
 
 const SERVICES: Record<string, string> = {
@@ -40,6 +46,9 @@ const SERVICES: Record<string, string> = {
   ytdlp: 'yt-dlp',
   metadata: 'Metadata provider',
   musicbrainz: 'MusicBrainz',
+  spotify: 'Spotify',
+  ticketmaster: 'Ticketmaster',
+  news: 'News',
 };
 
 const FIELDS: Record<string, string> = {

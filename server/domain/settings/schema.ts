@@ -101,6 +101,29 @@ const oidc = z
     label: z.string().max(64).default(''),
   })
   .strict();
+/** Ticketmaster's Discovery API key (nearby shows). */
+const ticketmaster = z.object({ apiKey: secret, enabled }).strict();
+/** A news feed URL: public content, fetched through the private-address guard (ALLOW_PRIVATE_TARGETS). */
+const feedUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048)
+  .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' });
+/**
+ * Artist news: the built-in publications' feeds (`disabledFeeds` switches single ones off by feed id,
+ * the first 12 hex digits of sha1(url)), custom feeds (at most 50), and an optional NewsAPI.org key.
+ */
+const news = z
+  .object({
+    apiKey: secret,
+    enabled,
+    feeds: z
+      .array(z.object({ url: feedUrl, name: z.string().trim().max(200).default('') }).strict())
+      .max(50)
+      .refine((list) => new Set(list.map((f) => f.url)).size === list.length, { error: 'lists the same feed twice' })
+      .default([]),
+    disabledFeeds: z.array(z.string().trim().min(1).max(2048)).max(500).default([]),
+  })
+  .strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
 /** A Lidarr-format metadata server (SkyHook shape, e.g. brainzmash) asked before MusicBrainz; empty: TONEARM_METADATA_URL or none. */
@@ -265,6 +288,8 @@ export const settingsSchema = z
         metadata: metadata.prefault({}),
         spotify: spotify.prefault({}),
         oidc: oidc.prefault({}),
+        ticketmaster: ticketmaster.prefault({}),
+        news: news.prefault({}),
       })
       .strict()
       .prefault({}),

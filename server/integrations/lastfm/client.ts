@@ -72,6 +72,72 @@ const albumInfoSchema = z.object({
     .loose(),
 });
 export type LastFmAlbumInfo = z.infer<typeof albumInfoSchema>['album'];
+/** One page of a paged Last.fm list; the page numbers arrive as strings and are normalised. */
+export interface LastFmPage<T> {
+  items: T[];
+  page: number;
+  perPage: number;
+  totalPages: number;
+  total: number;
+}
+type PageAttr = z.infer<typeof pageAttr>;
+const toPage = <T>(items: T[], attr: PageAttr | undefined, page: number, perPage: number): LastFmPage<T> => ({
+  items,
+  page: attr?.page || page,
+  perPage: attr?.perPage || perPage,
+  totalPages: attr?.totalPages ?? (items.length ? 1 : 0),
+  total: attr?.total ?? items.length,
+});
+
+const rank = z.object({ rank: num }).loose().optional();
+/** An artist in a chart or ranking: tag.getTopArtists, chart.getTopArtists, user.getTopArtists. */
+const rankedArtist = z
+  .object({
+    name: z.string(),
+    mbid,
+    url: z.string().default(''),
+    playcount: num.optional(),
+    listeners: num.optional(),
+    image: images.transform(toImages),
+    '@attr': rank,
+  })
+  .loose()
+  .transform(({ '@attr': attr, ...a }) => ({ ...a, rank: attr?.rank ?? null }));
+export type LastFmRankedArtist = z.output<typeof rankedArtist>;
+
+const tagTopArtistsSchema = z.object({ topartists: z.object({ artist: list(rankedArtist), '@attr': pageAttr.optional() }).loose() });
+const chartTopArtistsSchema = z.object({ artists: z.object({ artist: list(rankedArtist), '@attr': pageAttr.optional() }).loose() });
+const userTopArtistsSchema = tagTopArtistsSchema;
+
+const chartTrack = z
+  .object({
+    name: z.string(),
+    mbid,
+    url: z.string().default(''),
+    duration: num.optional(),
+    playcount: num,
+    listeners: num,
+    artist: z.object({ name: z.string(), mbid, url: z.string().default('') }).loose(),
+    image: images.transform(toImages),
+  })
+  .loose();
+export type LastFmChartTrack = z.output<typeof chartTrack>;
+const chartTopTracksSchema = z.object({ tracks: z.object({ track: list(chartTrack), '@attr': pageAttr.optional() }).loose() });
+
+/** A tag with how many people use it (`reach`) and how often (`count` / `taggings`). */
+const globalTag = z
+  .object({ name: z.string(), url: z.string().default(''), count: num.optional(), reach: num.optional(), taggings: num.optional() })
+  .loose()
+  .transform((t) => ({ name: t.name, url: t.url, reach: t.reach ?? 0, count: t.count ?? t.taggings ?? 0 }));
+export type LastFmGlobalTag = z.output<typeof globalTag>;
+const tagTopTagsSchema = z.object({
+  toptags: z.object({ tag: list(globalTag), '@attr': z.object({ offset: num, num_res: num, total: num }).loose().optional() }).loose(),
+});
+const chartTopTagsSchema = z.object({ tags: z.object({ tag: list(globalTag), '@attr': pageAttr.optional() }).loose() });
+
+/** user.getTopArtists periods. */
+export const LASTFM_PERIODS = ['overall', '7day', '1month', '3month', '6month', '12month'] as const;
+export type LastFmPeriod = (typeof LASTFM_PERIODS)[number];
 
 /** Last.fm's error codes as the HTTP status they amount to (the body says `{error, message}`). */
 const errorStatus: Record<number, number> = {
@@ -156,5 +222,40 @@ export class LastFmClient {
   async topTracks(ref: LastFmArtistRef, limit: number, page = 1, signal?: AbortSignal) {
     const answer = (await this.get('artist.getTopTracks', { ...LastFmClient.who(ref), limit, page }, topTracksSchema, signal)).toptracks;
     return { tracks: answer.track, page: answer['@attr']?.page ?? page, totalPages: answer['@attr']?.totalPages ?? 1, total: answer['@attr']?.total ?? answer.track.length };
+  }
+
+  /** The artists most tagged with `tag` (tag.getTopArtists), one page; an unknown tag is an empty page. */
+  async tagTopArtists(tag: string, limit = 50, page = 1, signal?: AbortSignal): Promise<LastFmPage<LastFmRankedArtist>> {
+    const answer = (await this.get('tag.getTopArtists', { tag, limit, page }, tagTopArtistsSchema, signal)).topartists;
+    return toPage(answer.artist, answer['@attr'], page, limit);
+  }
+
+  /** The global artist chart (chart.getTopArtists), one page. */
+  async chartTopArtists(limit = 50, page = 1, signal?: AbortSignal): Promise<LastFmPage<LastFmRankedArtist>> {
+    const answer = (await this.get('chart.getTopArtists', { limit, page }, chartTopArtistsSchema, signal)).artists;
+    return toPage(answer.artist, answer['@attr'], page, limit);
+  }
+
+  /** The global track chart (chart.getTopTracks), one page. */
+  async chartTopTracks(limit = 50, page = 1, signal?: AbortSignal): Promise<LastFmPage<LastFmChartTrack>> {
+    const answer = (await this.get('chart.getTopTracks', { limit, page }, chartTopTracksSchema, signal)).tracks;
+    return toPage(answer.track, answer['@attr'], page, limit);
+  }
+
+  /** A user's most played artists over `period` (user.getTopArtists), one page; an unknown user is not_found. */
+  async userTopArtists(user: string, period: LastFmPeriod = 'overall', limit = 50, page = 1, signal?: AbortSignal): Promise<LastFmPage<LastFmRankedArtist>> {
+    const answer = (await this.get('user.getTopArtists', { user, period, limit, page }, userTopArtistsSchema, signal)).topartists;
+    return toPage(answer.artist, answer['@attr'], page, limit);
+  }
+
+  /** The most used tags on Last.fm (tag.getTopTags), by how many people use them. */
+  async tagTopTags(signal?: AbortSignal): Promise<LastFmGlobalTag[]> {
+    return (await this.get('tag.getTopTags', {}, tagTopTagsSchema, signal)).toptags.tag;
+  }
+
+  /** The tag chart (chart.getTopTags), one page. */
+  async chartTopTags(limit = 50, page = 1, signal?: AbortSignal): Promise<LastFmPage<LastFmGlobalTag>> {
+    const answer = (await this.get('chart.getTopTags', { limit, page }, chartTopTagsSchema, signal)).tags;
+    return toPage(answer.tag, answer['@attr'], page, limit);
   }
 }

@@ -5,9 +5,12 @@ import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '
  * every number is a string, a list of one entry is that entry (an object), missing MBIDs are "",
  * and errors are `{error, message}`, sometimes with HTTP 200 (not found: error 6 with 200, as
  * Last.fm does; a wrong key: error 10 with 403). Methods: artist.getInfo, artist.getTopTags,
- * artist.getSimilar, artist.getTopTracks (paged by `page`/`limit`), and album.getInfo (by artist and
+ * artist.getSimilar, artist.getTopTracks (paged by `page`/`limit`), album.getInfo (by artist and
  * album name, with `autocorrect` ignoring case; `wiki` only for albums someone wrote about, its
- * summary ending in Last.fm's "Read more on Last.fm" link).
+ * summary ending in Last.fm's "Read more on Last.fm" link), and for discovery
+ * tag.getTopArtists, chart.getTopArtists, chart.getTopTracks, chart.getTopTags (paged),
+ * tag.getTopTags and user.getTopArtists (per period, paged; an unknown user is error 6). Charts and
+ * tag rankings are computed from the seeded artists: by listeners, by tag position, by track plays.
  */
 export interface FakeLastFmAlbum {
   name: string;
@@ -29,10 +32,16 @@ export interface FakeLastFmArtist {
   albums?: FakeLastFmAlbum[];
 }
 
+export type FakeLastFmPeriod = 'overall' | '7day' | '1month' | '3month' | '6month' | '12month';
+/** A Last.fm user's scrobbled artists per period (a period not given answers the `overall` list). */
+export type FakeLastFmUser = { name: string; topArtists: Partial<Record<FakeLastFmPeriod, { name: string; mbid?: string; playcount: number }[]>> };
+
 export interface LastFmFake extends JsonFake {
   apiKey: string;
   artists: Map<string, FakeLastFmArtist>;
   add(artist: FakeLastFmArtist): void;
+  users: Map<string, FakeLastFmUser>;
+  addUser(user: FakeLastFmUser): void;
   /** The next `count` answers are `{error: code}` with this HTTP status (Last.fm sends 29 and 16 with 200 too). */
   errorNext(count: number, code: number, status?: number): void;
 }
@@ -42,6 +51,7 @@ const images = (name: string) => ['small', 'medium', 'large', 'extralarge', 'meg
 
 export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'lastfm-test-key'): Promise<LastFmFake> {
   const artists = new Map<string, FakeLastFmArtist>();
+  const users = new Map<string, FakeLastFmUser>();
   const errors: { code: number; status: number }[] = [];
   const error = (code: number, message: string, status = 200): FakeReply => ({ status, body: { error: code, message, links: [] } });
 
@@ -89,9 +99,9 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
     const q = req.query;
     if (q.get('api_key') !== fake.apiKey) return error(10, 'Invalid API key - You must be granted a valid key by last.fm', 403);
     const method = (q.get('method') ?? '').toLowerCase();
-    const wanted = q.get('mbid') ? [...artists.values()].find((a) => a.mbid === q.get('mbid')) : artists.get((q.get('artist') ?? '').toLowerCase());
     if (method === 'album.getinfo') return albumInfo(q);
-    if (!method.startsWith('artist.')) return error(3, 'Invalid Method - No method with that name in this package', 400);
+    if (!method.startsWith('artist.')) return discovery(method, q);
+    const wanted = q.get('mbid') ? [...artists.values()].find((a) => a.mbid === q.get('mbid')) : artists.get((q.get('artist') ?? '').toLowerCase());
     if (!q.get('artist') && !q.get('mbid')) return error(6, 'Invalid parameters - Your request is missing a required parameter', 400);
     if (!wanted) return error(6, 'The artist you supplied could not be found');
     const a = wanted;
@@ -156,7 +166,113 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
         return error(3, 'Invalid Method - No method with that name in this package', 400);
     }
   };
+  /** Last.fm's paging: `limit` (default 50) and 1-based `page`, with the numbers echoed as strings. */
+  const paged = <T>(all: T[], q: URLSearchParams, extra: Record<string, string> = {}) => {
+    const limit = Math.min(1000, Math.max(1, Number(q.get('limit') ?? 50) || 50));
+    const pageNo = Math.max(1, Number(q.get('page') ?? 1) || 1);
+    const start = (pageNo - 1) * limit;
+    return {
+      items: all.slice(start, start + limit),
+      start,
+      attr: { ...extra, page: String(pageNo), perPage: String(limit), totalPages: String(Math.ceil(all.length / limit)), total: String(all.length) },
+    };
+  };
+  const artistUrl = (name: string) => `https://www.last.fm/music/${encodeURIComponent(name).replace(/%20/g, '+')}`;
+  const ranked = (list: { name: string; mbid?: string; playcount?: number; listeners?: number }[], start: number) =>
+    list.map((a, i) => ({
+      name: a.name,
+      ...(a.playcount !== undefined && { playcount: String(a.playcount) }),
+      ...(a.listeners !== undefined && { listeners: String(a.listeners) }),
+      mbid: a.mbid ?? '',
+      url: artistUrl(a.name),
+      streamable: '0',
+      image: images(a.name),
+      '@attr': { rank: String(start + i + 1) },
+    }));
+  /** Tags across all artists: reach = artists using it, count = their summed weights. */
+  const tagTable = () => {
+    const table = new Map<string, { name: string; reach: number; count: number }>();
+    for (const a of artists.values())
+      (a.tags ?? []).forEach((t, i) => {
+        const row = table.get(t.toLowerCase()) ?? { name: t, reach: 0, count: 0 };
+        row.reach += 1;
+        row.count += 100 - i * 10;
+        table.set(t.toLowerCase(), row);
+      });
+    return [...table.values()].sort((x, y) => y.reach - x.reach || y.count - x.count || x.name.localeCompare(y.name));
+  };
+  const byListeners = () => [...artists.values()].sort((x, y) => (y.listeners ?? 1234) - (x.listeners ?? 1234) || x.name.localeCompare(y.name));
+
+  function discovery(method: string, q: URLSearchParams): FakeReply {
+    switch (method) {
+      case 'tag.gettopartists': {
+        const tag = (q.get('tag') ?? '').trim();
+        if (!tag) return error(6, 'Invalid parameters - Your request is missing a required parameter', 400);
+        const weight = (a: FakeLastFmArtist) => (a.tags ?? []).findIndex((t) => t.toLowerCase() === tag.toLowerCase());
+        const tagged = byListeners()
+          .filter((a) => weight(a) >= 0)
+          .sort((x, y) => weight(x) - weight(y));
+        const p = paged(tagged, q, { tag });
+        return { body: { topartists: { artist: one(ranked(p.items, p.start)), '@attr': p.attr } } };
+      }
+      case 'chart.gettopartists': {
+        const p = paged(byListeners(), q);
+        const rows = ranked(p.items.map((a) => ({ ...a, listeners: a.listeners ?? 1234, playcount: (a.listeners ?? 1234) * 10 })), p.start).map(({ '@attr': _, ...r }) => r);
+        return { body: { artists: { artist: one(rows), '@attr': p.attr } } };
+      }
+      case 'chart.gettoptracks': {
+        const tracks = [...artists.values()]
+          .flatMap((a) => (a.topTracks ?? []).map((t) => ({ ...t, artist: a })))
+          .sort((x, y) => y.playcount - x.playcount || x.name.localeCompare(y.name));
+        const p = paged(tracks, q);
+        const rows = p.items.map((t) => ({
+          name: t.name,
+          duration: '215',
+          playcount: String(t.playcount),
+          listeners: String(Math.round(t.playcount / 3)),
+          mbid: t.mbid ?? '',
+          url: `${artistUrl(t.artist.name)}/_/${encodeURIComponent(t.name)}`,
+          streamable: { '#text': '0', fulltrack: '0' },
+          artist: { name: t.artist.name, mbid: t.artist.mbid ?? '', url: artistUrl(t.artist.name) },
+          image: images(t.name),
+        }));
+        return { body: { tracks: { track: one(rows), '@attr': p.attr } } };
+      }
+      case 'tag.gettoptags': {
+        const all = tagTable();
+        return { body: { toptags: { '@attr': { offset: 0, num_res: all.length, total: all.length }, tag: all.map((t) => ({ name: t.name.toLowerCase(), count: t.count, reach: t.reach })) } } };
+      }
+      case 'chart.gettoptags': {
+        const p = paged(tagTable(), q);
+        const rows = p.items.map((t) => ({
+          name: t.name.toLowerCase(),
+          url: `https://www.last.fm/tag/${encodeURIComponent(t.name.toLowerCase())}`,
+          reach: String(t.reach),
+          taggings: String(t.count),
+          streamable: '1',
+          wiki: {},
+        }));
+        return { body: { tags: { tag: one(rows), '@attr': p.attr } } };
+      }
+      case 'user.gettopartists': {
+        const name = q.get('user') ?? '';
+        if (!name) return error(6, 'Invalid parameters - Your request is missing a required parameter', 400);
+        const user = users.get(name.toLowerCase());
+        if (!user) return error(6, 'User not found');
+        const period = (q.get('period') ?? 'overall') as FakeLastFmPeriod;
+        if (!['overall', '7day', '1month', '3month', '6month', '12month'].includes(period)) return error(6, 'Invalid period', 400);
+        const list = [...(user.topArtists[period] ?? user.topArtists.overall ?? [])].sort((x, y) => y.playcount - x.playcount);
+        const p = paged(list, q, { user: user.name });
+        return { body: { topartists: { artist: one(ranked(p.items, p.start)), '@attr': p.attr } } };
+      }
+      default:
+        return error(3, 'Invalid Method - No method with that name in this package', 400);
+    }
+  }
+
   const fake = (await startJsonFake(handler, '/2.0')) as LastFmFake;
+  fake.users = users;
+  fake.addUser = (u) => void users.set(u.name.toLowerCase(), u);
   fake.apiKey = apiKey;
   fake.artists = artists;
   fake.add = (a) => void artists.set(a.name.toLowerCase(), a);

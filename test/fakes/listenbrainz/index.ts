@@ -1,0 +1,127 @@
+import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
+
+/**
+ * ListenBrainz's API on 127.0.0.1: `/1/stats/user/<user>/artists` and `/1/stats/sitewide/artists`
+ * (`range`, `count` ≤ 100, `offset`), 204 with no body while a user's statistics are not computed,
+ * errors as `{code, error}` (404 unknown user, 400 bad range or count, 401 bad token), and the
+ * rate-limit headers on every answer: X-RateLimit-Limit/Remaining/Reset-In/Reset, with 429 once the
+ * window's requests are used up. Also `/1/validate-token`.
+ */
+export interface FakeListenBrainzArtist {
+  name: string;
+  mbid?: string;
+  listens: number;
+}
+
+export interface ListenBrainzFake extends JsonFake {
+  /** Per user name, the artists with their listen counts (the same for every range unless `ranges` says otherwise). */
+  users: Map<string, { name: string; artists: FakeListenBrainzArtist[]; ranges?: Record<string, FakeListenBrainzArtist[]>; computed: boolean }>;
+  addUser(name: string, artists: FakeListenBrainzArtist[], options?: { computed?: boolean; ranges?: Record<string, FakeListenBrainzArtist[]> }): void;
+  sitewide: FakeListenBrainzArtist[];
+  /** Valid tokens and their user names. */
+  tokens: Map<string, string>;
+  /** Requests allowed per window (default 1000) and the window length in seconds (default 10). */
+  rateLimit: { limit: number; windowSeconds: number };
+  /** Starts a fresh window now. */
+  resetWindow(): void;
+}
+
+const RANGES = new Set(['this_week', 'this_month', 'this_year', 'week', 'month', 'quarter', 'year', 'half_yearly', 'all_time']);
+
+export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
+  const users: ListenBrainzFake['users'] = new Map();
+  const tokens = new Map<string, string>();
+  const rateLimit = { limit: 1000, windowSeconds: 10 };
+  let windowStart = Date.now();
+  let used = 0;
+
+  const err = (code: number, error: string): FakeReply => ({ status: code, body: { code, error } });
+
+  const route = (req: SeenRequest): FakeReply => {
+    const auth = req.headers.authorization;
+    if (auth !== undefined) {
+      const token = /^Token\s+(.+)$/i.exec(auth)?.[1];
+      if (!token || !tokens.has(token)) return req.path === '/1/validate-token' ? { body: { code: 200, message: 'Token invalid.', valid: false } } : err(401, 'Invalid authorization token.');
+      if (req.path === '/1/validate-token') return { body: { code: 200, message: 'Token valid.', valid: true, user_name: tokens.get(token) } };
+    }
+    if (req.path === '/1/validate-token') return err(400, 'You need to provide an Authorization token.');
+    const user = /^\/1\/stats\/user\/([^/]+)\/artists$/.exec(req.path);
+    if (!user && req.path !== '/1/stats/sitewide/artists') return err(404, 'Not found');
+    const range = req.query.get('range') ?? 'all_time';
+    if (!RANGES.has(range)) return err(400, `Invalid range: ${range}`);
+    const count = Number(req.query.get('count') ?? 25);
+    const offset = Number(req.query.get('offset') ?? 0);
+    if (!Number.isInteger(count) || count < 0) return err(400, "'count' should be a non-negative integer");
+    if (!Number.isInteger(offset) || offset < 0) return err(400, "'offset' should be a non-negative integer");
+    const limit = Math.min(count, 100);
+    const now = Math.floor(Date.now() / 1000);
+    if (user) {
+      const name = decodeURIComponent(user[1]!);
+      const u = users.get(name.toLowerCase());
+      if (!u) return err(404, `Cannot find user: ${name}`);
+      if (!u.computed) return { status: 204 };
+      const all = [...(u.ranges?.[range] ?? u.artists)].sort((a, b) => b.listens - a.listens);
+      return {
+        body: {
+          payload: {
+            user_id: u.name,
+            artists: all.slice(offset, offset + limit).map((a) => ({ artist_name: a.name, artist_mbids: a.mbid ? [a.mbid] : [], listen_count: a.listens })),
+            count: Math.min(limit, Math.max(0, all.length - offset)),
+            offset,
+            range,
+            total_artist_count: all.length,
+            from_ts: now - 30 * 86400,
+            to_ts: now,
+            last_updated: now - 3600,
+          },
+        },
+      };
+    }
+    const all = [...fake.sitewide].sort((a, b) => b.listens - a.listens);
+    return {
+      body: {
+        payload: {
+          artists: all.slice(offset, offset + limit).map((a) => ({ artist_name: a.name, artist_mbid: a.mbid ?? null, listen_count: a.listens })),
+          count: Math.min(limit, Math.max(0, all.length - offset)),
+          offset,
+          range,
+          total_artist_count: all.length,
+          from_ts: now - 30 * 86400,
+          to_ts: now,
+          last_updated: now - 7200,
+        },
+      },
+    };
+  };
+
+  const handler = (req: SeenRequest): FakeReply => {
+    const nowMs = Date.now();
+    if (nowMs - windowStart >= rateLimit.windowSeconds * 1000) {
+      windowStart = nowMs;
+      used = 0;
+    }
+    used += 1;
+    const resetIn = Math.max(0, Math.ceil((windowStart + rateLimit.windowSeconds * 1000 - nowMs) / 1000));
+    const headers = {
+      'X-RateLimit-Limit': String(rateLimit.limit),
+      'X-RateLimit-Remaining': String(Math.max(0, rateLimit.limit - used)),
+      'X-RateLimit-Reset-In': String(resetIn),
+      'X-RateLimit-Reset': String(Math.floor(nowMs / 1000) + resetIn),
+    };
+    const reply = used > rateLimit.limit ? err(429, 'Too many requests. Please wait and try again.') : route(req);
+    return { ...reply, headers: { ...headers, ...reply.headers } };
+  };
+
+  const fake = (await startJsonFake(handler)) as ListenBrainzFake;
+  fake.users = users;
+  fake.tokens = tokens;
+  fake.sitewide = [];
+  fake.rateLimit = rateLimit;
+  fake.resetWindow = () => {
+    windowStart = Date.now();
+    used = 0;
+  };
+  fake.addUser = (name, artists, options = {}) =>
+    void users.set(name.toLowerCase(), { name, artists, computed: options.computed ?? true, ...(options.ranges && { ranges: options.ranges }) });
+  return fake;
+}
