@@ -15,6 +15,8 @@ export default defineConfig({
     { name: 'browse', testMatch: 'browse.spec.ts' },
     // Starts a server of its own with MusicBrainz, Cover Art Archive and Lidarr fakes.
     { name: 'metadata', testMatch: 'metadata.spec.ts' },
+    // Starts a server of its own with slskd, Prowlarr, SABnzbd and NZBGet fakes.
+    { name: 'downloads', testMatch: 'downloads.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',

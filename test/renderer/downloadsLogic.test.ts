@@ -152,6 +152,7 @@ describe('connection tests', () => {
   it('reads a test that connected but cannot use the folder as a warning', () => {
     expect(testOutcome({ success: true, message: 'Connected to slskd 0.22', downloadsFolder: { reachable: true, reason: null } })).toEqual({ tone: 'success', text: 'Connected to slskd 0.22' });
     expect(testOutcome({ success: true, message: 'x', completedFolder: { readable: false, reason: 'missing' } }).tone).toBe('warn');
+    expect(testOutcome({ success: true, message: 'Connected to Prowlarr 1.2, but it has no enabled Usenet indexer', usenetIndexers: 0 }).tone).toBe('warn');
     expect(testOutcome({ success: true, version: '4.1' })).toEqual({ tone: 'success', text: 'Connected (version 4.1)' });
   });
 });

@@ -168,10 +168,10 @@ export function testBody(values: Record<string, unknown>, fields: string[]): Rec
   return out;
 }
 
-/** How a successful test reads: a warning when the service answered but its folder cannot be used from here. */
+/** How a successful test reads: a warning when the service answered but cannot be used as it is (folder unreachable, no indexer). */
 export function testOutcome(answer: TestAnswer): { tone: 'success' | 'warn'; text: string } {
   const folderProblem =
-    (answer.downloadsFolder && !answer.downloadsFolder.reachable) || (answer.completedFolder && !answer.completedFolder.readable);
+    (answer.downloadsFolder && !answer.downloadsFolder.reachable) || (answer.completedFolder && !answer.completedFolder.readable) || answer.usenetIndexers === 0;
   const text = answer.message ?? (answer.version ? `Connected (version ${answer.version})` : 'Connected');
   return { tone: folderProblem ? 'warn' : 'success', text };
 }
