@@ -182,10 +182,16 @@ function AlbumHeader({ group }: { group: AlbumGroup }) {
     }
   }, [id, group.done]);
   const cancel = useAction(async () => {
-    await cancelAlbum(id);
-    status.reload();
+    const answer = await cancelAlbum(id);
+    if (answer.albumStatus) status.setData(answer.albumStatus);
+    else status.reload();
   });
   const name = group.albumName ?? 'Album';
+  // The server counts the whole album (tracks this list may not hold); the list's own count otherwise.
+  const counts = status.data?.counts;
+  const done = counts && typeof counts.total === 'number' ? (counts.complete ?? 0) : group.done;
+  const total = counts && typeof counts.total === 'number' ? counts.total : group.total;
+  const progress = typeof status.data?.progress === 'number' ? Math.max(group.progress, Math.round(status.data.progress)) : group.progress;
   return (
     <div class="album-head">
       <div class="album-head-text">
@@ -193,10 +199,10 @@ function AlbumHeader({ group }: { group: AlbumGroup }) {
           <strong>{name}</strong> <span class="muted">by {group.artistName}</span>
         </p>
         <p class="small muted">
-          {group.done} of {group.total} track{group.total === 1 ? '' : 's'} done
+          {done} of {total} track{total === 1 ? '' : 's'} done
           {status.data ? ` · ${statusLabelOfAlbum(status.data.status)}` : ''}
         </p>
-        <progress max={100} value={group.progress} aria-label={`Progress of ${name}`} />
+        <progress max={100} value={progress} aria-label={`Progress of ${name}`} />
         {status.data?.recovery && <p class="small job-error">{status.data.recovery.message}</p>}
         <ErrorMessage error={cancel.error} />
       </div>
@@ -221,8 +227,9 @@ const statusLabelOfAlbum = (s: string) => ALBUM_STATUS[s] ?? s;
 
 function ActiveRow({ job, state }: { job: DownloadJob; state: JobsState }) {
   const cancel = useAction(async () => {
-    await cancelJob(job.id);
-    await state.refresh();
+    const answer = await cancelJob(job.id);
+    if (answer.job) state.apply(answer.job);
+    else await state.refresh();
   });
   const value = progressValue(job);
   return (

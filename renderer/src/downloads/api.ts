@@ -61,7 +61,8 @@ export function denyJob(id: string): Promise<{ success: boolean }> {
   return api(job(id, 'deny'), { method: 'POST' });
 }
 
-export function cancelJob(id: string): Promise<{ success: boolean }> {
+/** Answers the cancelled job when the server includes it. */
+export function cancelJob(id: string): Promise<{ success: boolean; job?: DownloadJob }> {
   return api(job(id, 'cancel'), { method: 'POST' });
 }
 
@@ -152,8 +153,12 @@ export type AlbumStatusName = 'complete' | 'downloading' | 'queued' | 'blocked' 
 
 export interface AlbumStatus {
   status: AlbumStatusName;
+  /** `total`, `complete`, `downloading`, `queued`, `blocked`, `failed`, `cancelled`, `missing`. */
   counts: Record<string, number>;
+  /** 0..100 over the album's tracks. */
+  progress?: number;
   recovery?: { code: string; message: string } | null;
+  message?: string | null;
 }
 
 export function albumStatus(albumRequestId: string, signal?: AbortSignal): Promise<AlbumStatus> {
@@ -161,6 +166,6 @@ export function albumStatus(albumRequestId: string, signal?: AbortSignal): Promi
 }
 
 /** Cancels the album's unfinished tracks; finished ones stay. */
-export function cancelAlbum(albumRequestId: string): Promise<unknown> {
+export function cancelAlbum(albumRequestId: string): Promise<{ success: boolean; cancelled?: number; albumStatus?: AlbumStatus }> {
   return api(`/api/library/albums/aurral/${encodeURIComponent(albumRequestId)}/cancel`, { method: 'POST' });
 }
