@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { DownloadJob } from '../../renderer/src/downloads/api.js';
 import {
   albumGroups,
   clampProgress,
@@ -13,6 +12,7 @@ import {
   testBody,
   testOutcome,
   upsertJob,
+  type DownloadJob,
 } from '../../renderer/src/downloads/logic.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 24, 1, minute)).toISOString();

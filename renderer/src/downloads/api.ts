@@ -1,49 +1,14 @@
 import { api } from '../api';
 import { streamToken } from '../player/streamToken';
-import { listen } from '../socket';
+import { listen, type ServerMessage } from '../socket';
+import type { DownloadJob, JobStatus, TestAnswer } from './logic';
+
+export type { DownloadJob, JobPhase, JobQuality, JobStatus, TestAnswer } from './logic';
 
 /**
  * Every request the download screens make, in one place: the job list and its actions, the worker,
  * the source connection tests, album statuses and the live job events.
  */
-
-export type JobStatus = 'pending' | 'downloading' | 'blocked' | 'done' | 'failed' | 'cancelled';
-export type JobPhase = 'search' | 'download' | 'verify' | 'file';
-
-export interface JobQuality {
-  format: string;
-  bitrate: number | null;
-  sampleRate: number | null;
-  bitDepth: number | null;
-  tier: string | null;
-}
-
-/** A download job as the server presents it (server/domain/downloads/present.ts). */
-export interface DownloadJob {
-  id: string;
-  status: JobStatus;
-  phase: JobPhase | null;
-  artistName: string;
-  trackName: string;
-  albumName: string | null;
-  playlistType: string;
-  albumRequestId?: string | null;
-  downloadSource: string | null;
-  progress: number;
-  error: string | null;
-  blockReason: string | null;
-  stagingPath: string | null;
-  finalPath: string | null;
-  streamFormat?: string | null;
-  quality: JobQuality | null;
-  trackNumber?: number | null;
-  durationMs?: number | null;
-  reused?: boolean;
-  createdAt: string;
-  updatedAt: string;
-  blockedAt?: string | null;
-  completedAt?: string | null;
-}
 
 const job = (id: string, action: string) => `/api/playlists/jobs/${encodeURIComponent(id)}/${action}`;
 
@@ -90,7 +55,7 @@ export interface JobEvent {
 
 /** Calls back with every job event until the returned function is called. */
 export function watchJobs(onEvent: (event: JobEvent) => void): () => void {
-  return listen(['playlists'], (msg) => {
+  return listen(['playlists'], (msg: ServerMessage) => {
     if ((msg.type === 'job_updated' || msg.type === 'job_blocked') && msg.job && typeof msg.job === 'object') onEvent({ type: msg.type, job: msg.job as DownloadJob });
   });
 }
@@ -131,16 +96,6 @@ export function setWorkerRunning(running: boolean): Promise<unknown> {
 // ---- connection tests of the sources ----
 
 export type SourceTest = 'slskd' | 'prowlarr' | 'sabnzbd' | 'nzbget' | 'ytdlp' | 'gotify';
-
-/** What a connection test answers; `message` says what was found, including what still needs fixing. */
-export interface TestAnswer {
-  success: boolean;
-  message?: string;
-  version?: string;
-  downloadsFolder?: { reachable: boolean; reason: string | null };
-  completedFolder?: { readable: boolean; reason: string | null };
-  [key: string]: unknown;
-}
 
 /** Tests the values being edited; absent or masked secrets are the saved ones (sent only to the saved address). */
 export function testSource(name: SourceTest, body: Record<string, string>): Promise<TestAnswer> {

@@ -1,6 +1,55 @@
-import type { DownloadJob, JobQuality, TestAnswer } from './api';
+/**
+ * What the downloads screens decide from job data alone: grouping, ordering, labels; and the job's
+ * shape. No imports and no requests here, so vitest can pin it.
+ */
 
-/** What the downloads screens decide from job data alone: grouping, ordering, labels. No requests here. */
+export type JobStatus = 'pending' | 'downloading' | 'blocked' | 'done' | 'failed' | 'cancelled';
+export type JobPhase = 'search' | 'download' | 'verify' | 'file';
+
+export interface JobQuality {
+  format: string;
+  bitrate: number | null;
+  sampleRate: number | null;
+  bitDepth: number | null;
+  tier: string | null;
+}
+
+/** A download job as the server presents it (server/domain/downloads/present.ts). */
+export interface DownloadJob {
+  id: string;
+  status: JobStatus;
+  phase: JobPhase | null;
+  artistName: string;
+  trackName: string;
+  albumName: string | null;
+  playlistType: string;
+  albumRequestId?: string | null;
+  downloadSource: string | null;
+  progress: number;
+  error: string | null;
+  blockReason: string | null;
+  stagingPath: string | null;
+  finalPath: string | null;
+  streamFormat?: string | null;
+  quality: JobQuality | null;
+  trackNumber?: number | null;
+  durationMs?: number | null;
+  reused?: boolean;
+  createdAt: string;
+  updatedAt: string;
+  blockedAt?: string | null;
+  completedAt?: string | null;
+}
+
+/** What a connection test answers; `message` says what was found, including what still needs fixing. */
+export interface TestAnswer {
+  success: boolean;
+  message?: string;
+  version?: string;
+  downloadsFolder?: { reachable: boolean; reason: string | null };
+  completedFolder?: { readable: boolean; reason: string | null };
+  [key: string]: unknown;
+}
 
 export interface JobGroups {
   /** Waiting or transferring: downloading first, then by age. */
