@@ -48,13 +48,17 @@ function needs(...routes: [method: string, route: string][]): void {
 
 const card = (name: string): Locator => page.getByRole('region', { name, exact: true });
 
-/** A peer sharing files whose tags say another recording than their names: what the pipeline should hold for review. */
+/**
+ * A peer sharing, in a various-artists folder, files whose tags name another artist: found only by
+ * the pipeline's title-only query (titles of three words or more), then doubtful on verification
+ * (tags "Karaoke Stars" for Copper Lanterns), so held for review.
+ */
 const doubtfulFiles = (): FakeSlskdFile[] =>
-  ['Departure', 'Open Water'].map((title, i) => ({
-    filename: `Music\\Copper Lanterns\\Night Ferry\\0${i + 1} - ${title}.mp3`,
+  ['Lights Over Water', 'Open Water Again'].map((title, i) => ({
+    filename: `Music\\Various Artists\\Night Ferry\\0${i + 7} - ${title}.mp3`,
     bitRate: 320,
     length: 1,
-    tags: { artist: 'Karaoke Stars', albumArtist: 'Karaoke Stars', album: 'Sing Along 12', title: `${title} (Karaoke Version)`, track: i + 1, date: '2003' },
+    tags: { artist: 'Karaoke Stars', albumArtist: 'Various Artists', album: 'Night Ferry', title, track: i + 7, date: '2003' },
   }));
 
 test.beforeAll(async ({ browser }) => {
@@ -64,7 +68,7 @@ test.beforeAll(async ({ browser }) => {
   fs.mkdirSync(music);
   fs.mkdirSync(completed);
   fs.mkdirSync(path.join(tmp, 'data'));
-  // Velvet Harbors' album from a quick peer (good files); Copper Lanterns only from the doubtful peer.
+  // Velvet Harbors' album from a quick peer (good files); two Copper Lanterns titles only from the doubtful peer.
   const users = defaultUsers().filter((u) => u.username === 'quickpeer');
   users.push({ username: 'doubtful', delayMs: 0, uploadSpeed: 1_000_000, queueLength: 0, hasFreeUploadSlot: true, files: doubtfulFiles() });
   slskd = await startSlskdFake({ users, searchMs: 200, queueMs: 40, transferMs: 4000, downloadsDir: path.join(tmp, 'slskd-downloads') });
@@ -303,10 +307,10 @@ test('a doubtful file waits for review: the reason, the source, a preview, and A
   // The review screen is open before the job is blocked: it appears there live.
   await page.goto('/review');
   await expect(page.getByText('Nothing to review. All clear!')).toBeVisible();
-  await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Copper Lanterns', trackName: 'Departure', albumName: 'Night Ferry' } });
-  const item = page.getByRole('article', { name: 'Departure by Copper Lanterns' });
+  await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Copper Lanterns', trackName: 'Lights Over Water', albumName: 'Night Ferry' } });
+  const item = page.getByRole('article', { name: 'Lights Over Water by Copper Lanterns' });
   await expect(item).toBeVisible({ timeout: 30_000 });
-  await expect(page.getByRole('status').filter({ hasText: 'New download to review: Departure by Copper Lanterns.' })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'New download to review: Lights Over Water by Copper Lanterns.' })).toBeVisible();
   await expect(item.getByTestId('block-reason')).not.toHaveText('Held for review.');
   const reason = await item.getByTestId('block-reason').innerText();
   expect(reason.length).toBeGreaterThan(5);
@@ -328,12 +332,12 @@ test('a doubtful file waits for review: the reason, the source, a preview, and A
   await expect(page.getByRole('list', { name: 'Downloads to review' }).getByText(reason)).toBeVisible();
   await page.getByRole('link', { name: 'Review them' }).click();
   await expect(page).toHaveURL(/\/review$/);
-  await page.getByRole('button', { name: 'Approve Departure' }).click();
-  await expect(page.getByRole('status').filter({ hasText: /^Kept “Departure”: filed as / })).toBeVisible();
-  await expect(page.getByRole('article', { name: 'Departure by Copper Lanterns' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Approve Lights Over Water' }).click();
+  await expect(page.getByRole('status').filter({ hasText: /^Kept “Lights Over Water”: filed as / })).toBeVisible();
+  await expect(page.getByRole('article', { name: 'Lights Over Water by Copper Lanterns' })).toHaveCount(0);
   await expect(page.getByText('Nothing to review. All clear!')).toBeVisible();
   const jobs = (await call('/api/playlists/jobs')).body as { trackName: string; status: string; finalPath: string | null }[];
-  const approved = jobs.find((j) => j.trackName === 'Departure');
+  const approved = jobs.find((j) => j.trackName === 'Lights Over Water');
   expect(approved?.status).toBe('done');
   expect(approved?.finalPath && fs.existsSync(approved.finalPath)).toBe(true);
 });
@@ -341,17 +345,17 @@ test('a doubtful file waits for review: the reason, the source, a preview, and A
 test('Deny deletes the held file and sends the job back to searching', async () => {
   needs(['get', '/api/playlists/jobs'], ['post', '/api/library/downloads/track'], ['post', '/api/playlists/jobs/:jobId/deny']);
   await page.goto('/review');
-  await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Copper Lanterns', trackName: 'Open Water', albumName: 'Night Ferry' } });
-  const item = page.getByRole('article', { name: 'Open Water by Copper Lanterns' });
+  await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Copper Lanterns', trackName: 'Open Water Again', albumName: 'Night Ferry' } });
+  const item = page.getByRole('article', { name: 'Open Water Again by Copper Lanterns' });
   await expect(item).toBeVisible({ timeout: 30_000 });
-  const held = ((await call('/api/playlists/jobs?status=blocked')).body as { trackName: string; stagingPath: string | null }[]).find((j) => j.trackName === 'Open Water');
-  await item.getByRole('button', { name: 'Deny Open Water' }).click();
-  await expect(page.getByRole('status').filter({ hasText: /^Denied “Open Water”/ })).toBeVisible();
+  const held = ((await call('/api/playlists/jobs?status=blocked')).body as { trackName: string; stagingPath: string | null }[]).find((j) => j.trackName === 'Open Water Again');
+  await item.getByRole('button', { name: 'Deny Open Water Again' }).click();
+  await expect(page.getByRole('status').filter({ hasText: /^Denied “Open Water Again”/ })).toBeVisible();
   await expect(item).toHaveCount(0);
   if (held?.stagingPath) expect(fs.existsSync(held.stagingPath)).toBe(false);
   // The only peer with it was denied, so it ends failed (or searching), never blocked on the same file again.
   await expect
-    .poll(async () => ((await call('/api/playlists/jobs')).body as { trackName: string; status: string }[]).find((j) => j.trackName === 'Open Water')?.status, { timeout: 30_000 })
+    .poll(async () => ((await call('/api/playlists/jobs')).body as { trackName: string; status: string }[]).find((j) => j.trackName === 'Open Water Again')?.status, { timeout: 30_000 })
     .toMatch(/^(pending|downloading|failed)$/);
 });
 
