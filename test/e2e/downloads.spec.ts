@@ -251,6 +251,15 @@ test('a requested track shows live progress, then lands in History as done', asy
   needs(['get', '/api/playlists/jobs'], ['post', '/api/library/downloads/track']);
   await page.goto('/downloads');
   await expect(page.getByTestId('live-state')).toHaveText('Live');
+  // Every value the track's bar shows, as the page renders it (the transfer takes about 4 s).
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { seenProgress: string[] }).seenProgress = seen;
+    new MutationObserver(() => {
+      const value = document.querySelector('progress[aria-label="Progress of Harbor Lights"]')?.getAttribute('data-progress');
+      if (value !== null && value !== undefined && seen.at(-1) !== value) seen.push(value);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-progress'] });
+  });
   const requested = await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Velvet Harbors', trackName: 'Harbor Lights', albumName: 'Tidewater' } });
   expect(requested.status).toBe(202);
   // Pushed over /ws, no reload: the track appears in Active, then downloads with a moving bar.
@@ -265,6 +274,9 @@ test('a requested track shows live progress, then lands in History as done', asy
   await expect(history.locator('.job-row', { hasText: 'Harbor Lights' }).locator('.badge')).toHaveText('Done');
   await expect(history.locator('.job-row', { hasText: 'Harbor Lights' })).toContainText('From Soulseek (slskd)');
   await expect(page.getByText('Nothing is downloading right now.')).toBeVisible();
+  // The bar moved while bytes arrived: at least one value strictly between 0 and 100 was shown.
+  const seen = await page.evaluate(() => (window as unknown as { seenProgress: string[] }).seenProgress);
+  expect(seen.some((v) => Number(v) > 0 && Number(v) < 100), `progress values shown: ${seen.join(', ')}`).toBe(true);
 });
 
 test('without the live socket the screen polls every 5 seconds', async ({ browser }) => {

@@ -99,7 +99,7 @@ export function DownloadsScreen() {
               <h2 id="history-title">
                 History <span class="badge">{groups.history.length}</span>
               </h2>
-              <div class="card-actions">
+              <div class="history-actions">
                 <button type="button" disabled={!retryable || retry.busy} onClick={() => void retry.trigger()}>
                   {retry.busy ? 'Searching…' : 'Retry failed and cancelled'}
                 </button>
