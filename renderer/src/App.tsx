@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { Icon } from './components/icons';
+import { DownloadsScreen } from './downloads/DownloadsScreen';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
@@ -124,6 +125,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/library">Library</Link>
           <Link href="/search">Search</Link>
           <Link href="/library/favorites">Favorites</Link>
+          <Link href="/downloads">Downloads</Link>
           <Link href="/review">Review</Link>
           <Link href="/settings">Settings</Link>
           <Link href="/connect">Connect an app</Link>
@@ -161,6 +163,7 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/library/:tab', path)) && ['artists', 'albums', 'tracks', 'genres'].includes(m.tab!))
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;
+  if (path === '/downloads') return <DownloadsScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;

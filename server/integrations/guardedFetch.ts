@@ -74,7 +74,9 @@ export interface GuardedResponse {
  * Keep-alive agents for LAN services only. Requests under an allow-list get a fresh connection, so a
  * socket opened under the LAN policy is never reused for a URL the allow-list would refuse.
  */
-const lanAgents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+// An idle socket is dropped after 4 s, before a peer with Node's default 5 s keep-alive closes it:
+// reusing a connection the other side has just closed fails the request with "connection reset".
+const lanAgents = { http: new http.Agent({ keepAlive: true, timeout: 4000 }), https: new https.Agent({ keepAlive: true, timeout: 4000 }) };
 
 function checkUrl(raw: string, allowed: Set<string> | 'lan'): URL {
   let url: URL;

@@ -17,6 +17,8 @@ export default defineConfig({
     { name: 'metadata', testMatch: 'metadata.spec.ts' },
     // Starts a server of its own and a real OpenID provider (oidc-provider).
     { name: 'sso', testMatch: 'sso.spec.ts' },
+    // Starts a server of its own with slskd, Prowlarr, SABnzbd and NZBGet fakes.
+    { name: 'downloads', testMatch: 'downloads.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',

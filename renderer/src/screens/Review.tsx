@@ -1,46 +1,66 @@
-import { useState } from 'preact/hooks';
-import { ApiError, api } from '../api';
-import { Card, Empty, ErrorMessage, Loading, useAction, useAsync } from '../components/ui';
-import { streamToken } from '../player/streamToken';
+import { useEffect, useState } from 'preact/hooks';
+import { Card, Empty, ErrorMessage, Loading, Notice, useAction } from '../components/ui';
+import { approveJob, denyJob, stagingStreamUrl, type DownloadJob } from '../downloads/api';
+import { groupJobs, qualityText, sourceLabel } from '../downloads/logic';
+import { useJobs } from '../downloads/useJobs';
+import { Link } from '../router';
+import '../downloads/downloads.css';
 
-interface DownloadJob {
+interface Outcome {
   id: string;
-  status: string;
-  artistName: string;
-  trackName: string;
-  playlistType: string;
-  streamFormat: string | null;
+  text: string;
 }
 
-type Blocked = { available: true; jobs: DownloadJob[] } | { available: false };
+const isBlocked = (j: DownloadJob) => j.status === 'blocked';
 
 /** Blocked download jobs awaiting a decision; the desktop tray's notifications open this screen. */
 export function ReviewScreen() {
-  const jobs = useAsync(async (signal): Promise<Blocked> => {
-    try {
-      return { available: true, jobs: await api<DownloadJob[]>('/api/playlists/jobs', { query: { status: 'blocked' }, signal }) };
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return { available: false };
-      throw err;
-    }
-  }, []);
+  const [outcomes, setOutcomes] = useState<Outcome[]>([]);
+  const [arrived, setArrived] = useState<string | null>(null);
+  const jobs = useJobs({
+    status: 'blocked',
+    keep: isBlocked,
+    onEvent: (e) => {
+      if (e.type === 'job_blocked') setArrived(`New download to review: ${e.job.trackName} by ${e.job.artistName}.`);
+    },
+  });
+  const blocked = groupJobs(jobs.jobs ?? []).review;
+  const decided = (job: DownloadJob, text: string) => {
+    setOutcomes((list) => [{ id: `${job.id}:${Date.now()}`, text }, ...list].slice(0, 5));
+    jobs.remove(job.id);
+  };
   return (
     <div class="review">
       <h1>Review downloads</h1>
-      <p class="muted">Downloads that were held back because they need your decision.</p>
-      {jobs.loading && !jobs.data && <Loading label="Loading blocked downloads…" />}
-      <ErrorMessage error={jobs.error} onRetry={jobs.reload} />
-      {jobs.data && !jobs.data.available && (
+      <p class="muted">
+        Downloads that were held back because the file may not be the right one. Listen, then keep it or let Tonearm look for another copy. All downloads are on the{' '}
+        <Link href="/downloads">Downloads</Link> screen.
+      </p>
+      {jobs.jobs === null && !jobs.error && jobs.available && <Loading label="Loading blocked downloads…" />}
+      <ErrorMessage error={jobs.error} onRetry={() => void jobs.refresh()} />
+      <div aria-live="polite">
+        {outcomes.map((o) => (
+          <Notice key={o.id} tone="success">
+            {o.text}
+          </Notice>
+        ))}
+        {arrived && (
+          <Notice tone="info" reveal={false}>
+            {arrived}
+          </Notice>
+        )}
+      </div>
+      {!jobs.available && (
         <Empty title="Download review is not available in this build.">
           <p>This server does not run downloads yet, so nothing can be waiting for review.</p>
         </Empty>
       )}
-      {jobs.data?.available && jobs.data.jobs.length === 0 && <Empty title="Nothing to review. All clear!" />}
-      {jobs.data?.available && jobs.data.jobs.length > 0 && (
-        <ul class="review-list">
-          {jobs.data.jobs.map((job) => (
+      {jobs.available && jobs.jobs !== null && blocked.length === 0 && <Empty title="Nothing to review. All clear!" />}
+      {blocked.length > 0 && (
+        <ul class="review-list" aria-label="Downloads to review">
+          {blocked.map((job) => (
             <li key={job.id}>
-              <ReviewItem job={job} onDone={() => jobs.data?.available && jobs.setData({ available: true, jobs: jobs.data.jobs.filter((j) => j.id !== job.id) })} />
+              <ReviewItem job={job} onDecided={(text) => decided(job, text)} />
             </li>
           ))}
         </ul>
@@ -49,41 +69,71 @@ export function ReviewScreen() {
   );
 }
 
-function ReviewItem({ job, onDone }: { job: DownloadJob; onDone: () => void }) {
+function ReviewItem({ job, onDecided }: { job: DownloadJob; onDecided: (text: string) => void }) {
   const [preview, setPreview] = useState<string | null>(null);
+  const [previewError, setPreviewError] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    stagingStreamUrl(job.id).then(
+      (url) => live && setPreview(url),
+      (err: unknown) => live && setPreviewError(err),
+    );
+    return () => void (live = false);
+  }, [job.id]);
   const decide = useAction(async (decision: 'approve' | 'deny') => {
-    await api(`/api/playlists/jobs/${encodeURIComponent(job.id)}/${decision}`, { method: 'POST' });
-    onDone();
+    if (decision === 'approve') {
+      const answer = await approveJob(job.id);
+      onDecided(`Kept “${job.trackName}”${answer.path ? `: filed as ${answer.path}` : ''}.`);
+    } else {
+      await denyJob(job.id);
+      onDecided(`Denied “${job.trackName}”: the file was deleted and Tonearm looks for another copy (never from the same source again).`);
+    }
   });
-  const listen = useAction(async () => {
-    const { token } = await streamToken();
-    setPreview(`/api/playlists/staging-stream/${encodeURIComponent(job.id)}?st=${encodeURIComponent(token)}`);
-  });
+  const quality = qualityText(job.quality);
+  const title = `${job.trackName} by ${job.artistName}`;
   return (
     <Card>
-      <p>
-        <strong>{job.trackName}</strong> <span class="muted">by {job.artistName}</span>
-      </p>
-      <p class="muted">
-        {job.playlistType}
-        {job.streamFormat ? ` · ${job.streamFormat}` : ''}
-      </p>
-      {preview ? (
-        <audio controls src={preview} aria-label={`Preview of ${job.trackName}`} />
-      ) : (
-        <button type="button" onClick={() => void listen.trigger()} disabled={listen.busy}>
-          Listen
-        </button>
-      )}
-      <div class="form-actions">
-        <button type="button" class="primary" disabled={decide.busy} onClick={() => void decide.trigger('approve')} aria-label={`Approve ${job.trackName}`}>
-          Approve
-        </button>
-        <button type="button" class="danger" disabled={decide.busy} onClick={() => void decide.trigger('deny')} aria-label={`Deny ${job.trackName}`}>
-          Deny
-        </button>
-      </div>
-      <ErrorMessage error={decide.error ?? listen.error} />
+      <article aria-label={title}>
+        <p class="job-title">
+          <strong>{job.trackName}</strong> <span class="muted">by {job.artistName}</span>
+        </p>
+        <p class="review-reason notice notice-warn" data-testid="block-reason">
+          {job.blockReason ?? 'Held for review.'}
+        </p>
+        <dl class="review-facts">
+          <dt>Album</dt>
+          <dd>{job.albumName ?? '—'}</dd>
+          <dt>Source</dt>
+          <dd>{sourceLabel(job.downloadSource)}</dd>
+          {quality && (
+            <>
+              <dt>File</dt>
+              <dd>{quality}</dd>
+            </>
+          )}
+          {job.blockedAt && (
+            <>
+              <dt>Held since</dt>
+              <dd>{new Date(job.blockedAt).toLocaleString()}</dd>
+            </>
+          )}
+        </dl>
+        {preview ? (
+          <audio controls preload="none" src={preview} aria-label={`Preview of ${job.trackName}`} data-testid="review-preview" />
+        ) : (
+          !previewError && <Loading label="Preparing the preview…" />
+        )}
+        <ErrorMessage error={previewError} />
+        <div class="form-actions">
+          <button type="button" class="primary" disabled={decide.busy} onClick={() => void decide.trigger('approve')} aria-label={`Approve ${job.trackName}`}>
+            Approve
+          </button>
+          <button type="button" class="danger" disabled={decide.busy} onClick={() => void decide.trigger('deny')} aria-label={`Deny ${job.trackName}`}>
+            Deny
+          </button>
+        </div>
+        <ErrorMessage error={decide.error} />
+      </article>
     </Card>
   );
 }

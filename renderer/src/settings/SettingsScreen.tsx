@@ -3,15 +3,17 @@ import { Link } from '../router';
 import { isAdmin, session } from '../session';
 import { useStore } from '../store';
 import { AccountSettings } from './AccountSettings';
+import { DownloadsSettings } from './DownloadsSettings';
 import { LibrarySettings } from './LibrarySettings';
 import { SecuritySettings } from './SecuritySettings';
 import { UsersSettings } from './UsersSettings';
 import { useSettings } from './useSettings';
 
-export type SettingsTab = 'library' | 'security' | 'users' | 'account';
+export type SettingsTab = 'library' | 'downloads' | 'security' | 'users' | 'account';
 
 const adminTabs: { id: SettingsTab; label: string }[] = [
   { id: 'library', label: 'Library' },
+  { id: 'downloads', label: 'Downloads' },
   { id: 'security', label: 'Security' },
   { id: 'users', label: 'Users' },
   { id: 'account', label: 'Account' },
@@ -37,9 +39,10 @@ export function SettingsScreen({ tab }: { tab: SettingsTab }) {
   );
 }
 
-function AdminSettings({ tab }: { tab: 'library' | 'security' }) {
+function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'security' }) {
   const settings = useSettings();
   if (settings.error && !settings.data) return <ErrorMessage error={settings.error} onRetry={settings.reload} />;
   if (!settings.data) return <Loading label="Loading settings…" />;
+  if (tab === 'downloads') return <DownloadsSettings settings={settings} />;
   return tab === 'library' ? <LibrarySettings settings={settings} /> : <SecuritySettings settings={settings} />;
 }

@@ -1,0 +1,548 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import { FolderBrowser } from '../components/FolderBrowser';
+import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
+import {
+  qualityTiers,
+  saveWorkerSettings,
+  setWorkerRunning,
+  testSource,
+  workerSettings,
+  type SourceTest,
+  type WorkerSettings,
+  type WorkerSettingsPatch,
+} from '../downloads/api';
+import { parseWhole, testBody, testOutcome } from '../downloads/logic';
+import { Link } from '../router';
+import type { SettingsState } from './useSettings';
+import '../downloads/downloads.css';
+
+/** Where downloads go, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp), plus Gotify. */
+export function DownloadsSettings({ settings }: { settings: SettingsState }) {
+  return (
+    <>
+      <p class="muted">
+        Tonearm downloads requested albums and tracks itself from the sources below, trying them in order of priority (lower first). Follow them on the{' '}
+        <Link href="/downloads">Downloads</Link> screen.
+      </p>
+      <FolderCard settings={settings} />
+      <WorkerCard />
+      <SourceCard settings={settings} title="Soulseek (slskd)" id="source-slskd" intro="slskd is a Soulseek client with a web API; Tonearm searches it and downloads through it." specs={[slskdSpec]} />
+      <SourceCard
+        settings={settings}
+        title="Usenet"
+        id="source-usenet"
+        intro="Prowlarr searches your Usenet indexers; SABnzbd or NZBGet downloads what Tonearm picks."
+        specs={[prowlarrSpec, sabnzbdSpec, nzbgetSpec]}
+      />
+      <SourceCard settings={settings} title="yt-dlp" id="source-ytdlp" intro="yt-dlp is a command-line program on this server; Tonearm uses it as the last resort by default." specs={[ytdlpSpec]} />
+      <SourceCard settings={settings} title="Notifications (Gotify)" id="source-gotify" intro="Gotify sends a push message when a download needs review or fails." specs={[gotifySpec]} />
+    </>
+  );
+}
+
+// ---- downloads folder ----
+
+function FolderCard({ settings }: { settings: SettingsState }) {
+  const downloads = settings.data?.downloads as { folderPath?: string } | undefined;
+  const saved = downloads?.folderPath ?? '';
+  const [draft, setDraft] = useState<string | null>(null);
+  const [browsing, setBrowsing] = useState(false);
+  const [done, setDone] = useState(false);
+  const value = draft ?? saved;
+  const save = useAction(async () => {
+    await settings.save({ downloads: { folderPath: value.trim() } });
+    setDraft(null);
+    setDone(true);
+  });
+  return (
+    <Card title="Downloads folder" id="downloads-folder">
+      <div class="field">
+        <label for="downloads-folder-path">Downloads folder</label>
+        <input
+          id="downloads-folder-path"
+          value={value}
+          placeholder="<data folder>/downloads"
+          aria-describedby="downloads-folder-path-hint"
+          onInput={(e) => (setDraft(e.currentTarget.value), setDone(false))}
+        />
+        <small id="downloads-folder-path-hint" class="hint">
+          Finished downloads are filed here as Artist/Album/NN Title; the library scans this folder too. Empty: the folder “downloads” in Tonearm’s data folder.
+        </small>
+      </div>
+      {browsing ? (
+        <FolderBrowser
+          idPrefix="downloads-fs"
+          chooseLabel="Use this folder"
+          onChoose={(p) => {
+            setDraft(p);
+            setDone(false);
+            setBrowsing(false);
+          }}
+        />
+      ) : (
+        <button type="button" onClick={() => setBrowsing(true)}>
+          Choose a folder…
+        </button>
+      )}
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={draft === null || draft === saved || save.busy} onClick={() => void save.trigger()}>
+          {save.busy ? 'Saving…' : 'Save folder'}
+        </button>
+      </div>
+      {done && <Notice tone="success">Downloads folder saved.</Notice>}
+      <ErrorMessage error={save.error} />
+    </Card>
+  );
+}
+
+// ---- the worker ----
+
+type WorkerDraft = Record<keyof WorkerSettingsPatch, string | boolean>;
+
+const toDraft = (w: WorkerSettings): WorkerDraft => ({
+  concurrency: String(w.concurrency),
+  existingFileMode: w.existingFileMode,
+  durationToleranceSeconds: String(w.durationToleranceSeconds),
+  minMatchScore: String(w.minMatchScore),
+  retryPauseMinutes: String(w.retryPauseMinutes),
+  blockedTimeoutHours: String(w.blockedTimeoutHours),
+  preferLossless: w.preferLossless,
+  qualityCutoff: w.qualityCutoff,
+});
+
+/** The draft as the server takes it, or the first field that is out of range. */
+function fromDraft(d: WorkerDraft): { patch: WorkerSettingsPatch } | { error: string } {
+  const whole = (key: keyof WorkerDraft, label: string, min: number, max: number) => {
+    const n = parseWhole(String(d[key]), min, max);
+    if (n === null) throw new Error(`${label}: enter a whole number from ${min} to ${max}`);
+    return n;
+  };
+  try {
+    const score = Number(d.minMatchScore);
+    if (String(d.minMatchScore).trim() === '' || !Number.isFinite(score) || score < 0 || score > 1) throw new Error('Minimum match score: enter a number from 0 to 1');
+    return {
+      patch: {
+        concurrency: whole('concurrency', 'Downloads at once', 1, 8),
+        existingFileMode: d.existingFileMode === 'download' ? 'download' : 'reuse',
+        durationToleranceSeconds: whole('durationToleranceSeconds', 'Duration tolerance', 1, 600),
+        minMatchScore: score,
+        retryPauseMinutes: whole('retryPauseMinutes', 'Pause before retrying', 0, 7 * 24 * 60),
+        blockedTimeoutHours: whole('blockedTimeoutHours', 'Review deadline', 0, 24 * 365),
+        preferLossless: d.preferLossless === true,
+        qualityCutoff: qualityTiers.find((t) => t === d.qualityCutoff) ?? 'high',
+      },
+    };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+function WorkerCard() {
+  const worker = useAsync(async (signal): Promise<WorkerSettings | null> => {
+    try {
+      return await workerSettings(signal);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    }
+  }, []);
+  const [draft, setDraft] = useState<WorkerDraft | null>(null);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const current = worker.data ? (draft ?? toDraft(worker.data)) : null;
+  const set = (key: keyof WorkerDraft, value: string | boolean) => {
+    if (!current) return;
+    setDraft({ ...current, [key]: value });
+    setInvalid(null);
+    setDone(null);
+  };
+  const save = useAction(async () => {
+    if (!current) return;
+    const parsed = fromDraft(current);
+    if ('error' in parsed) return setInvalid(parsed.error);
+    worker.setData(await saveWorkerSettings(parsed.patch));
+    setDraft(null);
+    setDone('Worker settings saved.');
+  });
+  const toggle = useAction(async () => {
+    if (!worker.data) return;
+    const running = !worker.data.running;
+    await setWorkerRunning(running);
+    worker.setData({ ...worker.data, running });
+    setDone(running ? 'The worker is running: waiting downloads start now.' : 'The worker is stopped: no new download starts; transfers under way finish.');
+    worker.reload();
+  });
+
+  if (worker.loading && !worker.data) return <Card title="Download worker" id="worker"><Loading label="Loading the worker…" /></Card>;
+  if (worker.error && !worker.data) return <Card title="Download worker" id="worker"><ErrorMessage error={worker.error} onRetry={worker.reload} /></Card>;
+  if (!worker.data || !current)
+    return (
+      <Card title="Download worker" id="worker">
+        <p class="muted">This server has no download worker.</p>
+      </Card>
+    );
+  const w = worker.data;
+  const order = w.sourcePriorities
+    ? Object.entries(w.sourcePriorities)
+        .filter((e): e is [string, number] => typeof e[1] === 'number')
+        .sort((a, b) => a[1] - b[1])
+        .map(([k, v]) => `${k === 'ytdlp' ? 'yt-dlp' : k === 'usenet' ? 'Usenet' : k} (${v})`)
+    : [];
+  return (
+    <Card title="Download worker" id="worker">
+      <div class="worker-state">
+        <span class={`badge ${w.running ? 'status-done' : 'badge-warn'}`} data-testid="worker-state">
+          {w.running ? 'Running' : 'Stopped'}
+        </span>
+        <button type="button" disabled={toggle.busy} onClick={() => void toggle.trigger()}>
+          {w.running ? 'Stop the worker' : 'Start the worker'}
+        </button>
+      </div>
+      <ErrorMessage error={toggle.error} />
+      <div class="field-row">
+        <NumberField id="worker-concurrency" label="Downloads at once" value={String(current.concurrency)} min={1} max={8} onInput={(v) => set('concurrency', v)} />
+        <NumberField
+          id="worker-duration"
+          label="Duration tolerance (seconds)"
+          hint="A file longer or shorter than the track by more than this is held for review."
+          value={String(current.durationToleranceSeconds)}
+          min={1}
+          max={600}
+          onInput={(v) => set('durationToleranceSeconds', v)}
+        />
+        <NumberField
+          id="worker-score"
+          label="Minimum match score"
+          hint="0 to 1: how closely artist and title must match before a file is kept without review."
+          value={String(current.minMatchScore)}
+          min={0}
+          max={1}
+          step={0.05}
+          onInput={(v) => set('minMatchScore', v)}
+        />
+        <NumberField
+          id="worker-retry"
+          label="Pause before retrying (minutes)"
+          value={String(current.retryPauseMinutes)}
+          min={0}
+          max={7 * 24 * 60}
+          onInput={(v) => set('retryPauseMinutes', v)}
+        />
+        <NumberField
+          id="worker-blocked"
+          label="Review deadline (hours)"
+          hint="A held download nobody reviews fails after this long; 0 keeps it until someone does."
+          value={String(current.blockedTimeoutHours)}
+          min={0}
+          max={24 * 365}
+          onInput={(v) => set('blockedTimeoutHours', v)}
+        />
+      </div>
+      <div class="field-row">
+        <div class="field">
+          <label for="worker-existing">Tracks already in the library</label>
+          <select id="worker-existing" value={String(current.existingFileMode)} onChange={(e) => set('existingFileMode', e.currentTarget.value)}>
+            <option value="reuse">Link them, do not download again</option>
+            <option value="download">Download them again</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="worker-cutoff">Quality cutoff</label>
+          <select id="worker-cutoff" value={String(current.qualityCutoff)} onChange={(e) => set('qualityCutoff', e.currentTarget.value)} aria-describedby="worker-cutoff-hint">
+            {qualityTiers.map((t) => (
+              <option key={t} value={t}>
+                {t[0]!.toUpperCase() + t.slice(1)}
+              </option>
+            ))}
+          </select>
+          <small id="worker-cutoff-hint" class="hint">
+            Files below this are searched again by quality upgrades.
+          </small>
+        </div>
+      </div>
+      <label class="check">
+        <input type="checkbox" checked={current.preferLossless === true} onChange={(e) => set('preferLossless', e.currentTarget.checked)} />
+        <span>Prefer lossless files</span>
+      </label>
+      {order.length > 0 && <p class="muted small">Sources are tried in this order: {order.join(', ')}. Change a source’s priority in its card below.</p>}
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={draft === null || save.busy} onClick={() => void save.trigger()}>
+          {save.busy ? 'Saving…' : 'Save worker settings'}
+        </button>
+        {draft && (
+          <button type="button" onClick={() => (setDraft(null), setInvalid(null))}>
+            Discard changes
+          </button>
+        )}
+      </div>
+      {invalid && (
+        <div class="error" role="alert">
+          {invalid}
+        </div>
+      )}
+      {done && <Notice tone="success">{done}</Notice>}
+      <ErrorMessage error={save.error} />
+    </Card>
+  );
+}
+
+function NumberField(props: { id: string; label: string; hint?: string; value: string; min: number; max: number; step?: number; onInput: (value: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        type="number"
+        inputMode={props.step ? 'decimal' : 'numeric'}
+        min={props.min}
+        max={props.max}
+        step={props.step ?? 1}
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+        aria-describedby={props.hint ? `${props.id}-hint` : undefined}
+      />
+      {props.hint && (
+        <small id={`${props.id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+// ---- sources ----
+
+type Integration = 'slskd' | 'prowlarr' | 'sabnzbd' | 'nzbget' | 'ytdlp' | 'gotify';
+
+interface FieldSpec {
+  key: string;
+  label: string;
+  kind?: 'text' | 'url' | 'password' | 'number';
+  hint?: string;
+  placeholder?: string;
+  min?: number;
+  max?: number;
+}
+
+interface SourceSpec {
+  key: Integration;
+  /** The name the switch, the test button and the messages use. */
+  name: string;
+  fields: FieldSpec[];
+  /** Download sources have a priority; Prowlarr (a search service) and Gotify do not. */
+  priority: boolean;
+  test: SourceTest;
+  /** The fields the connection test sends. */
+  testFields: string[];
+}
+
+const urlField = (name: string, placeholder: string): FieldSpec => ({ key: 'url', label: `${name} address`, kind: 'url', placeholder });
+const apiKeyField: FieldSpec = { key: 'apiKey', label: 'API key', kind: 'password' };
+
+const slskdSpec: SourceSpec = {
+  key: 'slskd',
+  name: 'slskd',
+  fields: [
+    urlField('slskd', 'http://localhost:5030'),
+    apiKeyField,
+    {
+      key: 'downloadPath',
+      label: 'slskd downloads folder on this computer',
+      hint: 'Only when slskd runs in a container or on another computer; empty: the folder slskd reports.',
+    },
+  ],
+  priority: true,
+  test: 'slskd',
+  testFields: ['url', 'apiKey'],
+};
+const prowlarrSpec: SourceSpec = { key: 'prowlarr', name: 'Prowlarr', fields: [urlField('Prowlarr', 'http://localhost:9696'), apiKeyField], priority: false, test: 'prowlarr', testFields: ['url', 'apiKey'] };
+const completedField: FieldSpec = {
+  key: 'completedPath',
+  label: 'Completed folder on this computer',
+  hint: 'Only when the client runs in a container or on another computer; empty: the folder it reports.',
+};
+const categoryField: FieldSpec = { key: 'category', label: 'Category', hint: 'Optional: the category Tonearm’s downloads are filed under.' };
+const sabnzbdSpec: SourceSpec = {
+  key: 'sabnzbd',
+  name: 'SABnzbd',
+  fields: [urlField('SABnzbd', 'http://localhost:8080'), apiKeyField, categoryField, completedField],
+  priority: true,
+  test: 'sabnzbd',
+  testFields: ['url', 'apiKey'],
+};
+const nzbgetSpec: SourceSpec = {
+  key: 'nzbget',
+  name: 'NZBGet',
+  fields: [urlField('NZBGet', 'http://localhost:6789'), { key: 'username', label: 'User name' }, { key: 'password', label: 'Password', kind: 'password' }, categoryField, completedField],
+  priority: true,
+  test: 'nzbget',
+  testFields: ['url', 'username', 'password'],
+};
+const ytdlpSpec: SourceSpec = {
+  key: 'ytdlp',
+  name: 'yt-dlp',
+  fields: [
+    { key: 'path', label: 'Program', hint: 'Empty: the yt-dlp found on the server’s PATH.', placeholder: 'yt-dlp' },
+    { key: 'searchResults', label: 'Search results to consider', kind: 'number', min: 1, max: 20 },
+  ],
+  priority: true,
+  test: 'ytdlp',
+  testFields: ['path'],
+};
+const gotifySpec: SourceSpec = {
+  key: 'gotify',
+  name: 'Gotify',
+  fields: [urlField('Gotify', 'https://gotify.example.org'), { key: 'token', label: 'Application token', kind: 'password' }],
+  priority: false,
+  test: 'gotify',
+  testFields: ['url', 'token'],
+};
+
+type Values = Record<string, string | number | boolean>;
+
+const savedOf = (settings: SettingsState, key: Integration): Values => {
+  const integrations = (settings.data?.integrations ?? {}) as Record<string, Values | undefined>;
+  return integrations[key] ?? {};
+};
+
+/** The draft as settings to POST: numbers parsed, text trimmed; or the first number out of range. */
+function patchOf(spec: SourceSpec, values: Values): { patch: Values } | { error: string } {
+  const patch: Values = {};
+  const numbers: FieldSpec[] = [...spec.fields.filter((f) => f.kind === 'number'), ...(spec.priority ? [{ key: 'priority', label: 'Priority', min: 0, max: 1000 }] : [])];
+  for (const f of spec.fields) if (f.kind !== 'number') patch[f.key] = typeof values[f.key] === 'string' ? (values[f.key] as string).trim() : (values[f.key] ?? '');
+  for (const f of numbers) {
+    const n = parseWhole(String(values[f.key] ?? ''), f.min ?? 0, f.max ?? 1000);
+    if (n === null) return { error: `${spec.name}, ${f.label.toLowerCase()}: enter a whole number from ${f.min ?? 0} to ${f.max ?? 1000}` };
+    patch[f.key] = n;
+  }
+  patch.enabled = values.enabled !== false;
+  return { patch };
+}
+
+/** One service's settings (or several, like Usenet's three) with a switch, a priority, a test and one Save. */
+function SourceCard({ settings, title, id, intro, specs }: { settings: SettingsState; title: string; id: string; intro: string; specs: SourceSpec[] }) {
+  const [drafts, setDrafts] = useState<Partial<Record<Integration, Values>>>({});
+  const [done, setDone] = useState(false);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const valuesOf = (spec: SourceSpec): Values => drafts[spec.key] ?? savedOf(settings, spec.key);
+  const dirty = Object.keys(drafts).length > 0;
+  const save = useAction(async () => {
+    const integrations: Record<string, Values> = {};
+    for (const spec of specs) {
+      if (!drafts[spec.key]) continue;
+      const parsed = patchOf(spec, drafts[spec.key]!);
+      if ('error' in parsed) return setInvalid(parsed.error);
+      integrations[spec.key] = parsed.patch;
+    }
+    await settings.save({ integrations });
+    setDrafts({});
+    setDone(true);
+  });
+  const edit = (spec: SourceSpec, key: string, value: string | boolean) => {
+    setDrafts((d) => ({ ...d, [spec.key]: { ...(d[spec.key] ?? savedOf(settings, spec.key)), [key]: value } }));
+    setDone(false);
+    setInvalid(null);
+  };
+  return (
+    <Card title={title} id={id}>
+      <p class="muted">{intro}</p>
+      {specs.map((spec) =>
+        specs.length > 1 ? (
+          <fieldset key={spec.key}>
+            <legend>{spec.name}</legend>
+            <SourceFields spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
+          </fieldset>
+        ) : (
+          <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
+        ),
+      )}
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={!dirty || save.busy} onClick={() => void save.trigger()}>
+          {save.busy ? 'Saving…' : `Save ${title}`}
+        </button>
+        {dirty && (
+          <button type="button" onClick={() => (setDrafts({}), setInvalid(null))}>
+            Discard changes
+          </button>
+        )}
+      </div>
+      {invalid && (
+        <div class="error" role="alert">
+          {invalid}
+        </div>
+      )}
+      {done && !dirty && <Notice tone="success">{title} settings saved.</Notice>}
+      <ErrorMessage error={save.error} />
+    </Card>
+  );
+}
+
+function SourceFields({ spec, values, onEdit }: { spec: SourceSpec; values: Values; onEdit: (key: string, value: string | boolean) => void }) {
+  const [result, setResult] = useState<{ tone: 'success' | 'warn'; text: string } | null>(null);
+  const test = useAction(async () => {
+    setResult(null);
+    setResult(testOutcome(await testSource(spec.test, testBody(values, spec.testFields))));
+  });
+  // A result stays true only for the values it was given.
+  const tested = spec.testFields.map((f) => String(values[f] ?? '')).join('\n');
+  useEffect(() => {
+    setResult(null);
+    test.setError(null);
+  }, [tested]);
+  const idOf = (key: string) => `${spec.key}-${key}`;
+  return (
+    <div data-source={spec.key}>
+      <div class="source-head">
+        <label class="switch">
+          <input type="checkbox" role="switch" checked={values.enabled !== false} onChange={(e) => onEdit('enabled', e.currentTarget.checked)} />
+          <span>Use {spec.name}</span>
+        </label>
+      </div>
+      <div class="field-row">
+        {spec.fields.map((f) => (
+          <Input key={f.key} id={idOf(f.key)} field={f} value={values[f.key]} onInput={(v) => onEdit(f.key, v)} />
+        ))}
+        {spec.priority && (
+          <Input
+            id={idOf('priority')}
+            field={{ key: 'priority', label: `${spec.name} priority`, kind: 'number', min: 0, max: 1000, hint: 'Lower is tried first.' }}
+            value={values.priority}
+            onInput={(v) => onEdit('priority', v)}
+          />
+        )}
+      </div>
+      <div class="form-actions">
+        <button type="button" disabled={test.busy} onClick={() => void test.trigger()}>
+          {test.busy ? 'Testing…' : `Test ${spec.name}`}
+        </button>
+      </div>
+      {result && <Notice tone={result.tone}>{result.text}</Notice>}
+      <ErrorMessage error={test.error} />
+    </div>
+  );
+}
+
+function Input({ id, field, value, onInput }: { id: string; field: FieldSpec; value: unknown; onInput: (value: string) => void }) {
+  const kind = field.kind ?? 'text';
+  return (
+    <div class="field">
+      <label for={id}>{field.label}</label>
+      <input
+        id={id}
+        type={kind as 'text'}
+        value={value === undefined || value === null ? '' : String(value)}
+        placeholder={field.placeholder}
+        autoComplete={kind === 'password' ? 'new-password' : 'off'}
+        {...(kind === 'number' && { min: field.min, max: field.max, step: 1, inputMode: 'numeric' as const })}
+        onInput={(e) => onInput(e.currentTarget.value)}
+        aria-describedby={field.hint ? `${id}-hint` : undefined}
+      />
+      {field.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {field.hint}
+        </small>
+      )}
+    </div>
+  );
+}
