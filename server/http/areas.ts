@@ -24,6 +24,8 @@ import { storageHealthRoutes } from '../api/settings/storage.js';
 import { recentReleaseRoutes } from '../api/library/releases.js';
 import { usenetSettingsRoutes } from '../api/usenet/routes.js';
 import { usersRoutes } from '../api/users/routes.js';
+import { downloadJobRoutes } from '../api/playlists/jobs.js';
+import { startDownloads } from '../domain/downloads/start.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
 import type { RouteDefinition } from './route.js';
@@ -51,6 +53,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   lidarrLibraryRoutes,
   requestsRoutes,
   webhookRoutes,
+  downloadJobRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -58,7 +61,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 }
 
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment];
+export const services: ((ctx: AppContext) => void | Promise<void>)[] = [startLibrary, startLidarr, startMetadata, startSearch, startEnrichment, startDownloads];
 
 /** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
 export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [
