@@ -111,7 +111,10 @@ export class SlskdSource implements DownloadSource {
     const size = Number(candidate.data.size ?? candidate.sizeBytes ?? 0);
     // A transfer enqueued before a restart (the handle was not saved yet) is followed, not enqueued twice.
     const existing = await this.find(username, filename);
-    if (existing && !(transferIsFinished(existing.state) && !transferSucceeded(existing.state))) {
+    const adopt =
+      existing &&
+      (!transferIsFinished(existing.state) || (transferSucceeded(existing.state) && !('error' in (await this.localFile(filename)))));
+    if (existing && adopt) {
       return { source: 'slskd', data: { username, filename, size, id: existing.id } satisfies SlskdHandleData };
     }
     await this.client.enqueue(username, [{ filename, size }]);
@@ -147,8 +150,9 @@ export class SlskdSource implements DownloadSource {
 
   /** The newest transfer of this file from this peer. */
   private async find(username: string, filename: string): Promise<SlskdTransfer | undefined> {
-    const all = (await this.client.downloads()).filter((t) => t.username === username && t.filename === filename);
-    return all.sort((a, b) => Date.parse(b.requestedAt ?? '') - Date.parse(a.requestedAt ?? ''))[0];
+    const all = (await this.client.downloads()).map((t, i) => ({ t, i })).filter(({ t }) => t.username === username && t.filename === filename);
+    const at = (t: SlskdTransfer) => Date.parse(t.requestedAt ?? '') || 0;
+    return all.sort((a, b) => at(b.t) - at(a.t) || b.i - a.i)[0]?.t;
   }
 
   /**
