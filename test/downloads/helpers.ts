@@ -26,7 +26,7 @@ export function settled(server: TestServer, id: number, statuses: string[] = ['d
   return waitFor(() => {
     const j = jobOf(server, id);
     return statuses.includes(j.status) ? j : undefined;
-  }, timeoutMs, `job ${id} to reach ${statuses.join('/')} (now ${jobOf(server, id).status} ${jobOf(server, id).phase} ${jobOf(server, id).error ?? ''})`);
+  }, timeoutMs, `job ${id} to reach ${statuses.join('/')} (now ${describeJob(server, id)})`);
 }
 
 export async function setSettings(server: TestServer, body: Record<string, unknown>): Promise<void> {
@@ -40,4 +40,10 @@ export async function makeUser(server: TestServer, username: string, permissions
   const user = (await res.json()) as { id: string | number };
   const login = (await (await server.api('/api/auth/login', { method: 'POST', json: { username, password: 'long enough pw' } })).json()) as { token: string };
   return { id: Number(user.id), token: login.token };
+}
+
+function describeJob(server: TestServer, id: number): string {
+  const j = jobOf(server, id);
+  const q = j.queueJobId ? server.ctx.db.prepare('SELECT status, attempts, last_error FROM jobs WHERE id = ?').get(j.queueJobId) : null;
+  return `${j.status} ${j.phase} ${j.error ?? ''}; queue job ${JSON.stringify(q)}`;
 }

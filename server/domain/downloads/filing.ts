@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../db/connection.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import { readAudio } from './verify.js';
 import { STAGING_DIR, finalPath, isInside, safeSegment, stagingDir } from './layout.js';
 
 /**
@@ -33,6 +34,31 @@ export function stagingTargetFor(root: string, jobId: number, from: string): str
 }
 
 /**
+ * Creates a folder (and its parents); a failure becomes a FilingError naming the folder with the
+ * real cause, found by probing the nearest existing parent (a recursive mkdir may report ENOENT
+ * for a read-only or forbidden parent).
+ */
+export function ensureFolder(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return;
+  } catch (err) {
+    let cause: unknown = err;
+    let probe = path.dirname(dir);
+    while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+    try {
+      fs.accessSync(probe, fs.constants.W_OK);
+      fs.mkdirSync(path.join(probe, `.tonearm-probe-${process.pid}`));
+      fs.rmdirSync(path.join(probe, `.tonearm-probe-${process.pid}`));
+    } catch (probeErr) {
+      cause = probeErr;
+    }
+    throw new FilingError(describeFsError(cause, dir));
+  }
+}
+
+/**
  * Moves (or, across file systems, copies) a finished download to its staging path. The source's
  * own file is never deleted here: a copy leaves it where the source keeps it.
  */
@@ -41,8 +67,8 @@ export function holdInStaging(from: string, dest: string): void {
   // Moved before a restart.
   if (!fs.existsSync(from) && fs.existsSync(dest)) return;
   const dir = path.dirname(dest);
+  ensureFolder(dir);
   try {
-    fs.mkdirSync(dir, { recursive: true });
     try {
       fs.renameSync(from, dest);
     } catch (err) {
@@ -95,13 +121,17 @@ export function tagArguments(input: string, output: string, ext: string, t: TagV
   return args;
 }
 
+/** Runs ffmpeg; a write error it logs (it may still exit 0, leaving a truncated file) fails the run. */
 function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], signal });
     let err = '';
-    child.stderr.on('data', (d) => (err = (err + String(d)).slice(-2000)));
+    child.stderr.on('data', (d) => (err = (err + String(d)).slice(-4000)));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err.trim() || `ffmpeg exited with code ${code}`))));
+    child.on('close', (code) => {
+      if (code === 0 && !/No space left on device|Error writing|I\/O error|Read-only file system|Permission denied/i.test(err)) return resolve();
+      reject(new Error(err.trim() || `ffmpeg exited with code ${code}`));
+    });
   });
 }
 
@@ -139,6 +169,8 @@ export async function placeFile(opts: {
   tags: TagValues;
   ffmpeg: string | null;
   signal?: AbortSignal;
+  /** The held file's duration; a tagged copy must match it. */
+  expectDurationMs?: number;
 }): Promise<PlaceResult> {
   const { held, target, jobId } = opts;
   const dir = path.dirname(target);
@@ -147,8 +179,8 @@ export async function placeFile(opts: {
   let tagged = false;
   let tagError: string | null = null;
   let placed = target;
+  ensureFolder(dir);
   try {
-    fs.mkdirSync(dir, { recursive: true });
     fs.rmSync(tmp, { force: true });
     if (opts.ffmpeg) {
       try {
@@ -166,6 +198,13 @@ export async function placeFile(opts: {
       if (tagError && /Permission denied|Read-only file system/i.test(tagError)) throw Object.assign(new Error(tagError), { code: /Read-only/i.test(tagError) ? 'EROFS' : 'EACCES' });
     }
     if (!tagged) fs.copyFileSync(held, tmp);
+    else if (opts.expectDurationMs && !(await sameLength(tmp, opts.expectDurationMs))) {
+      // The tagged copy is not the whole file (a write that failed quietly): a plain copy reports why.
+      tagged = false;
+      tagError = 'the tagged copy came out shorter than the download';
+      fs.rmSync(tmp, { force: true });
+      fs.copyFileSync(held, tmp);
+    }
     const fd = fs.openSync(tmp, 'r');
     try {
       fs.fsyncSync(fd);
@@ -194,6 +233,14 @@ export async function placeFile(opts: {
     throw new FilingError(describeFsError(err, dir));
   }
   return { path: placed, tagged, tagError };
+}
+
+async function sameLength(file: string, durationMs: number): Promise<boolean> {
+  try {
+    return Math.abs((await readAudio(file)).durationMs - durationMs) <= 1000;
+  } catch {
+    return false;
+  }
 }
 
 /** The final path of a job's file (the layout), with the file's extension. */

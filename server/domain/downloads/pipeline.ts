@@ -5,7 +5,7 @@ import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/
 import type { Job } from '../../jobs/queue.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { reuseOwnedTrack } from './reuse.js';
-import { FilingError, clearStaging, freeName, holdInStaging, placeFile, stagingTargetFor } from './filing.js';
+import { FilingError, clearStaging, ensureFolder, freeName, holdInStaging, placeFile, stagingTargetFor } from './filing.js';
 import { downloadsRoot, finalPath } from './layout.js';
 import { rankCandidates, queryVariants } from './scoring.js';
 import { downloadsOf, TRACK_QUEUE } from './service.js';
@@ -258,7 +258,12 @@ export class TrackPipeline {
     }
     const sctx = this.sourceContext(job, signal);
     if (!st.handle) {
-      fs.mkdirSync(sctx.stagingDir, { recursive: true });
+      try {
+        ensureFolder(sctx.stagingDir);
+      } catch (err) {
+        if (err instanceof FilingError) return this.fail(job.id, err.message);
+        throw err;
+      }
       const handle = await this.attempt(source, () => source.start(st.chosen!, sctx));
       if ('failed' in handle) return this.candidateFailed(job, st, handle.failed);
       st.handle = { ...handle, data: { ...handle.data, want: { trackName: job.trackName, trackNumber: job.trackNumber } } };
@@ -394,6 +399,7 @@ export async function fileJob(
       jobId: job.id,
       ffmpeg: opts.ffmpeg,
       signal: opts.signal,
+      expectDurationMs: facts.durationMs,
       tags: {
         title: job.trackName,
         artist: job.artistName,
