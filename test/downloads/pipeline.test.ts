@@ -213,6 +213,19 @@ describe('track pipeline', () => {
     expect((await api(`/api/playlists/stream/${job.id}`)).status).toBe(200);
   });
 
+  it('starts no job while the worker is stopped, and runs it once it is started again', async () => {
+    await setSettings(server, { downloads: { worker: { running: false } } });
+    try {
+      const job = createJob(server, { artistName: 'Velvet Harbors', trackName: 'Harbor Lights', albumName: 'Tidewater', trackNumber: 1, durationMs: 1000 });
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(jobOf(server, job.id)).toMatchObject({ status: 'pending', phase: null });
+      await setSettings(server, { downloads: { worker: { running: true } } });
+      expect((await settled(server, job.id)).status).toBe('done');
+    } finally {
+      await setSettings(server, { downloads: { worker: { running: true } } });
+    }
+  });
+
   it('never reads or writes outside the downloads folders for path-traversal names from a source', async () => {
     const job = createJob(server, { artistName: 'Evil Band', trackName: 'Bad Song', durationMs: 1000 });
     const failed = await settled(server, job.id);
