@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads } from '../../server/db/downloads.js';
-import { readState } from '../../server/domain/downloads/pipeline.js';
+import { readState } from '../../server/domain/downloads/state.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startFakeSabnzbd, type FakeSabnzbd } from '../fakes/sabnzbd/index.js';
 import { defaultUsers, startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';

@@ -5,13 +5,14 @@ import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/
 import type { Job } from '../../jobs/queue.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { reuseOwnedTrack } from './reuse.js';
-import { FilingError, clearStaging, ensureFolder, freeName, holdInStaging, placeFile, stagingTargetFor } from './filing.js';
-import { downloadsRoot, finalPath } from './layout.js';
+import { fileJob } from './filePhase.js';
+import { JobLeft, readState, type PipelineState } from './state.js';
+import { FilingError, clearStaging, ensureFolder, holdInStaging, stagingTargetFor } from './filing.js';
+import { downloadsRoot } from './layout.js';
 import { rankCandidates, queryVariants } from './scoring.js';
 import { downloadsOf, TRACK_QUEUE } from './service.js';
 import { readAudio, qualityTier, verify } from './verify.js';
-import type { Candidate, DownloadSource, SourceContext, SourceId, TrackQuery, TransferHandle } from './types.js';
-import { libraryServiceOf } from '../library/service.js';
+import type { Candidate, DownloadSource, SourceContext, TrackQuery } from './types.js';
 
 /**
  * The track pipeline: the handler of TRACK_QUEUE, one queue job per download job, through the
@@ -21,42 +22,11 @@ import { libraryServiceOf } from '../library/service.js';
  * not started again, and a filed file is not filed twice.
  */
 
-/** What the pipeline keeps in `source_state`. */
-export interface PipelineState {
-  /** Sources given up on for this job (nothing acceptable, or every candidate failed). */
-  tried: SourceId[];
-  /** `source NUL ref` of candidates whose transfer failed. */
-  failedRefs: string[];
-  /** Why each source was given up on, for the final error. */
-  errors: string[];
-  source?: SourceId;
-  /** The current source's acceptable candidates, best first. */
-  candidates?: Candidate[];
-  chosen?: Candidate;
-  handle?: TransferHandle;
-  /** The downloaded file in `.staging/<jobId>/`. */
-  held?: string;
-  /** The library path chosen for the file (kept so a restarted filing reuses it). */
-  target?: string;
-}
-
-export const readState = (job: Pick<DownloadJobRow, 'sourceState'>): PipelineState => {
-  const base: PipelineState = { tried: [], failedRefs: [], errors: [] };
-  if (!job.sourceState) return base;
-  try {
-    return { ...base, ...(JSON.parse(job.sourceState) as Partial<PipelineState>) };
-  } catch {
-    return base;
-  }
-};
-
 const POLL_MS = 500;
 const PROGRESS_EVERY_MS = 1000;
 const MAX_POLL_ERRORS = 5;
 const SWEEP_MS = 2000;
 
-/** Thrown when the job left `downloading` under the pipeline (cancelled by a user). */
-class JobLeft extends Error {}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -357,105 +327,6 @@ export class TrackPipeline {
   }
 }
 
-/**
- * Files a held file: tags it, places it at the layout's path, asks for a scoped library scan and
- * marks the job done. Used by the pipeline's file phase and by approve (from `blocked`).
- */
-export async function fileJob(
-  ctx: AppContext,
-  job: DownloadJobRow,
-  st: PipelineState,
-  opts: { signal?: AbortSignal; ffmpeg: string | null; fromStatus: 'downloading' },
-): Promise<string> {
-  const svc = downloadsOf(ctx);
-  const root = downloadsRoot(ctx);
-  const held = st.held ?? job.stagingPath;
-  const save = (patch: DownloadJobPatch) => {
-    const after = svc.transition(job.id, patch, [opts.fromStatus]);
-    if (!after) throw new JobLeft('job left downloading');
-    return after;
-  };
-  // Filed before a restart, only the bookkeeping left.
-  if (job.finalPath && st.target === job.finalPath && fs.existsSync(job.finalPath)) return finish(ctx, job, job.finalPath, root, save);
-  if (!held || !fs.existsSync(held)) {
-    svc.transition(job.id, { status: 'failed', error: 'The downloaded file is gone from staging; search again' }, [opts.fromStatus]);
-    throw new FilingError('Staging file no longer exists');
-  }
-  const facts = await readAudio(held);
-  const ext = path.extname(held).replace(/^\./, '').toLowerCase() || facts.format;
-  let target: string;
-  try {
-    target = freeName(finalPath(root, job, ext), st.target ?? null);
-  } catch (err) {
-    svc.transition(job.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) }, [opts.fromStatus]);
-    throw err;
-  }
-  save({ phase: 'file', sourceState: JSON.stringify({ ...st, held, target }) });
-  let placed;
-  try {
-    placed = await placeFile({
-      held,
-      target,
-      jobId: job.id,
-      ffmpeg: opts.ffmpeg,
-      signal: opts.signal,
-      expectDurationMs: facts.durationMs,
-      tags: {
-        title: job.trackName,
-        artist: job.artistName,
-        album: job.albumName,
-        trackNumber: job.trackNumber,
-        discNumber: job.discNumber,
-        year: job.year,
-        recordingMbid: job.recordingMbid,
-        releaseMbid: job.releaseMbid,
-        albumMbid: job.albumMbid,
-        artistMbid: job.artistMbid,
-      },
-    });
-  } catch (err) {
-    if (err instanceof FilingError) {
-      svc.transition(job.id, { status: 'failed', error: err.message }, [opts.fromStatus]);
-      clearStaging(root, job.id);
-    }
-    throw err;
-  }
-  if (!opts.ffmpeg) ctx.log.warn('ffmpeg not found: download filed without tags', { jobId: job.id, path: placed.path });
-  else if (!placed.tagged) ctx.log.warn('tagging failed: download filed without tags', { jobId: job.id, path: placed.path, error: placed.tagError });
-  save({
-    finalPath: placed.path,
-    sourceState: JSON.stringify({ ...st, held, target: placed.path }),
-    format: facts.format,
-    bitrate: facts.bitrate,
-    sampleRate: facts.sampleRate,
-    bitDepth: facts.bitDepth,
-    qualityTier: qualityTier(facts),
-    streamFormat: ext,
-  });
-  return finish(ctx, job, placed.path, root, save);
-}
-
-function finish(ctx: AppContext, job: DownloadJobRow, file: string, root: string, save: (p: DownloadJobPatch) => DownloadJobRow): string {
-  try {
-    libraryServiceOf(ctx).scans.requestScan('quick', 'download filed', [file]);
-  } catch (err) {
-    ctx.log.warn('library scan request failed', { jobId: job.id, error: err instanceof Error ? err.message : String(err) });
-  }
-  save({
-    status: 'done',
-    phase: 'file',
-    progress: 100,
-    finalPath: file,
-    stagingPath: null,
-    error: null,
-    blockReason: null,
-    completedAt: ctx.clock.now(),
-  });
-  clearStaging(root, job.id);
-  return file;
-}
-
-export { JobLeft };
 
 const pipelines = new WeakMap<AppContext, TrackPipeline>();
 export function pipelineOf(ctx: AppContext): TrackPipeline {

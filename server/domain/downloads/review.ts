@@ -9,7 +9,8 @@ import { libraryServiceOf } from '../library/service.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { clearStaging, FilingError, removeSafely } from './filing.js';
 import { STAGING_DIR, downloadsRoot, isInside } from './layout.js';
-import { fileJob, readState } from './pipeline.js';
+import { fileJob } from './filePhase.js';
+import { readState } from './state.js';
 import { presentJob, type PresentedJob } from './present.js';
 import { canSeeAllJobs, downloadsOf } from './service.js';
 
