@@ -5,6 +5,7 @@ import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads } from '../../server/db/downloads.js';
 import { readState } from '../../server/domain/downloads/state.js';
+import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startFakeSabnzbd, type FakeSabnzbd } from '../fakes/sabnzbd/index.js';
 import { defaultUsers, startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';
@@ -113,9 +114,14 @@ describe('track pipeline', () => {
   });
 
   it('holds a doubtful file for review, previews it with ranges, and files it on approve', async () => {
+    const events: string[] = [];
+    const off = downloadsOf(server.ctx).onEvent((e) => events.push(`${e.job.id} ${e.type} ${e.job.status}`));
     const job = createJob(server, { artistName: 'Velvet Harbors', trackName: 'Salt and Iron', albumName: 'Tidewater', trackNumber: 2, durationMs: 200_000 });
     const blocked = await settled(server, job.id);
+    off();
     expect(blocked.status).toBe('blocked');
+    expect(events.filter((e) => e.startsWith(`${job.id} job_blocked`))).toEqual([`${job.id} job_blocked blocked`]);
+    expect(events).toContain(`${job.id} job_updated downloading`);
     expect(blocked.blockReason).toMatch(/duration 0:01 differs from the expected 3:20/);
     expect(blocked.blockedAt).not.toBeNull();
     expect(blocked.stagingPath!.startsWith(path.join(root, '.staging', String(job.id)) + path.sep)).toBe(true);
