@@ -266,4 +266,23 @@ describe('track pipeline', () => {
     expect((await server.api(`/api/playlists/jobs/${own.id}/deny`, { method: 'POST', token: flow.token })).status).toBe(200);
     expect((await (await api('/api/health/bootstrap')).json()).api.features).toEqual(expect.arrayContaining(['review', 'downloadCancel']));
   });
+
+  it('runs at most downloads.worker.concurrency jobs at once', async () => {
+    await setSettings(server, { downloads: { worker: { concurrency: 1 } } });
+    slskd.state.options.transferMs = 1500;
+    try {
+      const a = createJob(server, { artistName: 'Copper Lanterns', trackName: 'Departure', albumName: 'Night Ferry', trackNumber: 1, durationMs: 1000 });
+      const b = createJob(server, { artistName: 'Copper Lanterns', trackName: 'Open Water', albumName: 'Night Ferry', trackNumber: 2, durationMs: 1000 });
+      let overlap = false;
+      const watch = setInterval(() => {
+        if (jobOf(server, a.id).status === 'downloading' && jobOf(server, b.id).status === 'downloading') overlap = true;
+      }, 20);
+      const [da, db] = [await settled(server, a.id), await settled(server, b.id)];
+      clearInterval(watch);
+      expect([da.status, db.status, overlap]).toEqual(['done', 'done', false]);
+    } finally {
+      slskd.state.options.transferMs = 300;
+      await setSettings(server, { downloads: { worker: { concurrency: 3 } } });
+    }
+  });
 });
