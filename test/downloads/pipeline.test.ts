@@ -188,6 +188,21 @@ describe('track pipeline', () => {
     }
   }, 70_000);
 
+  it('cancels a Usenet job mid-download: the release leaves the SABnzbd queue', async () => {
+    prowlarr.releases.push({ guid: 'nzb-owl', indexerId: 1, releaseTitle: 'Night Owls - Midnight Run (2020) [MP3 320]', artist: 'Night Owls', album: 'Midnight Run', title: 'Midnight Run', track: 1, size: 9_000_000, categories: [3010] });
+    sab.downloads.durationMs = 30_000;
+    try {
+      const job = createJob(server, { artistName: 'Night Owls', trackName: 'Midnight Run', albumName: 'Midnight Run', trackNumber: 1, durationMs: 2000 });
+      await waitFor(() => (jobOf(server, job.id).downloadSource === 'usenet' && readState(jobOf(server, job.id)).handle ? true : undefined), 20_000, 'the grab');
+      expect(sab.downloads.queued().map((d) => d.name)).toEqual(['Night Owls - Midnight Run (2020) [MP3 320]']);
+      expect((await api(`/api/playlists/jobs/${job.id}/cancel`, { method: 'POST' })).status).toBe(200);
+      expect(sab.downloads.queued()).toEqual([]);
+      expect(jobOf(server, job.id).status).toBe('cancelled');
+    } finally {
+      sab.downloads.durationMs = 200;
+    }
+  });
+
   it('cancels a job mid-transfer: the slskd transfer is cancelled and nothing is left in staging', async () => {
     slskd.state.options.transferMs = 20_000;
     try {

@@ -105,8 +105,10 @@ export class UsenetDownloadSource implements DownloadSource {
     return file ? { state: 'done', percent: 100, file } : { state: 'failed', message: `no audio file for "${want.trackName}" in ${p.folder}` };
   }
 
-  /** SABnzbd and NZBGet keep their own queues; a cancelled Usenet job is left to them (nothing of ours to remove). */
-  async cancel(_handle: TransferHandle): Promise<void> {}
+  /** Removes the release from SABnzbd's or NZBGet's queue. */
+  async cancel(handle: TransferHandle): Promise<void> {
+    await this.usenet.cancel(handle.data as unknown as UsenetGrab);
+  }
 }
 
 /** The Usenet source the settings describe; null unless Prowlarr and a download client are configured. */
