@@ -25,6 +25,8 @@ import type { Candidate, DownloadSource, SourceContext, TrackQuery } from './typ
 const POLL_MS = 500;
 const PROGRESS_EVERY_MS = 1000;
 const MAX_POLL_ERRORS = 5;
+/** A transfer whose progress has not moved for this long is given up (the next candidate is tried). */
+const STALL_MS = 20 * 60_000;
 const SWEEP_MS = 2000;
 
 
@@ -242,6 +244,8 @@ export class TrackPipeline {
     let errors = 0;
     let lastEmit = 0;
     let lastPercent = job.progress;
+    let seenPercent = -1;
+    let movedAt = Date.now();
     for (;;) {
       signal.throwIfAborted();
       let state;
@@ -268,6 +272,13 @@ export class TrackPipeline {
         return;
       }
       const now = Date.now();
+      if (state.percent !== seenPercent) {
+        seenPercent = state.percent;
+        movedAt = now;
+      } else if (now - movedAt > STALL_MS) {
+        await source.cancel(st.handle!).catch(() => undefined);
+        return this.candidateFailed(job, st, `${source.label}: no progress for ${STALL_MS / 60_000} minutes (${state.state})`);
+      }
       if (Math.abs(state.percent - lastPercent) >= 1 && now - lastEmit >= PROGRESS_EVERY_MS) {
         this.patch(job.id, { progress: Math.round(state.percent * 10) / 10 });
         lastEmit = now;
