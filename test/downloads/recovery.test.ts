@@ -99,7 +99,7 @@ beforeAll(async () => {
   // ffmpeg that leaves a half-written output for a while, so a kill lands in the middle of writing a file.
   fs.writeFileSync(
     path.join(dir, 'slow-ffmpeg'),
-    `#!/bin/sh\nfor a; do out="$a"; done\nhead -c 777 /dev/urandom > "$out"\nsleep 2\nexec ${FFMPEG} "$@"\n`,
+    `#!/bin/sh\nfor a; do out="$a"; done\nhead -c 777 /dev/urandom > "$out"\nsleep 4\nexec ${FFMPEG} "$@"\n`,
     { mode: 0o755 },
   );
   slskd = await startSlskdFake({ searchMs: 200, maxConcurrentSearches: 8 });
