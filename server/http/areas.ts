@@ -33,6 +33,8 @@ import { usenetSettingsRoutes } from '../api/usenet/routes.js';
 import { downloadClientRoutes } from '../api/downloads/clients.js';
 import { startYtdlp } from '../domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from '../api/users/routes.js';
+import { downloadJobRoutes } from '../api/playlists/jobs.js';
+import { startDownloads } from '../domain/downloads/start.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
 import type { RouteDefinition } from './route.js';
@@ -64,6 +66,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   aurralLibraryRoutes,
   requestsRoutes,
   webhookRoutes,
+  downloadJobRoutes,
   playlistWorkerRoutes,
 ];
 
@@ -78,6 +81,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startMetadata,
   startSearch,
   startEnrichment,
+  startDownloads,
   startYtdlp,
   startDownloadControl,
   startNotifications,

@@ -6,6 +6,7 @@ import { isUserAccount, type Principal } from '../auth/principal.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import { releaseTracks, representativeRelease } from '../metadata/present.js';
 import { metadataServiceOf } from '../metadata/service.js';
+import { cancelJob } from './cancel.js';
 import { downloadsOf } from './service.js';
 
 /**
@@ -403,8 +404,7 @@ export class AlbumDownloads {
 
   /**
    * Cancels the album's pending and downloading jobs (blocked ones wait for review and finished
-   * ones stay) and stops wanting it. A running transfer is stopped by the pipeline, which hears the
-   * job's `cancelled` transition.
+   * ones stay) and stops wanting it; running transfers are stopped at their source.
    */
   cancel(id: number): { success: true; cancelled: number; albumStatus: AlbumStatus } {
     const album = this.album(id);
@@ -416,8 +416,7 @@ export class AlbumDownloads {
   private cancelOpen(albumId: number, from: DownloadStatus[]): number {
     let n = 0;
     for (const job of downloads.list(this.ctx.db, { albumId, status: from, limit: 10_000, offset: 0 })) {
-      if (job.queueJobId !== null) this.ctx.jobs.cancel(job.queueJobId);
-      const done = this.jobs.transition(job.id, { status: 'cancelled', error: 'Cancelled by user' }, from);
+      const done = cancelJob(this.ctx, job, from);
       if (done) n++;
     }
     return n;
@@ -435,8 +434,8 @@ export class AlbumDownloads {
   }
 
   /**
-   * Removes the album request: its unfinished jobs are cancelled (the pipeline stops a running
-   * transfer when it hears that), then the album and its job rows go. Files stay.
+   * Removes the album request: its unfinished jobs are cancelled (transfers stopped, held files
+   * removed from staging), then the album and its job rows go. Files in the library stay.
    */
   remove(id: number): number {
     const album = downloads.album(this.ctx.db, id);

@@ -96,6 +96,14 @@ export class UsenetSource {
     return { state: 'completed', percent: 100, folder, message: null };
   }
 
+  /** Removes a grab still in the client's queue (with its partial files); one already finished is left alone. */
+  async cancel(grab: UsenetGrab): Promise<void> {
+    const d = this.downloader;
+    if (grab.client !== d.name) return;
+    if (d.name === 'sabnzbd') await d.client.deleteFromQueue(grab.id);
+    else await d.client.deleteFromQueue(Number(grab.id));
+  }
+
   private clientCompleteDir(): Promise<string> {
     const d = this.downloader;
     if (d.completedPath === '') return Promise.resolve('');

@@ -31,6 +31,8 @@ export interface FakeSlskdUser {
   queueLength: number;
   hasFreeUploadSlot: boolean;
   files: FakeSlskdFile[];
+  /** This peer's transfer time, instead of the fake's `transferMs`. */
+  transferMs?: number;
 }
 
 export interface SlskdFakeOptions {
@@ -161,7 +163,8 @@ export class SlskdFakeState {
 
   transferView(t: Transfer) {
     const elapsed = Date.now() - t.requestedAt;
-    const { queueMs, transferMs } = this.options;
+    const { queueMs } = this.options;
+    const transferMs = this.transferMsOf(t.username);
     let state: string;
     let bytes = 0;
     if (t.cancelled) state = 'Completed, Cancelled';
@@ -196,6 +199,10 @@ export class SlskdFakeState {
     };
   }
 
+  transferMsOf(username: string): number {
+    return this.options.users.find((u) => u.username === username)?.transferMs ?? this.options.transferMs;
+  }
+
   enqueue(username: string, wanted: Array<{ filename?: unknown; size?: unknown }>) {
     const user = this.options.users.find((u) => u.username === username);
     const enqueued: Transfer[] = [];
@@ -208,7 +215,7 @@ export class SlskdFakeState {
       }
       const t: Transfer = { id: randomUUID(), username, file, size: sizeOf(file), requestedAt: Date.now(), cancelled: false, written: false };
       // Completion writes the file even when nobody polls, as slskd does.
-      t.timer = setTimeout(() => this.finish(t), this.options.queueMs + this.options.transferMs);
+      t.timer = setTimeout(() => this.finish(t), this.options.queueMs + this.transferMsOf(username));
       this.transfers.push(t);
       enqueued.push(t);
     }

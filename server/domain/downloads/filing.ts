@@ -1,0 +1,277 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../../db/connection.js';
+import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import { readAudio } from './verify.js';
+import { STAGING_DIR, finalPath, isInside, safeSegment, stagingDir } from './layout.js';
+
+/**
+ * The file side of the pipeline: holding a downloaded file in the job's staging folder, tagging
+ * a copy with ffmpeg (`-c copy`, so the audio is untouched), placing it in the library without
+ * ever overwriting another file and without a half-written file under its final name, and removing
+ * files only where removal is safe.
+ */
+
+/** A filing failure the job reports as is (disk full, folder not writable...). */
+export class FilingError extends Error {}
+
+/** The job error for a file-system failure, naming the folder. */
+export function describeFsError(err: unknown, folder: string): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return `The disk holding ${folder} is full; free some space and retry`;
+  if (code === 'EACCES' || code === 'EPERM') return `The folder ${folder} is not writable by this server (permission denied)`;
+  if (code === 'EROFS') return `The folder ${folder} is on a read-only file system`;
+  return `Could not write in ${folder}: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** Where a finished download is held: `<root>/.staging/<jobId>/<cleaned file name>`. */
+export function stagingTargetFor(root: string, jobId: number, from: string): string {
+  const ext = path.extname(from).replace(/[^.a-zA-Z0-9]/g, '').toLowerCase();
+  const dest = path.join(stagingDir(root, jobId), `${safeSegment(path.basename(from, path.extname(from)), 'download')}${ext}`);
+  if (!isInside(path.join(root, STAGING_DIR), dest)) throw new FilingError('refusing a staging path outside the downloads root');
+  return dest;
+}
+
+/**
+ * Creates a folder (and its parents); a failure becomes a FilingError naming the folder with the
+ * real cause, found by probing the nearest existing parent (a recursive mkdir may report ENOENT
+ * for a read-only or forbidden parent).
+ */
+export function ensureFolder(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return;
+  } catch (err) {
+    let cause: unknown = err;
+    let probe = path.dirname(dir);
+    while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+    try {
+      fs.accessSync(probe, fs.constants.W_OK);
+      fs.mkdirSync(path.join(probe, `.tonearm-probe-${process.pid}`));
+      fs.rmdirSync(path.join(probe, `.tonearm-probe-${process.pid}`));
+    } catch (probeErr) {
+      cause = probeErr;
+    }
+    throw new FilingError(describeFsError(cause, dir));
+  }
+}
+
+/**
+ * Moves (or, across file systems, copies) a finished download to its staging path. The source's
+ * own file is never deleted here: a copy leaves it where the source keeps it.
+ */
+export function holdInStaging(from: string, dest: string): void {
+  if (path.resolve(from) === path.resolve(dest)) return;
+  // Moved before a restart.
+  if (!fs.existsSync(from) && fs.existsSync(dest)) return;
+  const dir = path.dirname(dest);
+  ensureFolder(dir);
+  try {
+    try {
+      fs.renameSync(from, dest);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      const tmp = `${dest}.part`;
+      fs.copyFileSync(from, tmp);
+      fs.renameSync(tmp, dest);
+    }
+  } catch (err) {
+    throw new FilingError(describeFsError(err, dir));
+  }
+}
+
+export interface TagValues {
+  title: string;
+  artist: string;
+  album: string | null;
+  trackNumber: number | null;
+  discNumber: number | null;
+  year: number | null;
+  recordingMbid: string | null;
+  releaseMbid: string | null;
+  albumMbid: string | null;
+  artistMbid: string | null;
+}
+
+const MUXER: Record<string, string> = { mp3: 'mp3', flac: 'flac', ogg: 'ogg', oga: 'ogg', opus: 'opus', m4a: 'ipod', mp4: 'mp4', aac: 'adts', wav: 'wav' };
+
+/** ffmpeg arguments that copy `input` to `output` with the job's tags (MusicBrainz ids in each format's convention). */
+export function tagArguments(input: string, output: string, ext: string, t: TagValues): string[] {
+  const id3 = ext === 'mp3';
+  const meta: [string, string | null][] = [
+    ['title', t.title],
+    ['artist', t.artist],
+    ['album', t.album],
+    ['album_artist', t.artist],
+    ['track', t.trackNumber ? String(t.trackNumber) : null],
+    ['disc', t.discNumber ? String(t.discNumber) : null],
+    ['date', t.year ? String(t.year) : null],
+    [id3 ? 'MusicBrainz Track Id' : 'MUSICBRAINZ_TRACKID', t.recordingMbid],
+    [id3 ? 'MusicBrainz Album Id' : 'MUSICBRAINZ_ALBUMID', t.releaseMbid],
+    [id3 ? 'MusicBrainz Release Group Id' : 'MUSICBRAINZ_RELEASEGROUPID', t.albumMbid],
+    [id3 ? 'MusicBrainz Artist Id' : 'MUSICBRAINZ_ARTISTID', t.artistMbid],
+  ];
+  const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', input, '-map', '0', '-c', 'copy'];
+  if (id3) args.push('-id3v2_version', '3');
+  if (ext === 'm4a' || ext === 'mp4') args.push('-movflags', 'use_metadata_tags');
+  for (const [k, v] of meta) if (v) args.push('-metadata', `${k}=${v}`);
+  args.push('-f', MUXER[ext] ?? ext, '-y', output);
+  return args;
+}
+
+/** Runs ffmpeg; a write error it logs (it may still exit 0, leaving a truncated file) fails the run. */
+function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], signal });
+    let err = '';
+    child.stderr.on('data', (d) => (err = (err + String(d)).slice(-4000)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0 && !/No space left on device|Error writing|I\/O error|Read-only file system|Permission denied/i.test(err)) return resolve();
+      reject(new Error(err.trim() || `ffmpeg exited with code ${code}`));
+    });
+  });
+}
+
+export interface PlaceResult {
+  path: string;
+  tagged: boolean;
+  tagError: string | null;
+}
+
+/** A name in `dir` for a new file, `NN Title.ext`, else `NN Title (2).ext`...; `mine` (from a run before a restart) is kept. */
+export function freeName(wanted: string, mine: string | null): string {
+  if (mine && path.dirname(mine) === path.dirname(wanted)) return mine;
+  if (!fs.existsSync(wanted)) return wanted;
+  const ext = path.extname(wanted);
+  const stem = wanted.slice(0, wanted.length - ext.length);
+  for (let i = 2; i < 1000; i++) {
+    const p = `${stem} (${i})${ext}`;
+    if (!fs.existsSync(p)) return p;
+  }
+  throw new FilingError(`too many files named like ${wanted}`);
+}
+
+/** The temporary name a job writes before publishing a file; hidden, so scans and watchers skip it. */
+export const tempNameOf = (target: string, jobId: number) => path.join(path.dirname(target), `.${path.basename(target)}.tonearm-${jobId}.part`);
+
+/**
+ * Writes the held file, tagged, under `target` (chosen by `targetFor`): a temporary file in the
+ * same folder, then a hard link to the final name (which fails rather than overwrite) and the
+ * temporary name removed, so the final name only ever holds a complete file.
+ */
+export async function placeFile(opts: {
+  held: string;
+  target: string;
+  jobId: number;
+  tags: TagValues;
+  ffmpeg: string | null;
+  signal?: AbortSignal;
+  /** The held file's duration; a tagged copy must match it. */
+  expectDurationMs?: number;
+}): Promise<PlaceResult> {
+  const { held, target, jobId } = opts;
+  const dir = path.dirname(target);
+  const ext = path.extname(target).replace(/^\./, '').toLowerCase();
+  const tmp = tempNameOf(target, jobId);
+  let tagged = false;
+  let tagError: string | null = null;
+  let placed = target;
+  ensureFolder(dir);
+  try {
+    fs.rmSync(tmp, { force: true });
+    if (opts.ffmpeg) {
+      try {
+        await run(opts.ffmpeg, tagArguments(held, tmp, ext, opts.tags), opts.signal);
+        tagged = true;
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOSPC' || code === 'EACCES' || code === 'EROFS') throw err;
+        tagError = err instanceof Error ? err.message : String(err);
+        fs.rmSync(tmp, { force: true });
+      }
+      // ffmpeg reports a full disk in its own words.
+      if (tagError && /No space left on device/i.test(tagError)) throw Object.assign(new Error(tagError), { code: 'ENOSPC' });
+      if (tagError && /Permission denied|Read-only file system/i.test(tagError)) throw Object.assign(new Error(tagError), { code: /Read-only/i.test(tagError) ? 'EROFS' : 'EACCES' });
+    }
+    if (!tagged) fs.copyFileSync(held, tmp);
+    else if (opts.expectDurationMs && !(await sameLength(tmp, opts.expectDurationMs))) {
+      // The tagged copy is not the whole file (a write that failed quietly): a plain copy reports why.
+      tagged = false;
+      tagError = 'the tagged copy came out shorter than the download';
+      fs.rmSync(tmp, { force: true });
+      fs.copyFileSync(held, tmp);
+    }
+    const fd = fs.openSync(tmp, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(tmp, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // The same file published by this job before a restart stays; anything else is never overwritten.
+      if (fs.statSync(target).size !== fs.statSync(tmp).size) {
+        placed = freeName(target, null);
+        fs.linkSync(tmp, placed);
+      }
+    }
+    fs.rmSync(tmp, { force: true });
+  } catch (err) {
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // the folder itself is unusable: nothing was written
+    }
+    if (err instanceof FilingError) throw err;
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new FilingError(describeFsError(err, dir));
+  }
+  return { path: placed, tagged, tagError };
+}
+
+async function sameLength(file: string, durationMs: number): Promise<boolean> {
+  try {
+    return Math.abs((await readAudio(file)).durationMs - durationMs) <= 1000;
+  } catch {
+    return false;
+  }
+}
+
+/** The final path of a job's file (the layout), with the file's extension. */
+export function libraryPathFor(root: string, job: DownloadJobRow, ext: string): string {
+  return finalPath(root, job, ext);
+}
+
+/**
+ * Removes a file only when it lies in the job's staging folder or the downloads root and no other
+ * job still points at it; returns whether it removed it.
+ */
+export function removeSafely(db: Db, root: string, file: string | null, jobId: number): boolean {
+  if (!file) return false;
+  const p = path.resolve(file);
+  if (!isInside(root, p) || p === path.resolve(root)) return false;
+  if (downloads.pathInUse(db, p, jobId)) return false;
+  try {
+    fs.rmSync(p, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the job's staging folder (only that folder, only under `<root>/.staging`). */
+export function clearStaging(root: string, jobId: number): void {
+  const dir = stagingDir(root, jobId);
+  if (!isInside(path.join(root, STAGING_DIR), dir) || path.resolve(dir) === path.resolve(root, STAGING_DIR)) return;
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // best effort: a leftover folder is cleared the next time the job runs
+  }
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../../context.js';
+import { downloads } from '../../db/downloads.js';
+import { clearStaging, removeSafely } from './filing.js';
+import { STAGING_DIR, downloadsRoot } from './layout.js';
+import { pipelineOf, SWEEP_MS } from './pipeline.js';
+import { downloadsOf, TRACK_QUEUE } from './service.js';
+import { slskdSourceFactory } from './sources/slskd.js';
+import { usenetSourceFactory } from './sources/usenet.js';
+
+/**
+ * Starts self-managed downloads: registers the slskd and Usenet sources, the TRACK_QUEUE handler
+ * (concurrency follows `downloads.worker.concurrency`, read at each job start), and a sweep that
+ * queues pending jobs left without a queue job (worker restarted, deny, a stopped worker started
+ * again), and removes staging folders of finished jobs. Review timeouts are control.ts's task.
+ */
+export function startDownloads(ctx: AppContext): void {
+  const svc = downloadsOf(ctx);
+  svc.registerSource(slskdSourceFactory);
+  svc.registerSource(usenetSourceFactory);
+  const pipeline = pipelineOf(ctx);
+
+  ctx.jobs.register<{ jobId: number }>(TRACK_QUEUE, {
+    // The real limit is the setting (checked in the pipeline); this is its maximum.
+    concurrency: 8,
+    visibilityTimeoutMs: 60_000,
+    maxAttempts: 8,
+    backoff: { baseMs: 5_000, maxMs: 5 * 60_000 },
+    handler: async (job) => {
+      try {
+        await pipeline.run(job);
+      } catch (err) {
+        if (job.signal.aborted) throw err;
+        const message = err instanceof Error ? err.message : String(err);
+        ctx.log.warn('download job run failed', { jobId: job.payload.jobId, attempt: job.attempt, error: message });
+        if (job.attempt >= job.maxAttempts) {
+          svc.transition(job.payload.jobId, { status: 'failed', error: `The download kept failing: ${message}` }, ['pending', 'downloading']);
+          clearStaging(downloadsRoot(ctx), job.payload.jobId);
+          return;
+        }
+        throw err;
+      }
+    },
+  });
+
+  const sweep = () => {
+    try {
+      sweepOnce(ctx);
+    } catch (err) {
+      ctx.log.warn('download sweep failed', { error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  clearLeftoverStaging(ctx);
+  sweep();
+  const timer = setInterval(sweep, SWEEP_MS);
+  timer.unref();
+  const unsubscribe = ctx.settings.onChange((next, previous) => {
+    const a = next.downloads.worker;
+    const b = previous.downloads.worker;
+    if (a.running !== b.running || a.concurrency !== b.concurrency) {
+      pipeline.slots.wakeAll();
+      sweep();
+    }
+  });
+  ctx.onClose(() => {
+    clearInterval(timer);
+    unsubscribe();
+  });
+  ctx.features.add('review');
+  ctx.features.add('downloadCancel');
+}
+
+/** One pass: re-queue orphaned pending/downloading jobs when the worker runs (review timeouts: control.ts). */
+export function sweepOnce(ctx: AppContext): void {
+  const worker = ctx.settings.get().downloads.worker;
+  const svc = downloadsOf(ctx);
+  if (worker.running) for (const row of downloads.orphaned(ctx.db)) svc.schedule(row);
+}
+
+/** Staging folders of jobs that are finished or gone (a crash between filing and cleanup). */
+export function clearLeftoverStaging(ctx: AppContext): void {
+  const root = downloadsRoot(ctx);
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(root, STAGING_DIR));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const job = downloads.get(ctx.db, Number(name));
+    if (!job || job.status === 'done' || job.status === 'failed' || job.status === 'cancelled') clearStaging(root, Number(name));
+  }
+}
