@@ -296,9 +296,15 @@ test('without the live socket the screen polls every 5 seconds', async ({ browse
 test('a running download is cancelled from the screen, then retried', async () => {
   needs(['get', '/api/playlists/jobs'], ['post', '/api/library/downloads/track'], ['post', '/api/playlists/jobs/:jobId/cancel'], ['post', '/api/playlists/research-missing']);
   await page.goto('/downloads');
-  await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Velvet Harbors', trackName: 'Salt and Iron', albumName: 'Tidewater' } });
+  // A long transfer, so the click always lands while the track is still downloading on a loaded machine.
+  slskd.state.options.transferMs = 30_000;
   const active = page.getByRole('list', { name: 'Active downloads' });
-  await active.getByRole('button', { name: 'Cancel Salt and Iron' }).click();
+  try {
+    await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Velvet Harbors', trackName: 'Salt and Iron', albumName: 'Tidewater' } });
+    await active.getByRole('button', { name: 'Cancel Salt and Iron' }).click();
+  } finally {
+    slskd.state.options.transferMs = 4000;
+  }
   const history = page.getByRole('list', { name: 'Finished downloads' });
   const row = history.locator('.job-row', { hasText: 'Salt and Iron' });
   await expect(row.locator('.badge')).toHaveText('Cancelled');
