@@ -160,6 +160,7 @@ export class AlbumDownloads {
 
   /** The release group, the release whose track list is used, and that track list. */
   private async resolve(albumMbid: string): Promise<{ group: MbReleaseGroup; release: MbRelease; tracks: AlbumTrack[] }> {
+    requireMbid(albumMbid, 'albumMbid');
     const group = await this.metadata.releaseGroup(albumMbid);
     const releaseId = representativeRelease(group);
     if (!releaseId) throw new NotFoundError('Release not found', 'The release group has no releases to take a track list from');
@@ -483,6 +484,7 @@ export class AlbumDownloads {
   async addArtist(principal: Principal | null, input: { mbid: string; artistName?: string; monitor?: string; monitored?: boolean }) {
     const mode = input.monitor ?? 'none';
     if (mode === 'existing') throw new ValidationError('Monitor mode "existing" needs Lidarr to manage the artist', 'unsupported_monitor_mode');
+    requireMbid(input.mbid, 'mbid');
     const doc = await this.metadata.artist(input.mbid);
     const groups = doc.releaseGroups.filter((g) => g['primary-type'] === 'Album' && (g['secondary-types'] ?? []).length === 0);
     const dated = [...groups].sort((a, b) => (a['first-release-date'] || '9999').localeCompare(b['first-release-date'] || '9999'));
@@ -599,4 +601,11 @@ export function albumDownloadsOf(ctx: AppContext): AlbumDownloads {
 
 export function startAlbumDownloads(ctx: AppContext): void {
   albumDownloadsOf(ctx).start();
+}
+
+const MBID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Self-managed requests look their MBIDs up at MusicBrainz: anything else is refused before that. */
+function requireMbid(value: string, field: string): void {
+  if (!MBID.test(value)) throw new ValidationError(`${field}: must be a MusicBrainz id (a UUID)`);
 }
