@@ -33,6 +33,8 @@ import { usenetSettingsRoutes } from '../api/usenet/routes.js';
 import { downloadClientRoutes } from '../api/downloads/clients.js';
 import { startYtdlp } from '../domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from '../api/users/routes.js';
+import { discoverRoutes } from '../api/discover/routes.js';
+import { startDiscovery } from '../domain/discovery/service.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
 import type { RouteDefinition } from './route.js';
@@ -52,6 +54,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   artistRoutes,
   recentReleaseRoutes,
   searchRoutes,
+  discoverRoutes,
   artistEnrichmentRoutes,
   restKeyRoutes,
   connectRoutes,
@@ -81,6 +84,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startYtdlp,
   startDownloadControl,
   startNotifications,
+  startDiscovery,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];
