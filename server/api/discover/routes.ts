@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import * as actions from '../../domain/discovery/actions.js';
+import fs from 'node:fs';
+import { presetArtwork, presetPreviews } from '../../domain/discovery/presets.js';
 import { discoveryOf } from '../../domain/discovery/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
@@ -118,6 +120,41 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       query: z.object({ tag: z.string().trim().min(1).max(200), hideInLibrary: flag, ...page }),
       response: items.extend({ tag: z.string() }),
       handler: ({ query, principal }) => actions.byTag(ctx, principal!.userId, query),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/discover/artwork/:presetId',
+      summary: 'Generated cover image of an editorial preset (PNG, drawn once per size and cached)',
+      tag,
+      access: 'media',
+      params: z.object({ presetId: z.string().min(1).max(100) }),
+      query: z.object({ size: z.coerce.number().int().min(64).max(1200).default(600) }),
+      response: 'binary',
+      handler: async ({ req, res, params, query }) => {
+        const { file, etag } = await presetArtwork(ctx, params.presetId, query.size);
+        res.setHeader('Cache-Control', 'public, max-age=604800');
+        res.setHeader('ETag', etag);
+        res.setHeader('Content-Type', 'image/png');
+        if (req.headers['if-none-match'] === etag) return void res.status(304).end();
+        const bytes = await fs.promises.readFile(file);
+        res.setHeader('Content-Length', String(bytes.length));
+        res.status(200).end(req.method === 'HEAD' ? undefined : bytes);
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/discover/playlists/:presetId/previews',
+      summary: "30-second Deezer previews for an editorial preset's artists",
+      tag,
+      access: 'user',
+      params: z.object({ presetId: z.string().min(1).max(100) }),
+      response: z.object({
+        presetId: z.string(),
+        name: z.string(),
+        previews: z.array(z.object({ artistName: z.string(), trackTitle: z.string(), previewUrl: z.string(), deezerTrackId: z.number(), albumTitle: z.string().nullable(), cover: z.string().nullable() })),
+      }),
+      handler: ({ params, principal }) => presetPreviews(ctx, principal!.userId, params.presetId),
     }),
     defineRoute({
       method: 'get',
