@@ -173,7 +173,7 @@ export function discoveryRepository(db: Db) {
         )
         .run(scope, now, error.slice(0, 500), calls),
     /** Active users whose recommendations are older than `before` (or were never computed), oldest first. */
-    staleUsers: (before: number, limit: number) =>
+    staleUsers: (before: number, attemptedBefore: number, limit: number) =>
       (
         db
           .prepare(
@@ -181,7 +181,7 @@ export function discoveryRepository(db: Db) {
              WHERE u.status = 'active' AND (s.last_updated IS NULL OR s.last_updated < ?) AND (s.last_attempt_at IS NULL OR s.last_attempt_at < ?)
              ORDER BY COALESCE(s.last_updated, 0), u.id LIMIT ?`,
           )
-          .all(before, before, limit) as { id: number }[]
+          .all(before, attemptedBefore, limit) as { id: number }[]
       ).map((r) => r.id),
 
     /** Drops the derived cache: every user's (or one user's) recommendations, seeds, taste and state, plus the shared rankings for all. */

@@ -93,7 +93,7 @@ function requireLastFm(ctx: AppContext, what: string): void {
 /** Related artists of one artist (Last.fm), or without one the recommendations grouped by the seed that found them. */
 export async function related(ctx: AppContext, userId: number, query: { artist?: string | undefined; mbid?: string | undefined; limit: number }) {
   const service = discoveryOf(ctx);
-  const library = service.libraryIndex();
+  const inLibrary = service.inLibraryNow();
   if (query.artist) {
     requireLastFm(ctx, 'Related artists');
     const list = (await service.similarOf({ name: query.artist, mbid: query.mbid ?? null }, null)) ?? [];
@@ -107,7 +107,7 @@ export async function related(ctx: AppContext, userId: number, query: { artist?:
         type: 'artist',
         image: s.image ? remoteImagesOf(ctx).proxyUrl(s.image) : null,
         tags: service.repo.cachedAny<string[]>('tags', nameKey(s.name)) ?? [],
-        inLibrary: library.has(s.name, s.mbid),
+        inLibrary: inLibrary(s.name, s.mbid),
         source: 'lastfm',
         score: s.match,
       }));
@@ -118,7 +118,7 @@ export async function related(ctx: AppContext, userId: number, query: { artist?:
   for (const r of recs)
     for (const seed of JSON.parse(r.seeds_json) as string[]) {
       const list = bySeed.get(seed) ?? [];
-      if (list.length < query.limit) list.push(service.entryOfRecommendation(r, (n, m) => library.has(n, m)));
+      if (list.length < query.limit) list.push(service.entryOfRecommendation(r, inLibrary));
       bySeed.set(seed, list);
     }
   const seeds = service.repo.seeds(userId);
@@ -139,11 +139,11 @@ export function similarSummary(ctx: AppContext, userId: number) {
 /** Recommendations filtered by tag, source, score or library state, from the cache. */
 export function filtered(ctx: AppContext, userId: number, q: { tag?: string | undefined; source?: string | undefined; minScore?: number | undefined; hideInLibrary: boolean; limit: number; offset: number }) {
   const service = discoveryOf(ctx);
-  const library = service.libraryIndex();
+  const inLibrary = service.inLibraryNow();
   const tag = q.tag?.toLowerCase();
   const all = service.repo
     .allRecommendations(userId)
-    .map((r) => service.entryOfRecommendation(r, (n, m) => library.has(n, m)))
+    .map((r) => service.entryOfRecommendation(r, inLibrary))
     .filter((e) => (!tag || e.tags.includes(tag)) && (!q.source || e.source === q.source) && (q.minScore === undefined || (e.score ?? 0) >= q.minScore) && (!q.hideInLibrary || !e.inLibrary));
   return { items: all.slice(q.offset, q.offset + q.limit), total: all.length, limit: q.limit, offset: q.offset };
 }
@@ -174,10 +174,10 @@ export async function byTag(ctx: AppContext, userId: number, q: { tag: string; l
   else if (!rows.length) requireLastFm(ctx, 'Tag search');
   const prefs = service.preferences(userId);
   const blocked = new Set([...prefs.excludedArtists.map(nameKey), ...service.repo.feedback(userId).filter((f) => f.kind === 'less').map((f) => f.name_key)]);
-  const library = service.libraryIndex();
+  const inLibrary = service.inLibraryNow();
   const items = rows
     .filter((r) => !blocked.has(r.name_key))
-    .map((r) => service.entryOfRanking(r, (n, m) => library.has(n, m)))
+    .map((r) => service.entryOfRanking(r, inLibrary))
     .filter((e) => !q.hideInLibrary || !e.inLibrary);
   return { tag, items: items.slice(q.offset, q.offset + q.limit), total: items.length, limit: q.limit, offset: q.offset };
 }
