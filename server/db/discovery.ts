@@ -172,12 +172,15 @@ export function discoveryRepository(db: Db) {
            ON CONFLICT (scope) DO UPDATE SET last_error = excluded.last_error, calls_used = excluded.calls_used`,
         )
         .run(scope, now, error.slice(0, 500), calls),
-    /** Active users whose recommendations are older than `before` (or were never computed), oldest first. */
+    /**
+     * Active users who use discovery (they opened it or refreshed once) whose recommendations are older
+     * than `before`, oldest first; a failed attempt is retried after `attemptedBefore`.
+     */
     staleUsers: (before: number, attemptedBefore: number, limit: number) =>
       (
         db
           .prepare(
-            `SELECT u.id FROM users u LEFT JOIN discovery_state s ON s.scope = 'user:' || u.id
+            `SELECT u.id FROM users u JOIN discovery_state s ON s.scope = 'user:' || u.id
              WHERE u.status = 'active' AND (s.last_updated IS NULL OR s.last_updated < ?) AND (s.last_attempt_at IS NULL OR s.last_attempt_at < ?)
              ORDER BY COALESCE(s.last_updated, 0), u.id LIMIT ?`,
           )
