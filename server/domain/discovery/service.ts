@@ -464,7 +464,11 @@ export class DiscoveryService {
             if (signal.aborted) throw err;
             failures++;
             this.ctx.log.warn('discovery: similar artists failed', { seed: seed.name, error: message(err) });
-            if (failures >= MAX_CONSECUTIVE_FAILURES && answered === 0) throw new RefreshFailed(`Last.fm: ${message(err)}`);
+            if (failures >= MAX_CONSECUTIVE_FAILURES) {
+              if (answered === 0) throw new RefreshFailed(`Last.fm: ${message(err)}`);
+              // Last.fm stopped answering part-way: keep what it gave rather than waiting on every seed.
+              break;
+            }
             continue;
           }
           if (!list) continue;
@@ -493,10 +497,18 @@ export class DiscoveryService {
       if (provider === 'lastfm') {
         step('tags', 75, 'Reading the tags of the recommendations');
         const excludedTags = new Set(prefs.excludedTags.map((t) => t.toLowerCase()));
+        let tagFailures = 0;
         for (const c of ranked) {
-          const tags = this.repo.cached<string[]>('tags', c.key, this.now() - TAGS_FRESH_MS) ?? (budget.remaining > 0 ? await this.tagsOf(c.name, budget, signal).catch(() => null) : null);
+          let tags = this.repo.cached<string[]>('tags', c.key, this.now() - TAGS_FRESH_MS);
+          if (!tags && budget.remaining > 0 && tagFailures < MAX_CONSECUTIVE_FAILURES) {
+            tags = await this.tagsOf(c.name, budget, signal).catch((err: unknown) => {
+              if (signal.aborted) throw err;
+              tagFailures++;
+              return null;
+            });
+            if (tags) tagFailures = 0;
+          }
           if (tags) c.tags = tags;
-          if (budget.remaining === 0 && !tags) break;
         }
         if (excludedTags.size) ranked = ranked.filter((c) => !c.tags.some((t) => excludedTags.has(t)));
       }
