@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DISCOVERY_CALL_BUDGET, discoveryOf } from '../../server/domain/discovery/service.js';
+import { CallBudget, DISCOVERY_CALL_BUDGET, discoveryOf } from '../../server/domain/discovery/service.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -210,5 +210,17 @@ describe('discovery with Last.fm', () => {
     expect(d.recommendations).toEqual([]);
     expect((await json(await server.api('/api/discover/preferences', { token: server.admin.token }))).excludedArtists).toEqual(['Blocked X']);
     expect((await json(await server.api('/api/discover/feedback', { token: server.admin.token }))).feedback.length).toBe(1);
+  });
+
+  it('a smaller budget is honoured exactly, counted at the fake', async () => {
+    // Let the refresh queued by reading the emptied cache finish first: only this refresh may talk to the fake.
+    const busy = server.ctx.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE queue = 'discovery-user-refresh' AND status IN ('pending', 'running')");
+    await waitFor(() => (busy.get() as { n: number }).n === 0, 'queued refreshes finished');
+    server.ctx.db.prepare('DELETE FROM discovery_artist_cache').run();
+    server.ctx.db.prepare("DELETE FROM discovery_state WHERE scope = 'global'").run();
+    const before = lastfm.requests.length;
+    const result = await discoveryOf(server.ctx).refreshUser(ADMIN_ID, new AbortController().signal, new CallBudget(5));
+    expect(lastfm.requests.length - before).toBe(5);
+    expect(result.calls).toBe(5);
   });
 });
