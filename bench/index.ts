@@ -16,6 +16,7 @@ import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
 import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
+import { runDiscoveryBench } from './discovery.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runJobsBench } from './jobs.js';
 import { runMetadataBench } from './metadata.js';
@@ -245,6 +246,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_JOBS !== '0') await runJobsBench();
   // Self-managed downloads (issue 12): the job list with 100,000 stored jobs; BENCH_DOWNLOADS=0 skips it.
   if (process.env.BENCH_DOWNLOADS !== '0') await runDownloadJobsBench();
+  // Discovery (issue 13): a full refresh for 10,000 library and 2,000 history artists; BENCH_DISCOVERY=0 skips it.
+  if (process.env.BENCH_DISCOVERY !== '0') await runDiscoveryBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */

@@ -35,6 +35,8 @@ import { startYtdlp } from '../domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { downloadJobRoutes } from '../api/playlists/jobs.js';
 import { startDownloads } from '../domain/downloads/start.js';
+import { discoverRoutes } from '../api/discover/routes.js';
+import { startDiscovery } from '../domain/discovery/service.js';
 import { createRestRouter } from '../rest/router.js';
 import { shareRouter } from '../share/routes.js';
 import type { RouteDefinition } from './route.js';
@@ -54,6 +56,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   artistRoutes,
   recentReleaseRoutes,
   searchRoutes,
+  discoverRoutes,
   artistEnrichmentRoutes,
   restKeyRoutes,
   connectRoutes,
@@ -85,6 +88,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startYtdlp,
   startDownloadControl,
   startNotifications,
+  startDiscovery,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

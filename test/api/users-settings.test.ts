@@ -198,9 +198,10 @@ describe('health', () => {
     expect(full.proxyLogoutUrl).toBeNull();
     expect(full.downloadSources.usenet).toMatchObject({ sabnzbdConfigured: false, nzbgetConfigured: false, prowlarrConfigured: false });
     expect(full.downloadSources.slskd).toEqual({ id: 'slskd', label: 'Soulseek (slskd)', configured: false, enabled: true, priority: 10 });
+    // Without a Last.fm key discovery falls back to ListenBrainz with reduced capabilities.
     expect(full.discovery).toMatchObject({
-      provider: null,
-      capabilities: { arbitraryTagSearch: false, flows: { discover: false, focus: false, mix: false, trending: false }, relatedArtists: false },
+      provider: 'listenbrainz',
+      capabilities: { arbitraryTagSearch: false, flows: { discover: true, focus: false, mix: false, trending: true }, relatedArtists: false },
       isUpdating: false,
       recommendationsCount: 0,
       cachedImagesSizeBytes: 0,
