@@ -185,7 +185,7 @@ describe('NewsAPI and the shared request budget', () => {
     const names = Array.from({ length: 12 }, (_, i) => `Budget Band ${String.fromCharCode(65 + i)}${String.fromCharCode(97 + i)}x`);
     for (const n of names) addArtist(n, 10);
     for (const n of names)
-      newsapi.articles.push({ title: `${n} announce a tour`, description: 'Dates below.', url: `https://press.example.com/${encodeURIComponent(n)}`, publishedAt: new Date(Date.now() - 2 * hour), source: 'Press Wire' });
+      newsapi.articles.push({ title: `${n} announce a tour`, description: 'Dates below.', url: `https://press.example.com/${encodeURIComponent(n)}`, publishedAt: new Date(Date.now() - 2 * hour), source: 'Press Wire', urlToImage: 'https://press.example.com/picture.jpg' });
     server.ctx.settings.update({ integrations: { news: { apiKey: newsapi.apiKey, requestBudget: 5 } } });
 
     const service = newsServiceOf(server.ctx);
