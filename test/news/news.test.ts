@@ -122,7 +122,11 @@ describe('GET /api/news', () => {
     expect(body.refresh.callsRemaining).toBe(100);
     // Pictures: from the feed, else the article page's og:image.
     const aurora = body.articles.find((a) => a.title.startsWith('Aurora Lane announce'))!;
-    expect(aurora.imageUrl).toMatch(/^http/);
+    expect(aurora.imageUrl).toMatch(/^\/api\/image-proxy\/[0-9a-f]+$/);
+    // Registered with the proxy for the picture the feed named (the content's <img>, made absolute).
+    const key = aurora.imageUrl!.split('/').at(-1);
+    const remote = server.ctx.db.prepare('SELECT url FROM remote_images WHERE cache_key = ?').pluck().get(key) as string | undefined;
+    expect(remote).toBe(feeds.feedUrl('/images/aurora-lane.jpg'));
   });
 
   it('limit: default 60, 1–100, hasMore', async () => {

@@ -12,6 +12,8 @@ CREATE TABLE news_articles (
   summary TEXT,
   url TEXT,
   image_url TEXT,
+  -- The picture behind the server's image proxy (/api/image-proxy/<key>), registered when stored.
+  image_proxy_url TEXT,
   published_at INTEGER NOT NULL,
   fetched_at INTEGER NOT NULL
 );

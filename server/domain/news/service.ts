@@ -4,6 +4,7 @@ import { fetchArticleImage } from '../../integrations/news/ogImage.js';
 import type { NewsSource } from '../../integrations/news/sources.js';
 import { discoveryProvidersOf } from '../discovery/providers.js';
 import { NotConfiguredError } from '../errors.js';
+import { remoteImagesOf } from '../metadata/remoteImages.js';
 import { RequestBudget } from './budget.js';
 import { ArtistMatcher, nameStrength, type MatchableArtist } from './matcher.js';
 
@@ -31,6 +32,7 @@ export interface NewsArticle {
   source: string;
   feedId: string;
   publishedAt: string;
+  /** The picture through this server's image proxy. */
   imageUrl: string | null;
   artists: { id: number; name: string }[];
 }
@@ -180,7 +182,7 @@ export class NewsService {
     const blocked = JSON.stringify(userId >= 0 ? this.blockedPublishers(userId).map((p) => p.toLowerCase()) : []);
     const rows = this.ctx.db
       .prepare(
-        `SELECT a.id, a.title, a.summary, a.url, a.publisher, a.feed_id, a.published_at, a.image_url
+        `SELECT a.id, a.title, a.summary, a.url, a.publisher, a.feed_id, a.published_at, a.image_proxy_url AS image_url
            FROM news_articles a
           WHERE EXISTS (SELECT 1 FROM news_article_artists x JOIN library_artists l ON l.id = x.artist_id WHERE x.article_id = a.id)
             AND lower(a.publisher) NOT IN (SELECT value FROM json_each(?))
@@ -362,18 +364,24 @@ export class NewsService {
         id = Number(
           db
             .prepare(
-              `INSERT INTO news_articles (dedupe_key, feed_id, publisher, title, summary, url, image_url, published_at, fetched_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              `INSERT INTO news_articles (dedupe_key, feed_id, publisher, title, summary, url, image_url, image_proxy_url, published_at, fetched_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
             )
-            .run(key, c.feedId, c.publisher.slice(0, 200), c.title.slice(0, 300), c.summary?.slice(0, 1000) ?? null, safeUrl(c.url), safeUrl(c.imageUrl), publishedAt, now).lastInsertRowid,
+            .run(key, c.feedId, c.publisher.slice(0, 200), c.title.slice(0, 300), c.summary?.slice(0, 1000) ?? null, safeUrl(c.url), safeUrl(c.imageUrl), this.proxied(c.imageUrl), publishedAt, now).lastInsertRowid,
         );
       } else if (c.imageUrl) {
-        db.prepare('UPDATE news_articles SET image_url = coalesce(image_url, ?) WHERE id = ?').run(safeUrl(c.imageUrl), id);
+        db.prepare('UPDATE news_articles SET image_url = ?, image_proxy_url = ? WHERE id = ? AND image_url IS NULL').run(safeUrl(c.imageUrl), this.proxied(c.imageUrl), id);
       }
       const link = db.prepare('INSERT OR IGNORE INTO news_article_artists (article_id, artist_id, artist_name) VALUES (?, ?, ?)');
       for (const a of found) link.run(id, a.id, a.name);
       return existing === undefined ? id : null;
     })();
+  }
+
+  /** The picture's image-proxy URL (registered now, so reading the news writes nothing). */
+  private proxied(url: string | null): string | null {
+    const safe = safeUrl(url);
+    return safe ? remoteImagesOf(this.ctx).proxyUrl(safe) : null;
   }
 
   private async findImages(ids: number[], signal?: AbortSignal): Promise<void> {
@@ -386,7 +394,7 @@ export class NewsService {
       if (signal?.aborted) return;
       try {
         const image = await fetchArticleImage(r.url, { allowPrivateTargets: this.ctx.config.allowPrivateTargets, userAgent: ua, ...(signal && { signal }) });
-        if (image) this.ctx.db.prepare('UPDATE news_articles SET image_url = ? WHERE id = ?').run(safeUrl(image), r.id);
+        if (image) this.ctx.db.prepare('UPDATE news_articles SET image_url = ?, image_proxy_url = ? WHERE id = ?').run(safeUrl(image), this.proxied(image), r.id);
       } catch {
         /* a page without a picture, or unreachable: the article stays without one */
       }
