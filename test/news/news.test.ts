@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_NEWS_FEEDS } from '../../server/integrations/news/sources.js';
 import { feedId } from '../../server/integrations/news/feed.js';
-import { newsServiceOf } from '../../server/domain/news/service.js';
+import { newsApiBudgetOf, newsServiceOf } from '../../server/domain/news/service.js';
 import { startNewsFeedFake, rssDocument, type NewsFeedFake } from '../fakes/news/index.js';
 import { startNewsApiFake, type NewsApiFake } from '../fakes/newsapi/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -218,6 +218,25 @@ describe('NewsAPI and the shared request budget', () => {
     expect(new Set(searched).size).toBe(10);
     expect(searched.every((q) => /^".+"$/.test(q ?? ''))).toBe(true);
     expect(newsapi.requests.every((r) => r.headers['x-api-key'] === newsapi.apiKey && !r.query.has('apiKey'))).toBe(true);
+  });
+
+  it('the budget is shared: what another feature takes is gone for news, and it rolls over 24 hours', async () => {
+    server.clock.advance(25 * hour);
+    server.ctx.settings.update({ integrations: { news: { requestBudget: 3 } } });
+    const shared = newsApiBudgetOf(server.ctx);
+    expect(shared.remaining()).toBe(3);
+    expect(shared.take('inbox')).toBe(true);
+    expect(shared.take('inbox')).toBe(true);
+    expect((await news()).body.refresh.callsRemaining).toBe(1);
+    const before = newsapi.requests.length;
+    await newsServiceOf(server.ctx).refresh();
+    expect(newsapi.requests.length - before).toBe(1);
+    expect(shared.take('inbox')).toBe(false);
+    expect((await news()).body.refresh.callsRemaining).toBe(0);
+    server.clock.advance(12 * hour);
+    expect(shared.remaining()).toBe(0);
+    server.clock.advance(12 * hour + 60_000);
+    expect(shared.remaining()).toBe(3);
   });
 
   it('a NewsAPI rate limit stops the searches of that refresh', async () => {

@@ -305,11 +305,11 @@ export class NewsService {
       const due = searchable
         .filter((a) => (checked.get(a.id) ?? -Infinity) <= now - ARTIST_RECHECK_MS)
         .sort((a, b) => (checked.get(a.id) ?? -1) - (checked.get(b.id) ?? -1) || b.trackCount - a.trackCount || a.id - b.id);
-      const limit = this.settings().requestBudget;
+      const budget = newsApiBudgetOf(this.ctx);
       let searched = 0;
       for (const artist of due) {
         if (searched >= ARTISTS_PER_REFRESH || signal?.aborted) break;
-        if (!this.budget.take(NEWSAPI, limit, 'news')) {
+        if (!budget.take('news')) {
           warnings.push('The NewsAPI request budget is used up; the remaining artists are searched when it refills');
           break;
         }
@@ -456,4 +456,14 @@ export function startNews(ctx: AppContext): void {
     },
   });
   ctx.scheduler.define({ name: NEWS_TASK, every: NEWS_STALE_MS, queue: NEWS_QUEUE, priority: 5 });
+}
+
+/**
+ * The NewsAPI request budget every feature shares (news, inbox digests): `take(purpose)` before each
+ * request, false when the rolling 24 hours' `integrations.news.requestBudget` is used up.
+ */
+export function newsApiBudgetOf(ctx: AppContext): { remaining(): number; take(purpose: string): boolean } {
+  const budget = newsServiceOf(ctx).budget;
+  const limit = () => ctx.settings.get().integrations.news.requestBudget;
+  return { remaining: () => budget.remaining(NEWSAPI, limit()), take: (purpose) => budget.take(NEWSAPI, limit(), purpose) };
 }
