@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { nearbyShowsOf } from '../../domain/news/nearbyShows.js';
+import { nearbyShowsOf } from '../../domain/discovery/nearbyShows.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.8 `GET /api/discover/nearby-shows`: music events near a place, the library's artists first. */

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { GeoPlace } from '../../integrations/geo/client.js';
 import type { TicketmasterEvent } from '../../integrations/ticketmaster/client.js';
-import { discoveryProvidersOf } from '../discovery/providers.js';
+import { discoveryProvidersOf } from './providers.js';
 import { ValidationError } from '../errors.js';
-import { nameStrength, normalizeName } from './matcher.js';
+import { nameStrength, normalizeName } from '../news/matcher.js';
 
 /** Events near a place are asked again after this long (Ticketmaster: 5,000 calls a day per key). */
 export const SHOWS_FRESH_MS = 15 * 60_000;
