@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { NewsRepository } from '../../db/news.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { fetchArticleImage } from '../../integrations/news/ogImage.js';
 import type { NewsSource } from '../../integrations/news/sources.js';
@@ -47,15 +48,6 @@ export interface NewsRefreshInfo {
   warning?: string;
 }
 
-interface StateRow {
-  started_at: number | null;
-  finished_at: number | null;
-  checked_artist_count: number;
-  queued_artist_count: number;
-  failed_feeds_json: string;
-  warning: string | null;
-}
-
 interface Candidate {
   feedId: string;
   publisher: string;
@@ -85,10 +77,12 @@ export function dedupeKeyOf(c: { url: string | null; feedId: string; guid: strin
 
 export class NewsService {
   readonly budget: RequestBudget;
+  private readonly repo: NewsRepository;
   private running: Promise<void> | null = null;
 
   constructor(private readonly ctx: AppContext) {
     this.budget = new RequestBudget(ctx.db, ctx.clock);
+    this.repo = new NewsRepository(ctx.db);
   }
 
   private settings() {
@@ -110,19 +104,6 @@ export class NewsService {
     return this.budget.remaining(NEWSAPI, this.settings().requestBudget);
   }
 
-  private state(): StateRow {
-    return (
-      (this.ctx.db.prepare('SELECT * FROM news_refresh_state WHERE id = 1').get() as StateRow | undefined) ?? {
-        started_at: null,
-        finished_at: null,
-        checked_artist_count: 0,
-        queued_artist_count: 0,
-        failed_feeds_json: '[]',
-        warning: null,
-      }
-    );
-  }
-
   isRefreshing(): boolean {
     return this.running !== null || (this.ctx.jobs.activeCounts()[NEWS_QUEUE] ?? 0) > 0;
   }
@@ -130,13 +111,13 @@ export class NewsService {
   /** Queues a refresh when the last one is older than 15 minutes (or there was none); true when one was queued. */
   refreshIfStale(): boolean {
     if (!this.settings().enabled || !this.configured() || this.isRefreshing()) return false;
-    const last = this.state().finished_at;
+    const last = this.repo.state().finished_at;
     if (last !== null && this.ctx.clock.now() - last < NEWS_STALE_MS) return false;
     return this.ctx.scheduler.runNow(NEWS_TASK);
   }
 
   refreshInfo(): NewsRefreshInfo {
-    const s = this.state();
+    const s = this.repo.state();
     const warnings: string[] = [];
     if (s.warning) warnings.push(s.warning);
     if (!this.configured()) warnings.push('No news source: every feed is disabled and no NewsAPI key is set');
@@ -153,8 +134,7 @@ export class NewsService {
   }
 
   blockedPublishers(userId: number): string[] {
-    const json = this.ctx.db.prepare('SELECT blocked_publishers_json FROM news_preferences WHERE user_id = ?').pluck().get(userId) as string | undefined;
-    return json ? (JSON.parse(json) as string[]) : [];
+    return this.repo.blockedPublishers(userId);
   }
 
   setBlockedPublishers(userId: number, list: string[]): string[] {
@@ -165,12 +145,7 @@ export class NewsService {
       seen.add(p.toLowerCase());
       clean.push(p);
     }
-    this.ctx.db
-      .prepare(
-        `INSERT INTO news_preferences (user_id, blocked_publishers_json, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT(user_id) DO UPDATE SET blocked_publishers_json = excluded.blocked_publishers_json, updated_at = excluded.updated_at`,
-      )
-      .run(userId, JSON.stringify(clean), this.ctx.clock.now());
+    this.repo.setBlockedPublishers(userId, clean, this.ctx.clock.now());
     return clean;
   }
 
@@ -179,32 +154,15 @@ export class NewsService {
    * `userId` -1 (the instance API key) has no preferences.
    */
   articles(userId: number, limit: number): { articles: NewsArticle[]; hasMore: boolean } {
-    const blocked = JSON.stringify(userId >= 0 ? this.blockedPublishers(userId).map((p) => p.toLowerCase()) : []);
-    const rows = this.ctx.db
-      .prepare(
-        `SELECT a.id, a.title, a.summary, a.url, a.publisher, a.feed_id, a.published_at, a.image_proxy_url AS image_url
-           FROM news_articles a
-          WHERE EXISTS (SELECT 1 FROM news_article_artists x JOIN library_artists l ON l.id = x.artist_id WHERE x.article_id = a.id)
-            AND lower(a.publisher) NOT IN (SELECT value FROM json_each(?))
-          ORDER BY a.published_at DESC, a.id DESC
-          LIMIT ?`,
-      )
-      .all(blocked, limit + 1) as { id: number; title: string; summary: string | null; url: string | null; publisher: string; feed_id: string; published_at: number; image_url: string | null }[];
+    const blocked = userId >= 0 ? this.blockedPublishers(userId).map((p) => p.toLowerCase()) : [];
+    const rows = this.repo.page(blocked, limit + 1);
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);
     const artists = new Map<number, { id: number; name: string }[]>();
-    if (page.length > 0) {
-      const links = this.ctx.db
-        .prepare(
-          `SELECT x.article_id, l.id, l.name FROM news_article_artists x JOIN library_artists l ON l.id = x.artist_id
-            WHERE x.article_id IN (SELECT value FROM json_each(?)) ORDER BY l.sort_name`,
-        )
-        .all(JSON.stringify(page.map((r) => r.id))) as { article_id: number; id: number; name: string }[];
-      for (const l of links) {
-        const list = artists.get(l.article_id) ?? [];
-        list.push({ id: l.id, name: l.name });
-        artists.set(l.article_id, list);
-      }
+    for (const l of this.repo.artistsOf(page.map((r) => r.id))) {
+      const list = artists.get(l.article_id) ?? [];
+      list.push({ id: l.id, name: l.name });
+      artists.set(l.article_id, list);
     }
     return {
       hasMore,
@@ -216,7 +174,7 @@ export class NewsService {
         source: r.publisher,
         feedId: r.feed_id,
         publishedAt: new Date(r.published_at).toISOString(),
-        imageUrl: r.image_url,
+        imageUrl: r.image_proxy_url,
         artists: artists.get(r.id) ?? [],
       })),
     };
@@ -250,10 +208,7 @@ export class NewsService {
 
   private async refreshOnce(signal?: AbortSignal): Promise<void> {
     const now = this.ctx.clock.now();
-    const db = this.ctx.db;
-    db.prepare(
-      `INSERT INTO news_refresh_state (id, started_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET started_at = excluded.started_at`,
-    ).run(now);
+    this.repo.markStarted(now);
     const providers = discoveryProvidersOf(this.ctx);
     const artists = this.libraryArtists();
     const matcher = new ArtistMatcher(artists);
@@ -301,7 +256,7 @@ export class NewsService {
     const searchable = artists.filter((a) => nameStrength(a.name) === 'text');
     let queued = 0;
     if (client) {
-      const checked = new Map((db.prepare('SELECT artist_id, checked_at FROM news_artist_checks').all() as { artist_id: number; checked_at: number }[]).map((r) => [r.artist_id, r.checked_at]));
+      const checked = this.repo.artistChecks();
       const due = searchable
         .filter((a) => (checked.get(a.id) ?? -Infinity) <= now - ARTIST_RECHECK_MS)
         .sort((a, b) => (checked.get(a.id) ?? -1) - (checked.get(b.id) ?? -1) || b.trackCount - a.trackCount || a.id - b.id);
@@ -323,7 +278,7 @@ export class NewsService {
             );
             if (id !== null) fresh.push(id);
           }
-          db.prepare('INSERT INTO news_artist_checks (artist_id, checked_at) VALUES (?, ?) ON CONFLICT(artist_id) DO UPDATE SET checked_at = excluded.checked_at').run(artist.id, now);
+          this.repo.markChecked(artist.id, now);
         } catch (err) {
           if (err instanceof IntegrationError && (err.kind === 'rate_limited' || err.kind === 'unauthorized')) {
             warnings.push(err.kind === 'rate_limited' ? 'NewsAPI refused more requests today (rate limited)' : 'NewsAPI refused the API key');
@@ -332,8 +287,8 @@ export class NewsService {
           warnings.push(`NewsAPI search failed: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}`);
         }
       }
-      const after = new Set((db.prepare('SELECT artist_id FROM news_artist_checks WHERE checked_at > ?').pluck().all(now - ARTIST_RECHECK_MS) as number[]));
-      queued = searchable.filter((a) => !after.has(a.id)).length;
+      const after = this.repo.artistChecks();
+      queued = searchable.filter((a) => (after.get(a.id) ?? -Infinity) <= now - ARTIST_RECHECK_MS).length;
     }
 
     // 3. Pictures for new articles without one (the article page's og:image), a few per refresh.
@@ -342,9 +297,7 @@ export class NewsService {
     // 4. Keep the store bounded.
     this.prune();
 
-    db.prepare(
-      `UPDATE news_refresh_state SET finished_at = ?, checked_artist_count = ?, queued_artist_count = ?, failed_feeds_json = ?, warning = ? WHERE id = 1`,
-    ).run(this.ctx.clock.now(), matcher.size, queued, JSON.stringify(failedFeeds), warnings.length ? [...new Set(warnings)].join('; ') : null);
+    this.repo.markFinished(this.ctx.clock.now(), { checked: matcher.size, queued, failedFeedsJson: JSON.stringify(failedFeeds), warning: warnings.length ? [...new Set(warnings)].join('; ') : null });
   }
 
   /** Stores an article about at least one library artist; answers its id when it is new, else null. */
@@ -355,27 +308,22 @@ export class NewsService {
     const now = this.ctx.clock.now();
     const publishedAt = c.publishedAt !== null && c.publishedAt <= now + 86_400_000 ? c.publishedAt : now;
     if (publishedAt < now - MAX_ARTICLE_AGE_MS) return null;
-    const key = dedupeKeyOf(c);
-    const db = this.ctx.db;
-    return db.transaction(() => {
-      const existing = db.prepare('SELECT id FROM news_articles WHERE dedupe_key = ?').pluck().get(key) as number | undefined;
-      let id = existing;
-      if (id === undefined) {
-        id = Number(
-          db
-            .prepare(
-              `INSERT INTO news_articles (dedupe_key, feed_id, publisher, title, summary, url, image_url, image_proxy_url, published_at, fetched_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            )
-            .run(key, c.feedId, c.publisher.slice(0, 200), c.title.slice(0, 300), c.summary?.slice(0, 1000) ?? null, safeUrl(c.url), safeUrl(c.imageUrl), this.proxied(c.imageUrl), publishedAt, now).lastInsertRowid,
-        );
-      } else if (c.imageUrl) {
-        db.prepare('UPDATE news_articles SET image_url = ?, image_proxy_url = ? WHERE id = ? AND image_url IS NULL').run(safeUrl(c.imageUrl), this.proxied(c.imageUrl), id);
-      }
-      const link = db.prepare('INSERT OR IGNORE INTO news_article_artists (article_id, artist_id, artist_name) VALUES (?, ?, ?)');
-      for (const a of found) link.run(id, a.id, a.name);
-      return existing === undefined ? id : null;
-    })();
+    const stored = this.repo.store(
+      {
+        dedupeKey: dedupeKeyOf(c),
+        feedId: c.feedId,
+        publisher: c.publisher.slice(0, 200),
+        title: c.title.slice(0, 300),
+        summary: c.summary?.slice(0, 1000) ?? null,
+        url: safeUrl(c.url),
+        imageUrl: safeUrl(c.imageUrl),
+        imageProxyUrl: this.proxied(c.imageUrl),
+        publishedAt,
+      },
+      found,
+      now,
+    );
+    return stored.created ? stored.id : null;
   }
 
   /** The picture's image-proxy URL (registered now, so reading the news writes nothing). */
@@ -386,15 +334,13 @@ export class NewsService {
 
   private async findImages(ids: number[], signal?: AbortSignal): Promise<void> {
     if (ids.length === 0) return;
-    const rows = this.ctx.db
-      .prepare(`SELECT id, url FROM news_articles WHERE id IN (SELECT value FROM json_each(?)) AND image_url IS NULL AND url IS NOT NULL ORDER BY published_at DESC LIMIT ?`)
-      .all(JSON.stringify(ids), IMAGE_LOOKUPS_PER_REFRESH) as { id: number; url: string }[];
+    const rows = this.repo.withoutImage(ids, IMAGE_LOOKUPS_PER_REFRESH);
     const ua = discoveryProvidersOf(this.ctx).userAgent();
     for (const r of rows) {
       if (signal?.aborted) return;
       try {
         const image = await fetchArticleImage(r.url, { allowPrivateTargets: this.ctx.config.allowPrivateTargets, userAgent: ua, ...(signal && { signal }) });
-        if (image) this.ctx.db.prepare('UPDATE news_articles SET image_url = ?, image_proxy_url = ? WHERE id = ?').run(safeUrl(image), this.proxied(image), r.id);
+        if (image) this.repo.setImage(r.id, safeUrl(image), this.proxied(image));
       } catch {
         /* a page without a picture, or unreachable: the article stays without one */
       }
@@ -403,13 +349,7 @@ export class NewsService {
 
   /** Drops articles past the age limit and all but the newest MAX_ARTICLES. */
   prune(): void {
-    const db = this.ctx.db;
-    db.transaction(() => {
-      db.prepare('DELETE FROM news_articles WHERE published_at < ?').run(this.ctx.clock.now() - MAX_ARTICLE_AGE_MS);
-      const cutoff = db.prepare('SELECT published_at, id FROM news_articles ORDER BY published_at DESC, id DESC LIMIT 1 OFFSET ?').get(MAX_ARTICLES) as { published_at: number; id: number } | undefined;
-      if (cutoff) db.prepare('DELETE FROM news_articles WHERE published_at < ? OR (published_at = ? AND id <= ?)').run(cutoff.published_at, cutoff.published_at, cutoff.id);
-      db.prepare('DELETE FROM news_artist_checks WHERE artist_id NOT IN (SELECT id FROM library_artists)').run();
-    })();
+    this.repo.prune(this.ctx.clock.now() - MAX_ARTICLE_AGE_MS, MAX_ARTICLES);
   }
 }
 
