@@ -185,7 +185,7 @@ describe('news preferences', () => {
 });
 
 describe('NewsAPI and the shared request budget', () => {
-  it('searches due artists from the budget and never goes past it', async () => {
+  it('searches due artists from the budget and never goes past it, even when NewsAPI fails', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `Budget Band ${String.fromCharCode(65 + i)}${String.fromCharCode(97 + i)}x`);
     for (const n of names) addArtist(n, 10);
     for (const n of names)
@@ -207,13 +207,16 @@ describe('NewsAPI and the shared request budget', () => {
     expect(newsapi.requests).toHaveLength(5);
 
     // A day later the budget refills and the next due artists are searched, again at most 5.
+    // Two of those answer 503: paid for, never retried, still at most 5.
     server.clock.advance(24 * hour + 60_000);
+    newsapi.faults.failNext(2, 503);
     await service.refresh();
     expect(newsapi.requests).toHaveLength(10);
     body = (await news('?limit=100')).body;
     expect(body.refresh.callsRemaining).toBe(0);
-    // The first five were searched more than 6 hours ago: due again, with the three never searched.
-    expect(body.refresh.queuedArtistCount).toBe(10);
+    // Only the three searched successfully are done for 6 hours; the first five are due again.
+    expect(body.refresh.queuedArtistCount).toBe(12);
+    expect(body.refresh.warning).toMatch(/NewsAPI search failed/);
     const searched = newsapi.requests.map((r) => r.query.get('q'));
     expect(new Set(searched).size).toBe(10);
     expect(searched.every((q) => /^".+"$/.test(q ?? ''))).toBe(true);
@@ -245,8 +248,9 @@ describe('NewsAPI and the shared request budget', () => {
     newsapi.quota = 0;
     const before = newsapi.requests.length;
     await newsServiceOf(server.ctx).refresh();
-    // One refused request (and its one retry at most), then no more.
-    expect(newsapi.requests.length - before).toBeLessThanOrEqual(2);
+    // One refused request (never retried: each request is paid from the budget), then no more.
+    expect(newsapi.requests.length - before).toBe(1);
+    expect((await news()).body.refresh.callsRemaining).toBe(99);
     expect((await news()).body.refresh.warning).toMatch(/rate limited/i);
     newsapi.quota = null;
   });
