@@ -12,6 +12,9 @@ import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { playlistWorkerRoutes } from '../api/playlists/worker.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
+import { newsRoutes } from '../api/news/routes.js';
+import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
+import { startNews } from '../domain/news/service.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
@@ -71,6 +74,8 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   webhookRoutes,
   downloadJobRoutes,
   playlistWorkerRoutes,
+  nearbyShowsRoutes,
+  newsRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -89,6 +94,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startDownloadControl,
   startNotifications,
   startDiscovery,
+  startNews,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

@@ -21,8 +21,8 @@ const health = async () => body(await admin('/api/health'));
 describe('Ticketmaster and news settings', () => {
   it('have defaults; news works out of the box with the built-in feeds, nearby shows need a key', async () => {
     const settings = await body(await admin('/api/settings'));
-    expect(settings.integrations.ticketmaster).toEqual({ apiKey: '', enabled: true });
-    expect(settings.integrations.news).toEqual({ apiKey: '', enabled: true, feeds: [], disabledFeeds: [] });
+    expect(settings.integrations.ticketmaster).toEqual({ apiKey: '', enabled: true, location: '', radiusMiles: 50 });
+    expect(settings.integrations.news).toEqual({ apiKey: '', enabled: true, feeds: [], disabledFeeds: [], requestBudget: 100 });
     expect(await health()).toMatchObject({ ticketmasterConfigured: false, newsConfigured: true });
   });
 

@@ -98,7 +98,8 @@ export class DiscoveryProviders {
     const s = this.ctx.settings.get().integrations.news;
     if (!s.enabled || !s.apiKey) return null;
     const ua = this.userAgent();
-    return this.cached('newsapi', `${s.apiKey} ${ua}`, () => new NewsApiClient({ baseUrl: this.ctx.config.upstreams.newsapi, apiKey: s.apiKey, userAgent: ua, ...this.spacing() }));
+    // No retries: every request is paid for from the shared daily budget before it is made (news/budget.ts).
+    return this.cached('newsapi', `${s.apiKey} ${ua}`, () => new NewsApiClient({ baseUrl: this.ctx.config.upstreams.newsapi, apiKey: s.apiKey, userAgent: ua, retries: 0, ...this.spacing() }));
   }
 
   /** The feeds to read now: built-in ones not disabled, then custom ones; none when news is switched off. */

@@ -27,10 +27,13 @@ const LABELS: Record<string, string> = {
   'notifications.webhooks': 'Webhooks',
   'integrations.ticketmaster.apiKey': 'Ticketmaster API key',
   'integrations.ticketmaster.enabled': 'Nearby shows (Ticketmaster)',
+  'integrations.ticketmaster.location': 'Nearby shows location',
+  'integrations.ticketmaster.radiusMiles': 'Nearby shows radius (miles)',
   'integrations.news.apiKey': 'NewsAPI.org API key',
   'integrations.news.enabled': 'Artist news',
   'integrations.news.feeds': 'Custom news feeds',
   'integrations.news.disabledFeeds': 'Disabled news feeds',
+  'integrations.news.requestBudget': 'NewsAPI requests per 24 hours',
 };
 
 const SERVICES: Record<string, string> = {

@@ -102,7 +102,16 @@ const oidc = z
   })
   .strict();
 /** Ticketmaster's Discovery API key (nearby shows). */
-const ticketmaster = z.object({ apiKey: secret, enabled }).strict();
+const ticketmaster = z
+  .object({
+    apiKey: secret,
+    enabled,
+    /** Where nearby shows are looked for when the request names no place: `lat,lon`, a ZIP/postcode or a city; empty: the server's approximate location. */
+    location: z.string().trim().max(200).default(''),
+    /** Miles around the place (Ticketmaster's 5–250). */
+    radiusMiles: z.number().int().min(5).max(250).default(50),
+  })
+  .strict();
 /** A news feed URL: public content, fetched through the private-address guard (ALLOW_PRIVATE_TARGETS). */
 const feedUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -122,6 +131,8 @@ const news = z
       .refine((list) => new Set(list.map((f) => f.url)).size === list.length, { error: 'lists the same feed twice' })
       .default([]),
     disabledFeeds: z.array(z.string().trim().min(1).max(2048)).max(500).default([]),
+    /** NewsAPI requests allowed in any 24 hours, shared by every feature that searches it (the developer plan allows 100). */
+    requestBudget: z.number().int().min(0).max(100_000).default(100),
   })
   .strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */

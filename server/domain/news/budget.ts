@@ -1,0 +1,35 @@
+import type { Db } from '../../db/connection.js';
+
+export const BUDGET_WINDOW_MS = 24 * 3600_000;
+
+/**
+ * A rolling 24-hour request budget for a rate-limited upstream (NewsAPI), shared by every feature
+ * that asks it (news, inbox digests, discovery). A call is recorded before it is made, inside one
+ * synchronous SQLite transaction, so two callers can never both take the last request.
+ */
+export class RequestBudget {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: { now(): number },
+  ) {}
+
+  used(service: string): number {
+    const since = this.clock.now() - BUDGET_WINDOW_MS;
+    return (this.db.prepare('SELECT count(*) FROM upstream_budget_calls WHERE service = ? AND at > ?').pluck().get(service, since) as number) ?? 0;
+  }
+
+  remaining(service: string, limit: number): number {
+    return Math.max(0, limit - this.used(service));
+  }
+
+  /** Takes one request from the budget; false (nothing recorded) when it is used up. */
+  take(service: string, limit: number, purpose: string): boolean {
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      this.db.prepare('DELETE FROM upstream_budget_calls WHERE service = ? AND at <= ?').run(service, now - BUDGET_WINDOW_MS);
+      if (this.used(service) >= limit) return false;
+      this.db.prepare('INSERT INTO upstream_budget_calls (service, purpose, at) VALUES (?, ?, ?)').run(service, purpose, now);
+      return true;
+    }).immediate();
+  }
+}
