@@ -4,6 +4,7 @@ import { playEvents } from '../../db/libraryUserData.js';
 import { isUserAccount } from '../../domain/auth/principal.js';
 import { ValidationError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
+import { forwardPlay } from '../../domain/scrobbling/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { isoTime, isPlayTime, LATEST_TIME_MS } from '../../domain/timestamps.js';
 
@@ -79,23 +80,21 @@ export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
         const title = b.title ?? track?.title;
         if (!title) throw new ValidationError('trackId or title is required', 'VALIDATION_ERROR');
         const playedAt = b.playedAt === undefined ? ctx.clock.now() : typeof b.playedAt === 'number' ? b.playedAt : Date.parse(b.playedAt);
-        const id = playEvents.record(
-          ctx.db,
-          principal!.userId,
-          {
-            trackId: track?.id ?? null,
-            title,
-            artist: b.artist ?? track?.artist_name ?? null,
-            album: b.album ?? track?.album_title ?? null,
-            artistMbid: b.artistMbid ?? null,
-            albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
-            trackMbid: b.trackMbid ?? track?.mbid ?? null,
-            durationMs: b.durationMs ?? track?.duration_ms ?? null,
-            playedAt,
-            source: b.source,
-          },
-          ctx.clock.now(),
-        );
+        const event = {
+          trackId: track?.id ?? null,
+          title,
+          artist: b.artist ?? track?.artist_name ?? null,
+          album: b.album ?? track?.album_title ?? null,
+          artistMbid: b.artistMbid ?? null,
+          albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
+          trackMbid: b.trackMbid ?? track?.mbid ?? null,
+          durationMs: b.durationMs ?? track?.duration_ms ?? null,
+          playedAt,
+          source: b.source,
+        };
+        const id = playEvents.record(ctx.db, principal!.userId, event, ctx.clock.now());
+        // To every linked scrobbling service, through the outbox: never waits for them.
+        if (event.artist) forwardPlay(ctx, principal!.userId, id, { ...event, artist: event.artist });
         return { success: true, id };
       },
     }),
