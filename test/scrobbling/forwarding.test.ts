@@ -116,6 +116,20 @@ describe('a play reaches every linked service exactly once', () => {
     expect(got.listenbrainz[0]!.payload[0]!.track_metadata.additional_info).toMatchObject({ recording_mbid: '5d8fb3a2-6b6a-4a0b-9c1c-3a2b1f0e9d11' });
   });
 
+  it('the web player reports now playing with submission=false: sent to all three, not recorded', async () => {
+    const before = (await json(await server.api('/api/play-events', { token: ann }))).total;
+    const res = await server.api('/api/play-events', { method: 'POST', token: ann, json: { title: 'Pedestal', artist: 'Portishead', album: 'Dummy', submission: false } });
+    expect(res.status).toBe(202);
+    expect(await json(res)).toEqual({ success: true, nowPlaying: true });
+    await until('now playing at all three', () =>
+      fakes.lastfm.nowPlaying.some((n) => n.user === 'ann' && n.params.track === 'Pedestal') &&
+      fakes.listenbrainz.submissions.some((s) => s.user === 'ann' && s.listenType === 'playing_now' && s.payload[0]!.track_metadata.track_name === 'Pedestal') &&
+      fakes.koito.submissions.some((s) => s.user === 'ann' && s.listenType === 'playing_now' && s.payload[0]!.track_metadata.track_name === 'Pedestal'),
+    );
+    expect((await json(await server.api('/api/play-events', { token: ann }))).total).toBe(before);
+    expect(received('Pedestal', 'ann')).toEqual({ lastfm: [], listenbrainz: [], koito: [] });
+  });
+
   it('retries a service that asks to slow down (Retry-After), still once each', async () => {
     fakes.listenbrainz.faults.failNext(1, 429, { 'Retry-After': '1' });
     const res = await server.api('/api/play-events', { method: 'POST', token: ann, json: { title: 'Sour Times', artist: 'Portishead' } });
