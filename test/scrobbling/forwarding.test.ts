@@ -166,6 +166,20 @@ describe('a play reaches every linked service exactly once', () => {
     expect(scrobbleDeliveries.list(server.ctx.db).filter((d) => d.playEventId === id).map((d) => d.service).sort()).toEqual(['lastfm', 'listenbrainz']);
   });
 
+  it('a Last.fm session key Last.fm no longer accepts (error 9) fails at once; the others still get the play', async () => {
+    for (const [key, user] of fakes.lastfm.sessions) if (user === 'bob') fakes.lastfm.sessions.delete(key);
+    const res = await server.api('/api/play-events', { method: 'POST', token: bob, json: { title: 'Strangers', artist: 'Portishead' } });
+    const { id } = await json(res);
+    const rows = () => scrobbleDeliveries.list(server.ctx.db).filter((d) => d.playEventId === id);
+    await until('settled', () => rows().length === 3 && rows().every((r) => r.status !== 'pending'));
+    const byService = Object.fromEntries(rows().map((r) => [r.service, r]));
+    expect(byService.lastfm).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(byService.lastfm!.lastError).toMatch(/invalid session key/);
+    expect(byService.listenbrainz!.status).toBe('delivered');
+    expect(byService.koito!.status).toBe('delivered');
+    expect(received('Strangers', 'bob').lastfm).toEqual([]);
+  });
+
   it('a user with no links records the play and forwards nothing', async () => {
     const carol = await createUser(server, 'carol');
     const before = fakes.lastfm.scrobbles.length + fakes.listenbrainz.submissions.length + fakes.koito.submissions.length;
