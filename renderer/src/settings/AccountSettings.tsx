@@ -206,7 +206,7 @@ function ServiceRow({ service, status, reload }: { service: ScrobbleService; sta
       }}
     >
       <strong>{label}</strong>
-      {service === 'koito' && <Field id="scrobble-koito-url" label="Koito address" value={url} placeholder="http://koito.lan:4110" onInput={(e) => setUrl(e.currentTarget.value)} required />}
+      {service === 'koito' && <Field id="scrobble-koito-url" label="Koito server address" value={url} placeholder="http://koito.lan:4110" onInput={(e) => setUrl(e.currentTarget.value)} required />}
       {service !== 'lastfm' && (
         <Field
           id={`scrobble-${service}-token`}
