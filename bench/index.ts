@@ -18,6 +18,7 @@ import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runJobsBench } from './jobs.js';
+import { runScrobblingBench } from './scrobbling.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
@@ -245,6 +246,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_JOBS !== '0') await runJobsBench();
   // Self-managed downloads (issue 12): the job list with 100,000 stored jobs; BENCH_DOWNLOADS=0 skips it.
   if (process.env.BENCH_DOWNLOADS !== '0') await runDownloadJobsBench();
+  // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
+  if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */

@@ -47,9 +47,11 @@ function scrobble(call: RestCall): undefined {
       forwardNowPlaying(call.rc.app, call.user.id, forwarded);
       return;
     }
-    const eventId = call.rc.userData.recordPlay(call.user.id, { trackId, albumId: row.album_id, ...play }, now);
-    // To every linked scrobbling service through the outbox (no network call here).
-    forwardPlay(call.rc.app, call.user.id, eventId, forwarded);
+    // The play and its outbox rows in one transaction; forwarding makes no network call here.
+    call.rc.app.db.transaction(() => {
+      const eventId = call.rc.userData.recordPlay(call.user.id, { trackId, albumId: row.album_id, ...play }, now);
+      forwardPlay(call.rc.app, call.user.id, eventId, forwarded);
+    }).immediate();
     call.rc.nowPlaying.finished(call.user.id, call.client, trackId);
   });
   return undefined;
