@@ -19,6 +19,7 @@ import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDiscoveryBench } from './discovery.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runJobsBench } from './jobs.js';
+import { runScrobblingBench } from './scrobbling.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
@@ -248,6 +249,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_DOWNLOADS !== '0') await runDownloadJobsBench();
   // Discovery (issue 13): a full refresh for 10,000 library and 2,000 history artists; BENCH_DISCOVERY=0 skips it.
   if (process.env.BENCH_DISCOVERY !== '0') await runDiscoveryBench();
+  // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
+  if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */

@@ -58,6 +58,8 @@ const envSchema = z.object({
   TONEARM_TIDAL_OEMBED_URL: z.url({ protocol: /^https?$/ }).default('https://oembed.tidal.com'),
   TONEARM_BANDCAMP_URL: z.url({ protocol: /^https?$/ }).optional(),
   TONEARM_LASTFM_URL: z.url({ protocol: /^https?$/ }).default('https://ws.audioscrobbler.com/2.0'),
+  /** Last.fm's web authorization page (account linking for scrobbling). */
+  TONEARM_LASTFM_AUTH_URL: z.url({ protocol: /^https?$/ }).default('https://www.last.fm/api/auth'),
   /** Where people reach this server (OIDC redirect URI); empty: the request's own origin. */
   TONEARM_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OIDC_ENABLED: bool.optional(),
@@ -102,6 +104,8 @@ export interface Config {
     coverart: string;
     deezer: string;
     lastfm: string;
+    /** Last.fm's web authorization page (scrobbling account links). */
+    lastfmAuth: string;
     /** Lidarr-format metadata provider from the environment (null: none unless the setting names one). */
     metadata: string | null;
     listenbrainz: string;
@@ -220,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tidalOembed: e.TONEARM_TIDAL_OEMBED_URL,
       bandcamp: e.TONEARM_BANDCAMP_URL ?? null,
       lastfm: e.TONEARM_LASTFM_URL,
+      lastfmAuth: e.TONEARM_LASTFM_AUTH_URL,
       metadata: e.TONEARM_METADATA_URL ?? null,
       listenbrainz: e.TONEARM_LISTENBRAINZ_URL,
       ticketmaster: e.TONEARM_TICKETMASTER_URL,

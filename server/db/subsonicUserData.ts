@@ -127,10 +127,10 @@ export class SubsonicUserData {
       playedAt: number;
     },
     now: number,
-  ): void {
-    this.db
+  ): number {
+    return this.db
       .transaction(() => {
-        playEvents.record(
+        const id = playEvents.record(
           this.db,
           userId,
           {
@@ -141,6 +141,7 @@ export class SubsonicUserData {
         );
         this.s.addPlay.run(userId, 'track', play.trackId, play.playedAt);
         if (play.albumId !== null) this.s.addPlay.run(userId, 'album', play.albumId, play.playedAt);
+        return id;
       })
       .immediate();
   }

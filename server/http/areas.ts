@@ -18,6 +18,7 @@ import { startNews } from '../domain/news/service.js';
 import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
+import { scrobblingRoutes } from '../api/scrobbling/routes.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startAlbumDownloads } from '../domain/downloads/albums.js';
 import { startDownloadControl } from '../domain/downloads/control.js';
@@ -26,6 +27,7 @@ import { startEnrichment } from '../domain/metadata/enrichment.js';
 import { startMetadata } from '../domain/metadata/service.js';
 import { startNotifications } from '../domain/notifications/service.js';
 import { startSearch } from '../domain/search/service.js';
+import { startScrobbling } from '../domain/scrobbling/service.js';
 import { onboardingRoutes } from '../api/onboarding/routes.js';
 import { restKeyRoutes } from '../api/rest-keys/routes.js';
 import { settingsRoutes } from '../api/settings/routes.js';
@@ -56,6 +58,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   onboardingRoutes,
   filesystemRoutes,
   libraryArea,
+  scrobblingRoutes,
   artistRoutes,
   recentReleaseRoutes,
   searchRoutes,
@@ -95,6 +98,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startNotifications,
   startDiscovery,
   startNews,
+  startScrobbling,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

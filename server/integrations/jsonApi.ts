@@ -86,6 +86,11 @@ export interface JsonRequest<T> {
   query?: Record<string, unknown>;
   schema: z.ZodType<T>;
   signal?: AbortSignal;
+  /** Default GET. Writes (Last.fm's signed POST, ListenBrainz submit-listens) send a body. */
+  method?: 'GET' | 'POST';
+  /** A string is sent as is (with `contentType`), anything else as JSON. */
+  body?: unknown;
+  contentType?: string;
 }
 
 const retryStatuses = new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -105,6 +110,11 @@ export class JsonApi {
 
   async get<T>(req: JsonRequest<T>): Promise<T> {
     return (await this.request(req, false)) as T;
+  }
+
+  /** A write (POST with a body); retried like a read only when the client was built with retries. */
+  async send<T>(req: JsonRequest<T>): Promise<T> {
+    return (await this.request({ method: 'POST', ...req }, false)) as T;
   }
 
   /** Like `get`, but a 204 No Content (ListenBrainz: "not computed yet") answers null instead of failing. */
@@ -141,8 +151,10 @@ export class JsonApi {
       service: o.service,
       label: o.label,
       url,
-      headers: { 'User-Agent': o.userAgent, ...o.headers },
+      headers: { 'User-Agent': o.userAgent, ...o.headers, ...(req.contentType && { 'Content-Type': req.contentType }) },
       timeoutMs: o.timeoutMs,
+      ...(req.method && { method: req.method }),
+      ...(req.body !== undefined && { body: req.body }),
       ...(o.allowPrivateTargets && { allowPrivateTargets: o.allowPrivateTargets }),
       ...(req.signal && { signal: req.signal }),
     });

@@ -64,7 +64,7 @@ export async function startJsonFake(handler: FakeHandler, pathPrefix = ''): Prom
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
-    const seen: SeenRequest = { at: Date.now(), method: req.method ?? 'GET', path: url.pathname.slice(pathPrefix.length) || '/', query: url.searchParams, headers: req.headers };
+    const seen: SeenRequest = { at: Date.now(), method: req.method ?? 'GET', path: pathPrefix && !url.pathname.startsWith(pathPrefix) ? url.pathname : url.pathname.slice(pathPrefix.length) || '/', query: url.searchParams, headers: req.headers };
     requests.push(seen);
     try {
       if (faults.delayMs > 0) await new Promise((r) => setTimeout(r, faults.delayMs));

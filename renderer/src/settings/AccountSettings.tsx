@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from '../components/ui';
+import { useLocation } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
 
@@ -22,6 +23,7 @@ export function AccountSettings() {
         </p>
       </Card>
       {user && <PasswordCard />}
+      {user && <ListeningServicesCard />}
       {user && <ListeningHistoryCard userId={user.id} />}
     </>
   );
@@ -126,6 +128,100 @@ function ListeningHistoryForm({ userId, initial }: { userId: number; initial: Li
       </button>
       {done && <Notice tone="success">Listening history saved.</Notice>}
       <ErrorMessage error={save.error} />
+    </form>
+  );
+}
+
+type ScrobbleService = 'lastfm' | 'listenbrainz' | 'koito';
+type ServiceStatus = { configured: boolean; linked: boolean; username: string | null };
+type ScrobblingStatus = Record<ScrobbleService, ServiceStatus>;
+
+const serviceLabels: Record<ScrobbleService, string> = { lastfm: 'Last.fm', listenbrainz: 'ListenBrainz', koito: 'Koito' };
+
+/** Scrobbling: link Last.fm (its authorization page), ListenBrainz (user token) and Koito (address and API key). */
+function ListeningServicesCard() {
+  const status = useAsync((signal) => api<ScrobblingStatus>('/api/scrobbling/status', { signal }), []);
+  const query = useLocation().query;
+  const lastfmResult = query.get('lastfm');
+  return (
+    <Card title="Listening services" id="scrobbling">
+      <p class="muted">Every track you finish playing is sent to each linked service (scrobbling).</p>
+      {lastfmResult === 'linked' && <Notice tone="success">Last.fm is linked.</Notice>}
+      {lastfmResult === 'error' && <Notice tone="warn">Last.fm was not linked: {query.get('message') ?? 'unknown error'}</Notice>}
+      {status.loading && !status.data && <Loading />}
+      <ErrorMessage error={status.error} onRetry={status.reload} />
+      {status.data && (
+        <ul class="service-list">
+          {(Object.keys(serviceLabels) as ScrobbleService[]).map((service) => (
+            <li key={service}>
+              <ServiceRow service={service} status={status.data![service]} reload={status.reload} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+function ServiceRow({ service, status, reload }: { service: ScrobbleService; status: ServiceStatus; reload: () => void }) {
+  const [token, setToken] = useState('');
+  const [url, setUrl] = useState('');
+  const label = serviceLabels[service];
+  const unlink = useAction(async () => {
+    await api(`/api/scrobbling/${service}/link`, { method: 'DELETE' });
+    reload();
+  });
+  const link = useAction(async () => {
+    if (service === 'lastfm') {
+      const answer = await api<{ linked: boolean; url?: string }>('/api/scrobbling/lastfm/link');
+      if (answer.url) window.location.assign(answer.url);
+      else reload();
+      return;
+    }
+    await api(`/api/scrobbling/${service}/link`, { method: 'PUT', body: service === 'koito' ? { url: url.trim(), token: token.trim() } : { token: token.trim() } });
+    setToken('');
+    reload();
+  });
+  if (status.linked)
+    return (
+      <div>
+        <strong>{label}</strong>: linked{status.username && <> as <strong>{status.username}</strong></>}{' '}
+        <button type="button" disabled={unlink.busy} onClick={() => void unlink.trigger()}>
+          Unlink
+        </button>
+        <ErrorMessage error={unlink.error} />
+      </div>
+    );
+  if (!status.configured)
+    return (
+      <div>
+        <strong>{label}</strong>: <span class="muted">not available on this server (an administrator sets its API key and secret)</span>
+      </div>
+    );
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void link.trigger();
+      }}
+    >
+      <strong>{label}</strong>
+      {service === 'koito' && <Field id="scrobble-koito-url" label="Koito server address" value={url} placeholder="http://koito.lan:4110" onInput={(e) => setUrl(e.currentTarget.value)} required />}
+      {service !== 'lastfm' && (
+        <Field
+          id={`scrobble-${service}-token`}
+          label={service === 'koito' ? 'Koito API key' : 'ListenBrainz user token'}
+          type="password"
+          autoComplete="off"
+          value={token}
+          onInput={(e) => setToken(e.currentTarget.value)}
+          required
+        />
+      )}
+      <button type="submit" class="primary" disabled={link.busy}>
+        {link.busy ? 'Linking…' : service === 'lastfm' ? 'Link with Last.fm…' : 'Link'}
+      </button>
+      <ErrorMessage error={link.error} />
     </form>
   );
 }

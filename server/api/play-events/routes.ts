@@ -4,6 +4,7 @@ import { playEvents } from '../../db/libraryUserData.js';
 import { isUserAccount } from '../../domain/auth/principal.js';
 import { ValidationError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
+import { forwardNowPlaying, forwardPlay } from '../../domain/scrobbling/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { isoTime, isPlayTime, LATEST_TIME_MS } from '../../domain/timestamps.js';
 
@@ -37,6 +38,11 @@ const body = z.object({
     .refine((v) => isPlayTime(typeof v === 'number' ? v : Date.parse(v)), 'must be a time from 1970 to 9999')
     .optional(),
   source: z.string().max(50).default('web'),
+  /**
+   * false: the track has just started ("now playing", as /rest scrobble with submission=false): it is
+   * sent to the linked scrobbling services, best effort, and not recorded (202). Default true.
+   */
+  submission: z.boolean().default(true),
 });
 
 /** api.md §4.14: local play history (= Subsonic scrobbles). */
@@ -74,28 +80,36 @@ export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
       body,
       status: 201,
       response: z.object({ success: z.boolean(), id: z.number() }),
-      handler: ({ body: b, principal }) => {
+      handler: ({ body: b, principal, res }) => {
         const track = b.trackId !== undefined ? library.track(b.trackId) : undefined;
         const title = b.title ?? track?.title;
         if (!title) throw new ValidationError('trackId or title is required', 'VALIDATION_ERROR');
         const playedAt = b.playedAt === undefined ? ctx.clock.now() : typeof b.playedAt === 'number' ? b.playedAt : Date.parse(b.playedAt);
-        const id = playEvents.record(
-          ctx.db,
-          principal!.userId,
-          {
-            trackId: track?.id ?? null,
-            title,
-            artist: b.artist ?? track?.artist_name ?? null,
-            album: b.album ?? track?.album_title ?? null,
-            artistMbid: b.artistMbid ?? null,
-            albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
-            trackMbid: b.trackMbid ?? track?.mbid ?? null,
-            durationMs: b.durationMs ?? track?.duration_ms ?? null,
-            playedAt,
-            source: b.source,
-          },
-          ctx.clock.now(),
-        );
+        if (!b.submission) {
+          const artist = b.artist ?? track?.artist_name ?? null;
+          if (artist)
+            forwardNowPlaying(ctx, principal!.userId, {
+              title, artist, album: b.album ?? track?.album_title ?? null, artistMbid: b.artistMbid ?? null, albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
+              trackMbid: b.trackMbid ?? track?.mbid ?? null, durationMs: b.durationMs ?? track?.duration_ms ?? null, playedAt,
+            });
+          res.status(202).json({ success: true, nowPlaying: true });
+          return undefined;
+        }
+        const event = {
+          trackId: track?.id ?? null,
+          title,
+          artist: b.artist ?? track?.artist_name ?? null,
+          album: b.album ?? track?.album_title ?? null,
+          artistMbid: b.artistMbid ?? null,
+          albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
+          trackMbid: b.trackMbid ?? track?.mbid ?? null,
+          durationMs: b.durationMs ?? track?.duration_ms ?? null,
+          playedAt,
+          source: b.source,
+        };
+        const id = playEvents.record(ctx.db, principal!.userId, event, ctx.clock.now());
+        // To every linked scrobbling service, through the outbox: never waits for them.
+        if (event.artist) forwardPlay(ctx, principal!.userId, id, { ...event, artist: event.artist });
         return { success: true, id };
       },
     }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { IntegrationError } from '../errors.js';
 import { JsonApi } from '../jsonApi.js';
 import type { PrivateTargets } from '../guardedFetch.js';
+import { listenBrainzSubmitSchema, type ListenBrainzListen, type ListenType } from '../listenbrainz/client.js';
 
 /** Koito's top-list periods. */
 export const KOITO_PERIODS = ['week', 'month', 'year', 'all_time'] as const;
@@ -122,6 +123,17 @@ export class KoitoClient {
       if (!answer.hasNextPage || answer.items.length === 0) break;
     }
     return out.slice(0, max);
+  }
+
+  /** `POST /apis/listenbrainz/1/submit-listens`: Koito takes ListenBrainz's bodies as they are. */
+  async submitListen(listenType: ListenType, listen: ListenBrainzListen, signal?: AbortSignal): Promise<void> {
+    const item = listenType === 'playing_now' ? { track_metadata: listen.track_metadata } : listen;
+    await this.api.send({
+      path: '/apis/listenbrainz/1/submit-listens',
+      body: { listen_type: listenType, payload: [item] },
+      schema: listenBrainzSubmitSchema,
+      ...(signal && { signal }),
+    });
   }
 
   /** Checks the API key on `/apis/listenbrainz/1/validate-token`: the Koito user name, or null when refused. */

@@ -141,9 +141,10 @@ export type LastFmPeriod = (typeof LASTFM_PERIODS)[number];
 
 /** Last.fm's error codes as the HTTP status they amount to (the body says `{error, message}`). */
 const errorStatus: Record<number, number> = {
-  2: 400, 3: 400, 4: 401, 6: 404, 7: 400, 8: 502, 9: 401, 10: 401, 11: 503, 13: 401, 16: 503, 26: 403, 29: 429,
+  2: 400, 3: 400, 4: 401, 6: 404, 7: 400, 8: 502, 9: 401, 10: 401, 11: 503, 13: 401, 14: 401, 15: 401, 16: 503, 26: 403, 29: 429,
 };
 const errorWords: Record<number, string> = {
+  13: 'invalid method signature: check the API secret', 14: 'unauthorized token', 15: 'token expired',
   4: 'authentication failed', 6: 'not found', 8: 'operation failed', 9: 'invalid session key', 10: 'invalid API key', 11: 'service offline',
   16: 'temporary error', 26: 'suspended API key', 29: 'rate limit exceeded',
 };

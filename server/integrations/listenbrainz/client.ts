@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HttpAnswer } from '../http.js';
+import { IntegrationError } from '../errors.js';
 import { JsonApi } from '../jsonApi.js';
 
 /** ListenBrainz statistics ranges. */
@@ -94,6 +95,29 @@ export function listenBrainzQuota(answer: HttpAnswer): { remaining: number; rese
   return { remaining, resetInMs: Math.max(0, resetIn * 1000) };
 }
 
+/** One listen as ListenBrainz (and Koito's compatible API) takes it; `listened_at` is absent for playing_now. */
+export interface ListenBrainzListen {
+  listened_at?: number;
+  track_metadata: {
+    artist_name: string;
+    track_name: string;
+    release_name?: string;
+    additional_info: {
+      submission_client: string;
+      duration_ms?: number;
+      recording_mbid?: string;
+      release_mbid?: string;
+      artist_mbids?: string[];
+    };
+  };
+}
+export type ListenType = 'single' | 'playing_now';
+
+export const listenBrainzValidateSchema = z
+  .object({ valid: z.boolean().default(false), user_name: z.string().nullish(), message: z.string().optional() })
+  .loose();
+export const listenBrainzSubmitSchema = z.object({ status: z.string() }).loose();
+
 /**
  * ListenBrainz's read API for discovery: a user's top artists and the sitewide ones. It honours the
  * rate-limit headers: with no request left in the window, every caller waits for the reset.
@@ -115,6 +139,26 @@ export class ListenBrainzClient {
       quota: listenBrainzQuota,
       ...(options.maxHoldMs !== undefined && { maxHoldMs: options.maxHoldMs }),
     });
+  }
+
+  /**
+   * `GET /1/validate-token` with the client's token: the ListenBrainz user name, or null when the
+   * token is refused (`valid: false`, or 401 on older servers).
+   */
+  async validateToken(signal?: AbortSignal): Promise<string | null> {
+    try {
+      const answer = await this.api.get({ path: '/1/validate-token', schema: listenBrainzValidateSchema, ...(signal && { signal }) });
+      return answer.valid ? (answer.user_name ?? '') : null;
+    } catch (err) {
+      if (err instanceof IntegrationError && err.kind === 'unauthorized') return null;
+      throw err;
+    }
+  }
+
+  /** `POST /1/submit-listens`: one listen (`single`) or what is playing now (`playing_now`). */
+  async submitListen(listenType: ListenType, listen: ListenBrainzListen, signal?: AbortSignal): Promise<void> {
+    const item = listenType === 'playing_now' ? { track_metadata: listen.track_metadata } : listen;
+    await this.api.send({ path: '/1/submit-listens', body: { listen_type: listenType, payload: [item] }, schema: listenBrainzSubmitSchema, ...(signal && { signal }) });
   }
 
   /** `GET /1/stats/user/<user>/artists`; an unknown user is not_found, uncomputed stats `ready: false`. */

@@ -1,4 +1,5 @@
 import type { AnnotatedKind } from '../../db/subsonicUserData.js';
+import { forwardNowPlaying, forwardPlay } from '../../domain/scrobbling/service.js';
 import { isPlayTime } from '../../domain/timestamps.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { invalidParameter, missingParameter, notFound } from '../errors.js';
@@ -32,24 +33,25 @@ function scrobble(call: RestCall): undefined {
   trackIds.forEach((trackId, i) => {
     const row = byId.get(trackId);
     if (!row) throw notFound('Song not found');
+    const play = {
+      title: row.title,
+      artist: row.artist_name,
+      album: row.album_title,
+      trackMbid: row.mbid,
+      durationMs: row.duration_ms || null,
+      playedAt: times[i] ?? now,
+    };
+    const forwarded = { ...play, artist: play.artist ?? '', albumMbid: null, artistMbid: null };
     if (!submission) {
       call.rc.nowPlaying.set(call.user.id, call.user.username, call.client, trackId);
+      forwardNowPlaying(call.rc.app, call.user.id, forwarded);
       return;
     }
-    call.rc.userData.recordPlay(
-      call.user.id,
-      {
-        trackId,
-        albumId: row.album_id,
-        title: row.title,
-        artist: row.artist_name,
-        album: row.album_title,
-        trackMbid: row.mbid,
-        durationMs: row.duration_ms || null,
-        playedAt: times[i] ?? now,
-      },
-      now,
-    );
+    // The play and its outbox rows in one transaction; forwarding makes no network call here.
+    call.rc.app.db.transaction(() => {
+      const eventId = call.rc.userData.recordPlay(call.user.id, { trackId, albumId: row.album_id, ...play }, now);
+      forwardPlay(call.rc.app, call.user.id, eventId, forwarded);
+    }).immediate();
     call.rc.nowPlaying.finished(call.user.id, call.client, trackId);
   });
   return undefined;

@@ -1,10 +1,13 @@
 import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
+import { submitListensProblem, type FakeSubmission } from '../listenbrainz/index.js';
 
 /**
  * A Koito server on 127.0.0.1: `GET /apis/web/v1/top/artists?period&page&limit` (limit ≤ 100,
  * items as `{item:{id, name, musicbrainz_id, listen_count, image}}`, `has_next_page`), 400
  * `{error}` for a bad period, and the ListenBrainz-compatible `GET /apis/listenbrainz/1/validate-token`
- * (`Authorization: Token <api key>`; 401 `{code, error}` for a wrong key).
+ * (`Authorization: Token <api key>`; 401 `{code, error}` for a wrong key) and `POST
+ * /apis/listenbrainz/1/submit-listens` (ListenBrainz's bodies and checks; accepted ones recorded in
+ * `submissions`).
  */
 export interface FakeKoitoArtist {
   name: string;
@@ -18,12 +21,23 @@ export interface KoitoFake extends JsonFake {
   artists: FakeKoitoArtist[];
   /** API key → user name. */
   apiKeys: Map<string, string>;
+  submissions: FakeSubmission[];
 }
 
 const PERIODS = new Set(['day', 'week', 'month', 'year', 'all_time']);
 
 export async function startKoitoFake(artists: FakeKoitoArtist[] = []): Promise<KoitoFake> {
-  const handler = (req: SeenRequest): FakeReply => {
+  const handler = (req: SeenRequest, raw: Buffer): FakeReply => {
+    if (req.path === '/apis/listenbrainz/1/submit-listens') {
+      const token = /^Token\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+      const user = token ? fake.apiKeys.get(token) : undefined;
+      if (!user) return { status: 401, body: { code: 401, error: 'Invalid authorization token.' } };
+      if (req.method !== 'POST') return { status: 405, body: { code: 405, error: 'method not allowed' } };
+      const checked = submitListensProblem(raw);
+      if ('problem' in checked) return { status: 400, body: { code: 400, error: checked.problem } };
+      fake.submissions.push({ user, ...checked });
+      return { body: { status: 'ok' } };
+    }
     if (req.path === '/apis/listenbrainz/1/validate-token') {
       const token = /^Token\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
       const user = token ? fake.apiKeys.get(token) : undefined;
@@ -58,5 +72,6 @@ export async function startKoitoFake(artists: FakeKoitoArtist[] = []): Promise<K
   const fake = (await startJsonFake(handler)) as KoitoFake;
   fake.artists = artists;
   fake.apiKeys = new Map();
+  fake.submissions = [];
   return fake;
 }

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
 
 /**
@@ -11,6 +12,13 @@ import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '
  * tag.getTopArtists, chart.getTopArtists, chart.getTopTracks, chart.getTopTags (paged),
  * tag.getTopTags and user.getTopArtists (per period, paged; an unknown user is error 6). Charts and
  * tag rankings are computed from the seeded artists: by listeners, by tag position, by track plays.
+ *
+ * Scrobbling: the web authorization page `GET /api/auth/?api_key&cb` (outside `/2.0`; it approves
+ * at once as `authUser` and redirects the browser to `cb` with `token=` appended), and the signed
+ * methods auth.getSession (one use per token: error 14 after), track.updateNowPlaying and
+ * track.scrobble (POST only, form-encoded; `sk` checked: error 9). Every signed call's `api_sig` is
+ * recomputed from the parameters and `apiSecret`: a mismatch is error 13. Scrobbles and now-playing
+ * updates are recorded in `scrobbles` and `nowPlaying`.
  */
 export interface FakeLastFmAlbum {
   name: string;
@@ -44,12 +52,34 @@ export interface LastFmFake extends JsonFake {
   addUser(user: FakeLastFmUser): void;
   /** The next `count` answers are `{error: code}` with this HTTP status (Last.fm sends 29 and 16 with 200 too). */
   errorNext(count: number, code: number, status?: number): void;
+  apiSecret: string;
+  /** The address of the web authorization page (TONEARM_LASTFM_AUTH_URL). */
+  authUrl: string;
+  /** Who approves on the authorization page. */
+  authUser: string;
+  /** Session keys handed out → user name. */
+  sessions: Map<string, string>;
+  scrobbles: FakeLastFmCall[];
+  nowPlaying: FakeLastFmCall[];
+}
+
+/** A scrobble or now-playing update as received (every parameter but the signature). */
+export interface FakeLastFmCall {
+  user: string;
+  params: Record<string, string>;
+}
+
+/** Last.fm's signature rule, recomputed independently of the server's code. */
+function expectedSignature(params: Record<string, string>, secret: string): string {
+  const names = Object.keys(params).filter((k) => k !== 'format' && k !== 'callback' && k !== 'api_sig').sort();
+  return crypto.createHash('md5').update(names.map((k) => `${k}${params[k]}`).join('') + secret, 'utf8').digest('hex');
 }
 
 const one = <T>(list: T[]): T | T[] => (list.length === 1 ? list[0]! : list);
 const images = (name: string) => ['small', 'medium', 'large', 'extralarge', 'mega'].map((size) => ({ '#text': '', size, _for: name })).map(({ _for: _, ...i }) => i);
 
-export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'lastfm-test-key'): Promise<LastFmFake> {
+export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'lastfm-test-key', apiSecret = 'lastfm-test-secret'): Promise<LastFmFake> {
+  const tokens = new Map<string, { approvedBy: string }>();
   const artists = new Map<string, FakeLastFmArtist>();
   const users = new Map<string, FakeLastFmUser>();
   const errors: { code: number; status: number }[] = [];
@@ -92,13 +122,56 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
     };
   };
 
-  const handler = (req: SeenRequest): FakeReply => {
+  /** The browser's visit to the authorization page: approved at once, back to `cb` with a token. */
+  const authPage = (q: URLSearchParams): FakeReply => {
+    const html = (text: string, status: number): FakeReply => ({ status, body: `<html><body>${text}</body></html>`, headers: { 'content-type': 'text/html' } });
+    if (q.get('api_key') !== fake.apiKey) return html('Invalid API key', 400);
+    const cb = q.get('cb');
+    if (!cb || !URL.canParse(cb)) return html('No callback URL', 400);
+    const token = crypto.randomBytes(16).toString('hex');
+    tokens.set(token, { approvedBy: fake.authUser });
+    const back = new URL(cb);
+    back.searchParams.append('token', token);
+    return { status: 302, headers: { location: back.href } };
+  };
+
+  /** auth.getSession, track.updateNowPlaying, track.scrobble: signed, the writes POST only. */
+  const signedCall = (req: SeenRequest, method: string, p: Record<string, string>): FakeReply => {
+    if (!p.api_sig || p.api_sig !== expectedSignature(p, fake.apiSecret)) return error(13, 'Invalid method signature supplied', 403);
+    if (method === 'auth.getsession') {
+      const t = tokens.get(p.token ?? '');
+      if (!t) return error(14, 'Unauthorized Token - This token has not been authorized', 403);
+      tokens.delete(p.token!);
+      const key = crypto.randomBytes(16).toString('hex');
+      fake.sessions.set(key, t.approvedBy);
+      return { body: { session: { name: t.approvedBy, key, subscriber: 0 } } };
+    }
+    if (req.method !== 'POST') return error(3, 'Invalid Method - This method must be called with POST', 405);
+    const user = fake.sessions.get(p.sk ?? '');
+    if (!user) return error(9, 'Invalid session key - Please re-authenticate', 403);
+    if (!p.artist || !p.track) return error(6, 'Invalid parameters - Your request is missing a required parameter', 400);
+    const { api_sig: _sig, format: _format, sk: _sk, ...params } = p;
+    const text = (v: string | undefined) => ({ corrected: '0', '#text': v ?? '' });
+    const common = { track: text(p.track), artist: text(p.artist), album: text(p.album), albumArtist: text(''), ignoredMessage: { code: '0', '#text': '' } };
+    if (method === 'track.updatenowplaying') {
+      fake.nowPlaying.push({ user, params });
+      return { body: { nowplaying: common } };
+    }
+    if (!p.timestamp || !/^\d+$/.test(p.timestamp)) return error(6, 'Invalid parameters - timestamp is required', 400);
+    fake.scrobbles.push({ user, params });
+    return { body: { scrobbles: { '@attr': { accepted: 1, ignored: 0 }, scrobble: { ...common, timestamp: p.timestamp } } } };
+  };
+
+  const handler = (req: SeenRequest, raw: Buffer): FakeReply => {
+    if (/^\/api\/auth\/?$/.test(req.path)) return authPage(req.query);
     const injected = errors.shift();
     if (injected) return error(injected.code, 'Injected failure', injected.status);
     if (req.path !== '/' && req.path !== '') return { status: 404, body: '<html>Not found</html>', headers: { 'content-type': 'text/html' } };
-    const q = req.query;
+    const form = req.method === 'POST' ? new URLSearchParams(raw.toString('utf8')) : new URLSearchParams();
+    const q = new URLSearchParams([...req.query, ...form]);
     if (q.get('api_key') !== fake.apiKey) return error(10, 'Invalid API key - You must be granted a valid key by last.fm', 403);
     const method = (q.get('method') ?? '').toLowerCase();
+    if (['auth.getsession', 'track.updatenowplaying', 'track.scrobble'].includes(method)) return signedCall(req, method, Object.fromEntries(q));
     if (method === 'album.getinfo') return albumInfo(q);
     if (!method.startsWith('artist.')) return discovery(method, q);
     const wanted = q.get('mbid') ? [...artists.values()].find((a) => a.mbid === q.get('mbid')) : artists.get((q.get('artist') ?? '').toLowerCase());
@@ -274,6 +347,12 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
   fake.users = users;
   fake.addUser = (u) => void users.set(u.name.toLowerCase(), u);
   fake.apiKey = apiKey;
+  fake.apiSecret = apiSecret;
+  fake.authUrl = `${fake.url.replace(/\/2\.0$/, '')}/api/auth/`;
+  fake.authUser = 'rj';
+  fake.sessions = new Map();
+  fake.scrobbles = [];
+  fake.nowPlaying = [];
   fake.artists = artists;
   fake.add = (a) => void artists.set(a.name.toLowerCase(), a);
   fake.errorNext = (count, code, status = 200) => {

@@ -5,7 +5,10 @@ import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '
  * (`range`, `count` ≤ 100, `offset`), 204 with no body while a user's statistics are not computed,
  * errors as `{code, error}` (404 unknown user, 400 bad range or count, 401 bad token), and the
  * rate-limit headers on every answer: X-RateLimit-Limit/Remaining/Reset-In/Reset, with 429 once the
- * window's requests are used up. Also `/1/validate-token`.
+ * window's requests are used up. Also `/1/validate-token` and `POST /1/submit-listens` (token
+ * required; `listen_type` single/playing_now/import, checked as ListenBrainz does: one listen with
+ * `listened_at` for single, one without for playing_now, artist and track names required), whose
+ * accepted submissions are recorded in `submissions`.
  */
 export interface FakeListenBrainzArtist {
   name: string;
@@ -24,6 +27,40 @@ export interface ListenBrainzFake extends JsonFake {
   rateLimit: { limit: number; windowSeconds: number };
   /** Starts a fresh window now. */
   resetWindow(): void;
+  /** Accepted submit-listens calls, in order. */
+  submissions: FakeSubmission[];
+}
+
+/** One accepted submit-listens call: whose token, the type, and the listens as sent. */
+export interface FakeSubmission {
+  user: string;
+  listenType: string;
+  payload: { listened_at?: number; track_metadata: { artist_name: string; track_name: string; release_name?: string; additional_info?: Record<string, unknown> } }[];
+}
+
+/**
+ * ListenBrainz's checks of a submit-listens body (also Koito's, which takes the same bodies): the
+ * error text, or null when the body is acceptable.
+ */
+export function submitListensProblem(raw: Buffer): { problem: string } | { listenType: string; payload: FakeSubmission['payload'] } {
+  let body: { listen_type?: unknown; payload?: unknown };
+  try {
+    body = JSON.parse(raw.toString('utf8')) as typeof body;
+  } catch {
+    return { problem: 'Cannot parse JSON document.' };
+  }
+  const type = body.listen_type;
+  if (type !== 'single' && type !== 'playing_now' && type !== 'import') return { problem: 'JSON document does not contain a valid listen_type key.' };
+  if (!Array.isArray(body.payload) || body.payload.length === 0) return { problem: 'JSON document does not contain any listens' };
+  if (type !== 'import' && body.payload.length !== 1) return { problem: `JSON document should contain exactly one listen for listen_type ${type}` };
+  for (const listen of body.payload as Record<string, unknown>[]) {
+    const meta = listen.track_metadata as Record<string, unknown> | undefined;
+    if (!meta || typeof meta.artist_name !== 'string' || !meta.artist_name || typeof meta.track_name !== 'string' || !meta.track_name)
+      return { problem: 'JSON document does not contain required track_metadata.artist_name and track_name' };
+    if (type === 'playing_now' && 'listened_at' in listen) return { problem: 'JSON document should not contain listened_at for playing_now' };
+    if (type !== 'playing_now' && !Number.isInteger(listen.listened_at)) return { problem: 'JSON document must contain listened_at as an integer' };
+  }
+  return { listenType: type, payload: body.payload as FakeSubmission['payload'] };
 }
 
 const RANGES = new Set(['this_week', 'this_month', 'this_year', 'week', 'month', 'quarter', 'year', 'half_yearly', 'all_time']);
@@ -37,13 +74,21 @@ export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
 
   const err = (code: number, error: string): FakeReply => ({ status: code, body: { code, error } });
 
-  const route = (req: SeenRequest): FakeReply => {
+  const route = (req: SeenRequest, raw: Buffer): FakeReply => {
     const auth = req.headers.authorization;
     if (auth !== undefined) {
       const token = /^Token\s+(.+)$/i.exec(auth)?.[1];
       if (!token || !tokens.has(token)) return req.path === '/1/validate-token' ? { body: { code: 200, message: 'Token invalid.', valid: false } } : err(401, 'Invalid authorization token.');
       if (req.path === '/1/validate-token') return { body: { code: 200, message: 'Token valid.', valid: true, user_name: tokens.get(token) } };
+      if (req.path === '/1/submit-listens') {
+        if (req.method !== 'POST') return err(405, 'The method is not allowed for the requested URL.');
+        const checked = submitListensProblem(raw);
+        if ('problem' in checked) return err(400, checked.problem);
+        fake.submissions.push({ user: tokens.get(token)!, ...checked });
+        return { body: { status: 'ok' } };
+      }
     }
+    if (req.path === '/1/submit-listens') return err(401, 'You need to provide an Authorization header.');
     if (req.path === '/1/validate-token') return err(400, 'You need to provide an Authorization token.');
     const user = /^\/1\/stats\/user\/([^/]+)\/artists$/.exec(req.path);
     if (!user && req.path !== '/1/stats/sitewide/artists') return err(404, 'Not found');
@@ -94,7 +139,7 @@ export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
     };
   };
 
-  const handler = (req: SeenRequest): FakeReply => {
+  const handler = (req: SeenRequest, raw: Buffer): FakeReply => {
     const nowMs = Date.now();
     if (nowMs - windowStart >= rateLimit.windowSeconds * 1000) {
       windowStart = nowMs;
@@ -108,7 +153,7 @@ export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
       'X-RateLimit-Reset-In': String(resetIn),
       'X-RateLimit-Reset': String(Math.floor(nowMs / 1000) + resetIn),
     };
-    const reply = used > rateLimit.limit ? err(429, 'Too many requests. Please wait and try again.') : route(req);
+    const reply = used > rateLimit.limit ? err(429, 'Too many requests. Please wait and try again.') : route(req, raw);
     return { ...reply, headers: { ...headers, ...reply.headers } };
   };
 
@@ -116,6 +161,7 @@ export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
   fake.users = users;
   fake.tokens = tokens;
   fake.sitewide = [];
+  fake.submissions = [];
   fake.rateLimit = rateLimit;
   fake.resetWindow = () => {
     windowStart = Date.now();
