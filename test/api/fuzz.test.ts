@@ -16,6 +16,7 @@ import {
   type Attempt,
   type Random,
 } from '../helpers/fuzz.js';
+import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeLibrary, RestClient, waitForScans, type Fixture } from '../rest/harness.js';
 
@@ -226,12 +227,22 @@ function restAttempts(rnd: Random, method: string, names: string[]): Attempt[] {
   return out;
 }
 
+let listenbrainz: ListenBrainzFake;
+
 beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-fuzz-'));
   fx = makeLibrary(dir, { bulk: false });
+  // Routes that must ask an upstream (linking a ListenBrainz token checks it there) get a real answer.
+  listenbrainz = await startListenBrainzFake();
   server = await startTestServer({
     musicDirs: [fx.music],
-    env: { TONEARM_LIBRARY_WATCH: '0', RATE_LIMIT_MAX: '10000000', LOGIN_RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'warn' },
+    env: {
+      TONEARM_LIBRARY_WATCH: '0',
+      RATE_LIMIT_MAX: '10000000',
+      LOGIN_RATE_LIMIT_MAX: '10000000',
+      LOG_LEVEL: 'warn',
+      TONEARM_LISTENBRAINZ_URL: listenbrainz.url,
+    },
   });
   await waitForScans(server);
   const created = await server.api('/api/users', { method: 'POST', token: server.admin.token, json: { username: 'victim', password: 'victim-password' } });
@@ -249,6 +260,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  await listenbrainz?.close();
   if (fx) fs.rmSync(fx.dir, { recursive: true, force: true });
 });
 
