@@ -17,6 +17,7 @@ import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.
 import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
+import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
@@ -243,8 +244,12 @@ async function main(): Promise<void> {
   }
   // Job queue throughput (10,000 no-op jobs); BENCH_JOBS=0 skips it.
   if (process.env.BENCH_JOBS !== '0') await runJobsBench();
-  // Self-managed downloads (issue 12): the job list with 100,000 stored jobs; BENCH_DOWNLOADS=0 skips it.
-  if (process.env.BENCH_DOWNLOADS !== '0') await runDownloadJobsBench();
+  // Self-managed downloads (issue 12): the job list with 100,000 stored jobs, then 1,000 track jobs
+  // through the pipeline against the slskd fake at concurrency 3 and 8; BENCH_DOWNLOADS=0 skips both.
+  if (process.env.BENCH_DOWNLOADS !== '0') {
+    await runDownloadJobsBench();
+    await runDownloadsBench();
+  }
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */
