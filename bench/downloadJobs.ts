@@ -1,8 +1,12 @@
 /**
  * Download-job listing (issue 12): `GET /api/playlists/jobs` with BENCH_DOWNLOAD_JOBS (default
  * 100,000) jobs stored across 50 users, about 1 % of them blocked. Measures a user's first page and
- * an administrator's `status=blocked` page over HTTP on loopback. Target p95 ≤ 25 ms for both.
+ * an administrator's `status=blocked` page over HTTP on loopback. Target p95 ≤ 25 ms for both. The
+ * download worker is stopped meanwhile (the seeded jobs are rows only). Writes JSON under bench-results/.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { openDatabase } from '../server/db/connection.js';
 import { startTestServer } from '../test/helpers/server.js';
 
@@ -30,6 +34,11 @@ export async function runDownloadJobsBench(
     const login = await server.api('/api/auth/login', { method: 'POST', json: { username: name, password: 'bench password 1' } });
     users.push({ id: user.id, token: ((await login.json()) as { token: string }).token });
   }
+
+  // The worker is stopped: the seeded pending and downloading jobs have no queue job, and a running
+  // worker's sweep would queue all 25,000 of them and run them during the measurement.
+  const stop = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { downloads: { worker: { running: false } } } });
+  if (stop.status !== 200) throw new Error(`settings: HTTP ${stop.status} ${await stop.text()}`);
 
   const db = openDatabase(server.ctx.dbPath);
   const t0 = performance.now();
@@ -80,6 +89,10 @@ export async function runDownloadJobsBench(
   ] as const) {
     console.log(label.padEnd(48), `p50 ${String(p50).padStart(7)}  p95 ${String(p95).padStart(7)}  ≤ 25 ms ${p95 <= 25 ? 'ok' : 'MISS'}`);
   }
+  fs.mkdirSync('bench-results', { recursive: true });
+  const file = path.join('bench-results', `download-jobs-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, JSON.stringify({ ...out, repeat, loadAverage: os.loadavg().map((l) => l.toFixed(2)) }, null, 2));
+  console.log(`written ${file}`);
   return out;
 }
 

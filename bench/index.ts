@@ -18,6 +18,7 @@ import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDiscoveryBench } from './discovery.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
+import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
 import { runScrobblingBench } from './scrobbling.js';
 import { runMetadataBench } from './metadata.js';
@@ -245,8 +246,12 @@ async function main(): Promise<void> {
   }
   // Job queue throughput (10,000 no-op jobs); BENCH_JOBS=0 skips it.
   if (process.env.BENCH_JOBS !== '0') await runJobsBench();
-  // Self-managed downloads (issue 12): the job list with 100,000 stored jobs; BENCH_DOWNLOADS=0 skips it.
-  if (process.env.BENCH_DOWNLOADS !== '0') await runDownloadJobsBench();
+  // Self-managed downloads (issue 12): the job list with 100,000 stored jobs, then 1,000 track jobs
+  // through the pipeline against the slskd fake at concurrency 3 and 8; BENCH_DOWNLOADS=0 skips both.
+  if (process.env.BENCH_DOWNLOADS !== '0') {
+    await runDownloadJobsBench();
+    await runDownloadsBench();
+  }
   // Discovery (issue 13): a full refresh for 10,000 library and 2,000 history artists; BENCH_DISCOVERY=0 skips it.
   if (process.env.BENCH_DISCOVERY !== '0') await runDiscoveryBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.

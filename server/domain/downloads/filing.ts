@@ -205,11 +205,12 @@ export async function placeFile(opts: {
       fs.rmSync(tmp, { force: true });
       fs.copyFileSync(held, tmp);
     }
-    const fd = fs.openSync(tmp, 'r');
+    // On disk before it gets its name; flushed on libuv's thread pool, not on the event loop.
+    const handle = await fs.promises.open(tmp, 'r');
     try {
-      fs.fsyncSync(fd);
+      await handle.sync();
     } finally {
-      fs.closeSync(fd);
+      await handle.close();
     }
     try {
       fs.linkSync(tmp, target);

@@ -50,6 +50,11 @@ export interface SlskdFakeOptions {
   maxConcurrentSearches?: number;
   /** `/responses` stays empty this long after completion while the counts are set, as slskd sometimes does; default 0. */
   responsesLagMs?: number;
+  /**
+   * Seconds of audio in every written file (64 kbit/s mp3, about 8 KB a second; 128 s is about 1 MB);
+   * default 1. Give the files' `length` the same value so candidates announce the real duration.
+   */
+  templateSeconds?: number;
 }
 
 interface Search {
@@ -87,13 +92,18 @@ export function defaultUsers(): FakeSlskdUser[] {
   ];
 }
 
-let template: Buffer | undefined;
-function mp3Template(): Buffer {
-  template ??= makeMp3Template(fs.mkdtempSync(path.join(os.tmpdir(), 'slskd-fake-template-')), 1);
+const templates = new Map<number, Buffer>();
+/** The audio frames every written file carries, made once per length with ffmpeg. */
+function mp3Template(seconds: number): Buffer {
+  let template = templates.get(seconds);
+  if (!template) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slskd-fake-template-'));
+    template = makeMp3Template(dir, seconds);
+    fs.rmSync(dir, { recursive: true, force: true });
+    templates.set(seconds, template);
+  }
   return template;
 }
-
-const sizeOf = (file: FakeSlskdFile) => id3Tag(file.tags).length + mp3Template().length;
 
 export class SlskdFakeState {
   readonly searches = new Map<string, Search>();
@@ -105,6 +115,14 @@ export class SlskdFakeState {
   readonly requests: Array<SeenRequest & { body: unknown }> = [];
 
   constructor(readonly options: Required<Omit<SlskdFakeOptions, 'pascalCase'>> & { pascalCase: boolean }) {}
+
+  template(): Buffer {
+    return mp3Template(this.options.templateSeconds);
+  }
+
+  sizeOf(file: FakeSlskdFile): number {
+    return id3Tag(file.tags).length + this.template().length;
+  }
 
   countOf(call: string): number {
     return this.requests.filter((r) => `${r.method} ${r.path}` === call).length;
@@ -131,7 +149,7 @@ export class SlskdFakeState {
         hasFreeUploadSlot: user.hasFreeUploadSlot,
         uploadSpeed: user.uploadSpeed,
         queueLength: user.queueLength,
-        files: files.map((f) => ({ filename: f.filename, size: sizeOf(f), extension: 'mp3', bitRate: f.bitRate, length: f.length, isLocked: false, code: 1 })),
+        files: files.map((f) => ({ filename: f.filename, size: this.sizeOf(f), extension: 'mp3', bitRate: f.bitRate, length: f.length, isLocked: false, code: 1 })),
         lockedFiles: [],
       }));
     return {
@@ -157,7 +175,7 @@ export class SlskdFakeState {
 
   private finish(t: Transfer): void {
     if (t.written || t.cancelled || this.erroredFiles.has(t.file.filename)) return;
-    writeTaggedMp3(this.localPath(t.file), mp3Template(), t.file.tags);
+    writeTaggedMp3(this.localPath(t.file), this.template(), t.file.tags);
     t.written = true;
   }
 
@@ -213,7 +231,7 @@ export class SlskdFakeState {
         failed.push({ filename: String(w.filename), message: 'File not shared' });
         continue;
       }
-      const t: Transfer = { id: randomUUID(), username, file, size: sizeOf(file), requestedAt: Date.now(), cancelled: false, written: false };
+      const t: Transfer = { id: randomUUID(), username, file, size: this.sizeOf(file), requestedAt: Date.now(), cancelled: false, written: false };
       // Completion writes the file even when nobody polls, as slskd does.
       t.timer = setTimeout(() => this.finish(t), this.options.queueMs + this.transferMsOf(username));
       this.transfers.push(t);
@@ -259,8 +277,9 @@ export async function startSlskdFake(options: SlskdFakeOptions = {}): Promise<Sl
     version: options.version ?? '0.22.2',
     maxConcurrentSearches: options.maxConcurrentSearches ?? 2,
     responsesLagMs: options.responsesLagMs ?? 0,
+    templateSeconds: options.templateSeconds ?? 1,
   });
-  mp3Template();
+  state.template();
   const faults = new FakeFaults();
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => void answer(req, res));
