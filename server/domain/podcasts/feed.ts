@@ -1,4 +1,4 @@
-import { XMLParser } from 'fast-xml-parser';
+import { absoluteHttpUrl, feedDate, feedXmlParser, xmlAttr, xmlText, type FeedNode } from '../../integrations/feedXml.js';
 
 /** A podcast feed (RSS 2.0 with the iTunes tags, or Atom) reduced to what a channel needs. */
 export interface Feed {
@@ -22,50 +22,13 @@ export interface FeedEpisode {
 
 export class FeedError extends Error {}
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: true,
-  htmlEntities: true,
-  isArray: (name) => name === 'item' || name === 'entry' || name === 'link' || name === 'enclosure',
-});
+const parser = feedXmlParser(['item', 'entry', 'link', 'enclosure']);
 
-type Node = Record<string, unknown>;
+type Node = FeedNode;
 
-/** The text of an element that may carry attributes (`#text`) or CDATA. */
-function text(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'string' || typeof v === 'number') return String(v).trim() || null;
-  if (Array.isArray(v)) return text(v[0]);
-  if (typeof v === 'object') return text((v as Node)['#text'] ?? (v as Node)['__cdata']);
-  return null;
-}
 
-function attr(v: unknown, name: string): string | null {
-  if (!v || typeof v !== 'object') return null;
-  const a = (v as Node)[`@${name}`];
-  return typeof a === 'string' && a.trim() !== '' ? a.trim() : null;
-}
 
-function absolute(url: string | null, base: string): string | null {
-  if (!url) return null;
-  try {
-    const u = new URL(url, base);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
-  } catch {
-    return null;
-  }
-}
 
-function date(v: string | null): number | null {
-  if (!v) return null;
-  const ms = Date.parse(v);
-  return Number.isFinite(ms) ? ms : null;
-}
 
 /** `itunes:duration`: seconds, `MM:SS` or `HH:MM:SS`. */
 export function durationSeconds(v: string | null): number | null {
@@ -83,36 +46,36 @@ function positiveInt(v: string | null): number | null {
 }
 
 function rssEpisode(item: Node, base: string): FeedEpisode | null {
-  const enclosure = (item.enclosure as unknown[] | undefined)?.find((e) => attr(e, 'url'));
-  const url = absolute(attr(enclosure, 'url'), base);
+  const enclosure = (item.enclosure as unknown[] | undefined)?.find((e) => xmlAttr(e, 'url'));
+  const url = absoluteHttpUrl(xmlAttr(enclosure, 'url'), base);
   if (!url) return null;
-  const title = text(item.title) ?? text(item['itunes:title']) ?? 'Untitled episode';
+  const title = xmlText(item.title) ?? xmlText(item['itunes:title']) ?? 'Untitled episode';
   return {
-    guid: text(item.guid) ?? url,
+    guid: xmlText(item.guid) ?? url,
     title,
-    description: text(item.description) ?? text(item['itunes:summary']) ?? text(item['content:encoded']),
-    publishedAt: date(text(item.pubDate) ?? text(item['dc:date'])),
+    description: xmlText(item.description) ?? xmlText(item['itunes:summary']) ?? xmlText(item['content:encoded']),
+    publishedAt: feedDate(xmlText(item.pubDate) ?? xmlText(item['dc:date'])),
     enclosureUrl: url,
-    enclosureType: attr(enclosure, 'type'),
-    enclosureLength: positiveInt(attr(enclosure, 'length')),
-    durationSeconds: durationSeconds(text(item['itunes:duration'])),
+    enclosureType: xmlAttr(enclosure, 'type'),
+    enclosureLength: positiveInt(xmlAttr(enclosure, 'length')),
+    durationSeconds: durationSeconds(xmlText(item['itunes:duration'])),
   };
 }
 
 function atomEpisode(entry: Node, base: string): FeedEpisode | null {
   const links = (entry.link as unknown[] | undefined) ?? [];
-  const enclosure = links.find((l) => attr(l, 'rel') === 'enclosure' && attr(l, 'href'));
-  const url = absolute(attr(enclosure, 'href'), base);
+  const enclosure = links.find((l) => xmlAttr(l, 'rel') === 'enclosure' && xmlAttr(l, 'href'));
+  const url = absoluteHttpUrl(xmlAttr(enclosure, 'href'), base);
   if (!url) return null;
   return {
-    guid: text(entry.id) ?? url,
-    title: text(entry.title) ?? 'Untitled episode',
-    description: text(entry.summary) ?? text(entry.content),
-    publishedAt: date(text(entry.published) ?? text(entry.updated)),
+    guid: xmlText(entry.id) ?? url,
+    title: xmlText(entry.title) ?? 'Untitled episode',
+    description: xmlText(entry.summary) ?? xmlText(entry.content),
+    publishedAt: feedDate(xmlText(entry.published) ?? xmlText(entry.updated)),
     enclosureUrl: url,
-    enclosureType: attr(enclosure, 'type'),
-    enclosureLength: positiveInt(attr(enclosure, 'length')),
-    durationSeconds: durationSeconds(text(entry['itunes:duration'])),
+    enclosureType: xmlAttr(enclosure, 'type'),
+    enclosureLength: positiveInt(xmlAttr(enclosure, 'length')),
+    durationSeconds: durationSeconds(xmlText(entry['itunes:duration'])),
   };
 }
 
@@ -129,9 +92,9 @@ export function parseFeed(xml: string, base: string): Feed {
   if (channel && typeof channel === 'object') {
     const items = (channel.item as Node[] | undefined) ?? [];
     return {
-      title: text(channel.title) ?? 'Untitled podcast',
-      description: text(channel.description) ?? text(channel['itunes:summary']),
-      imageUrl: absolute(attr(channel['itunes:image'], 'href') ?? text((channel.image as Node | undefined)?.url), base),
+      title: xmlText(channel.title) ?? 'Untitled podcast',
+      description: xmlText(channel.description) ?? xmlText(channel['itunes:summary']),
+      imageUrl: absoluteHttpUrl(xmlAttr(channel['itunes:image'], 'href') ?? xmlText((channel.image as Node | undefined)?.url), base),
       episodes: dedupe(items.map((i) => rssEpisode(i, base))),
     };
   }
@@ -139,9 +102,9 @@ export function parseFeed(xml: string, base: string): Feed {
   if (feed && typeof feed === 'object') {
     const entries = (feed.entry as Node[] | undefined) ?? [];
     return {
-      title: text(feed.title) ?? 'Untitled podcast',
-      description: text(feed.subtitle),
-      imageUrl: absolute(text(feed.logo) ?? text(feed.icon), base),
+      title: xmlText(feed.title) ?? 'Untitled podcast',
+      description: xmlText(feed.subtitle),
+      imageUrl: absoluteHttpUrl(xmlText(feed.logo) ?? xmlText(feed.icon), base),
       episodes: dedupe(entries.map((e) => atomEpisode(e, base))),
     };
   }

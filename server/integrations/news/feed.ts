@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import { IntegrationError } from '../errors.js';
 import { FetchFailedError, FetchRefusedError, guardedRequest, type PrivateTargets } from '../guardedFetch.js';
 import { redactUrl } from '../targets.js';
+import { absoluteHttpUrl, feedDate, feedXmlParser, xmlAttr, xmlText, type FeedNode } from '../feedXml.js';
 
 /**
  * News feeds (RSS 0.9x/2.0, RSS 1.0 (RDF) and Atom) fetched through the private-address guard and
@@ -48,48 +49,12 @@ export function feedId(url: string): string {
   return createHash('sha1').update(url.trim()).digest('hex').slice(0, 12);
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: true,
-  htmlEntities: true,
-  isArray: (name) => ['item', 'entry', 'link', 'category', 'dc:subject', 'enclosure', 'media:content', 'media:thumbnail', 'media:group'].includes(name),
-});
+const parser = feedXmlParser(['item', 'entry', 'link', 'category', 'dc:subject', 'enclosure', 'media:content', 'media:thumbnail', 'media:group']);
 
-type Node = Record<string, unknown>;
+type Node = FeedNode;
 
-function text(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'string' || typeof v === 'number') return String(v).trim() || null;
-  if (Array.isArray(v)) return text(v[0]);
-  if (typeof v === 'object') return text((v as Node)['#text'] ?? (v as Node)['__cdata']);
-  return null;
-}
-function attr(v: unknown, name: string): string | null {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
-  const a = (v as Node)[`@${name}`];
-  return typeof a === 'string' && a.trim() !== '' ? a.trim() : null;
-}
 const arr = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
 
-function absolute(url: string | null, base: string): string | null {
-  if (!url) return null;
-  try {
-    const u = new URL(url.trim(), base);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
-  } catch {
-    return null;
-  }
-}
-function date(v: string | null): number | null {
-  if (!v) return null;
-  const ms = Date.parse(v);
-  return Number.isFinite(ms) ? ms : null;
-}
 
 const named: Record<string, string> = {
   amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…', mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’',
@@ -131,24 +96,24 @@ function cut(s: string | null, max: number, flag: { cut: boolean }): string | nu
 function imageOf(item: Node, html: string | null, base: string): string | null {
   const media = [...arr(item['media:content']), ...arr(item['media:group']).flatMap((g) => arr((g as Node)?.['media:content']))];
   for (const m of media) {
-    const type = attr(m, 'type') ?? '';
-    const medium = attr(m, 'medium') ?? '';
-    const url = attr(m, 'url');
-    if (url && (medium === 'image' || type.startsWith('image/') || (!medium && !type && /\.(jpe?g|png|webp|gif)(\?|$)/i.test(url)))) return absolute(url, base);
+    const type = xmlAttr(m, 'type') ?? '';
+    const medium = xmlAttr(m, 'medium') ?? '';
+    const url = xmlAttr(m, 'url');
+    if (url && (medium === 'image' || type.startsWith('image/') || (!medium && !type && /\.(jpe?g|png|webp|gif)(\?|$)/i.test(url)))) return absoluteHttpUrl(url, base);
   }
   for (const t of [...arr(item['media:thumbnail']), ...arr(item['media:group']).flatMap((g) => arr((g as Node)?.['media:thumbnail']))]) {
-    const url = absolute(attr(t, 'url'), base);
+    const url = absoluteHttpUrl(xmlAttr(t, 'url'), base);
     if (url) return url;
   }
-  for (const e of arr(item.enclosure)) if ((attr(e, 'type') ?? '').startsWith('image/')) return absolute(attr(e, 'url'), base);
-  for (const l of arr(item.link)) if (attr(l, 'rel') === 'enclosure' && (attr(l, 'type') ?? '').startsWith('image/')) return absolute(attr(l, 'href'), base);
+  for (const e of arr(item.enclosure)) if ((xmlAttr(e, 'type') ?? '').startsWith('image/')) return absoluteHttpUrl(xmlAttr(e, 'url'), base);
+  for (const l of arr(item.link)) if (xmlAttr(l, 'rel') === 'enclosure' && (xmlAttr(l, 'type') ?? '').startsWith('image/')) return absoluteHttpUrl(xmlAttr(l, 'href'), base);
   const img = html ? /<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']/i.exec(html.slice(0, 100_000)) : null;
-  return img ? absolute(decodeEntities(img[1]!), base) : null;
+  return img ? absoluteHttpUrl(decodeEntities(img[1]!), base) : null;
 }
 
 function categoriesOf(item: Node, max: number, flag: { cut: boolean }): string[] {
   const raw = [...arr(item.category), ...arr(item['dc:subject'])]
-    .map((c) => attr(c, 'label') ?? attr(c, 'term') ?? text(c))
+    .map((c) => xmlAttr(c, 'label') ?? xmlAttr(c, 'term') ?? xmlText(c))
     .filter((c): c is string => !!c)
     .map((c) => htmlToText(c).slice(0, 100))
     .filter(Boolean);
@@ -194,50 +159,50 @@ export function parseNewsFeed(xml: string, baseUrl: string, limits: NewsFeedLimi
   const rdf = doc['rdf:RDF'] as Node | undefined;
   if ((rss && typeof rss === 'object') || (rdf && typeof rdf === 'object')) {
     const channel = ((rss ?? rdf)!.channel ?? {}) as Node;
-    const site = absolute(text(arr(channel.link).find((l) => typeof l === 'string' || !attr(l, 'href')) ?? null), baseUrl);
+    const site = absoluteHttpUrl(xmlText(arr(channel.link).find((l) => typeof l === 'string' || !xmlAttr(l, 'href')) ?? null), baseUrl);
     const rawItems = arr(rss ? channel.item : rdf!.item) as Node[];
     const items = take(rawItems.filter((i) => i && typeof i === 'object')).map((item) => {
-      const html = text(item['content:encoded']) ?? text(item.description);
-      const description = text(item.description) ?? text(item['content:encoded']);
-      const guid = text(item.guid) ?? attr(item, 'rdf:about');
-      const url = absolute(text(arr(item.link).find((l) => typeof l === 'string' || !attr(l, 'rel')) ?? null) ?? (attr(item.guid, 'isPermaLink') !== 'false' ? guid : null), baseUrl);
-      const permalink = guid && attr(item.guid, 'isPermaLink') !== 'false' ? absolute(guid, baseUrl) : null;
+      const html = xmlText(item['content:encoded']) ?? xmlText(item.description);
+      const description = xmlText(item.description) ?? xmlText(item['content:encoded']);
+      const guid = xmlText(item.guid) ?? xmlAttr(item, 'rdf:about');
+      const url = absoluteHttpUrl(xmlText(arr(item.link).find((l) => typeof l === 'string' || !xmlAttr(l, 'rel')) ?? null) ?? (xmlAttr(item.guid, 'isPermaLink') !== 'false' ? guid : null), baseUrl);
+      const permalink = guid && xmlAttr(item.guid, 'isPermaLink') !== 'false' ? absoluteHttpUrl(guid, baseUrl) : null;
       return finish({
         id: permalink ?? guid,
-        title: cut(htmlToText(text(item.title) ?? ''), maxTitle, flag) || 'Untitled',
+        title: cut(htmlToText(xmlText(item.title) ?? ''), maxTitle, flag) || 'Untitled',
         description: cut(description ? htmlToText(description) || null : null, maxDescription, flag),
         url,
-        publishedAt: date(text(item.pubDate) ?? text(item['dc:date']) ?? text(item.published) ?? text(item.updated)),
+        publishedAt: feedDate(xmlText(item.pubDate) ?? xmlText(item['dc:date']) ?? xmlText(item.published) ?? xmlText(item.updated)),
         categories: categoriesOf(item, maxCategories, flag),
         imageUrl: imageOf(item, html, url ?? baseUrl),
-        author: cut(htmlToText(text(item['dc:creator']) ?? text(item.author) ?? '') || null, 200, flag),
+        author: cut(htmlToText(xmlText(item['dc:creator']) ?? xmlText(item.author) ?? '') || null, 200, flag),
       });
     });
-    return { format: rss ? 'rss' : 'rdf', title: htmlToText(text(channel.title) ?? '') || null, siteUrl: site, items, truncated: flag.cut };
+    return { format: rss ? 'rss' : 'rdf', title: htmlToText(xmlText(channel.title) ?? '') || null, siteUrl: site, items, truncated: flag.cut };
   }
 
   const feed = doc.feed as Node | undefined;
   if (feed && typeof feed === 'object') {
-    const feedBase = absolute(attr(feed, 'xml:base'), baseUrl) ?? baseUrl;
-    const alternate = (links: unknown[]) => links.find((l) => !attr(l, 'rel') || attr(l, 'rel') === 'alternate');
+    const feedBase = absoluteHttpUrl(xmlAttr(feed, 'xml:base'), baseUrl) ?? baseUrl;
+    const alternate = (links: unknown[]) => links.find((l) => !xmlAttr(l, 'rel') || xmlAttr(l, 'rel') === 'alternate');
     const entries = take(arr(feed.entry).filter((e): e is Node => !!e && typeof e === 'object'));
     const items = entries.map((entry) => {
-      const base = absolute(attr(entry, 'xml:base'), feedBase) ?? feedBase;
-      const url = absolute(attr(alternate(arr(entry.link)), 'href'), base);
-      const content = text(entry.content);
-      const summary = text(entry.summary);
+      const base = absoluteHttpUrl(xmlAttr(entry, 'xml:base'), feedBase) ?? feedBase;
+      const url = absoluteHttpUrl(xmlAttr(alternate(arr(entry.link)), 'href'), base);
+      const content = xmlText(entry.content);
+      const summary = xmlText(entry.summary);
       return finish({
-        id: text(entry.id),
-        title: cut(htmlToText(text(entry.title) ?? ''), maxTitle, flag) || 'Untitled',
+        id: xmlText(entry.id),
+        title: cut(htmlToText(xmlText(entry.title) ?? ''), maxTitle, flag) || 'Untitled',
         description: cut(htmlToText(summary ?? content ?? '') || null, maxDescription, flag),
         url,
-        publishedAt: date(text(entry.published) ?? text(entry.updated)),
+        publishedAt: feedDate(xmlText(entry.published) ?? xmlText(entry.updated)),
         categories: categoriesOf(entry, maxCategories, flag),
         imageUrl: imageOf(entry, content ?? summary, url ?? base),
-        author: cut(htmlToText(text((arr(entry.author)[0] as Node | undefined)?.name) ?? '') || null, 200, flag),
+        author: cut(htmlToText(xmlText((arr(entry.author)[0] as Node | undefined)?.name) ?? '') || null, 200, flag),
       });
     });
-    return { format: 'atom', title: htmlToText(text(feed.title) ?? '') || null, siteUrl: absolute(attr(alternate(arr(feed.link)), 'href'), feedBase), items, truncated: flag.cut };
+    return { format: 'atom', title: htmlToText(xmlText(feed.title) ?? '') || null, siteUrl: absoluteHttpUrl(xmlAttr(alternate(arr(feed.link)), 'href'), feedBase), items, truncated: flag.cut };
   }
   throw new IntegrationError('news', 'bad_response', `${shown} is neither an RSS nor an Atom feed`);
 }
