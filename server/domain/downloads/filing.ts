@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../db/connection.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import { runTool } from '../../library/toolThread.js';
 import { readAudio } from './verify.js';
 import { STAGING_DIR, finalPath, isInside, safeSegment, stagingDir } from './layout.js';
 
@@ -122,17 +122,12 @@ export function tagArguments(input: string, output: string, ext: string, t: TagV
 }
 
 /** Runs ffmpeg; a write error it logs (it may still exit 0, leaving a truncated file) fails the run. */
-function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], signal });
-    let err = '';
-    child.stderr.on('data', (d) => (err = (err + String(d)).slice(-4000)));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0 && !/No space left on device|Error writing|I\/O error|Read-only file system|Permission denied/i.test(err)) return resolve();
-      reject(new Error(err.trim() || `ffmpeg exited with code ${code}`));
-    });
-  });
+/** Runs ffmpeg from the tool thread (no fork of the server on its main thread); rejects with its own words. */
+async function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
+  const { code, stderr, startError } = await runTool(cmd, args, signal);
+  if (startError) throw new Error(startError);
+  if (code === 0 && !/No space left on device|Error writing|I\/O error|Read-only file system|Permission denied/i.test(stderr)) return;
+  throw new Error(stderr.trim() || `ffmpeg exited with code ${code}`);
 }
 
 export interface PlaceResult {
