@@ -32,7 +32,16 @@ function makeMusic(dir: string): void {
 export function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', TONEARM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      TONEARM_PORT: '0',
+      TONEARM_HOST: '127.0.0.1',
+      TONEARM_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      // No test reaches YouTube: the real yt-dlp on PATH is not a download source unless a spec names one.
+      YTDLP_PATH: path.join(dataDir, 'no-yt-dlp'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {

@@ -185,6 +185,10 @@ export interface AlbumRequestResult {
   createdAlbum: boolean;
   queued: boolean;
   status?: string;
+  /** `aurral` when Tonearm downloads it itself; `lidarr` when Lidarr does. */
+  managedBy?: string;
+  /** Self-managed albums: where the request stands, and what is needed when it cannot go on. */
+  albumStatus?: { status: string; recovery?: { code: string; message: string } | null };
 }
 
 export const requestAlbum = (body: AlbumRequest) =>

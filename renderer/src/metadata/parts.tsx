@@ -78,7 +78,7 @@ function requestedText(result: AlbumRequestResult): string {
 }
 
 /**
- * Asks the configured download source (Lidarr) for an album through POST /api/library/albums/request.
+ * Requests an album through POST /api/library/albums/request (Lidarr, or Tonearm's own downloads).
  * Hidden without the addAlbum permission; a missing download source is said in words, with the way
  * to set one up for an administrator.
  */
@@ -87,6 +87,12 @@ export function RequestButton({ request, compact = false }: { request: AlbumRequ
   const [done, setDone] = useState<AlbumRequestResult | null>(null);
   const action = useAction(async () => setDone(await requestAlbum(request)));
   if (!canRequest(user)) return null;
+  if (done?.albumStatus?.recovery?.code === 'download_source_missing')
+    return (
+      <div class="error request-error" role="alert">
+        <span>Requested, but no download source is set up yet: it starts as soon as one is.</span> <SourceHint admin={isAdmin(user)} />
+      </div>
+    );
   if (done)
     return (
       <span class="request-done" role="status">
@@ -108,17 +114,21 @@ function RequestError({ error, admin, onRetry }: { error: unknown; admin: boolea
   if (error instanceof ApiError && error.code === 'NOT_CONFIGURED')
     return (
       <div class="error request-error" role="alert" ref={ref}>
-        <span>No download source is set up, so Tonearm cannot fetch albums yet.</span>{' '}
-        {admin ? (
-          <span>
-            Connect Lidarr in <Link href="/settings/library">Settings</Link>.
-          </span>
-        ) : (
-          <span>Ask an administrator to connect Lidarr.</span>
-        )}
+        <span>No download source is set up, so Tonearm cannot fetch albums yet.</span> <SourceHint admin={admin} />
       </div>
     );
   return <ErrorMessage error={error} onRetry={onRetry} />;
+}
+
+/** Where a download source is set up: Settings → Downloads for an administrator, else who to ask. */
+function SourceHint({ admin }: { admin: boolean }) {
+  return admin ? (
+    <span>
+      Set up slskd, Usenet, yt-dlp or Lidarr in <Link href="/settings/downloads">Settings</Link>.
+    </span>
+  ) : (
+    <span>Ask an administrator to set up a download source.</span>
+  );
 }
 
 /** Release groups as tiles: link to the release page, year, "In library" or a Request button. */

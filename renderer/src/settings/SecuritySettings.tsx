@@ -128,7 +128,8 @@ function CorsCard({ settings }: { settings: SettingsState }) {
       <label for="cors-origins" class="visually-hidden">
         Allowed origins
       </label>
-      <textarea id="cors-origins" rows={3} value={text} onInput={(e) => (setText(e.currentTarget.value), setDone(false))} />
+      {/* Not editable before the saved list arrives: it would replace what was typed. */}
+      <textarea id="cors-origins" rows={3} value={text} disabled={!settings.data} onInput={(e) => (setText(e.currentTarget.value), setDone(false))} />
       <div class="form-actions">
         <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
           Save origins
