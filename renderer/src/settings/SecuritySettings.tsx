@@ -112,14 +112,19 @@ function LanCard({ settings }: { settings: SettingsState }) {
 function CorsCard({ settings }: { settings: SettingsState }) {
   const saved = settings.data?.security.corsOrigins ?? [];
   const [text, setText] = useState(saved.join('\n'));
+  const [edited, setEdited] = useState(false);
   const [done, setDone] = useState(false);
-  useEffect(() => setText(saved.join('\n')), [saved.join('\n')]);
+  // The saved list replaces the text only while nobody has typed in it.
+  useEffect(() => {
+    if (!edited) setText(saved.join('\n'));
+  }, [saved.join('\n')]);
   const save = useAction(async () => {
     const origins = text
       .split(/[\s,]+/)
       .map((s) => s.trim())
       .filter(Boolean);
     await settings.save({ security: { corsOrigins: origins } });
+    setEdited(false);
     setDone(true);
   });
   return (
@@ -129,7 +134,7 @@ function CorsCard({ settings }: { settings: SettingsState }) {
         Allowed origins
       </label>
       {/* Not editable before the saved list arrives: it would replace what was typed. */}
-      <textarea id="cors-origins" rows={3} value={text} disabled={!settings.data} onInput={(e) => (setText(e.currentTarget.value), setDone(false))} />
+      <textarea id="cors-origins" rows={3} value={text} disabled={!settings.data} onInput={(e) => (setText(e.currentTarget.value), setEdited(true), setDone(false))} />
       <div class="form-actions">
         <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
           Save origins
