@@ -13,7 +13,7 @@ import { ADMIN, snap } from './helpers.js';
 // Self-managed downloads in the web UI, on a server of its own with slskd, Prowlarr, SABnzbd and
 // NZBGet fakes: the Downloads settings (each source's test and save, the worker), the Downloads
 // screen (live progress, cancel, retry, clear finished) and the review screen (reason, preview,
-// approve, deny). Steps that need a route this build lacks are skipped, by `needs(...)`, naming it.
+// approve, deny).
 test.describe.configure({ mode: 'serial' });
 
 let tmp: string;
@@ -25,7 +25,6 @@ let slskd: SlskdFake;
 let prowlarr: FakeProwlarr;
 let sabnzbd: FakeSabnzbd;
 let nzbget: FakeNzbget;
-let openapiPaths: Record<string, Record<string, unknown>> = {};
 
 async function call(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -33,17 +32,6 @@ async function call(pathname: string, init: RequestInit & { json?: unknown } = {
   const res = await fetch(url + pathname, { ...init, headers, ...(init.json !== undefined && { body: JSON.stringify(init.json) }) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-/** Whether this build serves a route (from its OpenAPI document, where `:id` is written `{id}`). */
-function routeExists(method: string, route: string): boolean {
-  return Boolean(openapiPaths[route.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()]);
-}
-
-/** Skips the rest of a test when a route it needs is not in this build. */
-function needs(...routes: [method: string, route: string][]): void {
-  const missing = routes.filter(([m, r]) => !routeExists(m, r)).map(([m, r]) => `${m.toUpperCase()} ${r}`);
-  test.skip(missing.length > 0, `not in this build yet: ${missing.join(', ')}`);
 }
 
 const card = (name: string): Locator => page.getByRole('region', { name, exact: true });
@@ -78,7 +66,6 @@ test.beforeAll(async ({ browser }) => {
   ({ child, url } = await startServer(path.join(tmp, 'data'), { TONEARM_MUSIC_DIRS: music, TONEARM_LIBRARY_WATCH: 'false', TONEARM_UPSTREAM_SPACING_MS: '0' }));
   await call('/api/onboarding/complete', { method: 'POST', json: { authUser: ADMIN.username, authPassword: ADMIN.password } });
   ({ token } = (await call('/api/auth/login', { method: 'POST', json: ADMIN })).body);
-  openapiPaths = (await call('/api/openapi.json')).body.paths;
   page = await browser.newPage({ baseURL: url });
   await page.goto('/');
   await page.evaluate((t) => localStorage.setItem('tonearm.token', t), token);
@@ -192,7 +179,6 @@ test('the downloads folder is chosen and saved', async () => {
 });
 
 test('yt-dlp: the test names a program that is not there', async () => {
-  needs(['post', '/api/settings/ytdlp/test']);
   await page.goto('/settings/downloads');
   const ytdlp = card('yt-dlp');
   await ytdlp.getByLabel('Program').fill(path.join(tmp, 'no-such-yt-dlp'));
@@ -201,7 +187,6 @@ test('yt-dlp: the test names a program that is not there', async () => {
 });
 
 test('Gotify: the test names an address where nothing answers', async () => {
-  needs(['post', '/api/settings/gotify/test']);
   await page.goto('/settings/downloads');
   const gotify = card('Notifications (Gotify)');
   // A port that was free a moment ago: nothing listens there.
@@ -216,7 +201,6 @@ test('Gotify: the test names an address where nothing answers', async () => {
 });
 
 test('the worker: stop and start, and its settings are saved', async () => {
-  needs(['get', '/api/playlists/worker/settings'], ['put', '/api/playlists/worker/settings'], ['post', '/api/playlists/worker/stop'], ['post', '/api/playlists/worker/start']);
   await page.goto('/settings/downloads');
   const worker = card('Download worker');
   await expect(worker.getByTestId('worker-state')).toHaveText('Running');
@@ -237,7 +221,6 @@ test('the worker: stop and start, and its settings are saved', async () => {
 });
 
 test('the Downloads screen is in the main navigation and starts empty', async () => {
-  needs(['get', '/api/playlists/jobs']);
   await page.goto('/library/artists');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Downloads' }).click();
   await expect(page).toHaveURL(/\/downloads$/);
@@ -248,7 +231,6 @@ test('the Downloads screen is in the main navigation and starts empty', async ()
 });
 
 test('a requested track shows live progress, then lands in History as done', async () => {
-  needs(['get', '/api/playlists/jobs'], ['post', '/api/library/downloads/track']);
   await page.goto('/downloads');
   await expect(page.getByTestId('live-state')).toHaveText('Live');
   // Every value the track's bar shows, as the page renders it (the transfer takes about 4 s).
@@ -280,7 +262,6 @@ test('a requested track shows live progress, then lands in History as done', asy
 });
 
 test('without the live socket the screen polls every 5 seconds', async ({ browser }) => {
-  needs(['get', '/api/playlists/jobs'], ['post', '/api/library/downloads/track']);
   const polled = await browser.newPage({ baseURL: url });
   // Every /ws connection is refused: the screen must fall back to polling.
   await polled.routeWebSocket(/\/ws/, (ws) => ws.close({ code: 1011, reason: 'no socket in this test' }));
@@ -294,7 +275,6 @@ test('without the live socket the screen polls every 5 seconds', async ({ browse
 });
 
 test('a running download is cancelled from the screen, then retried', async () => {
-  needs(['get', '/api/playlists/jobs'], ['post', '/api/library/downloads/track'], ['post', '/api/playlists/jobs/:jobId/cancel'], ['post', '/api/playlists/research-missing']);
   await page.goto('/downloads');
   // A long transfer, so the click always lands while the track is still downloading on a loaded machine.
   slskd.state.options.transferMs = 30_000;
@@ -316,12 +296,6 @@ test('a running download is cancelled from the screen, then retried', async () =
 });
 
 test('a doubtful file waits for review: the reason, the source, a preview, and Approve files it', async () => {
-  needs(
-    ['get', '/api/playlists/jobs'],
-    ['post', '/api/library/downloads/track'],
-    ['post', '/api/playlists/jobs/:jobId/approve'],
-    ['get', '/api/playlists/staging-stream/:jobId'],
-  );
   // The review screen is open before the job is blocked: it appears there live.
   await page.goto('/review');
   await expect(page.getByText('Nothing to review. All clear!')).toBeVisible();
@@ -361,7 +335,6 @@ test('a doubtful file waits for review: the reason, the source, a preview, and A
 });
 
 test('Deny deletes the held file and sends the job back to searching', async () => {
-  needs(['get', '/api/playlists/jobs'], ['post', '/api/library/downloads/track'], ['post', '/api/playlists/jobs/:jobId/deny']);
   await page.goto('/review');
   await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Copper Lanterns', trackName: 'Open Water Again', albumName: 'Night Ferry' } });
   const item = page.getByRole('article', { name: 'Open Water Again by Copper Lanterns' });
@@ -378,7 +351,6 @@ test('Deny deletes the held file and sends the job back to searching', async () 
 });
 
 test('Clear finished empties the history and keeps the files', async () => {
-  needs(['get', '/api/playlists/jobs'], ['delete', '/api/playlists/jobs/completed']);
   await page.goto('/downloads');
   const history = page.getByRole('list', { name: 'Finished downloads' });
   await expect(history.locator('.job-row').first()).toBeVisible();

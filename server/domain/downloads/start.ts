@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads } from '../../db/downloads.js';
-import { clearStaging, removeSafely } from './filing.js';
+import { clearStaging } from './filing.js';
 import { STAGING_DIR, downloadsRoot } from './layout.js';
 import { pipelineOf, SWEEP_MS } from './pipeline.js';
 import { downloadsOf, TRACK_QUEUE } from './service.js';
