@@ -9,6 +9,7 @@ import { SubsonicIds } from '../db/subsonicIds.js';
 import { SubsonicLibrary } from '../db/subsonicLibrary.js';
 import { restKeysRepository } from '../db/subsonicRestKeys.js';
 import { SubsonicUserData } from '../db/subsonicUserData.js';
+import { playlistsOf } from '../domain/playlists/registry.js';
 import { StaticPlaylists } from '../domain/playlists/staticPlaylists.js';
 import { Podcasts } from '../domain/podcasts/service.js';
 import { RadioStations } from '../domain/radio/stations.js';
@@ -57,7 +58,7 @@ export function createRestContext(app: AppContext, options: { ffmpeg?: string | 
     library,
     userData: new SubsonicUserData(app.db),
     ids: new SubsonicIds(app.db),
-    playlists: new StaticPlaylists(playlistsRepository(app.db), app.clock),
+    playlists: new StaticPlaylists(playlistsRepository(app.db), app.clock, playlistsOf(app)),
     radio: new RadioStations(radioStationsRepository(app.db), app.clock),
     podcasts,
     restKeys: new RestKeyService(restKeysRepository(app.db), app.clock),

@@ -1,5 +1,6 @@
 import type { PlaylistRow, PlaylistsRepository } from '../../db/playlists.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { type PlaylistRegistry, staticRef } from './registry.js';
 
 export interface PlaylistChanges {
   name?: string;
@@ -20,7 +21,14 @@ export class StaticPlaylists {
   constructor(
     private readonly repo: PlaylistsRepository,
     private readonly clock: { now(): number },
+    /** Told about every committed change, so artwork, /rest and playback destinations follow. */
+    private readonly registry?: PlaylistRegistry,
   ) {}
+
+  private announce(id: number): void {
+    const row = this.registry && this.repo.byId(id);
+    if (row) this.registry?.changed(staticRef(row));
+  }
 
   visibleTo(userId: number): PlaylistRow[] {
     return this.repo.visibleTo(userId);
@@ -36,7 +44,9 @@ export class StaticPlaylists {
   create(userId: number, name: string, trackIds: number[], options: { comment?: string; public?: boolean } = {}): number {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 200) throw new ValidationError('Playlist name must be 1-200 characters');
-    return this.repo.create(userId, trimmed, options.comment ?? '', options.public ?? false, trackIds, this.clock.now());
+    const id = this.repo.create(userId, trimmed, options.comment ?? '', options.public ?? false, trackIds, this.clock.now());
+    this.announce(id);
+    return id;
   }
 
   update(userId: number, id: number, changes: PlaylistChanges): void {
@@ -59,11 +69,13 @@ export class StaticPlaylists {
       },
       this.clock.now(),
     );
+    this.announce(id);
   }
 
   delete(userId: number, id: number): void {
     const { playlist } = this.get(userId, id);
     if (playlist.user_id !== userId) throw new ForbiddenError('Only the owner can delete this playlist');
     this.repo.remove(id);
+    this.registry?.deleted(staticRef(playlist));
   }
 }
