@@ -90,8 +90,8 @@ async function runOnce(concurrency: number, count: number, inProcess: boolean): 
 
     const svc = downloadsOf(server.ctx);
     const lag = monitorEventLoopDelay({ resolution: 5 });
-    let peakRss = process.memoryUsage().rss;
-    const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
+    let peakRss = process.memoryUsage.rss();
+    const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 250);
     lag.enable();
     const t0 = performance.now();
     for (const t of benchTracks(count)) {
@@ -114,7 +114,7 @@ async function runOnce(concurrency: number, count: number, inProcess: boolean): 
     const wallMs = performance.now() - t0;
     lag.disable();
     clearInterval(rssTimer);
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
     const finished = TERMINAL.reduce((n, s) => n + counts[s], 0);
     const sample = server.ctx.db.prepare("SELECT final_path FROM download_jobs WHERE status = 'done' AND final_path IS NOT NULL LIMIT 1").pluck().get() as string | undefined;
     const failures = server.ctx.db

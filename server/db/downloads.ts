@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { statement } from './statements.js';
 
 /** decisions §5: the status of a download job. */
 export const downloadStatuses = ['pending', 'downloading', 'blocked', 'done', 'failed', 'cancelled'] as const;
@@ -184,8 +185,7 @@ function where(q: Omit<JobListQuery, 'limit' | 'offset'>): { sql: string; params
 /** download_jobs, download_albums and download_denied_sources. */
 export const downloads = {
   insert(db: Db, j: NewDownloadJob, now: number): DownloadJobRow {
-    return db
-      .prepare(
+    return statement(db, 
         `INSERT INTO download_jobs (user_id, playlist_type, playlist_id, album_id, status, artist_name, track_name,
            album_name, artist_mbid, album_mbid, release_mbid, recording_mbid, track_number, disc_number, duration_ms,
            year, upgrade, created_at, updated_at)
@@ -216,25 +216,24 @@ export const downloads = {
   },
 
   get(db: Db, id: number): DownloadJobRow | undefined {
-    return db.prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE id = ?`).get(id) as DownloadJobRow | undefined;
+    return statement(db, `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE id = ?`).get(id) as DownloadJobRow | undefined;
   },
 
   /** Newest first. */
   list(db: Db, q: JobListQuery): DownloadJobRow[] {
     const w = where(q);
-    return db
-      .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`)
+    return statement(db, `SELECT ${JOB_COLUMNS} FROM download_jobs ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`)
       .all(...w.params, q.limit, q.offset) as DownloadJobRow[];
   },
 
   count(db: Db, q: Omit<JobListQuery, 'limit' | 'offset'>): number {
     const w = where(q);
-    return (db.prepare(`SELECT count(*) AS n FROM download_jobs ${w.sql}`).get(...w.params) as { n: number }).n;
+    return (statement(db, `SELECT count(*) AS n FROM download_jobs ${w.sql}`).get(...w.params) as { n: number }).n;
   },
 
   countsByStatus(db: Db, q: Omit<JobListQuery, 'limit' | 'offset' | 'status'>): Record<DownloadStatus, number> {
     const w = where(q);
-    const rows = db.prepare(`SELECT status, count(*) AS n FROM download_jobs ${w.sql} GROUP BY status`).all(...w.params) as {
+    const rows = statement(db, `SELECT status, count(*) AS n FROM download_jobs ${w.sql} GROUP BY status`).all(...w.params) as {
       status: DownloadStatus;
       n: number;
     }[];
@@ -252,8 +251,7 @@ export const downloads = {
     const keys = Object.keys(patch) as (keyof DownloadJobPatch)[];
     const sets = [...keys.map((k) => `${PATCH_COLUMN[k]} = @${k}`), 'updated_at = @now'];
     const guard = from ? ` AND status IN (${from.map((s) => `'${s}'`).join(', ')})` : '';
-    return db
-      .prepare(`UPDATE download_jobs SET ${sets.join(', ')} WHERE id = @id${guard} RETURNING ${JOB_COLUMNS}`)
+    return statement(db, `UPDATE download_jobs SET ${sets.join(', ')} WHERE id = @id${guard} RETURNING ${JOB_COLUMNS}`)
       .get({ ...patch, id, now }) as DownloadJobRow | undefined;
   },
 
@@ -266,13 +264,11 @@ export const downloads = {
       AND playlist_id IS @playlistId AND upgrade = 0`;
     const params = { playlistType: t.playlistType ?? 'library', playlistId: t.playlistId ?? null };
     if (t.recordingMbid) {
-      const byId = db
-        .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE recording_mbid = @mbid AND ${open} ORDER BY id DESC LIMIT 1`)
+      const byId = statement(db, `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE recording_mbid = @mbid AND ${open} ORDER BY id DESC LIMIT 1`)
         .get({ ...params, mbid: t.recordingMbid }) as DownloadJobRow | undefined;
       if (byId) return byId;
     }
-    return db
-      .prepare(
+    return statement(db, 
         `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE lower(artist_name) = lower(@artist) AND lower(track_name) = lower(@track)
            AND ${open} ORDER BY id DESC LIMIT 1`,
       )
@@ -281,8 +277,7 @@ export const downloads = {
 
   /** Single-track requests: `library` jobs of no album and not upgrades, newest first. */
   singleTrackJobs(db: Db, limit: number): DownloadJobRow[] {
-    return db
-      .prepare(
+    return statement(db, 
         `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE album_id IS NULL AND playlist_type = 'library' AND playlist_id IS NULL
            AND upgrade = 0 ORDER BY id DESC LIMIT ?`,
       )
@@ -297,8 +292,7 @@ export const downloads = {
   deleteFinished(db: Db, q: { userId?: number; all: boolean }): { id: number; status: DownloadStatus; queueJobId: number | null }[] {
     const statuses = q.all ? `('done', 'failed', 'cancelled', 'blocked', 'pending')` : `('done', 'failed', 'cancelled')`;
     const user = q.userId !== undefined ? ' AND user_id = @userId' : '';
-    return db
-      .prepare(
+    return statement(db, 
         `DELETE FROM download_jobs WHERE status IN ${statuses}${user}
            AND NOT (status = 'pending' AND EXISTS (SELECT 1 FROM jobs r WHERE r.id = download_jobs.queue_job_id AND r.status = 'running'))
          RETURNING id, status, queue_job_id AS queueJobId`,
@@ -324,7 +318,7 @@ export const downloads = {
       parts.push('id = ?');
       params.push(q.jobId);
     }
-    return db.prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE ${parts.join(' AND ')} ORDER BY id`).all(...params) as DownloadJobRow[];
+    return statement(db, `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE ${parts.join(' AND ')} ORDER BY id`).all(...params) as DownloadJobRow[];
   },
 
   /**
@@ -332,8 +326,7 @@ export const downloads = {
    * artist and title), newest first.
    */
   upgradesOf(db: Db, job: Pick<DownloadJobRow, 'playlistType' | 'playlistId' | 'recordingMbid' | 'artistName' | 'trackName'>): DownloadJobRow[] {
-    return db
-      .prepare(
+    return statement(db, 
         `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE upgrade = 1 AND playlist_type = @playlistType AND playlist_id IS @playlistId
            AND (recording_mbid = @recordingMbid OR (lower(artist_name) = lower(@artistName) AND lower(track_name) = lower(@trackName)))
          ORDER BY id DESC`,
@@ -349,8 +342,7 @@ export const downloads = {
 
   /** The done track job an upgrade job is for: the same track as `upgradesOf` matches, newest first. */
   upgradeTarget(db: Db, upgrade: Pick<DownloadJobRow, 'playlistType' | 'playlistId' | 'recordingMbid' | 'artistName' | 'trackName'>): DownloadJobRow | undefined {
-    return db
-      .prepare(
+    return statement(db, 
         `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE upgrade = 0 AND status = 'done' AND playlist_type = @playlistType
            AND playlist_id IS @playlistId
            AND (recording_mbid = @recordingMbid OR (lower(artist_name) = lower(@artistName) AND lower(track_name) = lower(@trackName)))
@@ -368,13 +360,12 @@ export const downloads = {
   /** Failed and cancelled track jobs (not upgrades) that research may start again, oldest first. */
   missing(db: Db, q: { userId?: number }): DownloadJobRow[] {
     const user = q.userId !== undefined ? ' AND user_id = ?' : '';
-    return db
-      .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE status IN ('failed', 'cancelled') AND upgrade = 0${user} ORDER BY id`)
+    return statement(db, `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE status IN ('failed', 'cancelled') AND upgrade = 0${user} ORDER BY id`)
       .all(...(q.userId !== undefined ? [q.userId] : [])) as DownloadJobRow[];
   },
 
   deny(db: Db, jobId: number, source: string, ref: string, now: number): void {
-    db.prepare('INSERT OR IGNORE INTO download_denied_sources (job_id, source, ref, created_at) VALUES (?, ?, ?, ?)').run(
+    statement(db, 'INSERT OR IGNORE INTO download_denied_sources (job_id, source, ref, created_at) VALUES (?, ?, ?, ?)').run(
       jobId,
       source,
       ref,
@@ -384,14 +375,13 @@ export const downloads = {
 
   /** Refs denied for a job, as `source\u0000ref`. */
   denied(db: Db, jobId: number): Set<string> {
-    const rows = db.prepare('SELECT source, ref FROM download_denied_sources WHERE job_id = ?').all(jobId) as { source: string; ref: string }[];
+    const rows = statement(db, 'SELECT source, ref FROM download_denied_sources WHERE job_id = ?').all(jobId) as { source: string; ref: string }[];
     return new Set(rows.map((r) => `${r.source}\u0000${r.ref}`));
   },
 
   /** Jobs the worker must (re)start: pending ones and downloading ones whose queue job is gone. */
   orphaned(db: Db): DownloadJobRow[] {
-    return db
-      .prepare(
+    return statement(db, 
         `SELECT ${JOB_COLUMNS} FROM download_jobs d WHERE d.status IN ('pending', 'downloading')
            AND NOT EXISTS (SELECT 1 FROM jobs q WHERE q.id = d.queue_job_id AND q.status IN ('pending', 'running'))
          ORDER BY d.id`,
@@ -401,16 +391,14 @@ export const downloads = {
 
   /** Blocked jobs held since before `before`. */
   blockedSince(db: Db, before: number): DownloadJobRow[] {
-    return db
-      .prepare(`SELECT ${JOB_COLUMNS} FROM download_jobs WHERE status = 'blocked' AND blocked_at < ? ORDER BY id`)
+    return statement(db, `SELECT ${JOB_COLUMNS} FROM download_jobs WHERE status = 'blocked' AND blocked_at < ? ORDER BY id`)
       .all(before) as DownloadJobRow[];
   },
 
   /** Every staging or final path a job other than `exceptJobId` still points at (removal safety). */
   pathInUse(db: Db, file: string, exceptJobId: number): boolean {
     return (
-      db
-        .prepare(
+      statement(db, 
           `SELECT 1 FROM download_jobs WHERE id != ? AND (final_path = ? OR (staging_path = ? AND status IN ('pending', 'downloading', 'blocked'))) LIMIT 1`,
         )
         .get(exceptJobId, file, file) !== undefined
@@ -424,8 +412,7 @@ export const downloads = {
     a: { albumMbid: string; releaseMbid: string | null; artistMbid: string | null; artistName: string; albumName: string; userId: number | null; waitingForSource: boolean },
     now: number,
   ): DownloadAlbumRow {
-    return db
-      .prepare(
+    return statement(db, 
         `INSERT INTO download_albums (album_mbid, release_mbid, artist_mbid, artist_name, album_name, user_id, monitored,
            waiting_for_source, created_at, updated_at)
          VALUES (@albumMbid, @releaseMbid, @artistMbid, @artistName, @albumName, @userId, 1, @waiting, @now, @now)
@@ -438,20 +425,19 @@ export const downloads = {
   },
 
   album(db: Db, id: number): DownloadAlbumRow | undefined {
-    return db.prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE id = ?`).get(id) as DownloadAlbumRow | undefined;
+    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE id = ?`).get(id) as DownloadAlbumRow | undefined;
   },
 
   albumByMbid(db: Db, albumMbid: string): DownloadAlbumRow | undefined {
-    return db.prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE album_mbid = ?`).get(albumMbid) as DownloadAlbumRow | undefined;
+    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE album_mbid = ?`).get(albumMbid) as DownloadAlbumRow | undefined;
   },
 
   albums(db: Db): DownloadAlbumRow[] {
-    return db.prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums ORDER BY id DESC`).all() as DownloadAlbumRow[];
+    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums ORDER BY id DESC`).all() as DownloadAlbumRow[];
   },
 
   albumsWaitingForSource(db: Db): DownloadAlbumRow[] {
-    return db
-      .prepare(`SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE waiting_for_source = 1 AND monitored = 1 ORDER BY id`)
+    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE waiting_for_source = 1 AND monitored = 1 ORDER BY id`)
       .all() as DownloadAlbumRow[];
   },
 
@@ -459,7 +445,7 @@ export const downloads = {
     const sets: string[] = ['updated_at = @now'];
     if (patch.monitored !== undefined) sets.push('monitored = @monitored');
     if (patch.waitingForSource !== undefined) sets.push('waiting_for_source = @waiting');
-    db.prepare(`UPDATE download_albums SET ${sets.join(', ')} WHERE id = @id`).run({
+    statement(db, `UPDATE download_albums SET ${sets.join(', ')} WHERE id = @id`).run({
       id,
       now,
       monitored: patch.monitored ? 1 : 0,
@@ -468,6 +454,6 @@ export const downloads = {
   },
 
   deleteAlbum(db: Db, id: number): number {
-    return db.prepare('DELETE FROM download_albums WHERE id = ?').run(id).changes;
+    return statement(db, 'DELETE FROM download_albums WHERE id = ?').run(id).changes;
   },
 };

@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
 import type { CanonicalRows, GenreRow } from './libraryReads.js';
-import { statement } from './libraryStatements.js';
+import { statement } from './statements.js';
 import { foldText, prefixUpperBound, sortName } from './libraryText.js';
 import { KIND, type MediaSource } from './libraryModel.js';
 

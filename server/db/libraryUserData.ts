@@ -1,5 +1,5 @@
 import type { Db } from './connection.js';
-import { statement } from './libraryStatements.js';
+import { statement } from './statements.js';
 
 export type FavoriteKind = 'artist' | 'album' | 'track';
 

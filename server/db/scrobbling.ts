@@ -1,15 +1,8 @@
-import type { Statement } from 'better-sqlite3';
 import type { Db } from './connection.js';
+import { statement } from './statements.js';
 
-/** Statements prepared once per connection: forwarding runs inside the player's request. */
-const prepared = new WeakMap<Db, Map<string, Statement>>();
-function stmt(db: Db, sql: string): Statement {
-  let cache = prepared.get(db);
-  if (!cache) prepared.set(db, (cache = new Map()));
-  let s = cache.get(sql);
-  if (!s) cache.set(sql, (s = db.prepare(sql)));
-  return s;
-}
+/** Forwarding runs inside the player's request, so statements are prepared once per connection. */
+const stmt = statement;
 
 export const SCROBBLE_SERVICES = ['lastfm', 'listenbrainz', 'koito'] as const;
 export type ScrobbleService = (typeof SCROBBLE_SERVICES)[number];

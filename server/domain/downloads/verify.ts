@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { DownloadJobRow } from '../../db/downloads.js';
-import { readFileTags, type FileTags } from '../../library/tags.js';
+import { readTagsOffThread } from '../../library/tagThread.js';
+import type { FileTags } from '../../library/tags.js';
 import { coverage, isLosslessFormat, similarity } from './scoring.js';
 
 /**
@@ -35,9 +36,9 @@ export function qualityTier(f: { format: string | null; bitrate: number | null; 
 const TIER_RANK: Record<QualityTier, number> = { lossless: 3, high: 2, medium: 1, low: 0 };
 export const tierRank = (t: string | null) => (t && t in TIER_RANK ? TIER_RANK[t as QualityTier] : -1);
 
-/** Reads a file's audio facts; throws when it holds no readable audio. */
+/** Reads a file's audio facts (on the tag thread); throws when it holds no readable audio. */
 export async function readAudio(file: string): Promise<AudioFacts> {
-  const tags: FileTags = await readFileTags(file, path.dirname(file));
+  const tags: FileTags = await readTagsOffThread(file);
   if (tags.error || !(tags.durationMs > 0)) throw new Error(`not a readable audio file${tags.error ? `: ${tags.error}` : ''}`);
   const ext = path.extname(file).replace(/^\./, '').toLowerCase();
   const stem = path.basename(file, path.extname(file));
