@@ -6,7 +6,7 @@
  * Each concurrency gets a fresh server, data folder and fake, so nothing is reused from the run
  * before (existingFileMode stays `reuse`; the tracks are all new). Measures the wall time from the
  * first job created until none is pending or downloading, jobs/minute, the jobs not done, the
- * main-thread event-loop lag (p50/p99, monitorEventLoopDelay) and the peak RSS (sampled every 250 ms).
+ * main-thread event-loop lag (p50/p99, monitorEventLoopDelay) and the peak RSS (sampled every second).
  * The fake runs in a child process by default (bench/downloadsFakes.ts), so the lag and RSS are the
  * server's alone; BENCH_DOWNLOADS_FAKES=inprocess runs it in this process instead (its work then adds
  * to both). Target: lag p99 ≤ 20 ms. Prints a table and writes JSON under bench-results/.
@@ -91,7 +91,7 @@ async function runOnce(concurrency: number, count: number, inProcess: boolean): 
     const svc = downloadsOf(server.ctx);
     const lag = monitorEventLoopDelay({ resolution: 5 });
     let peakRss = process.memoryUsage.rss();
-    const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 250);
+    const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 1000);
     lag.enable();
     const t0 = performance.now();
     for (const t of benchTracks(count)) {

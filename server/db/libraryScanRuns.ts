@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { statement } from './statements.js';
 
 export type ScanMode = 'quick' | 'full';
 export type ScanStatus = 'queued' | 'running' | 'completed' | 'failed';
@@ -52,57 +53,53 @@ function toRun(r: RunRow): ScanRun {
 /** library_scan_runs: one row per scan, doubling as the refresh job record. */
 export const scanRuns = {
   get(db: Db, id: number): ScanRun | undefined {
-    const row = db.prepare('SELECT * FROM library_scan_runs WHERE id = ?').get(id) as RunRow | undefined;
+    const row = statement(db, 'SELECT * FROM library_scan_runs WHERE id = ?').get(id) as RunRow | undefined;
     return row ? toRun(row) : undefined;
   },
   latest(db: Db): ScanRun | undefined {
-    const row = db.prepare('SELECT * FROM library_scan_runs ORDER BY id DESC LIMIT 1').get() as RunRow | undefined;
+    const row = statement(db, 'SELECT * FROM library_scan_runs ORDER BY id DESC LIMIT 1').get() as RunRow | undefined;
     return row ? toRun(row) : undefined;
   },
   queued(db: Db, source = 'aurral'): ScanRun | undefined {
-    const row = db
-      .prepare("SELECT * FROM library_scan_runs WHERE status = 'queued' AND source = ? ORDER BY id LIMIT 1")
+    const row = statement(db, "SELECT * FROM library_scan_runs WHERE status = 'queued' AND source = ? ORDER BY id LIMIT 1")
       .get(source) as RunRow | undefined;
     return row ? toRun(row) : undefined;
   },
   running(db: Db, source = 'aurral'): ScanRun | undefined {
-    const row = db
-      .prepare("SELECT * FROM library_scan_runs WHERE status = 'running' AND source = ? ORDER BY id LIMIT 1")
+    const row = statement(db, "SELECT * FROM library_scan_runs WHERE status = 'running' AND source = ? ORDER BY id LIMIT 1")
       .get(source) as RunRow | undefined;
     return row ? toRun(row) : undefined;
   },
   enqueue(db: Db, mode: ScanMode, reason: string, now: number, source = 'aurral'): number {
     return (
-      db
-        .prepare(
+      statement(db, 
           "INSERT INTO library_scan_runs (source, mode, status, reason, requested_at) VALUES (?, ?, 'queued', ?, ?) RETURNING id",
         )
         .get(source, mode, reason, now) as { id: number }
     ).id;
   },
   upgradeToFull(db: Db, id: number): void {
-    db.prepare("UPDATE library_scan_runs SET mode = 'full' WHERE id = ? AND status = 'queued'").run(id);
+    statement(db, "UPDATE library_scan_runs SET mode = 'full' WHERE id = ? AND status = 'queued'").run(id);
   },
   start(db: Db, id: number, roots: string[], now: number): void {
-    db.prepare("UPDATE library_scan_runs SET status = 'running', roots_json = ?, started_at = ? WHERE id = ?").run(
+    statement(db, "UPDATE library_scan_runs SET status = 'running', roots_json = ?, started_at = ? WHERE id = ?").run(
       JSON.stringify(roots), now, id,
     );
   },
   progress(db: Db, id: number, counts: ScanCounts, errors: ScanError[]): void {
-    db.prepare(
+    statement(db, 
       `UPDATE library_scan_runs SET files_seen = ?, files_indexed = ?, files_skipped = ?, files_failed = ?,
          files_missing = ?, files_moved = ?, errors_json = ? WHERE id = ?`,
     ).run(counts.filesSeen, counts.filesIndexed, counts.filesSkipped, counts.filesFailed, counts.filesMissing,
       counts.filesMoved, JSON.stringify(errors), id);
   },
   finish(db: Db, id: number, status: 'completed' | 'failed', error: string | null, now: number): void {
-    db.prepare('UPDATE library_scan_runs SET status = ?, error = ?, completed_at = ? WHERE id = ?').run(status, error, now, id);
+    statement(db, 'UPDATE library_scan_runs SET status = ?, error = ?, completed_at = ? WHERE id = ?').run(status, error, now, id);
   },
   /** Runs a killed process left `running` are closed as failed (interrupted); returns their ids. */
   closeInterrupted(db: Db, now: number, source = 'aurral'): number[] {
     return (
-      db
-        .prepare(
+      statement(db, 
           `UPDATE library_scan_runs SET status = 'failed', error = 'interrupted', completed_at = ?
            WHERE status = 'running' AND source = ? RETURNING id`,
         )
