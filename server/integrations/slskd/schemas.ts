@@ -5,14 +5,31 @@ import { z } from 'zod';
  * `{"$values": [...]}` arrays. `normaliseKeys` turns both into the camelCase shape these schemas read.
  */
 export function normaliseKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normaliseKeys);
+  // Current builds already answer in this shape: hand the parsed answer on without copying it.
+  return isNormal(value) ? value : copyNormalised(value);
+}
+
+/** No PascalCase key and no `$` wrapper anywhere (a walk that allocates nothing). */
+function isNormal(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(isNormal);
+  if (value === null || typeof value !== 'object') return true;
+  for (const key in value) {
+    const first = key.charCodeAt(0);
+    if (first === 36 /* $ */ || (first >= 65 && first <= 90) /* A-Z */) return false;
+    if (!isNormal((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function copyNormalised(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyNormalised);
   if (value === null || typeof value !== 'object') return value;
   const record = value as Record<string, unknown>;
-  if (Array.isArray(record.$values)) return record.$values.map(normaliseKeys);
+  if (Array.isArray(record.$values)) return record.$values.map(copyNormalised);
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(record)) {
     if (key.startsWith('$')) continue;
-    out[key.charAt(0).toLowerCase() + key.slice(1)] = normaliseKeys(v);
+    out[key.charAt(0).toLowerCase() + key.slice(1)] = copyNormalised(v);
   }
   return out;
 }
