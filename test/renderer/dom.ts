@@ -389,6 +389,7 @@ g.matchMedia = () => ({ matches: false, addEventListener() {}, removeEventListen
 g.requestAnimationFrame = (cb: () => void) => setTimeout(cb, 0);
 g.cancelAnimationFrame = (id: ReturnType<typeof setTimeout>) => clearTimeout(id);
 g.WebSocket = WebSocket;
+if (typeof g.navigator === 'undefined') g.navigator = { userAgent: 'tonearm-test-dom', language: 'en' };
 g.Node = FakeNode;
 g.Element = FakeElement;
 g.HTMLElement = FakeElement;
@@ -433,9 +434,11 @@ export function click(el: FakeElement): void {
   }
 }
 
-export function type(el: FakeElement, value: string): void {
+/** Types into a field and lets preact render the new state (as a person's next action comes later). */
+export async function type(el: FakeElement, value: string): Promise<void> {
   el.value = value;
   el.dispatchEvent(makeEvent('input'));
+  await new Promise((r) => setTimeout(r, 0));
 }
 
 export function submit(form: FakeElement): void {

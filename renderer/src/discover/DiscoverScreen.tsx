@@ -42,7 +42,7 @@ export function DiscoverScreen({ path }: { path: string }) {
 }
 
 /** Live refresh progress for the signed-in user from /ws channel `discovery`. */
-function useDiscoveryUpdates(onFinished: () => void): DiscoveryUpdate | null {
+function useDiscoveryUpdates(onFinished: () => void): [DiscoveryUpdate | null, (u: DiscoveryUpdate | null) => void] {
   const userId = useStore(session).user?.id ?? null;
   const [update, setUpdate] = useState<DiscoveryUpdate | null>(null);
   useEffect(
@@ -56,7 +56,7 @@ function useDiscoveryUpdates(onFinished: () => void): DiscoveryUpdate | null {
       }),
     [userId],
   );
-  return update;
+  return [update, setUpdate];
 }
 
 function ForYou() {
@@ -64,11 +64,12 @@ function ForYou() {
   const offset = Math.max(0, Number(loc.query.get('offset')) || 0);
   const view = useAsync((signal) => loadDiscover(offset, signal), [offset]);
   const feedback = useFeedback();
-  const update = useDiscoveryUpdates(view.reload);
+  const [update, setUpdate] = useDiscoveryUpdates(view.reload);
   const [removedNote, setRemovedNote] = useState<string | null>(null);
   const [related, setRelated] = useState<DiscoverEntry | null>(null);
   const refresh = useAction(async () => {
     await refreshDiscover();
+    setUpdate(null); // the last update said "finished"; this view's own flag speaks until the next one
     if (view.data) view.setData({ ...view.data, isUpdating: true });
   });
 

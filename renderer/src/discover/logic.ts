@@ -32,17 +32,17 @@ export function sourceLabel(source: string | null | undefined): string {
   }
 }
 
-/** The refresh's progress line from a /ws discovery_update (progress is 0–1 or 0–100). */
+/** The refresh's progress line from a /ws discovery_update (progress in percent, as the server reports it). */
 export function progressText(u: { updatePhase: string | null; updateProgress: number | null; updateProgressMessage: string | null }): string {
-  const pct = u.updateProgress === null ? null : Math.round(u.updateProgress <= 1 ? u.updateProgress * 100 : u.updateProgress);
+  const pct = progressValue(u.updateProgress);
   const words = u.updateProgressMessage ?? u.updatePhase ?? 'Updating';
-  return pct === null ? words : `${words} (${Math.min(100, Math.max(0, pct))}%)`;
+  return pct === null ? words : `${words} (${pct}%)`;
 }
 
 /** The progress bar's value (0–100), or null while the server gives none. */
 export function progressValue(p: number | null): number | null {
   if (p === null || !Number.isFinite(p)) return null;
-  return Math.min(100, Math.max(0, Math.round(p <= 1 ? p * 100 : p)));
+  return Math.min(100, Math.max(0, Math.round(p)));
 }
 
 /** "Items 25–48 of 120" for a page; empty when there is nothing. */
