@@ -68,11 +68,14 @@ export function removeFromList(list: string[], value: string): string[] {
   return list.filter((x) => nameKey(x) !== nameKey(value));
 }
 
-/** A show's date in words: "Sat 12 Dec 2026, 20:00" (the venue's local time as Ticketmaster gives it). */
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A show's date in words: "Sat 12 Dec 2026, 20:00" (the venue's local date and time as Ticketmaster gives them). */
 export function showDate(date: string | null, time: string | null): string {
   if (!date) return 'Date to be announced';
   const d = new Date(`${date}T00:00:00Z`);
   if (Number.isNaN(d.getTime())) return date;
-  const day = d.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+  const day = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
   return time ? `${day}, ${time.slice(0, 5)}` : day;
 }
