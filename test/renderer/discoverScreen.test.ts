@@ -249,6 +249,23 @@ describe('Discover screen', () => {
     expect(await get('/api/discover/preferences')).toEqual({ excludedTags: [], excludedArtists: [], deepDive: false });
   });
 
+  it('Refresh with Last.fm down keeps the recommendations and says they are out of date', async () => {
+    const r = show(admin, '/discover');
+    await waitFor(() => expect(tileNames(r, 'Recommended artists').length).toBeGreaterThan(0));
+    const before = tileNames(r, 'Recommended artists');
+    // Forget the cached similar lists so the refresh has to ask Last.fm.
+    server.ctx.db.prepare('DELETE FROM discovery_artist_cache').run();
+    lastfm.faults.down = true;
+    try {
+      click(one(r, 'button', 'Refresh'));
+      await waitFor(() => expect(text(r)).toContain('These recommendations are out of date'), 20_000);
+    } finally {
+      lastfm.faults.down = false;
+    }
+    expect(tileNames(r, 'Recommended artists')).toEqual(before);
+    expect(one(r, 'button', 'Refresh').disabled).toBe(false);
+  });
+
   it('a new user without recommendations sees the genre sections', async () => {
     // No live updates for this one: the first answer (before the user's own refresh) stays on screen.
     m.socket.stopSocket();
