@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
+import { Empty, ErrorMessage, Loading, Notice, useAction, useAsync, useReveal } from '../components/ui';
 import { Link, navigate, useLocation } from '../router';
 import { session } from '../session';
 import { listen } from '../socket';
@@ -195,20 +195,24 @@ function RefreshProgress({ update }: { update: DiscoveryUpdate | null }) {
 /** Artists related to one recommendation (Last.fm similar artists). */
 function RelatedPanel({ artist, feedback, onClose }: { artist: DiscoverEntry; feedback: FeedbackState; onClose: () => void }) {
   const related = useAsync((signal) => loadRelated(artist, signal), [artist.name]);
+  // Opened from a tile far above: brought into view.
+  const ref = useReveal<HTMLDivElement>(artist.name);
   return (
-    <DiscoverSection
-      id="discover-related"
-      title={`Artists like ${artist.name}`}
-      actions={
-        <button type="button" class="link-button" onClick={onClose}>
-          Close
-        </button>
-      }
-    >
-      {related.error ? <ErrorMessage error={related.error} onRetry={related.reload} /> : null}
-      {!related.data && !related.error && <Loading label={`Looking for artists like ${artist.name}…`} />}
-      {related.data && related.data.items.length === 0 && <Empty title={`No similar artists known for ${artist.name}.`} />}
-      {related.data && related.data.items.length > 0 && <ArtistGrid entries={related.data.items} label={`Artists like ${artist.name}`} feedback={feedback} />}
-    </DiscoverSection>
+    <div ref={ref} class="discover-related">
+      <DiscoverSection
+        id="discover-related"
+        title={`Artists like ${artist.name}`}
+        actions={
+          <button type="button" class="link-button" onClick={onClose}>
+            Close
+          </button>
+        }
+      >
+        {related.error ? <ErrorMessage error={related.error} onRetry={related.reload} /> : null}
+        {!related.data && !related.error && <Loading label={`Looking for artists like ${artist.name}…`} />}
+        {related.data && related.data.items.length === 0 && <Empty title={`No similar artists known for ${artist.name}.`} />}
+        {related.data && related.data.items.length > 0 && <ArtistGrid entries={related.data.items} label={`Artists like ${artist.name}`} feedback={feedback} />}
+      </DiscoverSection>
+    </div>
   );
 }
