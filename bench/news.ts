@@ -7,6 +7,7 @@
  * left the library (the page then skips rows).
  */
 import os from 'node:os';
+import { newsServiceOf } from '../server/domain/news/service.js';
 import { DEFAULT_NEWS_FEEDS } from '../server/integrations/news/sources.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 
@@ -85,6 +86,17 @@ export async function runNewsBench(
   await server.api('/api/news/preferences', { method: 'PATCH', token, json: { blockedPublishers: Array.from({ length: PUBLISHERS - 1 }, (_, i) => `Publisher ${i}`) } });
   await run('GET /api/news, 19 of 20 publishers blocked', 'newsMostlyBlocked', '/api/news', 60);
   await server.api('/api/news/preferences', { method: 'PATCH', token, json: { blockedPublishers: [] } });
+  // The page's database work alone, in process (tells the query's cost from HTTP and a busy machine's scheduling).
+  const news = newsServiceOf(server.ctx);
+  const inProcess: number[] = [];
+  for (let i = 0; i < repeat * 3 + 5; i++) {
+    const s = performance.now();
+    if (news.articles(1, 60).articles.length !== 60) throw new Error('articles(): not 60 articles');
+    if (i >= 5) inProcess.push(performance.now() - s);
+  }
+  out.newsQueryP50 = pct(inProcess, 0.5);
+  out.newsQueryP95 = pct(inProcess, 0.95);
+  console.log(`  articles() in process (no HTTP): p50 ${out.newsQueryP50} p95 ${out.newsQueryP95} ms  (info)`);
   // Nine tenths of the artists leave the library: most stored stories no longer qualify.
   db.prepare('DELETE FROM library_artists WHERE identity_key LIKE ? AND CAST(substr(identity_key, 12) AS INTEGER) % 10 != 0').run('news-bench:%');
   await run('GET /api/news, 90% of artists gone', 'newsArtistsGone', '/api/news', 60);
