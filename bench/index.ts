@@ -17,6 +17,7 @@ import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.
 import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDiscoveryBench } from './discovery.js';
+import { runNewsBench } from './news.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
@@ -254,6 +255,8 @@ async function main(): Promise<void> {
   }
   // Discovery (issue 13): a full refresh for 10,000 library and 2,000 history artists; BENCH_DISCOVERY=0 skips it.
   if (process.env.BENCH_DISCOVERY !== '0') await runDiscoveryBench();
+  // Artist news (issue 13): GET /api/news with 50,000 stored articles; BENCH_NEWS=0 skips it.
+  if (process.env.BENCH_NEWS !== '0') await runNewsBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
 }

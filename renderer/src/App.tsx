@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { Icon } from './components/icons';
+import { DiscoverScreen } from './discover/DiscoverScreen';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
 import { MetaReleaseScreen } from './metadata/ReleasePage';
+import { NewsScreen } from './news/NewsScreen';
 import { SearchScreen } from './metadata/SearchScreen';
 import { PlayerBar } from './player/PlayerBar';
 import { detectQueueSaving, resetPlayer, restoreQueue } from './player/player';
@@ -124,6 +126,8 @@ function Shell({ appVersion }: { appVersion: string }) {
         <nav class="mainnav" aria-label="Main">
           <Link href="/library">Library</Link>
           <Link href="/search">Search</Link>
+          <Link href="/discover">Discover</Link>
+          <Link href="/news">News</Link>
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/downloads">Downloads</Link>
           <Link href="/review">Review</Link>
@@ -164,6 +168,8 @@ function Routes({ path }: { path: string }) {
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;
   if (path === '/downloads') return <DownloadsScreen />;
+  if (path === '/discover' || ['tags', 'shows', 'tuning'].some((t) => path === `/discover/${t}`)) return <DiscoverScreen path={path} />;
+  if (path === '/news') return <NewsScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;

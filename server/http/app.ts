@@ -63,7 +63,8 @@ export function buildApp(ctx: AppContext): BuiltApp {
         directives: {
           defaultSrc: ["'self'"],
           imgSrc: ["'self'", 'data:', 'blob:'],
-          mediaSrc: ["'self'", 'blob:'],
+          // Deezer's 30-second previews (artist pages, Discover presets) play from its CDN.
+          mediaSrc: ["'self'", 'blob:', 'https://*.dzcdn.net'],
           connectSrc: ["'self'", 'ws:', 'wss:'],
           styleSrc: ["'self'", "'unsafe-inline'"],
           scriptSrc: ["'self'"],

@@ -38,6 +38,8 @@ export interface Track {
   available?: boolean;
   imageUrl?: string | null;
   userFavorite?: boolean;
+  /** A 30-second preview from outside the library (Discover): played from this URL, never recorded or saved. */
+  previewUrl?: string;
 }
 
 export interface Genre {

@@ -76,10 +76,15 @@ async function load(index: number, startAt = 0, autoplay = true): Promise<void> 
     recorded = false;
   }
   try {
-    const { token } = await streamToken();
-    if (player.get().index !== index) return; // another track was chosen meanwhile
-    srcIssuedAt = Date.now();
-    audio.src = streamUrl(track.id, token);
+    if (track.previewUrl) {
+      srcIssuedAt = Infinity; // no token to expire
+      audio.src = track.previewUrl;
+    } else {
+      const { token } = await streamToken();
+      if (player.get().index !== index) return; // another track was chosen meanwhile
+      srcIssuedAt = Date.now();
+      audio.src = streamUrl(track.id, token);
+    }
     if (startAt > 0) audio.currentTime = startAt;
     updateMediaSession(track);
     if (autoplay) await audio.play();
@@ -210,7 +215,7 @@ audio.addEventListener('seeked', () => (lastTick = audio.currentTime));
 /** A play counts after half the track or four minutes of listening, as listening services count it. */
 function maybeRecordPlay() {
   const track = currentTrack();
-  if (!track || recorded) return;
+  if (!track || recorded || track.previewUrl) return;
   const duration = Number.isFinite(audio.duration) ? audio.duration : (track.durationMs ?? 0) / 1000;
   if (duration <= 0 || listened < Math.min(duration / 2, 240)) return;
   recorded = true;
@@ -300,7 +305,8 @@ export function queueSavingAvailable(): boolean {
 }
 
 function scheduleSave(delay = 1500) {
-  if (!saveMethod || restoring) return;
+  // A queue of Discover previews is not the library's: the saved queue stays as it was.
+  if (!saveMethod || restoring || player.get().queue.some((t) => t.previewUrl)) return;
   if (saveTimer) clearTimeout(saveTimer);
   saveTimer = setTimeout(() => void saveQueue(), delay);
 }

@@ -1,0 +1,81 @@
+/** Pure helpers of the Discover screen (no imports, so unit tests run them on plain Node). */
+
+export interface NamedArtist {
+  name: string;
+  id: string | null;
+}
+
+/** Artist names compare without case and outer spaces, as the server's name keys do. */
+export const nameKey = (name: string) => name.trim().toLowerCase();
+
+/** Where an entry links: the metadata artist page when its MusicBrainz id is known, else a search for the name. */
+export function artistHref(a: NamedArtist): string {
+  return a.id ? `/artist/${encodeURIComponent(a.id)}` : `/search?q=${encodeURIComponent(a.name.trim()).replace(/%20/g, '+')}`;
+}
+
+/** "Last.fm", "ListenBrainz", "your plays"... for a seed's or entry's source. */
+export function sourceLabel(source: string | null | undefined): string {
+  switch (source) {
+    case 'lastfm':
+      return 'Last.fm';
+    case 'listenbrainz':
+      return 'ListenBrainz';
+    case 'koito':
+      return 'Koito';
+    case 'local':
+    case 'plays':
+      return 'your plays';
+    case 'library':
+      return 'your library';
+    default:
+      return source ?? '';
+  }
+}
+
+/** The refresh's progress line from a /ws discovery_update (progress in percent, as the server reports it). */
+export function progressText(u: { updatePhase: string | null; updateProgress: number | null; updateProgressMessage: string | null }): string {
+  const pct = progressValue(u.updateProgress);
+  const words = u.updateProgressMessage ?? u.updatePhase ?? 'Updating';
+  return pct === null ? words : `${words} (${pct}%)`;
+}
+
+/** The progress bar's value (0–100), or null while the server gives none. */
+export function progressValue(p: number | null): number | null {
+  if (p === null || !Number.isFinite(p)) return null;
+  return Math.min(100, Math.max(0, Math.round(p)));
+}
+
+/** "Items 25–48 of 120" for a page; empty when there is nothing. */
+export function pageRange(offset: number, count: number, total: number): string {
+  if (count === 0) return '';
+  return `${offset + 1}–${offset + count} of ${total}`;
+}
+
+/** The list without the artists named (the server already dropped them after "less like this" or an exclusion). */
+export function without<T extends { name: string }>(list: T[], names: string[]): T[] {
+  const gone = new Set(names.map(nameKey));
+  return list.filter((e) => !gone.has(nameKey(e.name)));
+}
+
+/** A list edited as text: trimmed, without empties and case-insensitive duplicates, first spelling kept. */
+export function addToList(list: string[], value: string): string[] {
+  const v = value.trim();
+  if (!v || list.some((x) => nameKey(x) === nameKey(v))) return list;
+  return [...list, v];
+}
+
+export function removeFromList(list: string[], value: string): string[] {
+  return list.filter((x) => nameKey(x) !== nameKey(value));
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A show's date in words: "Sat 12 Dec 2026, 20:00" (the venue's local date and time as Ticketmaster gives them). */
+export function showDate(date: string | null, time: string | null): string {
+  if (!date) return 'Date to be announced';
+  const d = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(d.getTime())) return date;
+  const day = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  return time ? `${day}, ${time.slice(0, 5)}` : day;
+}
