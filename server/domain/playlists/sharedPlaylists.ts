@@ -287,6 +287,13 @@ export class SharedPlaylists {
     };
     let job: DownloadJobRow;
     if (owned !== undefined) {
+      // What the library knows fills what the list left out (album, duration).
+      const known = this.ctx.db
+        .prepare('SELECT t.duration_ms, a.title AS album FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id = ?')
+        .get(owned) as { duration_ms: number; album: string | null } | undefined;
+      t = { ...t, albumName: t.albumName ?? known?.album ?? null, durationMs: t.durationMs ?? (known?.duration_ms || null) };
+      fields.albumName = t.albumName;
+      fields.durationMs = t.durationMs;
       job = downloads.insert(this.ctx.db, fields, now);
       let file: string | null = null;
       try {
