@@ -7,7 +7,7 @@ import { downloadsRoot } from '../../server/domain/downloads/layout.js';
 import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { playlistsOf, type PlaylistChange } from '../../server/domain/playlists/registry.js';
-import { runRetryCycle } from '../../server/domain/playlists/retryCycle.js';
+import { pausedRetryCycles, runRetryCycle } from '../../server/domain/playlists/retryCycle.js';
 import { enqueueDueSyncs } from '../../server/domain/playlists/sharedPlaylists.js';
 import { addStaticTrackByName } from '../../server/domain/playlists/staticDownloads.js';
 import { StaticPlaylists } from '../../server/domain/playlists/staticPlaylists.js';
@@ -286,6 +286,12 @@ describe('shared playlists', () => {
     expect((await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks).toEqual([]);
     expect(svc.get(jobId)!.status).toBe('cancelled');
     expect((await call('DELETE', `/api/playlists/shared-playlists/${p.id}/tracks/${jobId}`, ana.token)).status).toBe(404);
+    // Deleting the playlist drops its pause with it.
+    await call('PUT', `/api/playlists/playlists/${p.id}/retry-cycle`, ana.token, { paused: true });
+    expect(pausedRetryCycles(server.ctx)[p.id]).toBe(true);
+    expect((await call('DELETE', `/api/playlists/shared-playlists/${p.id}`, ana.token)).status).toBe(200);
+    expect(pausedRetryCycles(server.ctx)[p.id]).toBeUndefined();
+    expect((await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).status).toBe(404);
   });
 
   it('is visible through /rest in a Subsonic session, read-only for a user who does not own it', async () => {

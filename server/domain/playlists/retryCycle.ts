@@ -63,6 +63,11 @@ export function runRetryCycle(ctx: AppContext): number {
 }
 
 export function startRetryCycle(ctx: AppContext): void {
+  // A deleted playlist leaves no pause behind (a static id could otherwise be paused for a later list).
+  playlistsOf(ctx).onChange((change) => {
+    if (change.type === 'deleted')
+      ctx.db.prepare('DELETE FROM playlist_retry_pauses WHERE playlist_type = ? AND playlist_id = ?').run(change.ref.kind, change.ref.id);
+  });
   ctx.scheduler.define({
     name: RETRY_CYCLE_TASK,
     every: 3600_000,

@@ -359,7 +359,7 @@ export class SharedPlaylists {
     }
     const now = this.ctx.clock.now();
     const added = this.ctx.db.transaction(() => {
-      const r = this.addEntry(row.seq, row.id, row.owner_user_id ?? principal.userId, entry, false, now);
+      const r = this.addEntry(row.seq, row.id, row.owner_user_id ?? (isUserAccount(principal) ? principal.userId : null), entry, false, now);
       this.repo.touch(row.seq, now);
       return r;
     })();
