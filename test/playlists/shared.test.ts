@@ -308,6 +308,10 @@ describe('shared playlists', () => {
     expect(one.playlist.entry!.map((e) => e.title)).toEqual(['Army of Me', 'Come Together']);
 
     const rest = new RestClient(server, { username: 'ana', password: 'long enough pw' });
+    const zip = await fetch(rest.url('download', { id: listed.id }));
+    expect(zip.status).toBe(200);
+    expect(zip.headers.get('content-type')).toMatch(/zip/);
+    expect((await zip.arrayBuffer()).byteLength).toBeGreaterThan(1000);
     const refused = await rest.json('updatePlaylist', { playlistId: listed.id, name: 'mine now' });
     expect(refused).toMatchObject({ status: 'failed', error: { code: 50 } });
     expect((await rest.json('deletePlaylist', { id: listed.id })).error.code).toBe(50);
