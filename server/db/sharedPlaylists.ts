@@ -78,6 +78,7 @@ export function sharedPlaylistsRepository(db: Db) {
     byName: db.prepare('SELECT id FROM shared_playlists WHERE lower(name) = lower(?)').pluck(),
     entries: db.prepare(`${ENTRY} WHERE e.playlist_seq = ? ORDER BY e.position, e.id`),
     entry: db.prepare(`${ENTRY} WHERE e.playlist_seq = ? AND e.job_id = ?`),
+    jobless: db.prepare(`${ENTRY} WHERE e.playlist_seq = ? AND e.id = ? AND e.job_id IS NULL`),
     trackIds: db.prepare(
       `SELECT e.track_id FROM shared_playlist_tracks e JOIN library_tracks t ON t.id = e.track_id
        WHERE e.playlist_seq = ? AND t.available = 1 ORDER BY e.position, e.id`,
@@ -115,6 +116,8 @@ export function sharedPlaylistsRepository(db: Db) {
     idOfName: (name: string) => s.byName.get(name) as string | undefined,
     entries: (seq: number) => s.entries.all(seq) as SharedEntryRow[],
     entryOfJob: (seq: number, jobId: number) => s.entry.get(seq, jobId) as SharedEntryRow | undefined,
+    /** An entry whose job was cleared from the job list, by its entry id. */
+    joblessEntry: (seq: number, entryId: number) => s.jobless.get(seq, entryId) as SharedEntryRow | undefined,
     entriesOfJob: (jobId: number) => s.entriesOfJob.all(jobId) as { id: number; playlist_seq: number }[],
     trackIds: (seq: number) => s.trackIds.all(seq) as number[],
     insert(p: {

@@ -323,4 +323,19 @@ describe('shared playlists', () => {
     await rest.ok('deletePlaylist', { id: created.playlist.id });
     expect(p.id).toBeTruthy();
   });
+  it('keeps tracks whose jobs were cleared from the job list: research makes a new job, removal goes by entryId', async () => {
+    const p = (await call('POST', '/api/playlists/shared-playlists', ana.token, { name: 'Cleared', tracks: [{ artistName: 'Still', trackName: 'Wanted' }] })).body;
+    const oldJob = Number(p.tracks[0].jobId);
+    expect((await call('DELETE', '/api/playlists/jobs/all', ana.token)).status).toBe(200);
+    expect(downloadsOf(server.ctx).get(oldJob)).toBeUndefined();
+    let track = (await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks[0];
+    expect(track).toMatchObject({ jobId: null, status: 'missing', trackName: 'Wanted' });
+    expect((await call('POST', `/api/playlists/shared-playlists/${p.id}/research-missing`, ana.token)).body).toMatchObject({ queued: 1 });
+    track = (await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks[0];
+    expect(track.status).toBe('pending');
+    expect(downloadsOf(server.ctx).get(Number(track.jobId))).toMatchObject({ playlistType: 'shared', playlistId: p.id, trackName: 'Wanted' });
+    expect((await call('DELETE', '/api/playlists/jobs/all', ana.token)).status).toBe(200);
+    expect((await call('DELETE', `/api/playlists/shared-playlists/${p.id}/tracks/${track.entryId}`, ana.token)).status).toBe(200);
+    expect((await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks).toEqual([]);
+  });
 });

@@ -368,8 +368,9 @@ export class SharedPlaylists {
     return { success: true as const, queued: e.available !== 1, track: presentEntry(e) };
   }
 
+  /** The entry with this job; an entry whose job was cleared from the job list answers to its entryId. */
   private entryOf(row: SharedPlaylistRow, jobId: number): SharedEntryRow {
-    const e = this.repo.entryOfJob(row.seq, jobId);
+    const e = this.repo.entryOfJob(row.seq, jobId) ?? this.repo.joblessEntry(row.seq, jobId);
     if (!e) throw new NotFoundError('Track not found', `Job ${jobId} is not a track of this shared playlist`);
     return e;
   }
@@ -381,8 +382,8 @@ export class SharedPlaylists {
     this.ctx.db.transaction(() => {
       this.repo.removeEntry(e.id);
       this.repo.touch(row.seq, this.ctx.clock.now());
-      if (e.job_status === 'pending') {
-        const j = downloadsOf(this.ctx).transition(jobId, { status: 'cancelled', error: 'Removed from the playlist' }, ['pending']);
+      if (e.job_status === 'pending' && e.job_id !== null) {
+        const j = downloadsOf(this.ctx).transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist' }, ['pending']);
         if (j?.queueJobId) this.ctx.jobs.cancel(j.queueJobId);
       }
     })();
@@ -392,14 +393,36 @@ export class SharedPlaylists {
 
   researchTrack(principal: Principal, id: string, jobId: number) {
     const row = this.editable(id, principal);
-    this.entryOf(row, jobId);
+    const e = this.entryOf(row, jobId);
+    if (e.job_id === null) return { success: true as const, queued: this.requeue(row, e) ? 1 : 0 };
     return researchJob(this.ctx, principal, jobId);
+  }
+
+  /** A missing entry whose job was cleared from the job list gets a new download job. */
+  private requeue(row: SharedPlaylistRow, e: SharedEntryRow): boolean {
+    if (e.available === 1 || e.job_id !== null) return false;
+    const job = downloadsOf(this.ctx).create({
+      userId: row.owner_user_id,
+      playlistType: SHARED,
+      playlistId: row.id,
+      artistName: e.artist_name,
+      trackName: e.track_name,
+      albumName: e.album_name,
+      recordingMbid: e.recording_mbid,
+      durationMs: e.duration_ms,
+    });
+    this.repo.setJob(e.id, job.id);
+    return true;
   }
 
   researchMissing(principal: Principal, id: string) {
     const row = this.editable(id, principal);
     let queued = 0;
     for (const e of this.repo.entries(row.seq)) {
+      if (e.job_id === null) {
+        if (this.requeue(row, e)) queued++;
+        continue;
+      }
       if (e.job_id === null || (e.job_status !== 'failed' && e.job_status !== 'cancelled')) continue;
       const job = downloadsOf(this.ctx).get(e.job_id);
       if (job && restart(this.ctx, job)) queued++;
