@@ -11,6 +11,8 @@ import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { playlistWorkerRoutes } from '../api/playlists/worker.js';
+import { sharedPlaylistRoutes } from '../api/playlists/shared.js';
+import { startPlaylists } from '../domain/playlists/start.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
 import { newsRoutes } from '../api/news/routes.js';
 import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
@@ -77,6 +79,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   webhookRoutes,
   downloadJobRoutes,
   playlistWorkerRoutes,
+  sharedPlaylistRoutes,
   nearbyShowsRoutes,
   newsRoutes,
 ];
@@ -99,6 +102,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startDiscovery,
   startNews,
   startScrobbling,
+  startPlaylists,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

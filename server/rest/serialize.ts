@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { PlaylistRow } from '../db/playlists.js';
+import type { PlaylistRef } from '../domain/playlists/registry.js';
 import type { ChannelRow, EpisodeRow } from '../db/podcasts.js';
 import type { RadioStationRow } from '../db/radioStations.js';
 import type { AlbumEntry, ArtistEntry, SongRow } from '../db/subsonicLibrary.js';
@@ -191,6 +192,26 @@ export function playlist(row: PlaylistRow, viewerId: number, coverTrack?: SongRo
     changed: iso(row.updated_at),
     coverArt: coverTrack ? songCoverArt(coverTrack) : undefined,
     readonly: row.user_id !== viewerId,
+  };
+}
+
+/**
+ * A playlist of any kind (static, flow, shared) from the registry: `pl-` id from its rest number,
+ * `readonly` (OpenSubsonic) when the viewer may not change it.
+ */
+export function playlistOfRef(ref: PlaylistRef, editable: boolean, coverTrack?: SongRow): Payload {
+  return {
+    id: playlistId(ref.restNumber),
+    name: ref.name,
+    comment: ref.comment || undefined,
+    owner: ref.owner,
+    public: ref.public,
+    songCount: ref.songCount,
+    duration: Math.round(ref.durationMs / 1000),
+    created: iso(ref.createdAt),
+    changed: iso(ref.updatedAt),
+    coverArt: coverTrack ? songCoverArt(coverTrack) : undefined,
+    readonly: !editable,
   };
 }
 

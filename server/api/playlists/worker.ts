@@ -10,6 +10,7 @@ import {
   workerSettings,
 } from '../../domain/downloads/control.js';
 import { canSeeAllJobs } from '../../domain/downloads/service.js';
+import { playlistsOf } from '../../domain/playlists/registry.js';
 import { downloadWorker, qualityTiers, sourcePriority as priority } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
@@ -118,8 +119,14 @@ export function playlistWorkerRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Queue upgrades for the tracks of a flow or playlist (`library` for single tracks and albums)',
       params: z.object({ playlistId: playlistParam }),
       response: upgradeResult,
-      handler: ({ principal, params }) =>
-        queueQualityUpgrades(ctx, { userId: canSeeAllJobs(principal!) ? undefined : principal!.userId, playlist: params.playlistId }),
+      handler: ({ principal, params }) => {
+        // A playlist the caller may edit (a shared one they own): every track of it, whoever's job it is.
+        const registry = playlistsOf(ctx);
+        const viewer = { id: principal!.userId, role: principal!.role };
+        const ref = registry.findFor(params.playlistId, viewer);
+        const all = canSeeAllJobs(principal!) || (ref !== undefined && registry.canEdit(ref, viewer));
+        return queueQualityUpgrades(ctx, { userId: all ? undefined : principal!.userId, playlist: params.playlistId });
+      },
     }),
     defineRoute({
       tag: 'playlists',

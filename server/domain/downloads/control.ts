@@ -184,7 +184,7 @@ export function queueJobUpgrade(ctx: AppContext, principal: Principal, playlist:
  * Sends one failed or cancelled job back to the search, after the retry pause when it failed
  * recently. Returns false when the job changed meanwhile or its track has another open job.
  */
-function restart(ctx: AppContext, job: DownloadJobRow): boolean {
+export function restart(ctx: AppContext, job: DownloadJobRow): boolean {
   if (downloads.findOpen(ctx.db, job)) return false;
   const service = downloadsOf(ctx);
   const pauseMs = ctx.settings.get().downloads.worker.retryPauseMinutes * 60_000;

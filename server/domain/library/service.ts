@@ -38,6 +38,7 @@ export class LibraryService {
   readonly reader: LibraryReader;
   readonly images: ImageCache;
   readonly scans: LibraryScanService;
+  private readonly scanListeners = new Set<() => void>();
 
   constructor(private readonly ctx: AppContext) {
     this.reader = new LibraryReader(ctx.db);
@@ -50,11 +51,30 @@ export class LibraryService {
       roots: () => this.scanRoots(),
       linkRoots: () => [downloadsRoot(ctx)],
       now: () => ctx.clock.now(),
-      broadcast: (type, payload) => ctx.hub.broadcast('library', type, payload),
+      broadcast: (type, payload) => {
+        ctx.hub.broadcast('library', type, payload);
+        if (type === 'library_scan_completed') this.scanCompleted();
+      },
       log: ctx.log,
       watch: settings.watchEnabled && ctx.config.libraryWatch,
       watchDebounceMs: () => ctx.settings.get().library.watchDebounceMs,
     });
+  }
+
+  /** Called after every finished scan run (new tracks are readable then); returns the unsubscribe function. */
+  onScanCompleted(listener: () => void): () => void {
+    this.scanListeners.add(listener);
+    return () => this.scanListeners.delete(listener);
+  }
+
+  private scanCompleted(): void {
+    for (const l of this.scanListeners) {
+      try {
+        l();
+      } catch (err) {
+        this.ctx.log.warn('scan listener failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
   }
 
   start(): void {

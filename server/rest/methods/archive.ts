@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { SongRow } from '../../db/subsonicLibrary.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
+import { playlistsOf } from '../../domain/playlists/registry.js';
 import { ZipTooLargeError, safeName, uniqueNames, writeZip, zipLength, type ZipEntry } from '../../domain/subsonic/zipArchive.js';
 import { realPathWithin } from '../../library/libraryRoots.js';
 import { SENT, type RestCall } from '../context.js';
@@ -33,8 +34,11 @@ function contents(call: RestCall, target: Target): { title: string; trackIds: nu
       return { title: artist.name, trackIds: [...ownAlbums, ...lib.songIdsOfArtist(artist.id, 100_000)] };
     }
     case 'playlist': {
-      const { playlist, trackIds } = call.rc.playlists.get(call.user.id, target.id);
-      return { title: playlist.name, trackIds };
+      // Any kind the user may read (static, flow, shared), through the playlist registry.
+      const registry = playlistsOf(call.rc.app);
+      const ref = registry.findByRestNumber(target.id);
+      if (!ref || !registry.canSee(ref, { id: call.user.id, role: call.user.role })) throw notFound('Playlist not found');
+      return { title: ref.name, trackIds: registry.trackIds(ref) };
     }
   }
 }

@@ -1,60 +1,94 @@
+import { playlistsOf, type PlaylistRef, type PlaylistViewer } from '../../domain/playlists/registry.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { missingParameter, notAuthorized, notFound } from '../errors.js';
 import { parseId } from '../ids.js';
-import { playlist } from '../serialize.js';
+import { playlistOfRef } from '../serialize.js';
 import type { Payload } from '../wire.js';
 import { resolveTrack, songs } from '../views.js';
 
-function playlistRowId(raw: string): number {
+/**
+ * Playlists of every kind the user may see (decisions §9): their static playlists and public ones,
+ * flows and shared playlists, through the playlist registry. Only static playlists are changed
+ * here; the others are read-only (error 50 on a change), whoever owns them.
+ */
+
+const viewerOf = (call: RestCall): PlaylistViewer => ({ id: call.user.id, role: call.user.role });
+
+/** The playlist behind a `pl-` id if the user may see it, else error 70. */
+function refOf(call: RestCall, raw: string): PlaylistRef {
   const parsed = parseId(raw);
   if (!parsed || parsed.kind !== 'playlist') throw notFound('Playlist not found');
-  return parsed.id;
+  const registry = playlistsOf(call.rc.app);
+  const ref = registry.findByRestNumber(parsed.id);
+  if (!ref || !registry.canSee(ref, viewerOf(call))) throw notFound('Playlist not found');
+  return ref;
 }
 
-function playlistWithSongs(call: RestCall, id: number): Payload {
-  const { playlist: row, trackIds } = call.rc.playlists.get(call.user.id, id);
-  const entry = songs(call, trackIds);
-  const cover = row.first_track_id !== null ? call.rc.library.song(row.first_track_id) : undefined;
-  return { playlist: { ...playlist(row, call.user.id, cover), entry } };
+/** A static playlist the user may change through /rest; error 50 for other kinds. */
+function staticRowId(call: RestCall, raw: string): number {
+  const ref = refOf(call, raw);
+  if (ref.kind !== 'static') throw notAuthorized(`This ${ref.kind === 'flow' ? 'flow' : 'shared playlist'} cannot be changed from a Subsonic client`);
+  return Number(ref.id);
+}
+
+function present(call: RestCall, ref: PlaylistRef): Payload {
+  const registry = playlistsOf(call.rc.app);
+  const cover = ref.firstTrackId !== null ? call.rc.library.song(ref.firstTrackId) : undefined;
+  return playlistOfRef(ref, registry.canEdit(ref, viewerOf(call)), cover);
+}
+
+function playlistWithSongs(call: RestCall, ref: PlaylistRef): Payload {
+  const registry = playlistsOf(call.rc.app);
+  const fresh = registry.find(ref.id) ?? ref;
+  const entry = songs(call, registry.trackIds(fresh));
+  return { playlist: { ...present(call, fresh), entry } };
 }
 
 function getPlaylists(call: RestCall): Payload {
+  const registry = playlistsOf(call.rc.app);
   const username = call.params.string('username');
-  let rows;
+  let refs: PlaylistRef[];
   if (username && username.toLowerCase() !== call.user.username.toLowerCase()) {
     if (call.user.role !== 'admin') throw notAuthorized('Only administrators can list another user\'s playlists');
     const other = call.rc.app.users.findByUsername(username);
     if (!other) throw notFound('User not found');
-    rows = call.rc.playlists.visibleTo(other.id).filter((r) => r.user_id === other.id);
+    refs = registry.visibleTo({ id: other.id, role: other.role }).filter((r) => r.ownerUserId === other.id);
   } else {
-    rows = call.rc.playlists.visibleTo(call.user.id);
+    refs = registry.visibleTo(viewerOf(call));
   }
-  const firsts = call.rc.library.songs(rows.map((r) => r.first_track_id).filter((t): t is number => t !== null));
+  const firsts = call.rc.library.songs(refs.map((r) => r.firstTrackId).filter((t): t is number => t !== null));
   const byId = new Map(firsts.map((s) => [s.id, s]));
+  const viewer = viewerOf(call);
   return {
     playlists: {
-      playlist: rows.map((r) => playlist(r, call.user.id, r.first_track_id !== null ? byId.get(r.first_track_id) : undefined)),
+      playlist: refs.map((r) => playlistOfRef(r, registry.canEdit(r, viewer), r.firstTrackId !== null ? byId.get(r.firstTrackId) : undefined)),
     },
   };
+}
+
+function staticRef(call: RestCall, id: number): PlaylistRef {
+  const ref = playlistsOf(call.rc.app).find(String(id));
+  if (!ref) throw notFound('Playlist not found');
+  return ref;
 }
 
 function createPlaylist(call: RestCall): Payload {
   const trackIds = call.params.list('songId').map((s) => resolveTrack(call, s));
   const existing = call.params.string('playlistId');
   if (existing) {
-    const id = playlistRowId(existing);
+    const id = staticRowId(call, existing);
     const name = call.params.string('name');
     call.rc.playlists.update(call.user.id, id, { trackIds, ...(name && { name }) });
-    return playlistWithSongs(call, id);
+    return playlistWithSongs(call, staticRef(call, id));
   }
   const name = call.params.string('name');
   if (!name) throw missingParameter('name');
   const id = call.rc.playlists.create(call.user.id, name, trackIds);
-  return playlistWithSongs(call, id);
+  return playlistWithSongs(call, staticRef(call, id));
 }
 
 function updatePlaylist(call: RestCall): undefined {
-  const id = playlistRowId(call.params.required('playlistId'));
+  const id = staticRowId(call, call.params.required('playlistId'));
   const name = call.params.string('name');
   const comment = call.params.string('comment');
   const isPublic = call.params.has('public') ? call.params.bool('public', false) : undefined;
@@ -72,13 +106,13 @@ function updatePlaylist(call: RestCall): undefined {
 
 export const playlistMethods: RestMethod[] = [
   { name: 'getPlaylists', handler: getPlaylists },
-  { name: 'getPlaylist', handler: (call) => playlistWithSongs(call, playlistRowId(call.params.required('id'))) },
+  { name: 'getPlaylist', handler: (call) => playlistWithSongs(call, refOf(call, call.params.required('id'))) },
   { name: 'createPlaylist', handler: createPlaylist },
   { name: 'updatePlaylist', handler: updatePlaylist },
   {
     name: 'deletePlaylist',
     handler: (call) => {
-      call.rc.playlists.delete(call.user.id, playlistRowId(call.params.required('id')));
+      call.rc.playlists.delete(call.user.id, staticRowId(call, call.params.required('id')));
       return undefined;
     },
   },

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import type { AppContext } from '../../context.js';
+import type { DownloadJobRow } from '../../db/downloads.js';
+import { downloadsOf } from '../downloads/service.js';
+import { libraryServiceOf } from '../library/service.js';
+
+/**
+ * Tracks that a static or shared playlist wanted and a download job fetched: once the job is done
+ * and its file is a library track, the track joins the playlist, once. A job finishes before the
+ * library scan that reads its file ends, so a job whose track is not in the library yet is tried
+ * again after every scan. Upgrade jobs (a better copy of a track already there) never join.
+ */
+
+/**
+ * Adds the finished job's library track to its playlist (inside a transaction); returns what to do
+ * once it is committed (announce the change), or false when the playlist is gone.
+ */
+export type AttachHandler = (job: DownloadJobRow, trackId: number) => false | (() => void);
+
+interface AttachState {
+  handlers: Map<string, AttachHandler>;
+}
+
+const states = new WeakMap<AppContext, AttachState>();
+
+/** The library track a done job stands for: the reused track, else the scanned file at its final path. */
+export function trackOfJob(ctx: AppContext, job: Pick<DownloadJobRow, 'reusedTrackId' | 'finalPath'>): number | undefined {
+  if (job.reusedTrackId !== null) {
+    const ok = ctx.db.prepare('SELECT id FROM library_tracks WHERE id = ? AND available = 1').pluck().get(job.reusedTrackId);
+    if (ok !== undefined) return job.reusedTrackId;
+  }
+  if (!job.finalPath) return undefined;
+  const paths = [job.finalPath];
+  try {
+    const real = fs.realpathSync(job.finalPath);
+    if (real !== job.finalPath) paths.push(real);
+  } catch {
+    // The file is gone: only an index row with the stored path can still name it.
+  }
+  const find = ctx.db.prepare(`SELECT track_id FROM library_media_files WHERE source = 'aurral' AND path = ? AND available = 1 LIMIT 1`).pluck();
+  for (const p of paths) {
+    const id = find.get(p) as number | undefined;
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+function tryAttach(ctx: AppContext, state: AttachState, job: DownloadJobRow): boolean {
+  const handler = state.handlers.get(job.playlistType);
+  if (!handler || job.status !== 'done' || job.upgrade !== 0 || job.playlistId === null) return false;
+  const trackId = trackOfJob(ctx, job);
+  if (trackId === undefined) return false;
+  const after = ctx.db.transaction((): false | (() => void) => {
+    const claimed = ctx.db
+      .prepare('INSERT OR IGNORE INTO playlist_attached_jobs (job_id, track_id, attached_at) VALUES (?, ?, ?)')
+      .run(job.id, trackId, ctx.clock.now()).changes;
+    if (claimed === 0) return false;
+    return handler(job, trackId);
+  })();
+  if (!after) return false;
+  after();
+  return true;
+}
+
+/** Done jobs of the registered playlist kinds whose track has not joined yet; tried after each scan. */
+function sweep(ctx: AppContext, state: AttachState): number {
+  const types = [...state.handlers.keys()];
+  if (types.length === 0) return 0;
+  const ids = ctx.db
+    .prepare(
+      `SELECT j.id FROM download_jobs j WHERE j.playlist_type IN (${types.map(() => '?').join(', ')}) AND j.status = 'done'
+         AND j.upgrade = 0 AND j.playlist_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM playlist_attached_jobs a WHERE a.job_id = j.id) ORDER BY j.id`,
+    )
+    .pluck()
+    .all(...types) as number[];
+  let n = 0;
+  const service = downloadsOf(ctx);
+  for (const id of ids) {
+    const job = service.get(id);
+    if (job && tryAttach(ctx, state, job)) n++;
+  }
+  return n;
+}
+
+function stateOf(ctx: AppContext): AttachState {
+  let state = states.get(ctx);
+  if (state) return state;
+  const created: AttachState = { handlers: new Map() };
+  states.set(ctx, created);
+  downloadsOf(ctx).onEvent((e) => {
+    if (e.type !== 'job_updated' || e.job.status !== 'done' || e.previousStatus === 'done') return;
+    if (created.handlers.has(e.job.playlistType)) tryAttach(ctx, created, e.job);
+  });
+  libraryServiceOf(ctx).onScanCompleted(() => {
+    const n = sweep(ctx, created);
+    if (n > 0) ctx.log.info('downloaded tracks joined their playlists', { count: n });
+  });
+  return created;
+}
+
+/**
+ * Makes finished download jobs with `playlist_type = playlistType` join their playlist
+ * (`playlist_id`) through `handler`, exactly once per job. Call once per kind at start-up; static
+ * playlists register here (see staticDownloads.ts) and so do shared playlists.
+ */
+export function attachFinishedJobs(ctx: AppContext, playlistType: string, handler: AttachHandler): void {
+  stateOf(ctx).handlers.set(playlistType, handler);
+}
+
+/** Tries every done job that has not joined yet (also run after each library scan). */
+export function attachPendingJobs(ctx: AppContext): number {
+  return sweep(ctx, stateOf(ctx));
+}

@@ -1,0 +1,79 @@
+import type { AppContext } from '../../context.js';
+import { downloads } from '../../db/downloads.js';
+import type { Principal } from '../auth/principal.js';
+import { restart } from '../downloads/control.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import { playlistsOf, type PlaylistKind } from './registry.js';
+
+/**
+ * The retry cycle of static and shared playlists: every hour, failed tracks of their download jobs
+ * are searched again once the worker's retry pause has passed since they failed. A playlist's
+ * cycle can be paused (PUT /api/playlists/playlists/:playlistId/retry-cycle); cancelled tracks are
+ * never retried by the cycle, only by an explicit research.
+ */
+
+export const RETRY_CYCLE_TASK = 'playlist-retry-cycle';
+const CYCLED_KINDS = ['static', 'shared'] as const;
+
+export function isRetryPaused(ctx: AppContext, kind: PlaylistKind, id: string): boolean {
+  return ctx.db.prepare('SELECT 1 FROM playlist_retry_pauses WHERE playlist_type = ? AND playlist_id = ?').get(kind, id) !== undefined;
+}
+
+/** Paused playlists by API id, for the status answer's retry-cycle maps. */
+export function pausedRetryCycles(ctx: AppContext): Record<string, boolean> {
+  const rows = ctx.db.prepare('SELECT playlist_id FROM playlist_retry_pauses').pluck().all() as string[];
+  return Object.fromEntries(rows.map((id) => [id, true]));
+}
+
+/** Pauses or resumes the cycle of a playlist the caller may edit. */
+export function setRetryCycle(ctx: AppContext, principal: Principal, playlistId: string, paused: boolean) {
+  const registry = playlistsOf(ctx);
+  const viewer = { id: principal.userId, role: principal.role };
+  const ref = registry.findFor(playlistId, viewer);
+  if (!ref) throw new NotFoundError('Playlist not found', `No playlist ${playlistId}`);
+  if (!registry.canEdit(ref, viewer)) throw new ForbiddenError('Only the owner of this playlist or an administrator can change it');
+  if (paused)
+    ctx.db
+      .prepare('INSERT OR IGNORE INTO playlist_retry_pauses (playlist_type, playlist_id, paused_at) VALUES (?, ?, ?)')
+      .run(ref.kind, ref.id, ctx.clock.now());
+  else ctx.db.prepare('DELETE FROM playlist_retry_pauses WHERE playlist_type = ? AND playlist_id = ?').run(ref.kind, ref.id);
+  registry.changed(registry.find(ref.id) ?? ref);
+  return { success: true as const, playlistId: ref.id, kind: ref.kind, paused };
+}
+
+/** One pass of the cycle: failed jobs of static and shared playlists that are not paused; returns how many restarted. */
+export function runRetryCycle(ctx: AppContext): number {
+  const pauseMs = ctx.settings.get().downloads.worker.retryPauseMinutes * 60_000;
+  const before = ctx.clock.now() - pauseMs;
+  const ids = ctx.db
+    .prepare(
+      `SELECT j.id FROM download_jobs j WHERE j.status = 'failed' AND j.upgrade = 0 AND j.playlist_id IS NOT NULL
+         AND j.playlist_type IN (${CYCLED_KINDS.map(() => '?').join(', ')}) AND j.updated_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM playlist_retry_pauses p WHERE p.playlist_type = j.playlist_type AND p.playlist_id = j.playlist_id)
+       ORDER BY j.id LIMIT 500`,
+    )
+    .pluck()
+    .all(...CYCLED_KINDS, before) as number[];
+  let n = 0;
+  for (const id of ids) {
+    const job = downloads.get(ctx.db, id);
+    if (job && restart(ctx, job)) n++;
+  }
+  return n;
+}
+
+export function startRetryCycle(ctx: AppContext): void {
+  // A deleted playlist leaves no pause behind (a static id could otherwise be paused for a later list).
+  playlistsOf(ctx).onChange((change) => {
+    if (change.type === 'deleted')
+      ctx.db.prepare('DELETE FROM playlist_retry_pauses WHERE playlist_type = ? AND playlist_id = ?').run(change.ref.kind, change.ref.id);
+  });
+  ctx.scheduler.define({
+    name: RETRY_CYCLE_TASK,
+    every: 3600_000,
+    handler: () => {
+      const n = runRetryCycle(ctx);
+      if (n > 0) ctx.log.info('playlist retry cycle searched failed tracks again', { count: n });
+    },
+  });
+}

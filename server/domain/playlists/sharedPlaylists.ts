@@ -1,0 +1,617 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { AppContext } from '../../context.js';
+import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import { sortName } from '../../db/libraryText.js';
+import { requests } from '../../db/requests.js';
+import { sharedPlaylistsRepository, type SharedEntryRow, type SharedPlaylistRow } from '../../db/sharedPlaylists.js';
+import { FetchFailedError, FetchRefusedError, guardedRequest } from '../../integrations/guardedFetch.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import { isUserAccount, type Principal } from '../auth/principal.js';
+import { researchJob, restart } from '../downloads/control.js';
+import { downloadsOf } from '../downloads/service.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { libraryServiceOf } from '../library/service.js';
+import { attachFinishedJobs } from './attach.js';
+import { parsePlaylist, toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
+import { playlistsOf, restNumberOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
+import { isRetryPaused } from './retryCycle.js';
+
+/**
+ * Shared playlists: one list every user can read and play, changed by its owner and by
+ * administrators. Each entry is a track with a download job: a done job linked to the library track
+ * when the track is owned, otherwise a real download job of type `shared` whose track joins the list
+ * once it is in the library. A playlist imported from a URL can follow that source (`sync`).
+ */
+
+export const SHARED = 'shared';
+const DEFAULT_SYNC_HOURS = 24;
+const SOURCE_MAX_BYTES = 5 * 1024 * 1024;
+export const SHARED_SYNC_QUEUE = 'shared-playlist-sync';
+export const SHARED_SYNC_TASK = 'shared-playlist-sync-check';
+
+export interface SharedSettings {
+  name?: string;
+  description?: string;
+  sourceUrl?: string | null;
+  syncEnabled?: boolean;
+  syncIntervalHours?: number;
+  keepRemovedTracks?: boolean;
+}
+
+export type AddTrackInput = { trackId: number } | { artistName: string; trackName: string; albumName?: string | null; durationMs?: number | null; recordingMbid?: string | null };
+
+export interface SyncResult {
+  success: true;
+  playlistId: string;
+  added: number;
+  removed: number;
+  kept: number;
+  total: number;
+}
+
+export const viewerOf = (p: Principal): PlaylistViewer => ({ id: p.userId, role: p.role });
+
+function refOf(row: SharedPlaylistRow): PlaylistRef {
+  return {
+    kind: 'shared',
+    id: row.id,
+    restNumber: restNumberOf('shared', row.seq),
+    name: row.name,
+    comment: row.description,
+    ownerUserId: row.owner_user_id,
+    owner: row.owner ?? '',
+    public: true,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    songCount: row.song_count,
+    durationMs: row.duration_ms,
+    firstTrackId: row.first_track_id,
+  };
+}
+
+const canEditRow = (row: { owner_user_id: number | null }, viewer: PlaylistViewer) => viewer.role === 'admin' || (row.owner_user_id !== null && row.owner_user_id === viewer.id);
+
+/** An entry's state as clients show it: in the library, or the state of its download. */
+function entryStatus(e: SharedEntryRow): string {
+  if (e.available === 1) return 'available';
+  if (e.job_status === 'done') return 'processing';
+  return e.job_status ?? 'missing';
+}
+
+function presentEntry(e: SharedEntryRow) {
+  return {
+    entryId: e.id,
+    jobId: e.job_id !== null ? String(e.job_id) : null,
+    position: e.position,
+    artistName: e.artist_name,
+    trackName: e.track_name,
+    albumName: e.album_name,
+    durationMs: e.duration_ms,
+    recordingMbid: e.recording_mbid,
+    trackId: e.track_id !== null && e.available === 1 ? String(e.track_id) : null,
+    status: entryStatus(e),
+    error: e.available === 1 ? null : e.job_error,
+    fromSource: e.from_source === 1,
+    removedFromSource: e.removed_from_source === 1,
+  };
+}
+
+const keyOf = (t: { artistName: string; trackName: string }) => `${sortName(t.artistName)}\u0000${sortName(t.trackName)}`;
+
+export class SharedPlaylists {
+  readonly repo;
+
+  constructor(private readonly ctx: AppContext) {
+    this.repo = sharedPlaylistsRepository(ctx.db);
+  }
+
+  // --- reading ------------------------------------------------------------------------------------
+
+  present(row: SharedPlaylistRow, viewer: PlaylistViewer | null, withTracks = false) {
+    const entries = withTracks ? this.repo.entries(row.seq) : [];
+    return {
+      id: row.id,
+      kind: 'shared' as const,
+      name: row.name,
+      description: row.description,
+      ownerUserId: row.owner_user_id,
+      owner: row.owner,
+      sourceUrl: row.source_url,
+      sourceFormat: row.source_format,
+      syncEnabled: row.sync_enabled === 1,
+      syncIntervalHours: row.sync_interval_hours,
+      keepRemovedTracks: row.keep_removed_tracks === 1,
+      lastSyncedAt: row.last_synced_at !== null ? new Date(row.last_synced_at).toISOString() : null,
+      lastSyncError: row.last_sync_error,
+      retryCyclePaused: isRetryPaused(this.ctx, 'shared', row.id),
+      trackCount: row.track_count,
+      availableCount: row.song_count,
+      missingCount: row.track_count - row.song_count,
+      durationMs: row.duration_ms,
+      canEdit: viewer ? canEditRow(row, viewer) : false,
+      createdAt: new Date(row.created_at).toISOString(),
+      updatedAt: new Date(row.updated_at).toISOString(),
+      ...(withTracks && { tracks: entries.map(presentEntry) }),
+    };
+  }
+
+  list(viewer: PlaylistViewer) {
+    return this.repo.all().map((r) => this.present(r, viewer));
+  }
+
+  /** The playlist or 404 (every user may read every shared playlist). */
+  row(id: string): SharedPlaylistRow {
+    const row = this.repo.byId(id);
+    if (!row) throw new NotFoundError('Shared playlist not found', `No shared playlist ${id}`);
+    return row;
+  }
+
+  detail(id: string, viewer: PlaylistViewer) {
+    return this.present(this.row(id), viewer, true);
+  }
+
+  /** The playlist if the caller may change it: 404 when missing, 403 for someone else's. */
+  editable(id: string, principal: Principal): SharedPlaylistRow {
+    const row = this.row(id);
+    if (!canEditRow(row, viewerOf(principal))) throw new ForbiddenError('Only the owner of this shared playlist or an administrator can change it');
+    return row;
+  }
+
+  private announce(seq: number): void {
+    const row = this.repo.bySeq(seq);
+    if (row) playlistsOf(this.ctx).changed(refOf(row));
+  }
+
+  // --- creating -------------------------------------------------------------------------------------
+
+  private checkSettings(s: SharedSettings, sourceUrl: string | null): void {
+    if (s.syncEnabled && !sourceUrl) throw new ValidationError('Sync needs the URL of an import source (sourceUrl)', 'SYNC_SOURCE_MISSING');
+    if (sourceUrl !== null) {
+      let u: URL;
+      try {
+        u = new URL(sourceUrl);
+      } catch {
+        throw new ValidationError('sourceUrl must be an http(s) URL');
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ValidationError('sourceUrl must be an http(s) URL');
+    }
+  }
+
+  private checkName(name: string, exceptId?: string): string {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > 200) throw new ValidationError('Shared playlist name must be 1-200 characters');
+    const other = this.repo.idOfName(trimmed);
+    if (other !== undefined && other !== exceptId) throw new ValidationError('Shared playlist name already exists', 'SHARED_PLAYLIST_NAME_CONFLICT');
+    return trimmed;
+  }
+
+  /** Creates the playlist with its tracks in one transaction; jobs for missing tracks start after it. */
+  create(principal: Principal, settings: SharedSettings & { name: string }, tracks: PlaylistEntry[] = [], source?: { url: string | null; format: PlaylistFormat | null }) {
+    if (!isUserAccount(principal)) throw new ForbiddenError('User account required', 'Forbidden', 'USER_REQUIRED');
+    const name = this.checkName(settings.name);
+    const sourceUrl = source?.url ?? settings.sourceUrl ?? null;
+    this.checkSettings(settings, sourceUrl);
+    const now = this.ctx.clock.now();
+    const id = randomUUID();
+    const seq = this.ctx.db.transaction(() => {
+      const seq = this.repo.insert({
+        id,
+        ownerUserId: principal.userId,
+        name,
+        description: (settings.description ?? '').trim().slice(0, 2000),
+        sourceUrl,
+        sourceFormat: source?.format ?? null,
+        syncEnabled: settings.syncEnabled ?? false,
+        syncIntervalHours: settings.syncIntervalHours ?? DEFAULT_SYNC_HOURS,
+        keepRemovedTracks: settings.keepRemovedTracks ?? false,
+        now,
+      });
+      for (const t of tracks) this.addEntry(seq, id, principal.userId, t, source !== undefined && source.url !== null, now);
+      if (source?.url) this.repo.update(seq, { last_synced_at: now }, now);
+      return seq;
+    })();
+    this.announce(seq);
+    return this.present(this.repo.bySeq(seq)!, viewerOf(principal), true);
+  }
+
+  /** Import: a document (text or JSON) or a URL fetched through the address guard. */
+  async import(
+    principal: Principal,
+    input: SharedSettings & { content?: unknown; url?: string; format?: PlaylistFormat },
+  ) {
+    if (input.content === undefined && !input.url) throw new ValidationError('Send the playlist as content, or its url');
+    let parsed;
+    if (input.content !== undefined) parsed = parsePlaylist(input.content, input.format);
+    else {
+      this.checkSettings({}, input.url!);
+      parsed = parsePlaylist(await this.fetchSource(input.url!), input.format);
+    }
+    const name = input.name ?? parsed.name;
+    if (!name) throw new ValidationError('The playlist has no name: send one (name)');
+    const url = input.url ?? input.sourceUrl ?? null;
+    return this.create(
+      principal,
+      { ...input, name, description: input.description ?? parsed.description ?? '' },
+      parsed.tracks,
+      { url, format: input.format ?? parsed.format },
+    );
+  }
+
+  /** Reads the import source (public content: private addresses only when ALLOW_PRIVATE_TARGETS lists them). */
+  async fetchSource(url: string): Promise<string> {
+    const timeoutMs = 15_000;
+    try {
+      const res = await guardedRequest({
+        url,
+        method: 'GET',
+        headers: { Accept: 'application/json, audio/x-mpegurl, application/vnd.apple.mpegurl, text/plain;q=0.9, */*;q=0.5', 'User-Agent': `Tonearm/${this.ctx.appVersion}` },
+        allowPrivateTargets: this.ctx.config.allowPrivateTargets,
+        redirects: 'any',
+        timeoutMs,
+        maxBytes: SOURCE_MAX_BYTES,
+        signal: AbortSignal.timeout(timeoutMs * 2),
+      });
+      if (res.status < 200 || res.status >= 300) {
+        res.abort();
+        throw new IntegrationError('playlist-source', res.status === 404 || res.status === 410 ? 'not_found' : res.status >= 500 ? 'server_error' : 'bad_response', `The playlist source answered HTTP ${res.status}`, res.status);
+      }
+      const chunks: Buffer[] = [];
+      for await (const c of res.body) chunks.push(c);
+      return Buffer.concat(chunks).toString('utf8');
+    } catch (err) {
+      if (err instanceof IntegrationError) throw err;
+      if (err instanceof FetchRefusedError) throw new IntegrationError('playlist-source', 'refused', err.message);
+      if (err instanceof FetchFailedError && err.reason === 'too_large') throw new ValidationError(`The playlist source is larger than ${SOURCE_MAX_BYTES} bytes`);
+      if (err instanceof FetchFailedError && err.reason === 'timeout') throw new IntegrationError('playlist-source', 'timeout', 'The playlist source did not answer in time');
+      throw new IntegrationError('playlist-source', 'unreachable', `The playlist source could not be fetched (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  }
+
+  /**
+   * One entry with its job: an owned track gets a done job linked to it (so every entry has a job,
+   * as the track routes address them), a missing one a download job of this playlist.
+   */
+  private addEntry(seq: number, id: string, ownerId: number | null, t: PlaylistEntry, fromSource: boolean, now: number, position?: number): { entryId: number; job: DownloadJobRow } {
+    const owned = requests.ownedTrackId(this.ctx.db, { mbid: t.recordingMbid, title: t.trackName, artistName: t.artistName });
+    const svc = downloadsOf(this.ctx);
+    const fields = {
+      userId: ownerId,
+      playlistType: SHARED,
+      playlistId: id,
+      artistName: t.artistName,
+      trackName: t.trackName,
+      albumName: t.albumName,
+      recordingMbid: t.recordingMbid,
+      durationMs: t.durationMs,
+    };
+    let job: DownloadJobRow;
+    if (owned !== undefined) {
+      // What the library knows fills what the list left out (album, duration).
+      const known = this.ctx.db
+        .prepare('SELECT t.duration_ms, a.title AS album FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id = ?')
+        .get(owned) as { duration_ms: number; album: string | null } | undefined;
+      t = { ...t, albumName: t.albumName ?? known?.album ?? null, durationMs: t.durationMs ?? (known?.duration_ms || null) };
+      fields.albumName = t.albumName;
+      fields.durationMs = t.durationMs;
+      job = downloads.insert(this.ctx.db, fields, now);
+      let file: string | null = null;
+      try {
+        file = libraryServiceOf(this.ctx).playableFile(owned).path;
+      } catch {
+        // A Lidarr track whose file is not reachable here: the link to the track is enough.
+      }
+      job =
+        svc.transition(job.id, { status: 'done', progress: 100, reusedTrackId: owned, finalPath: file, streamFormat: file ? path.extname(file).slice(1).toLowerCase() || null : null, completedAt: now }, ['pending']) ?? job;
+    } else {
+      job = svc.create(fields);
+    }
+    const entryId = this.repo.addEntry(seq, { ...t, trackId: owned ?? null, jobId: job.id, fromSource }, now, position);
+    return { entryId, job };
+  }
+
+  // --- changing -------------------------------------------------------------------------------------
+
+  update(principal: Principal, id: string, s: SharedSettings) {
+    const row = this.editable(id, principal);
+    const changes: Record<string, string | number | null> = {};
+    if (s.name !== undefined) changes.name = this.checkName(s.name, row.id);
+    if (s.description !== undefined) changes.description = s.description.trim().slice(0, 2000);
+    const sourceUrl = s.sourceUrl !== undefined ? s.sourceUrl : row.source_url;
+    const syncEnabled = s.syncEnabled ?? row.sync_enabled === 1;
+    this.checkSettings({ syncEnabled }, sourceUrl);
+    if (s.sourceUrl !== undefined) changes.source_url = s.sourceUrl;
+    if (s.syncEnabled !== undefined) changes.sync_enabled = s.syncEnabled ? 1 : 0;
+    if (s.syncIntervalHours !== undefined) changes.sync_interval_hours = s.syncIntervalHours;
+    if (s.keepRemovedTracks !== undefined) changes.keep_removed_tracks = s.keepRemovedTracks ? 1 : 0;
+    this.repo.update(row.seq, changes, this.ctx.clock.now());
+    this.announce(row.seq);
+    return this.present(this.repo.bySeq(row.seq)!, viewerOf(principal), true);
+  }
+
+  /** Deletes the list; its jobs stay (files are never removed here, whoever else uses them). */
+  delete(principal: Principal, id: string): { success: true; playlistId: string } {
+    const row = this.editable(id, principal);
+    const open = downloads.list(this.ctx.db, { playlistType: SHARED, playlistId: row.id, status: ['pending'], limit: 10_000, offset: 0 });
+    this.ctx.db.transaction(() => {
+      this.repo.remove(row.seq);
+      // Nobody wants these tracks any more: pending downloads of this playlist do not start.
+      for (const j of open) if (downloadsOf(this.ctx).transition(j.id, { status: 'cancelled', error: 'Playlist deleted' }, ['pending']) && j.queueJobId !== null) this.ctx.jobs.cancel(j.queueJobId);
+    })();
+    playlistsOf(this.ctx).deleted(refOf(row));
+    return { success: true, playlistId: row.id };
+  }
+
+  addTrack(principal: Principal, id: string, input: AddTrackInput) {
+    const row = this.editable(id, principal);
+    let entry: PlaylistEntry;
+    if ('trackId' in input) {
+      const track = this.ctx.db
+        .prepare('SELECT title, artist_name, duration_ms, mbid, (SELECT title FROM library_albums a WHERE a.id = t.album_id) AS album FROM library_tracks t WHERE id = ?')
+        .get(input.trackId) as { title: string; artist_name: string; duration_ms: number; mbid: string | null; album: string | null } | undefined;
+      if (!track) throw new NotFoundError('Track not found', `No library track ${input.trackId}`);
+      entry = { artistName: track.artist_name, trackName: track.title, albumName: track.album, durationMs: track.duration_ms || null, recordingMbid: track.mbid };
+    } else {
+      const artistName = input.artistName.trim();
+      const trackName = input.trackName.trim();
+      if (!artistName || !trackName) throw new ValidationError('artistName and trackName are required');
+      entry = { artistName, trackName, albumName: input.albumName?.trim() || null, durationMs: input.durationMs ?? null, recordingMbid: input.recordingMbid ?? null };
+    }
+    const now = this.ctx.clock.now();
+    const added = this.ctx.db.transaction(() => {
+      const r = this.addEntry(row.seq, row.id, row.owner_user_id ?? (isUserAccount(principal) ? principal.userId : null), entry, false, now);
+      this.repo.touch(row.seq, now);
+      return r;
+    })();
+    this.announce(row.seq);
+    const e = this.repo.entryOfJob(row.seq, added.job.id)!;
+    return { success: true as const, queued: e.available !== 1, track: presentEntry(e) };
+  }
+
+  /** The entry with this job; an entry whose job was cleared from the job list answers to its entryId. */
+  private entryOf(row: SharedPlaylistRow, jobId: number): SharedEntryRow {
+    const e = this.repo.entryOfJob(row.seq, jobId) ?? this.repo.joblessEntry(row.seq, jobId);
+    if (!e) throw new NotFoundError('Track not found', `Job ${jobId} is not a track of this shared playlist`);
+    return e;
+  }
+
+  /** Removes a track from the list; a download still waiting to start is cancelled, files stay. */
+  removeTrack(principal: Principal, id: string, jobId: number) {
+    const row = this.editable(id, principal);
+    const e = this.entryOf(row, jobId);
+    this.ctx.db.transaction(() => {
+      this.repo.removeEntry(e.id);
+      this.repo.touch(row.seq, this.ctx.clock.now());
+      if (e.job_status === 'pending' && e.job_id !== null) {
+        const j = downloadsOf(this.ctx).transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist' }, ['pending']);
+        if (j?.queueJobId) this.ctx.jobs.cancel(j.queueJobId);
+      }
+    })();
+    this.announce(row.seq);
+    return { success: true as const, playlistId: row.id, jobId: String(jobId) };
+  }
+
+  researchTrack(principal: Principal, id: string, jobId: number) {
+    const row = this.editable(id, principal);
+    const e = this.entryOf(row, jobId);
+    if (e.job_id === null) return { success: true as const, queued: this.requeue(row, e) ? 1 : 0 };
+    return researchJob(this.ctx, principal, jobId);
+  }
+
+  /** A missing entry whose job was cleared from the job list gets a new download job. */
+  private requeue(row: SharedPlaylistRow, e: SharedEntryRow): boolean {
+    if (e.available === 1 || e.job_id !== null) return false;
+    const job = downloadsOf(this.ctx).create({
+      userId: row.owner_user_id,
+      playlistType: SHARED,
+      playlistId: row.id,
+      artistName: e.artist_name,
+      trackName: e.track_name,
+      albumName: e.album_name,
+      recordingMbid: e.recording_mbid,
+      durationMs: e.duration_ms,
+    });
+    this.repo.setJob(e.id, job.id);
+    return true;
+  }
+
+  researchMissing(principal: Principal, id: string) {
+    const row = this.editable(id, principal);
+    let queued = 0;
+    for (const e of this.repo.entries(row.seq)) {
+      if (e.job_id === null) {
+        if (this.requeue(row, e)) queued++;
+        continue;
+      }
+      if (e.job_id === null || (e.job_status !== 'failed' && e.job_status !== 'cancelled')) continue;
+      const job = downloadsOf(this.ctx).get(e.job_id);
+      if (job && restart(this.ctx, job)) queued++;
+    }
+    return { success: true as const, playlistId: row.id, queued };
+  }
+
+  // --- sync ----------------------------------------------------------------------------------------
+
+  /**
+   * Reads the import source again: tracks new there are added (downloaded when missing), tracks gone
+   * from it are removed, or kept and marked when `keepRemovedTracks`. Tracks added by hand stay.
+   * A failed fetch or a broken document changes nothing but `lastSyncError`.
+   */
+  async sync(id: string, principal?: Principal): Promise<SyncResult> {
+    const row = principal ? this.editable(id, principal) : this.row(id);
+    if (!row.source_url) throw new ValidationError('This shared playlist has no import source to sync from', 'SYNC_SOURCE_MISSING');
+    let parsed;
+    try {
+      parsed = parsePlaylist(await this.fetchSource(row.source_url), (row.source_format as PlaylistFormat | null) ?? undefined);
+    } catch (err) {
+      this.repo.update(row.seq, { last_sync_error: (err instanceof Error ? err.message : String(err)).slice(0, 500), last_synced_at: this.ctx.clock.now() }, row.updated_at);
+      throw err;
+    }
+    const now = this.ctx.clock.now();
+    const result = this.ctx.db.transaction(() => {
+      const fresh = this.repo.bySeq(row.seq);
+      if (!fresh) throw new NotFoundError('Shared playlist not found');
+      const entries = this.repo.entries(row.seq);
+      const fromSource = new Map<string, SharedEntryRow[]>();
+      for (const e of entries) {
+        if (e.from_source !== 1) continue;
+        const k = keyOf({ artistName: e.artist_name, trackName: e.track_name });
+        fromSource.set(k, [...(fromSource.get(k) ?? []), e]);
+      }
+      const order: number[] = [];
+      let added = 0;
+      for (const t of parsed.tracks) {
+        const match = fromSource.get(keyOf(t))?.shift();
+        if (match) {
+          if (match.removed_from_source) this.repo.markRemoved(match.id, false);
+          order.push(match.id);
+        } else {
+          order.push(this.addEntry(row.seq, row.id, row.owner_user_id, t, true, now, 1_000_000 + added).entryId);
+          added++;
+        }
+      }
+      let removed = 0;
+      let kept = 0;
+      const gone = new Set([...fromSource.values()].flat().map((e) => e.id));
+      for (const e of entries) {
+        if (!gone.has(e.id)) continue;
+        if (fresh.keep_removed_tracks === 1) {
+          this.repo.markRemoved(e.id, true);
+          kept++;
+        } else {
+          this.repo.removeEntry(e.id);
+          if (e.job_status === 'pending' && e.job_id !== null) {
+            const j = downloadsOf(this.ctx).transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist source' }, ['pending']);
+            if (j?.queueJobId) this.ctx.jobs.cancel(j.queueJobId);
+          }
+          removed++;
+        }
+      }
+      // Source order first, then what stays beyond it (kept and hand-added tracks) in their order.
+      const inOrder = new Set(order);
+      const rest = entries.filter((e) => !inOrder.has(e.id) && (!gone.has(e.id) || fresh.keep_removed_tracks === 1)).map((e) => e.id);
+      [...order, ...rest].forEach((entryId, i) => this.repo.setPosition(entryId, i));
+      this.repo.update(row.seq, { last_synced_at: now, last_sync_error: null }, now);
+      return { added, removed, kept, total: order.length + rest.length };
+    })();
+    this.announce(row.seq);
+    return { success: true, playlistId: row.id, ...result };
+  }
+
+  // --- export ---------------------------------------------------------------------------------------
+
+  exportAs(id: string, format: PlaylistFormat): { contentType: string; fileName: string; body: string } {
+    const row = this.row(id);
+    const entries = this.repo.entries(row.seq);
+    const locations = new Map<number, string>();
+    const fileOf = this.ctx.db.prepare(
+      `SELECT path, root FROM library_media_files WHERE track_id = ? AND available = 1 ORDER BY source = 'aurral' DESC, id LIMIT 1`,
+    );
+    const tracks: ExportTrack[] = entries.map((e) => {
+      let location: string | null = null;
+      if (format === 'm3u' && e.track_id !== null && e.available === 1) {
+        const f = fileOf.get(e.track_id) as { path: string; root: string | null } | undefined;
+        // A path inside the library folder, never the server's absolute layout.
+        if (f) location = f.root ? path.relative(f.root, f.path).split(path.sep).join('/') : path.basename(f.path);
+        if (location) locations.set(e.id, location);
+      }
+      return { artistName: e.artist_name, trackName: e.track_name, albumName: e.album_name, durationMs: e.duration_ms, recordingMbid: e.recording_mbid, location };
+    });
+    const base = row.name.replace(/[^\p{L}\p{N} ._-]+/gu, '').trim() || 'playlist';
+    if (format === 'm3u') return { contentType: 'audio/x-mpegurl; charset=utf-8', fileName: `${base}.m3u8`, body: toM3u(row, tracks) };
+    if (format === 'jspf')
+      return { contentType: 'application/jspf+json', fileName: `${base}.jspf`, body: JSON.stringify(toJspf({ name: row.name, description: row.description, owner: row.owner, createdAt: row.created_at }, tracks), null, 2) };
+    return { contentType: 'application/json', fileName: `${base}.json`, body: JSON.stringify(toOwnExport({ name: row.name, description: row.description, createdAt: row.created_at }, tracks, this.ctx.clock.now()), null, 2) };
+  }
+
+  // --- registry -------------------------------------------------------------------------------------
+
+  provider(): PlaylistProvider {
+    const KIND_BASE = 2 ** 48;
+    return {
+      kind: 'shared',
+      visibleTo: () => this.repo.all().map(refOf),
+      find: (id) => {
+        if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+        const row = this.repo.byId(id);
+        return row && refOf(row);
+      },
+      findByRestNumber: (n) => {
+        if (n < KIND_BASE || (n - KIND_BASE) % 2 !== 1) return undefined;
+        const row = this.repo.bySeq(Math.floor((n - KIND_BASE) / 2));
+        return row && refOf(row);
+      },
+      canSee: () => true,
+      canEdit: (ref, viewer) => viewer.role === 'admin' || (ref.ownerUserId !== null && ref.ownerUserId === viewer.id),
+      trackIds: (id) => {
+        const row = this.repo.byId(id);
+        return row ? this.repo.trackIds(row.seq) : [];
+      },
+    };
+  }
+
+  /** A finished job of this kind: its entry now names the library track. */
+  attach(job: DownloadJobRow, trackId: number): false | (() => void) {
+    const rows = this.repo.entriesOfJob(job.id);
+    if (rows.length === 0) return false;
+    for (const r of rows) this.repo.setTrack(r.id, trackId);
+    const seqs = [...new Set(rows.map((r) => r.playlist_seq))];
+    const now = this.ctx.clock.now();
+    for (const s of seqs) this.repo.touch(s, now);
+    return () => seqs.forEach((s) => this.announce(s));
+  }
+}
+
+const services = new WeakMap<AppContext, SharedPlaylists>();
+
+export function sharedPlaylistsOf(ctx: AppContext): SharedPlaylists {
+  let s = services.get(ctx);
+  if (!s) {
+    s = new SharedPlaylists(ctx);
+    services.set(ctx, s);
+  }
+  return s;
+}
+
+/** Short summaries for `GET /api/playlists/status` (`sharedPlaylists`). */
+export function sharedPlaylistSummaries(ctx: AppContext, viewer: PlaylistViewer) {
+  return sharedPlaylistsOf(ctx).list(viewer);
+}
+
+/**
+ * Start-up: the provider joins the registry, finished jobs join their lists, and due syncs run on
+ * the job queue (checked every 15 minutes; a failed sync is recorded and retried at the next due time).
+ */
+export function startSharedPlaylists(ctx: AppContext): void {
+  const shared = sharedPlaylistsOf(ctx);
+  playlistsOf(ctx).register(shared.provider());
+  attachFinishedJobs(ctx, SHARED, (job, trackId) => shared.attach(job, trackId));
+  ctx.jobs.register<{ playlistId: string }>(SHARED_SYNC_QUEUE, {
+    concurrency: 1,
+    maxAttempts: 1,
+    handler: async (job) => {
+      try {
+        const r = await shared.sync(job.payload.playlistId);
+        ctx.log.info('shared playlist synced', { playlistId: r.playlistId, added: r.added, removed: r.removed, kept: r.kept });
+      } catch (err) {
+        if (err instanceof NotFoundError) return;
+        ctx.log.warn('shared playlist sync failed', { playlistId: job.payload.playlistId, error: err instanceof Error ? err.message : String(err) });
+      }
+    },
+  });
+  ctx.scheduler.define({
+    name: SHARED_SYNC_TASK,
+    every: 15 * 60_000,
+    runOnFirstStart: true,
+    handler: () => enqueueDueSyncs(ctx),
+  });
+}
+
+/** Queues a sync of every shared playlist whose interval has passed; returns how many. */
+export function enqueueDueSyncs(ctx: AppContext): number {
+  let n = 0;
+  for (const id of sharedPlaylistsOf(ctx).repo.dueForSync(ctx.clock.now())) {
+    if (ctx.jobs.enqueue(SHARED_SYNC_QUEUE, { playlistId: id }, { dedupeKey: `shared-sync:${id}`, name: `sync shared playlist ${id}` }).created) n++;
+  }
+  return n;
+}

@@ -1,0 +1,75 @@
+import type { AppContext } from '../../context.js';
+import type { DownloadJobRow } from '../../db/downloads.js';
+import { playlistsRepository } from '../../db/playlists.js';
+import { requests } from '../../db/requests.js';
+import { downloadsOf } from '../downloads/service.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { attachFinishedJobs } from './attach.js';
+import { playlistsOf, staticRef } from './registry.js';
+
+/**
+ * Static playlists with download-backed tracks: a track asked for by artist and title that the
+ * library does not hold becomes a download job (`playlist_type` `static`, `playlist_id` the
+ * playlist's id) and is appended to the playlist once the job is done and the track is scanned.
+ * Anything that creates such jobs (Subsonic-free imports, presets) gets the same joining.
+ */
+
+export const STATIC = 'static';
+
+export interface WantedTrack {
+  artistName: string;
+  trackName: string;
+  albumName?: string | null;
+  recordingMbid?: string | null;
+  durationMs?: number | null;
+}
+
+/**
+ * Adds a track to the user's static playlist: appended now when owned, otherwise a download job
+ * whose track joins when done. 404 for a playlist the user cannot see, 403 for someone else's.
+ */
+export function addStaticTrackByName(
+  ctx: AppContext,
+  userId: number,
+  playlistId: number,
+  t: WantedTrack,
+): { trackId: number; job: null } | { trackId: null; job: DownloadJobRow } {
+  const repo = playlistsRepository(ctx.db);
+  const row = repo.byId(playlistId);
+  if (!row || (row.user_id !== userId && row.public !== 1)) throw new NotFoundError('Playlist not found');
+  if (row.user_id !== userId) throw new ForbiddenError('Only the owner can change this playlist');
+  const artistName = t.artistName.trim();
+  const trackName = t.trackName.trim();
+  if (!artistName || !trackName) throw new ValidationError('artistName and trackName are required');
+  const owned = requests.ownedTrackId(ctx.db, { mbid: t.recordingMbid ?? null, title: trackName, artistName });
+  if (owned !== undefined) {
+    repo.update(playlistId, { trackIds: [...repo.trackIds(playlistId), owned] }, ctx.clock.now());
+    playlistsOf(ctx).changed(staticRef(repo.byId(playlistId)!));
+    return { trackId: owned, job: null };
+  }
+  const job = downloadsOf(ctx).create({
+    userId,
+    playlistType: STATIC,
+    playlistId: String(playlistId),
+    artistName,
+    trackName,
+    albumName: t.albumName ?? null,
+    recordingMbid: t.recordingMbid ?? null,
+    durationMs: t.durationMs ?? null,
+  });
+  return { trackId: null, job };
+}
+
+/** Registers the joining of finished static-playlist jobs (start-up). */
+export function startStaticDownloads(ctx: AppContext): void {
+  const repo = playlistsRepository(ctx.db);
+  attachFinishedJobs(ctx, STATIC, (job, trackId) => {
+    const id = Number(job.playlistId);
+    if (!Number.isSafeInteger(id) || !repo.byId(id)) return false;
+    repo.update(id, { trackIds: [...repo.trackIds(id), trackId] }, ctx.clock.now());
+    return () => {
+      const row = repo.byId(id);
+      if (row) playlistsOf(ctx).changed(staticRef(row));
+    };
+  });
+}
