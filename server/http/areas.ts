@@ -11,6 +11,7 @@ import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { playlistWorkerRoutes } from '../api/playlists/worker.js';
+import { plexRoutes } from '../api/plex/routes.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
 import { newsRoutes } from '../api/news/routes.js';
 import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
@@ -59,6 +60,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   filesystemRoutes,
   libraryArea,
   scrobblingRoutes,
+  plexRoutes,
   artistRoutes,
   recentReleaseRoutes,
   searchRoutes,
