@@ -166,6 +166,13 @@ describe('Plex Home links (administrator)', () => {
     expect((await call('/api/users/9999/plex-link', server.admin.token, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('every Plex route is documented in /api/openapi.json', async () => {
+    const doc = (await call('/api/openapi.json', server.admin.token)).body;
+    const paths = Object.keys(doc.paths).filter((p) => p.includes('plex'));
+    expect(paths.length).toBe(16);
+    expect(paths).toContain('/api/users/me/plex-link/oauth/complete');
+  });
+
   it('no token appeared in any answer', () => {
     for (const token of [f.ownerToken, annPlexToken, 'kid-home-token-9a', 'gran-home-token-7c']) expect(answers.filter((a) => a.includes(token))).toEqual([]);
   });

@@ -4,6 +4,7 @@ import type { SettingsState } from '../settings/useSettings';
 import { plexSettingsApi, type AccessCheck, type PlexStatus } from './api';
 import { bestConnection, connectionLabel, syncDescription, type PlexServer } from './logic';
 import { PinConnect } from './PinConnect';
+import { PlexHomeUsers } from './PlexHomeUsers';
 
 interface PlexSettingsBlock {
   url: string;
@@ -43,6 +44,7 @@ export function PlexSettings({ settings }: { settings: SettingsState }) {
           <ErrorMessage error={disconnect.error} />
           {block && <ServerChoice settings={settings} block={block} onSaved={status.reload} />}
           {block?.url && <LibraryChoice settings={settings} block={block} status={s} onChanged={status.reload} />}
+          <PlexHomeUsers />
         </>
       )}
     </Card>

@@ -44,3 +44,20 @@ export const plexLinkApi = {
   checkPin: (pin: StartedPin) => api<PinCheck>('/api/users/me/plex-link/oauth/complete', { method: 'POST', body: { pinId: pin.pinId, code: pin.code } }),
   unlink: () => api('/api/users/me/plex-link', { method: 'DELETE' }),
 };
+
+export interface PlexHomeUser {
+  id: string;
+  title: string | null;
+  username: string | null;
+  restricted: boolean;
+  protected: boolean;
+  linkedUserId: number | null;
+}
+
+export const plexHomeApi = {
+  list: (signal?: AbortSignal) => api<{ users: PlexHomeUser[] }>('/api/users/plex-link/home-users', { ...(signal && { signal }) }),
+  users: (signal?: AbortSignal) => api<{ id: number; username: string }[]>('/api/users', { ...(signal && { signal }) }),
+  link: (userId: number, homeUserId: string, pin: string) =>
+    api(`/api/users/${userId}/plex-link/managed`, { method: 'POST', body: { homeUserId, ...(pin ? { pin } : {}) } }),
+  unlink: (userId: number) => api(`/api/users/${userId}/plex-link`, { method: 'DELETE' }),
+};
