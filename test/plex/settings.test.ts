@@ -146,6 +146,9 @@ describe('servers and libraries', () => {
     expect(res.body).toEqual({ success: true, message: 'Connected to Plex Media Server 1.41.3.9314-a0bfb8370 (2 music libraries)', machineIdentifier: f.pms.machineIdentifier, version: '1.41.3.9314-a0bfb8370', musicLibraries: 2 });
     expect(f.pms.requests.filter((r) => r.path === '/library/sections').at(-1)!.headers['x-plex-token']).toBe(f.serverToken);
     expect((await admin('/api/settings/mediaserver/test', { method: 'POST', json: { url: f.pms.url } })).body.success).toBe(true);
+    // A token sent along (as some clients do) is ignored: the stored one is used.
+    expect((await admin('/api/settings/plex/test', { method: 'POST', json: { url: f.pms.url, token: 'not-this-one' } })).body.success).toBe(true);
+    expect(f.pms.requests.filter((r) => r.path === '/library/sections').at(-1)!.headers['x-plex-token']).toBe(f.serverToken);
     expect((await admin('/api/settings/plex/test', { method: 'POST', json: {} })).body.code).toBe('NOT_CONFIGURED');
   });
 

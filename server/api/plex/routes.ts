@@ -108,7 +108,8 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'The Plex servers the connected account can reach, with their connections (never their tokens)',
       tag: 'settings',
       access: 'admin',
-      body: z.object({}).strict().optional(),
+      // A `token` some clients send is ignored: only the stored account token is used.
+      body: z.object({}).optional(),
       response: z.object({ servers: z.array(server), total: z.number() }),
       handler: () => listPlexServers(ctx),
     }),
@@ -118,7 +119,8 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "Test a Plex server address (the saved one when none is given): its identity, then the account's token on its libraries",
       tag: 'settings',
       access: 'admin',
-      body: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional() }).strict().optional(),
+      // A `token` some clients send is ignored: only stored tokens are used.
+      body: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional() }).optional(),
       response: z.object({ success: z.literal(true), message: z.string(), machineIdentifier: z.string(), version: z.string().nullable(), musicLibraries: z.number() }),
       handler: ({ body }) => testPlexServer(ctx, body?.url),
     }),
