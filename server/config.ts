@@ -83,6 +83,10 @@ const envSchema = z.object({
   TONEARM_ZIPPOPOTAM_URL: z.url({ protocol: /^https?$/ }).default('https://api.zippopotam.us'),
   TONEARM_IPAPI_URL: z.url({ protocol: /^https?$/ }).default('https://ipapi.co'),
   TONEARM_NEWSAPI_URL: z.url({ protocol: /^https?$/ }).default('https://newsapi.org/v2'),
+  /** plex.tv (Plex sign-in with a PIN, the account's servers, Plex Home). */
+  TONEARM_PLEXTV_URL: z.url({ protocol: /^https?$/ }).default('https://plex.tv'),
+  /** The Plex web app page where a user approves a PIN (`<url>/auth#?clientID=…&code=…`). */
+  TONEARM_PLEX_APP_URL: z.url({ protocol: /^https?$/ }).default('https://app.plex.tv'),
   /** Client-side spacing of every public metadata service; for a local mirror or tests. */
   TONEARM_UPSTREAM_SPACING_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
@@ -115,6 +119,9 @@ export interface Config {
     zippopotam: string;
     ipapi: string;
     newsapi: string;
+    /** plex.tv and the Plex web app (PIN approval page). */
+    plextv: string;
+    plexApp: string;
     spotifyApi: string;
     spotifyAccounts: string;
     itunes: string;
@@ -232,6 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       zippopotam: e.TONEARM_ZIPPOPOTAM_URL,
       ipapi: e.TONEARM_IPAPI_URL,
       newsapi: e.TONEARM_NEWSAPI_URL,
+      plextv: e.TONEARM_PLEXTV_URL,
+      plexApp: e.TONEARM_PLEX_APP_URL,
       spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
     },
     logLevel: e.LOG_LEVEL,

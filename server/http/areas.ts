@@ -13,6 +13,7 @@ import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { playlistWorkerRoutes } from '../api/playlists/worker.js';
 import { sharedPlaylistRoutes } from '../api/playlists/shared.js';
 import { startPlaylists } from '../domain/playlists/start.js';
+import { plexRoutes } from '../api/plex/routes.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
 import { newsRoutes } from '../api/news/routes.js';
 import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
@@ -61,6 +62,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   filesystemRoutes,
   libraryArea,
   scrobblingRoutes,
+  plexRoutes,
   artistRoutes,
   recentReleaseRoutes,
   searchRoutes,

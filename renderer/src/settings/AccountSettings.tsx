@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { PlexLinkCard } from '../plex/PlexLinkCard';
 import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { useLocation } from '../router';
 import { session } from '../session';
@@ -24,6 +25,7 @@ export function AccountSettings() {
       </Card>
       {user && <PasswordCard />}
       {user && <ListeningServicesCard />}
+      {user && <PlexLinkCard />}
       {user && <ListeningHistoryCard userId={user.id} />}
     </>
   );

@@ -2,6 +2,7 @@ import { ErrorMessage, Loading } from '../components/ui';
 import { Link } from '../router';
 import { isAdmin, session } from '../session';
 import { useStore } from '../store';
+import { PlexSettings } from '../plex/PlexSettings';
 import { AccountSettings } from './AccountSettings';
 import { DownloadsSettings } from './DownloadsSettings';
 import { LibrarySettings } from './LibrarySettings';
@@ -44,5 +45,12 @@ function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'security' }) {
   if (settings.error && !settings.data) return <ErrorMessage error={settings.error} onRetry={settings.reload} />;
   if (!settings.data) return <Loading label="Loading settings…" />;
   if (tab === 'downloads') return <DownloadsSettings settings={settings} />;
-  return tab === 'library' ? <LibrarySettings settings={settings} /> : <SecuritySettings settings={settings} />;
+  return tab === 'library' ? (
+    <>
+      <LibrarySettings settings={settings} />
+      <PlexSettings settings={settings} />
+    </>
+  ) : (
+    <SecuritySettings settings={settings} />
+  );
 }

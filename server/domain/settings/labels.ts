@@ -39,6 +39,7 @@ const LABELS: Record<string, string> = {
 const SERVICES: Record<string, string> = {
   lidarr: 'Lidarr',
   navidrome: 'Navidrome',
+  plex: 'Plex',
   slskd: 'slskd',
   gotify: 'Gotify',
   lastfm: 'Last.fm',
@@ -80,6 +81,9 @@ const FIELDS: Record<string, string> = {
   path: 'program path',
   searchResults: 'search results per query',
   audioFormat: 'audio format',
+  machineIdentifier: 'server',
+  serverName: 'server name',
+  librarySectionId: 'music library',
 };
 
 /** `someKeyName` → `some key name`. */

@@ -38,6 +38,24 @@ const lidarr = z
   })
   .strict();
 
+/**
+ * Plex: the server chosen among the account's servers and the music library whose files are this
+ * library's. The plex.tv account token and the server's token are not settings: they are kept
+ * encrypted (062_plex.sql) and never returned.
+ */
+const plex = z
+  .object({
+    url: serviceUrl,
+    enabled,
+    machineIdentifier: z.string().max(128).default(''),
+    serverName: z.string().max(256).default(''),
+    /** The music library (section key) the sync maps to library tracks by file path. */
+    librarySectionId: z.string().max(32).regex(/^\w*$/, { error: 'must be a Plex library key' }).default(''),
+    /** Plex sees files at paths of its own host or container; map its prefixes to this computer's. */
+    pathMappings: z.array(z.object({ from: z.string().min(1), to: z.string().min(1) }).strict()).max(50).default([]),
+  })
+  .strict();
+
 const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), password: secret, enabled }).strict();
 const slskd = z
   .object({
@@ -288,6 +306,7 @@ export const settingsSchema = z
       .object({
         lidarr: lidarr.prefault({}),
         navidrome: navidrome.prefault({}),
+        plex: plex.prefault({}),
         slskd: slskd.prefault({}),
         prowlarr: prowlarr.prefault({}),
         sabnzbd: sabnzbd.prefault({}),

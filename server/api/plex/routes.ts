@@ -1,0 +1,250 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import { completeUserPin, linkManagedPlexUser, plexHomeUsers, plexLinkStatus, startUserPin, unlinkManagedPlexUser, unlinkPlex } from '../../domain/plex/links.js';
+import {
+  checkServerPin,
+  disconnectPlex,
+  listPlexServers,
+  plexLibraries,
+  plexLibraryAccess,
+  plexStatus,
+  startServerPin,
+  testPlexServer,
+} from '../../domain/plex/setup.js';
+import { syncPlex } from '../../domain/plex/sync.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+
+/**
+ * Plex (api.md §4.13 `mediaserver/*` and §4.12 `mediaserver-link`, spelled `plex` on the wire by
+ * decisions §1; the neutral spellings are served by the alias table). No answer carries a token.
+ */
+
+const pinStart = z.object({ forwardUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional() }).strict().optional();
+const pinCheckBody = z.object({ pinId: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d{1,20}$/, 'must be the PIN id')), code: z.string().min(1).max(200).optional() }).strict();
+
+const startedPin = z.object({ pinId: z.string(), code: z.string(), clientId: z.string(), authUrl: z.string(), expiresAt: z.number(), expiresIn: z.number() });
+const pinCheck = z.object({
+  pending: z.boolean(),
+  linked: z.boolean(),
+  expired: z.boolean(),
+  expiresAt: z.number().optional(),
+  message: z.string().optional(),
+});
+const linkStatus = z.object({
+  linked: z.boolean(),
+  kind: z.enum(['oauth', 'managed']).nullable(),
+  username: z.string().nullable(),
+  title: z.string().nullable(),
+  linkedAt: z.number().nullable(),
+  lastError: z.string().nullable(),
+});
+const unlinked = z.object({ success: z.literal(true), linked: z.literal(false) });
+const connection = z.object({ uri: z.string(), protocol: z.string().nullable(), address: z.string().nullable(), port: z.number().nullable(), local: z.boolean(), relay: z.boolean() });
+const server = z.object({
+  name: z.string(),
+  clientIdentifier: z.string(),
+  machineIdentifier: z.string(),
+  product: z.string().nullable(),
+  productVersion: z.string().nullable(),
+  platform: z.string().nullable(),
+  owned: z.boolean(),
+  presence: z.boolean(),
+  httpsRequired: z.boolean(),
+  connections: z.array(connection),
+});
+const userId = z.object({ id: z.coerce.number().int().positive() });
+
+export function plexRoutes(ctx: AppContext): RouteDefinition[] {
+  return [
+    // ---- Settings → Plex (administrators) ----------------------------------------------------
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/plex/auth/pin',
+      summary: "Start connecting the server's Plex account: a plex.tv PIN and the app.plex.tv page to approve it on",
+      tag: 'settings',
+      access: 'admin',
+      body: pinStart,
+      response: startedPin,
+      handler: ({ principal, body }) => startServerPin(ctx, principal!, body?.forwardUrl),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/plex/auth/check',
+      summary: 'Poll the PIN: pending, expired, or connected (the token is stored encrypted; only the Plex user name is answered)',
+      tag: 'settings',
+      access: 'admin',
+      body: pinCheckBody,
+      response: pinCheck.extend({ plexUsername: z.string().nullable().optional() }),
+      handler: ({ principal, body }) => checkServerPin(ctx, principal!, body.pinId, body.code),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/plex/status',
+      summary: 'Whether a Plex account is connected (its user name), the chosen server and library, and the last sync',
+      tag: 'settings',
+      access: 'admin',
+      response: z.object({
+        connected: z.boolean(),
+        plexUsername: z.string().nullable(),
+        connectedAt: z.number().nullable(),
+        server: z.object({ url: z.string(), name: z.string().nullable(), machineIdentifier: z.string().nullable() }).nullable(),
+        librarySectionId: z.string().nullable(),
+        sync: z.object({ tracks: z.number(), matched: z.number(), syncedAt: z.number().nullable() }).nullable(),
+      }),
+      handler: () => plexStatus(ctx),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/settings/plex/auth',
+      summary: "Disconnect the server's Plex account (its stored tokens are deleted)",
+      tag: 'settings',
+      access: 'admin',
+      response: z.object({ success: z.literal(true), connected: z.literal(false) }),
+      handler: () => disconnectPlex(ctx),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/plex/resources',
+      summary: 'The Plex servers the connected account can reach, with their connections (never their tokens)',
+      tag: 'settings',
+      access: 'admin',
+      // A `token` some clients send is ignored: only the stored account token is used.
+      body: z.object({}).optional(),
+      response: z.object({ servers: z.array(server), total: z.number() }),
+      handler: () => listPlexServers(ctx),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/plex/test',
+      summary: "Test a Plex server address (the saved one when none is given): its identity, then the account's token on its libraries",
+      tag: 'settings',
+      access: 'admin',
+      // A `token` some clients send is ignored: only stored tokens are used.
+      body: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional() }).optional(),
+      response: z.object({ success: z.literal(true), message: z.string(), machineIdentifier: z.string(), version: z.string().nullable(), musicLibraries: z.number() }),
+      handler: ({ body }) => testPlexServer(ctx, body?.url),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/plex/libraries',
+      summary: "The chosen server's music libraries and their folders as Plex sees them",
+      tag: 'settings',
+      access: 'admin',
+      response: z.object({
+        libraries: z.array(z.object({ key: z.string(), title: z.string(), type: z.string(), agent: z.string().nullable(), scanner: z.string().nullable(), locations: z.array(z.string()), selected: z.boolean() })),
+      }),
+      handler: () => plexLibraries(ctx),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/plex/libraries/:sectionId/access-check',
+      summary: "Whether this computer can read a Plex library's files (one track's file, through the path mappings)",
+      tag: 'settings',
+      access: 'admin',
+      params: z.object({ sectionId: z.string().regex(/^\w{1,32}$/, 'must be a Plex library key') }),
+      response: z.object({
+        checked: z.boolean(),
+        accessible: z.boolean().optional(),
+        reportedPath: z.string().optional(),
+        localPath: z.string().optional(),
+        libraryTitle: z.string().optional(),
+        reason: z.string().nullable().optional(),
+      }),
+      handler: ({ params }) => plexLibraryAccess(ctx, params.sectionId),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/settings/plex/sync',
+      summary: "Read the chosen Plex music library and match its tracks to this library's by file path (what publishing playlists to Plex uses)",
+      tag: 'settings',
+      access: 'admin',
+      response: z.object({ success: z.literal(true), sectionId: z.string(), plexTracks: z.number(), matched: z.number(), unmatched: z.number(), syncedAt: z.number() }),
+      handler: () => syncPlex(ctx),
+    }),
+
+    // ---- Each user's Plex link ---------------------------------------------------------------
+    defineRoute({
+      method: 'get',
+      path: '/api/users/me/plex-link/status',
+      summary: 'Your Plex link: linked, how (your account or a managed Home user), and the Plex name',
+      tag: 'users',
+      access: 'user',
+      response: linkStatus,
+      handler: ({ principal }) => plexLinkStatus(ctx, principal!.userId),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/users/me/plex-link/oauth/pin',
+      summary: 'Start linking your Plex account: a PIN and the app.plex.tv page to approve it on',
+      tag: 'users',
+      access: 'user',
+      body: pinStart,
+      response: startedPin,
+      handler: ({ principal, body }) => startUserPin(ctx, principal!.userId, body?.forwardUrl),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/users/me/plex-link/oauth/complete',
+      summary: 'Poll your PIN: pending, expired, or linked (the token is stored encrypted, never answered)',
+      tag: 'users',
+      access: 'user',
+      body: pinCheckBody,
+      response: pinCheck.extend({ username: z.string().nullable().optional(), link: linkStatus.optional() }),
+      handler: ({ principal, body }) => completeUserPin(ctx, principal!.userId, body.pinId, body.code),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/users/me/plex-link',
+      summary: 'Remove your Plex link',
+      tag: 'users',
+      access: 'user',
+      response: unlinked,
+      handler: ({ principal }) => unlinkPlex(ctx, principal!.userId),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/users/plex-link/home-users',
+      summary: "The Plex Home users of the server's Plex account, each with the user linked to it",
+      tag: 'users',
+      access: 'admin',
+      response: z.object({
+        users: z.array(
+          z.object({
+            id: z.string(),
+            uuid: z.string().nullable(),
+            title: z.string().nullable(),
+            username: z.string().nullable(),
+            thumb: z.string().nullable(),
+            restricted: z.boolean(),
+            admin: z.boolean(),
+            guest: z.boolean(),
+            protected: z.boolean(),
+            linkedUserId: z.number().nullable(),
+          }),
+        ),
+      }),
+      handler: () => plexHomeUsers(ctx),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/users/:id/plex-link/managed',
+      summary: "Link a Plex Home user (e.g. a managed user) to this user, switching to it with the server's Plex account",
+      tag: 'users',
+      access: 'admin',
+      params: userId,
+      body: z.object({ homeUserId: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d{1,20}$/, 'must be a Plex Home user id')), pin: z.string().regex(/^\d{4}$/, 'must be the 4-digit PIN').optional() }).strict(),
+      response: linkStatus,
+      handler: ({ principal, params, body }) => linkManagedPlexUser(ctx, principal!, params.id, body.homeUserId, body.pin),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/users/:id/plex-link',
+      summary: "Remove a user's Plex link",
+      tag: 'users',
+      access: 'admin',
+      params: userId,
+      response: unlinked,
+      handler: ({ params }) => unlinkManagedPlexUser(ctx, params.id),
+    }),
+  ];
+}

@@ -1,0 +1,124 @@
+import type { AppContext } from '../../context.js';
+import { plexLinks, type PlexLinkRow } from '../../db/plex.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import type { Principal } from '../auth/principal.js';
+import { isUserAccount } from '../auth/principal.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { plexTv, requireAccountToken, sealToken } from './connection.js';
+import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin } from './pins.js';
+
+/**
+ * Each user's Plex link (api.md §4.12, decisions §1 `plex-link`): their own Plex account through a
+ * PIN, or a Plex Home user (a managed user has no password of its own) that an administrator links
+ * for them by switching to it with the administrator's account. The token is stored encrypted;
+ * answers carry names only.
+ */
+export interface PlexLinkStatus {
+  linked: boolean;
+  kind: PlexLinkRow['kind'] | null;
+  username: string | null;
+  title: string | null;
+  linkedAt: number | null;
+  lastError: string | null;
+}
+
+function present(link: PlexLinkRow | undefined): PlexLinkStatus {
+  return {
+    linked: !!link,
+    kind: link?.kind ?? null,
+    username: link?.username ?? null,
+    title: link?.title ?? null,
+    linkedAt: link?.linkedAt ?? null,
+    lastError: link?.lastError ?? null,
+  };
+}
+
+export function plexLinkStatus(ctx: AppContext, userId: number): PlexLinkStatus {
+  return present(plexLinks.get(ctx.db, userId));
+}
+
+export function startUserPin(ctx: AppContext, userId: number, forwardUrl?: string): Promise<StartedPin> {
+  return startPin(ctx, 'user', userId, forwardUrl);
+}
+
+export async function completeUserPin(ctx: AppContext, userId: number, pinId: string, code?: string): Promise<PinCheck & { username?: string | null; link?: PlexLinkStatus }> {
+  const state = await pollPin(ctx, 'user', userId, pinId, code);
+  if (state.state === 'pending') return { pending: true, linked: false, expired: false, expiresAt: state.expiresAt };
+  if (state.state === 'expired') return { pending: false, linked: false, expired: true, message: PIN_EXPIRED_MESSAGE };
+  const account = await plexTv(ctx, state.token).account();
+  plexLinks.upsert(ctx.db, {
+    userId,
+    kind: 'oauth',
+    plexUserId: account.id,
+    plexUuid: account.uuid,
+    username: account.username ?? account.title,
+    title: account.title,
+    tokenEnc: sealToken(ctx, state.token),
+    linkedBy: userId,
+    linkedAt: ctx.clock.now(),
+  });
+  ctx.log.info('Plex account linked', { userId, plexUsername: account.username ?? account.title });
+  const link = plexLinkStatus(ctx, userId);
+  return { pending: false, linked: true, expired: false, username: link.username, link };
+}
+
+export function unlinkPlex(ctx: AppContext, userId: number): { success: true; linked: false } {
+  plexLinks.delete(ctx.db, userId);
+  return { success: true, linked: false };
+}
+
+/** The Plex Home of the administrator's account, each user with the Tonearm user it is linked to. */
+export async function plexHomeUsers(ctx: AppContext) {
+  const users = await plexTv(ctx, requireAccountToken(ctx)).homeUsers();
+  const links = plexLinks.list(ctx.db);
+  const linkedTo = (u: { id: string; uuid: string | null }) => links.find((l) => (u.uuid !== null && l.plexUuid === u.uuid) || l.plexUserId === u.id)?.userId ?? null;
+  return {
+    users: users.map((u) => ({
+      id: u.id,
+      uuid: u.uuid,
+      title: u.title,
+      username: u.username || null,
+      thumb: u.thumb,
+      restricted: u.restricted,
+      admin: u.admin,
+      guest: u.guest,
+      protected: u.protected,
+      linkedUserId: linkedTo(u),
+    })),
+  };
+}
+
+/** Links a Plex Home user to a Tonearm user: the administrator's account switches to it for its own token. */
+export async function linkManagedPlexUser(ctx: AppContext, admin: Principal, userId: number, homeUserId: string, pin?: string): Promise<PlexLinkStatus> {
+  ctx.users.get(userId);
+  const client = plexTv(ctx, requireAccountToken(ctx));
+  const home = (await client.homeUsers()).find((u) => u.id === homeUserId);
+  if (!home) throw new NotFoundError('Plex home user not found', `The Plex Home of the connected account has no user ${homeUserId}`);
+  if (home.protected && !pin) throw new ValidationError(`${home.title ?? 'This Plex Home user'} is protected by a PIN: enter it to link`, 'PLEX_PIN_REQUIRED');
+  let switched;
+  try {
+    switched = await client.switchHomeUser(home.id, pin);
+  } catch (err) {
+    if (err instanceof IntegrationError && err.kind === 'unauthorized' && err.status === 403)
+      throw new ValidationError(`Plex refused the PIN of ${home.title ?? 'this Plex Home user'}`, 'PLEX_PIN_INVALID');
+    throw err;
+  }
+  plexLinks.upsert(ctx.db, {
+    userId,
+    kind: 'managed',
+    plexUserId: home.id,
+    plexUuid: home.uuid,
+    username: home.username || home.title,
+    title: home.title,
+    tokenEnc: sealToken(ctx, switched.token),
+    linkedBy: isUserAccount(admin) ? admin.userId : null,
+    linkedAt: ctx.clock.now(),
+  });
+  ctx.log.info('Plex Home user linked', { userId, plexHomeUser: home.title });
+  return plexLinkStatus(ctx, userId);
+}
+
+export function unlinkManagedPlexUser(ctx: AppContext, userId: number): { success: true; linked: false } {
+  ctx.users.get(userId);
+  return unlinkPlex(ctx, userId);
+}
