@@ -345,14 +345,14 @@ export const flows = {
     db.prepare(`UPDATE flow_tracks SET state = 'replaced', reserve = 1, position = -position - 1 WHERE id = ?`).run(trackId);
   },
 
-  /** Artist and title keys (lower case) of a flow's earlier runs, newest `runs` runs. */
-  recentKeys(db: Db, flowId: string, runs: number): Set<string> {
+  /** Artist and title keys (lower case) of the tracks of a flow's `runs` latest planned runs before `beforeRunId`. */
+  recentKeys(db: Db, flowId: string, runs: number, beforeRunId: number): Set<string> {
     const rows = db
       .prepare(
         `SELECT lower(artist_name) AS a, lower(track_name) AS t FROM flow_tracks WHERE flow_id = ? AND state = 'queued'
-           AND run_id IN (SELECT id FROM flow_runs WHERE flow_id = ? ORDER BY id DESC LIMIT ?)`,
+           AND run_id IN (SELECT id FROM flow_runs WHERE flow_id = ? AND id < ? AND planned > 0 ORDER BY id DESC LIMIT ?)`,
       )
-      .all(flowId, flowId, runs) as { a: string; t: string }[];
+      .all(flowId, flowId, beforeRunId, runs) as { a: string; t: string }[];
     return new Set(rows.map((r) => `${r.a}\u0000${r.t}`));
   },
 };

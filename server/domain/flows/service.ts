@@ -404,7 +404,7 @@ export class FlowService {
     };
     let plan;
     try {
-      plan = await new FlowPlanner(this.ctx).plan({ ...f, ownerUserId: f.ownerUserId }, { seed: run.id * 7919 + f.seq, exclude: flows.recentKeys(this.ctx.db, flowId, 1) });
+      plan = await new FlowPlanner(this.ctx).plan({ ...f, ownerUserId: f.ownerUserId }, { seed: run.id * 7919 + f.seq, exclude: flows.recentKeys(this.ctx.db, flowId, 1, run.id) });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       flows.finishRun(this.ctx.db, run.id, 'failed', { error: message }, this.now());
