@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import WebSocket from 'ws';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryOf } from '../../server/domain/discovery/service.js';
@@ -292,4 +293,60 @@ describe('rotation, keeping and feeds', () => {
     expect(jobs).toHaveLength(pl.tracksQueued);
     expect(jobs.every((j) => j.playlistType === 'static' && j.playlistId === pl.playlist.id)).toBe(true);
   }, 30_000);
+});
+
+describe('status', () => {
+  type Message = Record<string, any> & { type: string };
+  async function subscriber(t: string) {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=${t}`);
+    const messages: Message[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString()) as Message));
+    await waitFor(() => messages.some((m) => m.type === 'connected'), 'connected');
+    ws.send(JSON.stringify({ type: 'subscribe', channels: ['playlists'] }));
+    await waitFor(() => messages.some((m) => m.type === 'subscribed'), 'subscribed');
+    return { ws, statuses: () => messages.filter((m) => m.type === 'playlist_status'), close: () => ws.close() };
+  }
+
+  it('is scoped to the caller', async () => {
+    const admin = await json(await server.api('/api/playlists/status', { token: token() }));
+    const mine = await json(await server.api('/api/playlists/status', { token: user.token }));
+    const allFlows = server.ctx.db.prepare('SELECT COUNT(*) AS n FROM flows').get() as { n: number };
+    expect(admin.flows).toHaveLength(allFlows.n);
+    expect(mine.flows.map((f: { name: string }) => f.name)).toEqual(['V']);
+    expect(admin.stats.total).toBe((server.ctx.db.prepare('SELECT COUNT(*) AS n FROM download_jobs').get() as { n: number }).n);
+    expect(admin.flowStats.total).toBeGreaterThan(0);
+    expect(mine.stats.total).toBe(0);
+    expect(admin).toMatchObject({
+      sharedPlaylists: [],
+      worker: { running: false, processing: false, activeCount: 0, currentJob: null, settings: { running: false }, downloadMetrics: expect.any(Object) },
+      hint: { phase: 'stopped' },
+      capabilities: { availableSources: ['discover', 'mix', 'trending', 'focus'], unavailableSources: [], lastfmRequired: false },
+      operationQueue: { pending: 0, running: 0 },
+      slskd: { configured: false, connected: false },
+    });
+  });
+
+  it('pushes playlist_status per audience, only when it changed for that audience', async () => {
+    const a = await subscriber(token());
+    const u = await subscriber(user.token);
+    try {
+      await waitFor(() => a.statuses().length === 1 && u.statuses().length === 1, 'the first status of each');
+      expect(a.statuses()[0]!.flows.length).toBeGreaterThan(1);
+      expect(u.statuses()[0]!.flows.map((f: { name: string }) => f.name)).toEqual(['V']);
+      // Nothing changed: the 4-second pass sends nothing.
+      await new Promise((r) => setTimeout(r, 4500));
+      expect(a.statuses()).toHaveLength(1);
+      expect(u.statuses()).toHaveLength(1);
+      // A change the administrator sees and the user does not.
+      const job = downloadsOf(server.ctx).create({ userId: ADMIN, artistName: 'Someone', trackName: 'Something' });
+      await waitFor(() => a.statuses().length === 2, "the administrator's new status");
+      expect(a.statuses()[1]!.stats.total).toBe(a.statuses()[0]!.stats.total + 1);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(u.statuses()).toHaveLength(1);
+      expect(job.status).toBe('pending');
+    } finally {
+      a.close();
+      u.close();
+    }
+  }, 20_000);
 });

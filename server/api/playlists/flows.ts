@@ -5,6 +5,7 @@ import { presetOf } from '../../domain/discovery/presets.js';
 import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
 import { adoptPlaylist, adoptPreset } from '../../domain/flows/adopt.js';
 import { flowsOf } from '../../domain/flows/service.js';
+import { playlistStatus } from '../../domain/flows/status.js';
 import { playlistsOf } from '../../domain/playlists/registry.js';
 import { StaticPlaylists } from '../../domain/playlists/staticPlaylists.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -91,6 +92,22 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
     });
 
   return [
+    defineRoute({
+      method: 'get',
+      path: '/api/playlists/status',
+      summary: 'Flows, shared playlists, job counts, the worker, what happens now, usable flow sources, the flow operation queue and slskd, scoped to the caller',
+      tag: 'playlists',
+      access,
+      response: z.looseObject({
+        flows: z.array(flowSchema),
+        sharedPlaylists: z.array(z.looseObject({ id: z.string() })),
+        stats: z.looseObject({}),
+        flowStats: z.looseObject({}),
+        worker: z.looseObject({ running: z.boolean(), processing: z.boolean(), activeCount: z.number() }),
+        hint: z.looseObject({ phase: z.string(), message: z.string() }),
+      }),
+      handler: ({ principal }) => playlistStatus(ctx, principal!),
+    }),
     defineRoute({
       method: 'get',
       path: '/api/playlists/flow-templates',

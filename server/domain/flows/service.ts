@@ -16,6 +16,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
 import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
 import { FlowPlanner } from './planner.js';
+import { startStatusPush } from './status.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS, type FlowTemplate } from './templates.js';
 
 /** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
@@ -659,5 +660,6 @@ export function startFlows(ctx: AppContext): void {
     if (e.type === 'job_updated') svc.onJobChanged(e.job, e.previousStatus);
   });
   ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => svc.refreshSchedules() });
+  startStatusPush(ctx);
   ctx.features.add('flows');
 }
