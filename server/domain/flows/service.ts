@@ -396,8 +396,13 @@ export class FlowService {
     if (!f || f.ownerUserId === null) return;
     if (trigger === 'schedule' && (!f.enabled || f.nextQueueJobId !== job.id)) return;
     let run = flows.runOfQueueJob(this.ctx.db, job.id);
-    // A run planned before a crash is not planned again.
-    if (run && run.status !== 'planning') return;
+    // A run planned before a crash is not planned again; a rotation the crash cut short is finished.
+    if (run && run.status !== 'planning') {
+      const first = this.ctx.db.prepare(`SELECT MIN(job_id) AS id FROM flow_tracks WHERE run_id = ? AND job_id IS NOT NULL`).get(run.id) as { id: number | null };
+      if (first.id !== null && f.currentRunId === run.id)
+        this.rotateOut(downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: flowId, limit: 100_000, offset: 0 }).filter((j) => j.id < first.id!));
+      return;
+    }
     run ??= flows.insertRun(this.ctx.db, { flowId, queueJobId: job.id, trigger }, this.now());
     const rescheduleIfScheduled = () => {
       const now = flows.get(this.ctx.db, flowId);
