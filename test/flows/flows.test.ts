@@ -6,6 +6,7 @@ import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
 import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { playlistsOf } from '../../server/domain/playlists/registry.js';
+import { FLOW_RUN_QUEUE, flowsOf } from '../../server/domain/flows/service.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -201,6 +202,18 @@ describe('planning', () => {
     // Research of the failed one: it is the flow's, and it goes back to the search.
     expect((await json(await server.api(`/api/playlists/flows/${flowId}/tracks/${first!.jobId}/research`, { method: 'POST', token: token() }))).queued).toBe(1);
     expect((await server.api(`/api/playlists/flows/${flowIds['trending-mix']}/tracks/${first!.jobId}/research`, { method: 'POST', token: token() })).status).toBe(404);
+  });
+});
+
+describe('durability', () => {
+  it('a run handed out again after a crash is planned once', async () => {
+    const { flow } = await json(await create({ name: 'Once', size: 3, mix: { trending: 100 }, scheduleDays: [6], scheduleTime: '10:00' }));
+    const job = { id: 987_654, queue: FLOW_RUN_QUEUE, name: null, payload: { flowId: flow.id, trigger: 'manual' as const }, attempt: 1, maxAttempts: 3, signal: new AbortController().signal };
+    await flowsOf(server.ctx).runJob(job);
+    await flowsOf(server.ctx).runJob({ ...job, attempt: 2 });
+    const runs = server.ctx.db.prepare('SELECT id, status FROM flow_runs WHERE flow_id = ?').all(flow.id);
+    expect(runs).toEqual([{ id: expect.any(Number), status: 'downloading' }]);
+    expect(await json(await server.api(`/api/playlists/jobs/${flow.id}`, { token: token() }))).toHaveLength(3);
   });
 });
 
