@@ -18,6 +18,7 @@ import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDiscoveryBench } from './discovery.js';
 import { runNewsBench } from './news.js';
+import { runFlowsBench } from './flows.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
@@ -257,6 +258,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_DISCOVERY !== '0') await runDiscoveryBench();
   // Artist news (issue 13): GET /api/news with 50,000 stored articles; BENCH_NEWS=0 skips it.
   if (process.env.BENCH_NEWS !== '0') await runNewsBench();
+  // Flows (issue 14): planning a 100-track flow from a warm discovery cache; BENCH_FLOWS=0 skips it.
+  if (process.env.BENCH_FLOWS !== '0') await runFlowsBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
 }

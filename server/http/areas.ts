@@ -42,6 +42,8 @@ import { downloadClientRoutes } from '../api/downloads/clients.js';
 import { startYtdlp } from '../domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { downloadJobRoutes } from '../api/playlists/jobs.js';
+import { flowRoutes } from '../api/playlists/flows.js';
+import { startFlows } from '../domain/flows/service.js';
 import { startDownloads } from '../domain/downloads/start.js';
 import { discoverRoutes } from '../api/discover/routes.js';
 import { startDiscovery } from '../domain/discovery/service.js';
@@ -82,6 +84,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   downloadJobRoutes,
   playlistWorkerRoutes,
   sharedPlaylistRoutes,
+  flowRoutes,
   nearbyShowsRoutes,
   newsRoutes,
 ];
@@ -102,6 +105,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startDownloadControl,
   startNotifications,
   startDiscovery,
+  startFlows,
   startNews,
   startScrobbling,
   startPlaylists,

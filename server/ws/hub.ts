@@ -74,6 +74,13 @@ export class Hub {
     return n;
   }
 
+  /** The principal of every socket listening on one of `chs` (per-audience pushes compute one payload per audience). */
+  listeners(chs: Channel[]): Principal[] {
+    const out: Principal[] = [];
+    for (const c of this.clients.values()) if (c.subscriptions.has('*' as Channel) || chs.some((ch) => c.subscriptions.has(ch))) out.push(c.principal);
+    return out;
+  }
+
   onSubscriptionChange(listener: (channel: Channel, count: number) => void): () => void {
     this.subscriptionListeners.add(listener);
     return () => this.subscriptionListeners.delete(listener);

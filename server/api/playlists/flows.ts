@@ -1,0 +1,253 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import { playlistsRepository } from '../../db/playlists.js';
+import { presetOf } from '../../domain/discovery/presets.js';
+import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
+import { adoptPlaylist, adoptPreset } from '../../domain/flows/adopt.js';
+import { flowsOf } from '../../domain/flows/service.js';
+import { playlistStatus } from '../../domain/flows/status.js';
+import { playlistsOf } from '../../domain/playlists/registry.js';
+import { StaticPlaylists } from '../../domain/playlists/staticPlaylists.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+
+/**
+ * api.md 4.10 flows (create from fields or a template, change, switch on and off, run now, keep as a
+ * static playlist, research a track, jobs of a flow), the Lidarr import list of a flow and its feed
+ * (decisions §1: `lidarr-import-list`, `/api/feeds/lidarr/flows/:flowId.json`, also under the
+ * neutral `libmgr` spelling), and 4.8 adopting an editorial preset as a flow or a static playlist.
+ */
+
+const mixSchema = z.object({ discover: z.number(), mix: z.number(), trending: z.number(), focus: z.number() }).partial();
+const flowBody = z.looseObject({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  size: z.number().optional(),
+  mix: mixSchema.optional(),
+  tags: z.array(z.string()).optional(),
+  relatedArtists: z.array(z.string()).optional(),
+  deepDive: z.boolean().optional(),
+  recordHistory: z.boolean().optional(),
+  showInLibrary: z.boolean().optional(),
+  includeLibraryTracks: z.boolean().optional(),
+  yearFrom: z.number().nullable().optional(),
+  yearTo: z.number().nullable().optional(),
+  scheduleDays: z.array(z.number()).optional(),
+  scheduleTime: z.string().optional(),
+  enabled: z.boolean().optional(),
+  templateId: z.string().optional(),
+});
+const flowParams = z.object({ flowId: z.string().min(1).max(100) });
+const flowSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  size: z.number(),
+  ownerUserId: z.number().nullable(),
+  enabled: z.boolean(),
+  mix: z.looseObject({ discover: z.number(), mix: z.number(), trending: z.number(), focus: z.number() }),
+});
+const jobSchema = z.looseObject({ id: z.string(), status: z.string(), artistName: z.string(), trackName: z.string(), playlistType: z.string() });
+const opResponse = z.looseObject({ success: z.boolean(), flowId: z.string() });
+const adoptBody = z.looseObject({
+  presetId: z.string().min(1),
+  name: z.string().optional(),
+  size: z.number().optional(),
+  scheduleDays: z.array(z.number()).optional(),
+  scheduleTime: z.string().optional(),
+  enabled: z.boolean().optional(),
+});
+const importListResponse = z.object({ success: z.boolean(), flowId: z.string(), token: z.string(), path: z.string(), url: z.string(), itemCount: z.number() });
+
+export function flowRoutes(ctx: AppContext): RouteDefinition[] {
+  const svc = flowsOf(ctx);
+  const statics = new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock, playlistsOf(ctx));
+  const access = { permission: 'accessFlow' as const };
+
+  const importList = (path: string) =>
+    defineRoute({
+      method: 'get',
+      path,
+      summary: "Create or read the flow's Lidarr import-list token, its feed path and how many items the feed lists",
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      response: importListResponse,
+      handler: ({ params, principal }) => svc.importList(principal!, params.flowId),
+    });
+  const feed = (path: string) =>
+    defineRoute({
+      method: 'get',
+      path,
+      summary: "Lidarr Custom List feed of a flow's artists (and their albums in the flow); authenticated by the flow's token",
+      tag: 'feeds',
+      access: 'public',
+      params: z.object({ file: z.string() }),
+      query: z.looseObject({ token: z.string().optional() }),
+      response: z.array(z.looseObject({ MusicBrainzId: z.string() })),
+      handler: ({ params, query }) => {
+        const m = /^(.+)\.json$/.exec(params.file);
+        const items = m ? svc.feed(m[1]!, typeof query.token === 'string' ? query.token : undefined) : undefined;
+        if (!items) throw new UnauthorizedError('A valid feed token is required');
+        return items;
+      },
+    });
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/playlists/status',
+      summary: 'Flows, shared playlists, job counts, the worker, what happens now, usable flow sources, the flow operation queue and slskd, scoped to the caller',
+      tag: 'playlists',
+      access,
+      response: z.looseObject({
+        flows: z.array(flowSchema),
+        sharedPlaylists: z.array(z.looseObject({ id: z.string() })),
+        stats: z.looseObject({}),
+        flowStats: z.looseObject({}),
+        worker: z.looseObject({ running: z.boolean(), processing: z.boolean(), activeCount: z.number() }),
+        hint: z.looseObject({ phase: z.string(), message: z.string() }),
+      }),
+      handler: ({ principal }) => playlistStatus(ctx, principal!),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/playlists/flow-templates',
+      summary: 'The flow templates and whether each can be used now (and why not)',
+      tag: 'playlists',
+      access,
+      response: z.object({ templates: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string(), available: z.boolean() })) }),
+      handler: ({ principal }) => svc.templates(principal!),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/playlists/flows',
+      summary: "The caller's flows (administrators: every flow)",
+      tag: 'playlists',
+      access,
+      response: z.object({ flows: z.array(flowSchema) }),
+      handler: ({ principal }) => ({ flows: svc.list(principal!).map((f) => svc.present(f)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/playlists/flows',
+      summary: 'Create a flow from its fields or from a templateId (the body name overrides the template name)',
+      tag: 'playlists',
+      access,
+      body: flowBody,
+      response: z.object({ success: z.boolean(), flow: flowSchema }),
+      handler: ({ body, principal }) => ({ success: true, flow: svc.present(svc.create(principal!, body)) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/playlists/flows/:flowId',
+      summary: 'One flow with its current run and job counts',
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      response: z.object({ flow: flowSchema }),
+      handler: ({ params, principal }) => ({ flow: svc.present(svc.visible(principal!, params.flowId)) }),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/playlists/flows/:flowId',
+      summary: 'Change a flow (fields not sent stay as they are)',
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      body: flowBody,
+      response: z.object({ success: z.boolean(), flow: flowSchema }),
+      handler: ({ params, body, principal }) => ({ success: true, flow: svc.present(svc.update(principal!, params.flowId, body)) }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/playlists/flows/:flowId',
+      summary: 'Delete a flow; its jobs stop and its files go unless something else uses them',
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      response: opResponse,
+      handler: ({ params, principal }) => svc.remove(principal!, params.flowId),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/playlists/flows/:flowId/enabled',
+      summary: 'Switch a flow on (it runs on its schedule) or off (its running downloads stop)',
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      body: z.looseObject({ enabled: z.unknown() }),
+      response: opResponse,
+      handler: ({ params, body, principal }) => {
+        if (typeof body.enabled !== 'boolean') throw new ValidationError('enabled must be a boolean');
+        return svc.setEnabled(principal!, params.flowId, body.enabled);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/playlists/start/:flowId',
+      summary: 'Run a flow now (queued): plan its tracks, rotate the previous run out, queue the downloads',
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      response: opResponse,
+      handler: ({ params, principal }) => svc.start(principal!, params.flowId),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/playlists/flows/:flowId/static-playlist',
+      summary: "Keep the flow's downloaded tracks as a static playlist of the caller",
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      body: z.looseObject({ name: z.string().optional() }).optional(),
+      response: z.object({ success: z.boolean(), playlistId: z.string(), name: z.string(), trackCount: z.number() }),
+      handler: ({ params, body, principal }) => svc.keepAsStatic(principal!, params.flowId, body?.name, (userId, name, ids) => statics.create(userId, name, ids)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/playlists/flows/:flowId/tracks/:jobId/research',
+      summary: 'Search for a failed or cancelled track of a flow again',
+      tag: 'playlists',
+      access,
+      params: z.object({ flowId: z.string().min(1).max(100), jobId: z.coerce.number().int().positive() }),
+      response: z.object({ success: z.boolean(), queued: z.number() }),
+      handler: ({ params, principal }) => svc.research(principal!, params.flowId, params.jobId),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/playlists/jobs/:flowId',
+      summary: 'Download jobs of a flow (current run in playlist order first) or of a static playlist',
+      tag: 'playlists',
+      access,
+      params: flowParams,
+      response: z.array(jobSchema),
+      handler: ({ params, principal }) => svc.jobsOf(principal!, params.flowId),
+    }),
+    importList('/api/playlists/flows/:flowId/lidarr-import-list'),
+    importList('/api/playlists/flows/:flowId/libmgr-import-list'),
+    feed('/api/feeds/lidarr/flows/:file'),
+    feed('/api/feeds/libmgr/flows/:file'),
+    defineRoute({
+      method: 'post',
+      path: '/api/discover/playlists/adopt',
+      summary: 'Create a flow from an editorial preset',
+      tag: 'discover',
+      access,
+      body: adoptBody,
+      response: z.object({ success: z.boolean(), flow: flowSchema }),
+      handler: ({ body, principal }) => {
+        presetOf(body.presetId);
+        return { success: true, flow: svc.present(adoptPreset(ctx, principal!, body)) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/discover/playlists/adopt-playlist',
+      summary: 'Create a static playlist from an editorial preset: tracks in the library now, the others queued for download',
+      tag: 'discover',
+      access,
+      body: adoptBody,
+      response: z.looseObject({ success: z.boolean(), playlist: z.looseObject({ id: z.string(), name: z.string(), trackCount: z.number() }) }),
+      handler: ({ body, principal }) => adoptPlaylist(ctx, principal!, body, (userId, name, ids, comment) => statics.create(userId, name, ids, { comment })),
+    }),
+  ];
+}

@@ -1,0 +1,670 @@
+import crypto from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import { flows, MIX_SOURCES, type FlowFields, type FlowRow, type Mix, type MixSource, type PlannedTrack } from '../../db/flows.js';
+import { nameKey } from '../../db/libraryText.js';
+import type { Job } from '../../jobs/queue.js';
+import { isUserAccount, type Principal } from '../auth/principal.js';
+import { capabilitiesOf, discoveryOf } from '../discovery/service.js';
+import { cancelJob } from '../downloads/cancel.js';
+import { researchJob } from '../downloads/control.js';
+import { removeSafely } from '../downloads/filing.js';
+import { downloadsRoot } from '../downloads/layout.js';
+import { presentJob } from '../downloads/present.js';
+import { canSeeAllJobs, downloadsOf } from '../downloads/service.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { libraryServiceOf } from '../library/service.js';
+import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
+import { FlowPlanner } from './planner.js';
+import { startStatusPush } from './status.js';
+import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS, type FlowTemplate } from './templates.js';
+
+/** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
+export const FLOW_RUN_QUEUE = 'flow-run';
+/** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
+export const FLOW_OP_QUEUE = 'flow-operation';
+/** The hourly check that every enabled flow has its next scheduled run queued (reference: weekly-flow-refresh). */
+export const FLOW_REFRESH_TASK = 'weekly-flow-refresh';
+
+const SOURCE_LABELS: Record<MixSource, string> = { discover: 'Discover', mix: 'Library Blend', trending: 'Trending', focus: 'Focus' };
+const OPEN_STATUSES = ['pending', 'downloading', 'blocked'] as const;
+const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** The body of POST /flows and PUT /flows/:id (every field optional: templates and partial updates). */
+export interface FlowInput {
+  name?: string;
+  description?: string;
+  size?: number;
+  mix?: Partial<Mix>;
+  tags?: string[];
+  relatedArtists?: string[];
+  deepDive?: boolean;
+  recordHistory?: boolean;
+  showInLibrary?: boolean;
+  includeLibraryTracks?: boolean;
+  yearFrom?: number | null;
+  yearTo?: number | null;
+  scheduleDays?: number[];
+  scheduleTime?: string;
+  enabled?: boolean;
+  templateId?: string;
+  discoverPresetId?: string | null;
+}
+
+type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
+type OpPayload = { op: 'disable' | 'delete'; flowId: string };
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/** The next fire of a weekly schedule strictly after `after`, in the server's time zone. */
+export function nextFireAfter(days: number[], time: string, after: number): number {
+  const [h, m] = time.split(':').map(Number) as [number, number];
+  const base = new Date(after);
+  for (let d = 0; d <= 7; d++) {
+    const c = new Date(base.getFullYear(), base.getMonth(), base.getDate() + d, h, m, 0, 0);
+    if (c.getTime() > after && days.includes(c.getDay())) return c.getTime();
+  }
+  return Number.MAX_SAFE_INTEGER;
+}
+
+export class FlowService {
+  constructor(private readonly ctx: AppContext) {}
+
+  private now(): number {
+    return this.ctx.clock.now();
+  }
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  ref(f: FlowRow): PlaylistRef {
+    const ids = this.trackIds(f);
+    const duration =
+      ids.length === 0
+        ? 0
+        : ((this.ctx.db.prepare(`SELECT COALESCE(SUM(duration_ms), 0) AS d FROM library_tracks WHERE id IN (${ids.map(() => '?').join(',')})`).get(...ids) as { d: number })
+            .d ?? 0);
+    return {
+      kind: 'flow',
+      id: f.id,
+      restNumber: restNumberOf('flow', f.seq),
+      name: f.name,
+      comment: f.description,
+      ownerUserId: f.ownerUserId,
+      owner: f.owner,
+      public: false,
+      createdAt: f.createdAt,
+      updatedAt: f.updatedAt,
+      songCount: ids.length,
+      durationMs: duration,
+      firstTrackId: ids[0] ?? null,
+    };
+  }
+
+  /** Library track ids of the current run's downloaded tracks, in playlist order. */
+  trackIds(f: FlowRow): number[] {
+    if (f.currentRunId === null) return [];
+    const rows = this.ctx.db
+      .prepare(
+        `SELECT COALESCE(j.reused_track_id, (SELECT m.track_id FROM library_media_files m WHERE m.path = j.final_path LIMIT 1)) AS trackId
+         FROM flow_tracks t JOIN download_jobs j ON j.id = t.job_id
+         WHERE t.run_id = ? AND t.state = 'queued' AND j.status = 'done' ORDER BY t.position`,
+      )
+      .all(f.currentRunId) as { trackId: number | null }[];
+    return rows.map((r) => r.trackId).filter((id): id is number => id !== null);
+  }
+
+  /** A flow the principal may see (its owner, or an administrator), else 404. */
+  visible(principal: Principal, id: string): FlowRow {
+    const f = flows.get(this.ctx.db, id);
+    if (!f || !(f.ownerUserId === principal.userId || canSeeAllJobs(principal))) throw new NotFoundError('Flow not found', `No flow ${id}`);
+    return f;
+  }
+
+  /** A flow the principal may change (its owner, or an administrator). */
+  private editable(principal: Principal, id: string): FlowRow {
+    return this.visible(principal, id);
+  }
+
+  list(principal: Principal): FlowRow[] {
+    return flows.list(this.ctx.db, canSeeAllJobs(principal) ? undefined : principal.userId);
+  }
+
+  present(f: FlowRow) {
+    const counts = downloads.countsByStatus(this.ctx.db, { playlistType: 'flow', playlistId: f.id });
+    const run = f.currentRunId === null ? undefined : flows.run(this.ctx.db, f.currentRunId);
+    const ref = this.ref(f);
+    return {
+      id: f.id,
+      name: f.name,
+      description: f.description,
+      size: f.size,
+      ownerUserId: f.ownerUserId,
+      owner: f.owner,
+      enabled: f.enabled,
+      mix: f.mix,
+      tags: f.tags,
+      relatedArtists: f.relatedArtists,
+      deepDive: f.deepDive,
+      recordHistory: f.recordHistory,
+      showInLibrary: f.showInLibrary,
+      includeLibraryTracks: f.includeLibraryTracks,
+      yearFrom: f.yearFrom,
+      yearTo: f.yearTo,
+      scheduleDays: f.scheduleDays,
+      scheduleTime: f.scheduleTime,
+      templateId: f.templateId,
+      discoverPresetId: f.discoverPresetId,
+      playlistType: 'flow' as const,
+      trackCount: ref.songCount,
+      durationMs: ref.durationMs,
+      nextRunAt: f.enabled ? iso(f.nextRunAt) : null,
+      lastRunAt: iso(f.lastRunAt),
+      lastError: f.lastError,
+      stats: { total: Object.values(counts).reduce((a, b) => a + b, 0), ...counts },
+      currentRun: run
+        ? { id: run.id, status: run.status, trigger: run.trigger, planned: run.planned, reserve: run.reserve, error: run.error, createdAt: iso(run.createdAt), finishedAt: iso(run.finishedAt) }
+        : null,
+      createdAt: iso(f.createdAt),
+      updatedAt: iso(f.updatedAt),
+    };
+  }
+
+  // ---- templates and availability --------------------------------------------------------------
+
+  /** Which sources can be used now, and why not. */
+  sourceAvailability(): Record<MixSource, string | null> {
+    const provider = discoveryOf(this.ctx).provider();
+    const caps = capabilitiesOf(provider).flows;
+    const reason = (s: MixSource) => (caps[s] ? null : `${SOURCE_LABELS[s]} needs Last.fm: set integrations.lastfm.apiKey in Settings`);
+    return { discover: reason('discover'), mix: reason('mix'), trending: reason('trending'), focus: reason('focus') };
+  }
+
+  /** Up to three artists from the user's listening history that are not in the library. */
+  historyArtists(userId: number): string[] {
+    const discovery = discoveryOf(this.ctx);
+    const inLibrary = discovery.inLibraryNow();
+    const out = new Map<string, string>();
+    const add = (name: string, mbid: string | null) => {
+      if (out.size < 3 && !out.has(nameKey(name)) && !inLibrary(name, mbid)) out.set(nameKey(name), name);
+    };
+    for (const s of discovery.repo.seeds(userId)) if (s.source !== 'library') add(s.name, s.mbid);
+    const played = this.ctx.db
+      .prepare(
+        `SELECT MIN(artist) AS name, MAX(artist_mbid) AS mbid, COUNT(*) AS n FROM play_events WHERE user_id = ? AND artist IS NOT NULL AND artist <> ''
+         GROUP BY lower(artist) ORDER BY n DESC LIMIT 50`,
+      )
+      .all(userId) as { name: string; mbid: string | null }[];
+    for (const p of played) add(p.name, p.mbid);
+    return [...out.values()];
+  }
+
+  private templateUnavailable(t: FlowTemplate, userId: number): string | null {
+    const avail = this.sourceAvailability();
+    for (const s of MIX_SOURCES) if (t.mix[s] > 0 && avail[s]) return avail[s];
+    if (t.fromHistory && this.historyArtists(userId).length === 0)
+      return 'Listening History needs listening history: connect a scrobbling account in your profile or play some music first';
+    return null;
+  }
+
+  templates(principal: Principal) {
+    return {
+      templates: FLOW_TEMPLATES.map((t) => {
+        const reason = isUserAccount(principal) ? this.templateUnavailable(t, principal.userId) : 'Flow ownership requires a real user';
+        return { id: t.id, name: t.name, description: t.description, mix: t.mix, size: TEMPLATE_DEFAULTS.size, available: reason === null, reason };
+      }),
+    };
+  }
+
+  // ---- validation ------------------------------------------------------------------------------
+
+  private fields(input: FlowInput, base: FlowFields | null, ownerUserId: number, exceptId?: string): FlowFields {
+    let start: FlowFields | null = base;
+    if (input.templateId !== undefined) {
+      const t = FLOW_TEMPLATES.find((x) => x.id === input.templateId);
+      if (!t) throw new ValidationError('Unknown flow template');
+      const unavailable = this.templateUnavailable(t, ownerUserId);
+      if (unavailable) throw new ValidationError(unavailable);
+      start = {
+        name: t.name,
+        description: t.description,
+        size: TEMPLATE_DEFAULTS.size,
+        mix: t.mix,
+        tags: [],
+        relatedArtists: t.fromHistory ? this.historyArtists(ownerUserId) : [],
+        deepDive: TEMPLATE_DEFAULTS.deepDive,
+        recordHistory: false,
+        showInLibrary: false,
+        includeLibraryTracks: false,
+        onePerArtist: t.onePerArtist ?? false,
+        yearFrom: null,
+        yearTo: null,
+        scheduleDays: TEMPLATE_DEFAULTS.scheduleDays,
+        scheduleTime: TEMPLATE_DEFAULTS.scheduleTime,
+        enabled: true,
+        templateId: t.id,
+        discoverPresetId: null,
+      };
+    }
+    const name = (input.name ?? start?.name ?? '').trim();
+    if (!name) throw new ValidationError('Flow name is required');
+    if (name.length > 200) throw new ValidationError('Flow name must be at most 200 characters');
+    const size = input.size ?? start?.size;
+    if (size === undefined) throw new ValidationError('size is required');
+    if (!Number.isInteger(size) || size <= 0) throw new ValidationError('size must be a whole number greater than 0');
+    if (size > 500) throw new ValidationError('size must be at most 500');
+    const mixIn = input.mix ?? start?.mix;
+    if (!mixIn) throw new ValidationError('mix is required');
+    const mix: Mix = { discover: 0, mix: 0, trending: 0, focus: 0 };
+    for (const s of MIX_SOURCES) {
+      const v = mixIn[s] ?? 0;
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ValidationError(`mix.${s} must be a number of 0 or more`);
+      mix[s] = v;
+    }
+    const clean = (list: string[]) => [...new Map(list.map((x) => x.trim()).filter(Boolean).map((x) => [x.toLowerCase(), x])).values()];
+    const tags = clean(input.tags ?? start?.tags ?? []).map((t) => t.toLowerCase());
+    const relatedArtists = clean(input.relatedArtists ?? start?.relatedArtists ?? []);
+    if (MIX_SOURCES.reduce((a, s) => a + mix[s], 0) <= 0) throw new ValidationError('At least one source must be enabled');
+    if (mix.focus > 0 && tags.length === 0 && relatedArtists.length === 0) throw new ValidationError('Focus needs at least one tag or related artist');
+    const avail = this.sourceAvailability();
+    for (const s of MIX_SOURCES) if (mix[s] > 0 && avail[s]) throw new ValidationError(avail[s]!);
+    const scheduleDays = input.scheduleDays ?? start?.scheduleDays;
+    if (!scheduleDays || scheduleDays.length === 0) throw new ValidationError('scheduleDays must list at least one day');
+    if (scheduleDays.some((d) => !Number.isInteger(d) || d < 0 || d > 6)) throw new ValidationError('scheduleDays are weekday numbers from 0 (Sunday) to 6 (Saturday)');
+    const scheduleTime = input.scheduleTime ?? start?.scheduleTime;
+    if (!scheduleTime) throw new ValidationError('scheduleTime is required');
+    if (!TIME.test(scheduleTime)) throw new ValidationError('scheduleTime must be HH:MM (24 hours)');
+    const year = (v: number | null | undefined, field: string) => {
+      if (v === null || v === undefined) return null;
+      if (!Number.isInteger(v) || v < 1000 || v > 9999) throw new ValidationError(`${field} must be a 4-digit year`);
+      return v;
+    };
+    const yearFrom = year(input.yearFrom !== undefined ? input.yearFrom : start?.yearFrom, 'yearFrom');
+    const yearTo = year(input.yearTo !== undefined ? input.yearTo : start?.yearTo, 'yearTo');
+    if (yearFrom !== null && yearTo !== null && yearFrom > yearTo) throw new ValidationError('yearFrom must not be after yearTo');
+    if (flows.nameTaken(this.ctx.db, ownerUserId, name, exceptId)) throw new ValidationError('A flow with this name already exists');
+    return {
+      name,
+      description: (input.description ?? start?.description ?? '').trim(),
+      size,
+      mix,
+      tags,
+      relatedArtists,
+      deepDive: input.deepDive ?? start?.deepDive ?? false,
+      recordHistory: input.recordHistory ?? start?.recordHistory ?? false,
+      showInLibrary: input.showInLibrary ?? start?.showInLibrary ?? false,
+      includeLibraryTracks: input.includeLibraryTracks ?? start?.includeLibraryTracks ?? false,
+      onePerArtist: start?.onePerArtist ?? false,
+      yearFrom,
+      yearTo,
+      scheduleDays: [...new Set(scheduleDays)].sort(),
+      scheduleTime,
+      enabled: input.enabled ?? start?.enabled ?? true,
+      templateId: start?.templateId ?? null,
+      discoverPresetId: input.discoverPresetId !== undefined ? input.discoverPresetId : (start?.discoverPresetId ?? null),
+    };
+  }
+
+  // ---- changes -------------------------------------------------------------------------------
+
+  create(principal: Principal, input: FlowInput): FlowRow {
+    if (!isUserAccount(principal)) throw new ValidationError('Flow ownership requires a real user');
+    const fields = this.fields(input, null, principal.userId);
+    const f = flows.insert(this.ctx.db, crypto.randomUUID(), principal.userId, fields, this.now());
+    this.scheduleNext(f);
+    playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
+    return flows.get(this.ctx.db, f.id)!;
+  }
+
+  update(principal: Principal, id: string, input: FlowInput): FlowRow {
+    const f = this.editable(principal, id);
+    if (f.ownerUserId === null) throw new ConflictError('This flow has no owner and cannot be changed', 'FLOW_RETIRED');
+    const { templateId: _ignored, ...rest } = input;
+    const fields = this.fields(rest, f, f.ownerUserId, f.id);
+    flows.update(this.ctx.db, id, fields, this.now());
+    const after = flows.get(this.ctx.db, id)!;
+    this.scheduleNext(after);
+    playlistsOf(this.ctx).changed(this.ref(after));
+    return flows.get(this.ctx.db, id)!;
+  }
+
+  setEnabled(principal: Principal, id: string, enabled: boolean) {
+    const f = this.editable(principal, id);
+    flows.setState(this.ctx.db, id, { enabled }, this.now());
+    const after = flows.get(this.ctx.db, id)!;
+    this.scheduleNext(after);
+    playlistsOf(this.ctx).changed(this.ref(after));
+    if (enabled) return { success: true, flowId: f.id, enabled: true, tracksQueued: 0, message: `${f.name} is on: it runs on its schedule` };
+    const op = this.ctx.jobs.enqueue<OpPayload>(FLOW_OP_QUEUE, { op: 'disable', flowId: id }, { name: `flow disable ${id}` });
+    return { success: true, flowId: f.id, enabled: false, queued: true, operationId: String(op.id) };
+  }
+
+  remove(principal: Principal, id: string) {
+    const f = this.editable(principal, id);
+    const ref = this.ref(f);
+    if (f.nextQueueJobId !== null) this.ctx.jobs.cancel(f.nextQueueJobId);
+    flows.delete(this.ctx.db, id);
+    playlistsOf(this.ctx).deleted(ref);
+    const op = this.ctx.jobs.enqueue<OpPayload>(FLOW_OP_QUEUE, { op: 'delete', flowId: id }, { name: `flow delete ${id}` });
+    return { success: true, flowId: id, queued: true, operationId: String(op.id) };
+  }
+
+  /** POST /start/:flowId: a run now, through the queue. */
+  start(principal: Principal, id: string) {
+    const f = this.editable(principal, id);
+    if (f.ownerUserId === null) throw new ConflictError('This flow has no owner and cannot run', 'FLOW_RETIRED');
+    const q = this.ctx.jobs.enqueue<RunPayload>(FLOW_RUN_QUEUE, { flowId: f.id, trigger: 'manual' }, { name: `flow run ${f.id}`, dedupeKey: `flow-manual:${f.id}`, maxAttempts: 3 });
+    return { success: true, flowId: f.id, queued: true, operationId: String(q.id), tracksQueued: 0, jobIds: [] as string[], reserveTracks: 0 };
+  }
+
+  // ---- schedule ------------------------------------------------------------------------------
+
+  /** Queues the flow's next scheduled run (a delayed durable job) in place of the one queued before. */
+  scheduleNext(f: FlowRow, after = this.now()): void {
+    if (f.nextQueueJobId !== null) this.ctx.jobs.cancel(f.nextQueueJobId);
+    if (!f.enabled || f.ownerUserId === null) {
+      flows.setState(this.ctx.db, f.id, { nextQueueJobId: null, nextRunAt: null }, this.now());
+      return;
+    }
+    const at = nextFireAfter(f.scheduleDays, f.scheduleTime, after);
+    const q = this.ctx.jobs.enqueue<RunPayload>(FLOW_RUN_QUEUE, { flowId: f.id, trigger: 'schedule' }, { name: `flow schedule ${f.id}`, runAt: at, maxAttempts: 3 });
+    flows.setState(this.ctx.db, f.id, { nextQueueJobId: q.id, nextRunAt: at }, this.now());
+  }
+
+  /** The hourly check: an enabled flow without a queued next run gets one (a run already due runs now). */
+  refreshSchedules(): number {
+    let fixed = 0;
+    const alive = this.ctx.db.prepare(`SELECT 1 FROM jobs WHERE id = ? AND status IN ('pending', 'running')`);
+    for (const f of flows.list(this.ctx.db)) {
+      if (!f.enabled || f.ownerUserId === null) continue;
+      if (f.nextQueueJobId !== null && alive.get(f.nextQueueJobId) !== undefined) continue;
+      const missed = f.nextRunAt !== null && f.nextRunAt <= this.now() && (f.lastRunAt === null || f.lastRunAt < f.nextRunAt);
+      if (missed) {
+        const q = this.ctx.jobs.enqueue<RunPayload>(FLOW_RUN_QUEUE, { flowId: f.id, trigger: 'schedule' }, { name: `flow schedule ${f.id}`, maxAttempts: 3 });
+        flows.setState(this.ctx.db, f.id, { nextQueueJobId: q.id }, this.now());
+      } else this.scheduleNext(f);
+      fixed++;
+    }
+    return fixed;
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------
+
+  /** The queue handler of a run: plan, then rotate the previous run out and queue the new tracks. */
+  async runJob(job: Job<RunPayload>): Promise<void> {
+    const { flowId, trigger } = job.payload;
+    let f = flows.get(this.ctx.db, flowId);
+    if (!f || f.ownerUserId === null) return;
+    if (trigger === 'schedule' && (!f.enabled || f.nextQueueJobId !== job.id)) return;
+    let run = flows.runOfQueueJob(this.ctx.db, job.id);
+    // A run planned before a crash is not planned again; a rotation the crash cut short is finished.
+    if (run && run.status !== 'planning') {
+      const first = this.ctx.db.prepare(`SELECT MIN(job_id) AS id FROM flow_tracks WHERE run_id = ? AND job_id IS NOT NULL`).get(run.id) as { id: number | null };
+      if (first.id !== null && f.currentRunId === run.id)
+        this.rotateOut(downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: flowId, limit: 100_000, offset: 0 }).filter((j) => j.id < first.id!));
+      return;
+    }
+    run ??= flows.insertRun(this.ctx.db, { flowId, queueJobId: job.id, trigger }, this.now());
+    const rescheduleIfScheduled = () => {
+      const now = flows.get(this.ctx.db, flowId);
+      if (trigger === 'schedule' && now) this.scheduleNext(now);
+    };
+    let plan;
+    try {
+      plan = await new FlowPlanner(this.ctx).plan({ ...f, ownerUserId: f.ownerUserId }, { seed: run.id * 7919 + f.seq, exclude: flows.recentKeys(this.ctx.db, flowId, 1, run.id) });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      flows.finishRun(this.ctx.db, run.id, 'failed', { error: message }, this.now());
+      flows.setState(this.ctx.db, flowId, { lastError: message, lastRunAt: this.now() }, this.now());
+      this.ctx.log.warn('flow run failed', { flowId, error: message });
+      rescheduleIfScheduled();
+      return;
+    }
+    f = flows.get(this.ctx.db, flowId);
+    if (!f || f.ownerUserId === null) return;
+    if (plan.tracks.length === 0) {
+      const message = 'No tracks found for this flow: discovery has nothing new for its sources yet';
+      flows.finishRun(this.ctx.db, run.id, 'failed', { error: message, planned: 0 }, this.now());
+      flows.setState(this.ctx.db, flowId, { lastError: message, lastRunAt: this.now() }, this.now());
+      rescheduleIfScheduled();
+      return;
+    }
+    const owner = f.ownerUserId;
+    const previous = downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: flowId, limit: 100_000, offset: 0 });
+    const runId = run.id;
+    this.ctx.db.transaction(() => {
+      const main = flows.insertTracks(this.ctx.db, runId, flowId, plan.tracks, false, 0);
+      flows.insertTracks(this.ctx.db, runId, flowId, plan.reserve, true, main.length);
+      for (const t of main) flows.assign(this.ctx.db, t.id, this.createJob(owner, flowId, t).id);
+      flows.finishRun(this.ctx.db, runId, 'downloading', { planned: plan.tracks.length, reserve: plan.reserve.length }, this.now());
+      flows.setState(this.ctx.db, flowId, { currentRunId: runId, lastRunAt: this.now(), lastError: null }, this.now());
+    })();
+    this.rotateOut(previous);
+    this.ctx.log.info('flow run planned', { flowId, tracks: plan.tracks.length, reserve: plan.reserve.length, counts: plan.counts });
+    playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, flowId)!));
+    rescheduleIfScheduled();
+  }
+
+  private createJob(owner: number, flowId: string, t: PlannedTrack): DownloadJobRow {
+    return downloadsOf(this.ctx).create({
+      userId: owner,
+      playlistType: 'flow',
+      playlistId: flowId,
+      artistName: t.artistName,
+      trackName: t.trackName,
+      albumName: t.albumName,
+      artistMbid: t.artistMbid,
+      recordingMbid: t.recordingMbid,
+      durationMs: t.durationMs,
+      year: t.year,
+    });
+  }
+
+  /**
+   * The previous run's jobs leave the flow: open ones are cancelled, the rows deleted, and their
+   * files removed only when nothing else uses them (a file of the library linked by reuse, a file
+   * another job points at, a track in a static playlist stays).
+   */
+  rotateOut(jobs: DownloadJobRow[]): number {
+    const root = downloadsRoot(this.ctx);
+    const inStatic = this.ctx.db.prepare(
+      'SELECT 1 FROM library_media_files m JOIN static_playlist_tracks s ON s.track_id = m.track_id WHERE m.path = ? LIMIT 1',
+    );
+    const del = this.ctx.db.prepare('DELETE FROM download_jobs WHERE id = ?');
+    const removed: string[] = [];
+    for (const job of jobs) {
+      if ((OPEN_STATUSES as readonly string[]).includes(job.status)) cancelJob(this.ctx, job, [...OPEN_STATUSES], 'Rotated out of the flow');
+      del.run(job.id);
+      const file = job.finalPath;
+      if (!file || job.reusedTrackId !== null || job.status !== 'done') continue;
+      if (inStatic.get(file) !== undefined) continue;
+      if (removeSafely(this.ctx.db, root, file, job.id)) removed.push(file);
+    }
+    if (removed.length > 0) {
+      try {
+        libraryServiceOf(this.ctx).scans.requestScan('quick', 'flow tracks rotated out', removed);
+      } catch (err) {
+        this.ctx.log.warn('library scan request failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return removed.length;
+  }
+
+  /** Disable: open jobs stop. Delete: every job of the flow goes, files as in a rotation. */
+  opJob(job: Job<OpPayload>): void {
+    const { op, flowId } = job.payload;
+    const jobs = downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: flowId, limit: 100_000, offset: 0 });
+    if (op === 'delete') {
+      if (flows.get(this.ctx.db, flowId)) return;
+      this.rotateOut(jobs);
+      return;
+    }
+    const f = flows.get(this.ctx.db, flowId);
+    if (!f || f.enabled) return;
+    for (const j of jobs) if (j.status === 'pending' || j.status === 'downloading') cancelJob(this.ctx, j, ['pending', 'downloading'], 'Flow disabled');
+  }
+
+  /** A job of a flow changed: a failure pulls the next reserve track; a finished run is marked done. */
+  onJobChanged(job: DownloadJobRow, previousStatus: string | null): void {
+    if (job.playlistType !== 'flow' || job.playlistId === null || job.status === previousStatus) return;
+    const track = flows.trackOfJob(this.ctx.db, job.id);
+    if (!track || track.state !== 'queued') return;
+    const f = flows.get(this.ctx.db, job.playlistId);
+    if (!f || f.currentRunId !== track.runId || f.ownerUserId === null) return;
+    const owner = f.ownerUserId;
+    if (job.status === 'failed') {
+      const reserve = flows.nextReserve(this.ctx.db, track.runId);
+      if (reserve) {
+        this.ctx.db.transaction(() => {
+          flows.markReplaced(this.ctx.db, track.id);
+          flows.assign(this.ctx.db, reserve.id, this.createJob(owner, f.id, reserve).id, track.position);
+        })();
+      }
+    }
+    if (job.status === 'done' || job.status === 'failed' || job.status === 'cancelled') {
+      const open = this.ctx.db
+        .prepare(
+          `SELECT COUNT(*) AS n FROM flow_tracks t JOIN download_jobs j ON j.id = t.job_id WHERE t.run_id = ? AND t.state = 'queued'
+             AND j.status IN ('pending', 'downloading', 'blocked')`,
+        )
+        .get(track.runId) as { n: number };
+      if (open.n === 0) flows.finishRun(this.ctx.db, track.runId, 'done', {}, this.now());
+      playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
+    }
+  }
+
+  // ---- routes around the run ------------------------------------------------------------------
+
+  /** Jobs of a flow (the current run's first, in playlist order) or of a static playlist. */
+  jobsOf(principal: Principal, id: string) {
+    const f = flows.get(this.ctx.db, id);
+    if (f) {
+      this.visible(principal, id);
+      const order = new Map<number, number>();
+      if (f.currentRunId !== null) for (const t of flows.tracks(this.ctx.db, f.currentRunId)) if (t.jobId !== null) order.set(t.jobId, t.reserve ? 1e9 + t.position : t.position);
+      const jobs = downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: id, limit: 100_000, offset: 0 });
+      return jobs.sort((a, b) => (order.get(a.id) ?? 2e9 + a.id) - (order.get(b.id) ?? 2e9 + b.id)).map(presentJob);
+    }
+    const ref = playlistsOf(this.ctx).find(id);
+    if (!ref || ref.kind === 'flow' || !playlistsOf(this.ctx).canSee(ref, { id: principal.userId, role: principal.role })) throw new NotFoundError('Playlist not found', `No flow or playlist ${id}`);
+    return downloads
+      .list(this.ctx.db, { playlistType: ref.kind, playlistId: id, limit: 100_000, offset: 0, ...(canSeeAllJobs(principal) ? {} : { userId: principal.userId }) })
+      .map(presentJob);
+  }
+
+  research(principal: Principal, flowId: string, jobId: number) {
+    this.visible(principal, flowId);
+    const job = downloads.get(this.ctx.db, jobId);
+    if (!job || job.playlistType !== 'flow' || job.playlistId !== flowId) throw new NotFoundError('Job not found', `Download job ${jobId} is not in this flow`);
+    return researchJob(this.ctx, principal, jobId);
+  }
+
+  /** The current run's downloaded tracks kept as a static playlist of the caller. */
+  keepAsStatic(principal: Principal, flowId: string, name: string | undefined, create: (userId: number, name: string, trackIds: number[]) => number) {
+    if (!isUserAccount(principal)) throw new ValidationError('A static playlist needs a real user');
+    const f = this.visible(principal, flowId);
+    const ids = this.trackIds(f);
+    if (ids.length === 0) throw new ConflictError('This flow has no completed tracks to keep yet', 'NO_COMPLETED_TRACKS');
+    const d = new Date(this.now());
+    const label = name?.trim() || `${f.name} ${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const id = create(principal.userId, label, ids);
+    return { success: true, playlistId: String(id), name: label, trackCount: ids.length };
+  }
+
+  // ---- Lidarr import list ----------------------------------------------------------------------
+
+  importList(principal: Principal, flowId: string) {
+    const f = this.visible(principal, flowId);
+    let token = f.feedToken;
+    if (!token) {
+      token = crypto.randomBytes(24).toString('hex');
+      flows.setState(this.ctx.db, flowId, { feedToken: token }, this.now());
+    }
+    const items = this.feedItems(f);
+    const path = `/api/feeds/lidarr/flows/${encodeURIComponent(f.id)}.json?token=${token}`;
+    return { success: true, flowId: f.id, token, path, url: path, itemCount: items.length };
+  }
+
+  /** The feed, or undefined when the flow or the token is wrong (the route answers 401 either way). */
+  feed(flowId: string, token: string | undefined) {
+    const f = flows.get(this.ctx.db, flowId);
+    if (!f || !f.feedToken || !token) return undefined;
+    const a = Buffer.from(f.feedToken);
+    const b = Buffer.from(token);
+    if (a.length !== b.length || !crypto.timingSafeEqual(a, b)) return undefined;
+    return this.feedItems(f);
+  }
+
+  /**
+   * Lidarr's Custom List: one item per artist of the flow's current run that has a MusicBrainz id
+   * (`MusicBrainzId`, what Lidarr reads), with the artist's name and the flow's albums of it.
+   */
+  feedItems(f: FlowRow): { MusicBrainzId: string; ArtistName: string; Albums: { Title: string; MusicBrainzId: string | null }[] }[] {
+    if (f.currentRunId === null) return [];
+    const rows = this.ctx.db
+      .prepare(
+        `SELECT t.artist_name AS artistName, t.artist_mbid AS artistMbid, t.album_name AS albumName, j.album_mbid AS albumMbid, j.artist_mbid AS jobArtistMbid
+         FROM flow_tracks t LEFT JOIN download_jobs j ON j.id = t.job_id WHERE t.run_id = ? AND t.state = 'queued' ORDER BY t.position`,
+      )
+      .all(f.currentRunId) as { artistName: string; artistMbid: string | null; albumName: string | null; albumMbid: string | null; jobArtistMbid: string | null }[];
+    const byMbid = this.ctx.db.prepare('SELECT mbid FROM library_artists WHERE identity_key = ? AND mbid IS NOT NULL LIMIT 1');
+    const recs = new Map(discoveryOf(this.ctx).repo.allRecommendations(f.ownerUserId ?? -1).filter((r) => r.mbid).map((r) => [r.name_key, r.mbid!]));
+    const out = new Map<string, { MusicBrainzId: string; ArtistName: string; Albums: { Title: string; MusicBrainzId: string | null }[] }>();
+    for (const r of rows) {
+      const key = nameKey(r.artistName);
+      const mbid = r.artistMbid ?? r.jobArtistMbid ?? recs.get(key) ?? ((byMbid.get(`name:${key}`) as { mbid: string } | undefined)?.mbid ?? null);
+      if (!mbid) continue;
+      let item = out.get(mbid);
+      if (!item) out.set(mbid, (item = { MusicBrainzId: mbid, ArtistName: r.artistName, Albums: [] }));
+      if (r.albumName && !item.Albums.some((a) => a.Title === r.albumName)) item.Albums.push({ Title: r.albumName, MusicBrainzId: r.albumMbid });
+    }
+    return [...out.values()];
+  }
+}
+
+const services = new WeakMap<AppContext, FlowService>();
+
+export function flowsOf(ctx: AppContext): FlowService {
+  let s = services.get(ctx);
+  if (!s) services.set(ctx, (s = new FlowService(ctx)));
+  return s;
+}
+
+/** The flow kind of playlist for the registry: the owner's own flows, readable by administrators. */
+function flowProvider(ctx: AppContext) {
+  const svc = flowsOf(ctx);
+  return {
+    kind: 'flow' as const,
+    visibleTo: (viewer: PlaylistViewer) => flows.list(ctx.db, viewer.id).map((f) => svc.ref(f)),
+    find: (id: string) => {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+      const f = flows.get(ctx.db, id);
+      return f && svc.ref(f);
+    },
+    findByRestNumber: (n: number) => {
+      const base = 2 ** 48;
+      if (!Number.isSafeInteger(n) || n < base || (n - base) % 2 !== 0) return undefined;
+      const f = flows.bySeq(ctx.db, (n - base) / 2);
+      return f && svc.ref(f);
+    },
+    canSee: (ref: PlaylistRef, viewer: PlaylistViewer) => ref.ownerUserId === viewer.id || viewer.role === 'admin',
+    canEdit: (ref: PlaylistRef, viewer: PlaylistViewer) => ref.ownerUserId === viewer.id,
+    trackIds: (id: string) => {
+      const f = flows.get(ctx.db, id);
+      return f ? svc.trackIds(f) : [];
+    },
+  };
+}
+
+/** Registers the flow queues, the hourly schedule check, the flow playlists and the `flows` feature. */
+export function startFlows(ctx: AppContext): void {
+  const svc = flowsOf(ctx);
+  playlistsOf(ctx).register(flowProvider(ctx));
+  ctx.jobs.register<RunPayload>(FLOW_RUN_QUEUE, { concurrency: 1, maxAttempts: 3, backoff: { baseMs: 60_000, maxMs: 3600_000 }, handler: (job) => svc.runJob(job) });
+  ctx.jobs.register<OpPayload>(FLOW_OP_QUEUE, { concurrency: 1, maxAttempts: 3, handler: (job) => svc.opJob(job) });
+  downloadsOf(ctx).onEvent((e) => {
+    if (e.type === 'job_updated') svc.onJobChanged(e.job, e.previousStatus);
+  });
+  ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => svc.refreshSchedules() });
+  startStatusPush(ctx);
+  ctx.features.add('flows');
+}
