@@ -6,6 +6,7 @@ import { presentJob } from '../downloads/present.js';
 import { canSeeAllJobs, downloadsOf } from '../downloads/service.js';
 import { discoveryProvidersOf } from '../discovery/providers.js';
 import { playlistsOf } from '../playlists/registry.js';
+import { pausedRetryCycles, RETRY_CYCLE_TASK } from '../playlists/retryCycle.js';
 import { slskdOf } from '../slskd/connection.js';
 import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, flowsOf } from './service.js';
 
@@ -112,10 +113,30 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
     },
     operationQueue: { pending: ops.filter((o) => o.status === 'pending').length, running: ops.filter((o) => o.status === 'running').length, items: ops },
     slskd: { configured: slskd.configured, connected: slskd.configured && !slskd.circuitOpen },
-    // Retry cycles belong to static and shared playlists; none is paused until those are built.
-    retryCyclePaused: {} as Record<string, boolean>,
-    retryCycleNextAt: {} as Record<string, string>,
+    ...retryCycles(ctx, viewer),
   };
+}
+
+/**
+ * The retry cycle of the static and shared playlists the viewer may see: which are paused, and when
+ * the others with failed tracks are searched again (the next run of the hourly cycle).
+ */
+function retryCycles(ctx: AppContext, viewer: { id: number; role: string }) {
+  const registry = playlistsOf(ctx);
+  const visible = new Set(registry.visibleTo(viewer).filter((r) => r.kind !== 'flow').map((r) => r.id));
+  const paused = pausedRetryCycles(ctx);
+  const retryCyclePaused: Record<string, boolean> = {};
+  for (const id of visible) retryCyclePaused[id] = paused[id] === true;
+  const next = ctx.db.prepare('SELECT next_run_at FROM scheduled_tasks WHERE name = ?').pluck().get(RETRY_CYCLE_TASK) as number | null | undefined;
+  const retryCycleNextAt: Record<string, string> = {};
+  if (next) {
+    const failing = ctx.db
+      .prepare(`SELECT DISTINCT playlist_id FROM download_jobs WHERE status = 'failed' AND upgrade = 0 AND playlist_type IN ('static', 'shared') AND playlist_id IS NOT NULL`)
+      .pluck()
+      .all() as string[];
+    for (const id of failing) if (visible.has(id) && !retryCyclePaused[id]) retryCycleNextAt[id] = new Date(next).toISOString();
+  }
+  return { retryCyclePaused, retryCycleNextAt };
 }
 
 /**
