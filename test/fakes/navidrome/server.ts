@@ -16,6 +16,8 @@ export interface NavidromeFakeOptions {
   serverVersion?: string;
   /** How long a scan runs (default 50 ms). */
   scanMs?: number;
+  /** false: token authentication is refused with error 41 (as for users with external auth). */
+  tokenAuth?: boolean;
 }
 
 export interface FakeSong {
@@ -124,6 +126,7 @@ export async function startNavidromeFake(options: NavidromeFakeOptions = {}): Pr
     }
     state.requests.push({ method, query, all });
     if (!query.u || !(query.p || (query.t && query.s))) return fail(10, 'Missing required parameter');
+    if (query.t && options.tokenAuth === false) return fail(41, 'Token authentication not supported');
     const plain = query.p?.startsWith('enc:') ? Buffer.from(query.p.slice(4), 'hex').toString('utf8') : query.p;
     const valid = query.u === username && (query.t ? query.t === md5(password + query.s) : plain === password);
     if (!valid) return fail(40, 'Wrong username or password');
