@@ -5,15 +5,17 @@ import { useStore } from '../store';
 import { AccountSettings } from './AccountSettings';
 import { DownloadsSettings } from './DownloadsSettings';
 import { LibrarySettings } from './LibrarySettings';
+import { PlaybackSettings } from './PlaybackSettings';
 import { SecuritySettings } from './SecuritySettings';
 import { UsersSettings } from './UsersSettings';
 import { useSettings } from './useSettings';
 
-export type SettingsTab = 'library' | 'downloads' | 'security' | 'users' | 'account';
+export type SettingsTab = 'library' | 'downloads' | 'playback' | 'security' | 'users' | 'account';
 
 const adminTabs: { id: SettingsTab; label: string }[] = [
   { id: 'library', label: 'Library' },
   { id: 'downloads', label: 'Downloads' },
+  { id: 'playback', label: 'Playback' },
   { id: 'security', label: 'Security' },
   { id: 'users', label: 'Users' },
   { id: 'account', label: 'Account' },
@@ -39,10 +41,11 @@ export function SettingsScreen({ tab }: { tab: SettingsTab }) {
   );
 }
 
-function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'security' }) {
+function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'playback' | 'security' }) {
   const settings = useSettings();
   if (settings.error && !settings.data) return <ErrorMessage error={settings.error} onRetry={settings.reload} />;
   if (!settings.data) return <Loading label="Loading settings…" />;
   if (tab === 'downloads') return <DownloadsSettings settings={settings} />;
+  if (tab === 'playback') return <PlaybackSettings settings={settings} />;
   return tab === 'library' ? <LibrarySettings settings={settings} /> : <SecuritySettings settings={settings} />;
 }
