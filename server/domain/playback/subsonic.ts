@@ -187,12 +187,15 @@ async function scanAndWait(target: SubsonicTarget): Promise<boolean> {
 const markerOf = (comment: string) => /Tonearm (static|flow|shared):\S+/.exec(comment)?.[0] ?? null;
 
 /** The remote playlist to update: by stored id, by our marker, or by name (a crash after creating it). */
-async function findRemote(target: SubsonicTarget, input: PublishInput): Promise<{ id: string; entries: string[] } | null> {
+async function findRemote(target: SubsonicTarget, input: PublishInput): Promise<{ id: string; name: string; comment: string; entries: string[] } | null> {
   const { client } = target;
+  const read = async (id: string) => {
+    const p = await client.getPlaylist(id, target.signal);
+    return { id: p.id || id, name: p.name, comment: p.comment, entries: p.entries.map((e) => e.id) };
+  };
   if (input.remoteId) {
     try {
-      const p = await client.getPlaylist(input.remoteId, target.signal);
-      return { id: p.id, entries: p.entries.map((e) => e.id) };
+      return await read(input.remoteId);
     } catch (err) {
       if (!(err instanceof IntegrationError && (err.kind === 'not_found' || err.kind === 'server_error'))) throw err;
       // Deleted there (or the id is not valid any more): find it again or make a new one.
@@ -203,9 +206,7 @@ async function findRemote(target: SubsonicTarget, input: PublishInput): Promise<
   const candidate =
     lists.find((p) => mine(p) && markerOf(p.comment) === input.marker) ??
     lists.find((p) => mine(p) && p.name === input.name && markerOf(p.comment) === null);
-  if (!candidate) return null;
-  const p = await client.getPlaylist(candidate.id, target.signal);
-  return { id: p.id, entries: p.entries.map((e) => e.id) };
+  return candidate ? read(candidate.id) : null;
 }
 
 /** Creates or updates the remote playlist so it holds exactly the matched songs, in order. */
@@ -218,39 +219,54 @@ export async function publishPlaylist(target: SubsonicTarget, input: PublishInpu
   let commentOk = false;
   if (remote) {
     input.recordRemote(remote.id);
-    const info = (await client.getPlaylists(target.signal)).find((p) => p.id === remote!.id);
-    nameOk = info ? info.name === input.name : false;
-    commentOk = info ? markerOf(info.comment) === input.marker : false;
+    nameOk = remote.name === input.name;
+    commentOk = markerOf(remote.comment) === input.marker;
   } else {
-    const before = new Set((await client.getPlaylists(target.signal)).map((p) => p.id));
     const first = wanted.slice(0, SONGS_PER_CALL);
     let id = await withStaleSongs(target, first, () => client.createPlaylist(input.name, first, target.signal));
     if (!id) {
-      // Servers that answer an empty ok (supysonic): the new playlist is the one that was not there before.
-      const created = (await client.getPlaylists(target.signal)).filter((p) => p.name === input.name && !before.has(p.id));
-      if (created.length === 0) throw new IntegrationError('navidrome', 'bad_response', 'the created playlist is not listed');
-      id = created[0]!.id;
+      // Servers that answer an empty ok (supysonic): findRemote saw no unmarked playlist of this name, so the one there now is ours.
+      const created = (await client.getPlaylists(target.signal)).find((p) => p.name === input.name && markerOf(p.comment) === null && (!p.owner || p.owner === target.username));
+      if (!created) throw new IntegrationError('navidrome', 'bad_response', 'the created playlist is not listed');
+      id = created.id;
     }
     input.recordRemote(id);
-    remote = { id, entries: first };
+    remote = { id, name: input.name, comment: '', entries: first };
   }
   const id = remote.id;
   if (!nameOk || !commentOk) {
     await client.updatePlaylist(id, { ...(!nameOk && { name: input.name }), ...(!commentOk && { comment: `${input.marker} · published by Tonearm` }) }, target.signal);
   }
-  // Keep the common start, drop the rest from the end backwards (so earlier indexes stay valid), append the new tail.
-  let keep = 0;
-  while (keep < remote.entries.length && keep < wanted.length && remote.entries[keep] === wanted[keep]) keep++;
-  for (let end = remote.entries.length; end > keep; end -= SONGS_PER_CALL) {
-    const start = Math.max(keep, end - SONGS_PER_CALL);
-    const removeIndexes = Array.from({ length: end - start }, (_, i) => start + i);
-    await client.updatePlaylist(id, { removeIndexes }, target.signal);
+  const { keep, removeIndexes } = planUpdate(remote.entries, wanted);
+  // Highest indexes first, so the indexes of later calls still point at the same entries.
+  for (let end = removeIndexes.length; end > 0; end -= SONGS_PER_CALL) {
+    await client.updatePlaylist(id, { removeIndexes: removeIndexes.slice(Math.max(0, end - SONGS_PER_CALL), end) }, target.signal);
   }
   for (let i = keep; i < wanted.length; i += SONGS_PER_CALL) {
     const add = wanted.slice(i, i + SONGS_PER_CALL);
     await withStaleSongs(target, add, () => client.updatePlaylist(id, { add }, target.signal));
   }
   return { remoteId: id, trackCount: input.trackIds.length, matchedCount: wanted.length };
+}
+
+/**
+ * Subsonic can only remove entries by index and append at the end. The longest start of the wanted
+ * list that the remote list already holds in order is kept (every other entry removed); the rest of
+ * the wanted list is appended. Moving, removing or appending a few tracks costs a few calls.
+ * `removeIndexes` are ascending; `keep` is how many wanted songs are already in place.
+ */
+export function planUpdate(current: string[], wanted: string[]): { keep: number; removeIndexes: number[] } {
+  const kept = new Set<number>();
+  let j = 0;
+  let keep = 0;
+  for (; keep < wanted.length; keep++) {
+    while (j < current.length && current[j] !== wanted[keep]) j++;
+    if (j >= current.length) break;
+    kept.add(j++);
+  }
+  const removeIndexes: number[] = [];
+  for (let i = 0; i < current.length; i++) if (!kept.has(i)) removeIndexes.push(i);
+  return { keep, removeIndexes };
 }
 
 /** A song id the server no longer knows (rescanned, file moved): forget those matches so the next run finds them again. */
