@@ -164,6 +164,10 @@ describe('publishing playlists to Navidrome (fake)', () => {
       server.api('/api/settings/musicserver/test', { method: 'POST', token: server.admin.token, json: {} }).then((r) => r.text()),
     ]);
     for (const text of answers) expect(text).not.toContain(PASSWORD);
+    // Sealed in the database too.
+    const stored = server.ctx.db.prepare("SELECT value FROM settings WHERE key = 'settings'").pluck().get() as string;
+    expect(stored).not.toContain(PASSWORD);
+    expect(JSON.parse(stored).integrations.navidrome.password).toMatch(/^sealed:v1:/);
     expect(JSON.parse(answers[0]!).integrations.navidrome.password).toBe('********');
     expect(JSON.parse(answers[3]!)).toMatchObject({ code: 'UPSTREAM_AUTH_FAILED' });
     // Another address with the saved password: refused, the password is never sent there.
