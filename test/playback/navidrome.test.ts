@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playbackOf, queueOf } from '../../server/domain/playback/service.js';
+import { playlistsOf, restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
 import { startNavidromeFake, type NavidromeFake } from '../fakes/navidrome/index.js';
 import { waitForScans } from '../rest/harness.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -153,6 +154,49 @@ describe('publishing playlists to Navidrome (fake)', () => {
     await waitFor('admin prefix', () => remoteByName('admin · Night drive').length === 1 && remoteByName('Night drive').length === 0);
     expect(titlesOf('admin · Night drive')).toEqual(['Night Song 3', 'Night Song 1', 'Night Song 11', 'Night Song 2']);
     expect(titlesOf('alice · Night drive')).toEqual(['Night Song 5']);
+  });
+
+  it('publishes every kind the registry knows: a flow, changed, switched off and deleted', async () => {
+    // A stand-in for the flows provider (registered by the flows area): every kind goes through the registry.
+    const registry = playlistsOf(server.ctx);
+    const flowId = '7f1c2a9e-0b1d-4c55-9a57-3f0c8f6b2d11';
+    let tracks = [id(10), id(9)];
+    let ref: PlaylistRef | undefined = {
+      kind: 'flow', id: flowId, restNumber: restNumberOf('flow', 1), name: 'Weekly flow', comment: '', ownerUserId: adminId, owner: 'admin',
+      public: false, createdAt: 0, updatedAt: 0, songCount: 2, durationMs: 2000, firstTrackId: null,
+    };
+    registry.register({
+      kind: 'flow',
+      visibleTo: (viewer) => (ref && viewer.id === adminId ? [ref] : []),
+      find: (fid) => (fid === flowId ? ref : undefined),
+      findByRestNumber: () => undefined,
+      canSee: () => true,
+      canEdit: () => true,
+      trackIds: () => tracks,
+    });
+    registry.changed(ref!);
+    const row = await settled(flowId);
+    expect(titlesOf('admin · Weekly flow')).toEqual(['Night Song 10', 'Night Song 9']);
+    expect(fake.state.playlists.get(row.remote_id!)!.comment).toContain(`Tonearm flow:${flowId}`);
+
+    tracks = [id(8), id(10)];
+    registry.changed(ref!);
+    await waitFor('flow regenerated', () => titlesOf('admin · Weekly flow').join() === 'Night Song 8,Night Song 10');
+
+    // Flows switched off: the published flow is taken down; back on: published again.
+    const save = (publishFlows: boolean) =>
+      server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { playback: { navidrome: { publishFlows } } } });
+    expect((await save(false)).status).toBe(200);
+    await waitFor('flow unpublished', () => remoteByName('admin · Weekly flow').length === 0);
+    expect(remoteByName('admin · Night drive')).toHaveLength(1);
+    expect((await save(true)).status).toBe(200);
+    await waitFor('flow published again', () => remoteByName('admin · Weekly flow').length === 1);
+
+    const gone = ref!;
+    ref = undefined;
+    registry.deleted(gone);
+    await waitFor('flow deleted there', () => remoteByName('admin · Weekly flow').length === 0);
+    await waitFor('publication removed', () => !publications(server).some((r) => r.playlist_id === flowId));
   });
 
   it('never returns the password', async () => {
