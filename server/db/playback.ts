@@ -55,6 +55,10 @@ export function playbackRepository(db: Db) {
      ON CONFLICT (destination, playlist_kind, playlist_id) DO UPDATE SET
        want_seq = want_seq + 1, deleted = MAX(deleted, excluded.deleted), updated_at = excluded.updated_at`,
   );
+  const bump = db.prepare(
+    `UPDATE playback_publications SET want_seq = want_seq + 1, deleted = MAX(deleted, ?), updated_at = ?
+     WHERE destination = ? AND playlist_kind = ? AND playlist_id = ?`,
+  );
   const dirty = db.prepare('SELECT * FROM playback_publications WHERE destination = ? AND want_seq > done_seq');
   const dueRetries = db.prepare(
     'SELECT * FROM playback_publications WHERE destination = ? AND retry_at IS NOT NULL AND retry_at <= ? AND want_seq <= done_seq',
@@ -108,6 +112,8 @@ export function playbackRepository(db: Db) {
       touch.run({ ...named(k), deleted: deleted ? 1 : 0, now });
       return get.get(...key(k)) as PublicationRow;
     },
+    /** Records a change of a playlist already published (publishing is off: it goes when it is back on). */
+    bump: (k: PublicationKey, deleted: boolean, now: number) => bump.run(deleted ? 1 : 0, now, ...key(k)).changes > 0,
     dirty: (destination: string) => dirty.all(destination) as PublicationRow[],
     dueRetries: (destination: string, now: number) => dueRetries.all(destination, now) as PublicationRow[],
     all: (destination: string) => all.all(destination) as PublicationRow[],

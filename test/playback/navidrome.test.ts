@@ -124,6 +124,20 @@ describe('publishing playlists to Navidrome (fake)', () => {
     expect(after.destinations[0]).toMatchObject({ pending: 0, lastError: null });
   });
 
+  it('remembers changes made while publishing is off and sends them when it is back on', async () => {
+    const save = (enabled: boolean) =>
+      server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { playback: { navidrome: { enabled } } } });
+    const row = publications(server).find((r) => remoteByName('Storm watch')[0]?.id === r.remote_id)!;
+    expect((await save(false)).status).toBe(200);
+    const before = fake.state.requests.length;
+    staticPlaylists(server).update(adminId, Number(row.playlist_id), { trackIds: [id(6), id(4), id(5)] });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fake.state.requests.length).toBe(before);
+    expect(titlesOf('Storm watch')).toEqual(['Night Song 4', 'Night Song 6']);
+    expect((await save(true)).status).toBe(200);
+    await waitFor('published when back on', () => titlesOf('Storm watch').join() === 'Night Song 6,Night Song 4,Night Song 5');
+  });
+
   it('finds a playlist it created but never recorded (a crash before the answer) instead of making a second', async () => {
     fake.state.dropAnswer.add('createPlaylist');
     const listId = staticPlaylists(server).create(adminId, 'Lantern songs', [id(7), id(8)]);

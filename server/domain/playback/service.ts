@@ -83,8 +83,10 @@ export class PlaybackService {
     }
     this.stopListening = playlistsOf(this.ctx).onChange((change) => {
       for (const d of DESTINATIONS) {
-        if (!connection(this.ctx.settings.get(), d.key).publishing) continue;
-        this.touch({ destination: d.key, kind: change.ref.kind, id: change.ref.id }, change.type === 'deleted');
+        const key = { destination: d.key, kind: change.ref.kind, id: change.ref.id };
+        if (connection(this.ctx.settings.get(), d.key).publishing) this.touch(key, change.type === 'deleted');
+        // Off for now: a playlist published before remembers the change for when publishing is back on.
+        else this.repo.bump(key, change.type === 'deleted', this.ctx.clock.now());
       }
     });
     this.ctx.onClose(() => this.stopListening?.());
