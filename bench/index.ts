@@ -23,6 +23,7 @@ import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
 import { runScrobblingBench } from './scrobbling.js';
+import { runPlaybackBench } from './playback.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
@@ -262,6 +263,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_FLOWS !== '0') await runFlowsBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
+  // Playback destinations (issue 15): a 500-track playlist published to the Navidrome fake and supysonic; BENCH_PLAYBACK=0 skips it.
+  if (process.env.BENCH_PLAYBACK !== '0') await runPlaybackBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */

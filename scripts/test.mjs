@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: makes sure the machine has what the tests need (ffmpeg for generated audio, yt-dlp, a
 // Chromium for the browser tests), then typechecks, runs vitest, builds the UI and runs the
-// Playwright suite. Works on a fresh machine: missing tools come from Debian's packages.
+// Playwright suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,6 +40,11 @@ if (!onPath('ffmpeg') && !process.env.FFMPEG_PATH) {
 // yt-dlp: the yt-dlp source's tests drive the real program against a local HTTP server.
 if (!onPath('yt-dlp') && !process.env.TONEARM_YTDLP_PATH) {
   if (!aptInstall('yt-dlp')) console.warn('[test] yt-dlp not found and could not be installed; the yt-dlp tests will fail');
+}
+
+// supysonic: a real Subsonic server the playback-destination tests publish playlists to.
+if (!fs.existsSync('/usr/bin/supysonic-cli')) {
+  if (!aptInstall('supysonic')) console.warn('[test] supysonic not found and could not be installed; the supysonic playback tests will be skipped');
 }
 
 const stages = [];

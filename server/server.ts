@@ -71,7 +71,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const closers: (() => void | Promise<void>)[] = [];
   const kv = settingsRepository(db);
-  const settings = createSettingsStore(kv);
+  const settings = createSettingsStore(kv, { encryptionKey: secrets.encryptionKey });
   const sessions = sessionsRepository(db);
   const users = new UsersService(usersRepository(db), sessions, secrets.encryptionKey, clock, (fn) => inTransaction(db, fn));
   const failedLogins = new FailedLogins({ clock, maxPerClient: config.rateLimit.loginMax, windowMs: config.rateLimit.windowMs });

@@ -22,6 +22,8 @@ import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
 import { scrobblingRoutes } from '../api/scrobbling/routes.js';
+import { playbackRoutes } from '../api/playback/routes.js';
+import { startPlayback } from '../domain/playback/service.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startAlbumDownloads } from '../domain/downloads/albums.js';
 import { startDownloadControl } from '../domain/downloads/control.js';
@@ -87,6 +89,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   flowRoutes,
   nearbyShowsRoutes,
   newsRoutes,
+  playbackRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -109,6 +112,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startNews,
   startScrobbling,
   startPlaylists,
+  startPlayback,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

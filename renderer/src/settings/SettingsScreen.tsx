@@ -6,15 +6,17 @@ import { PlexSettings } from '../plex/PlexSettings';
 import { AccountSettings } from './AccountSettings';
 import { DownloadsSettings } from './DownloadsSettings';
 import { LibrarySettings } from './LibrarySettings';
+import { PlaybackSettings } from './PlaybackSettings';
 import { SecuritySettings } from './SecuritySettings';
 import { UsersSettings } from './UsersSettings';
 import { useSettings } from './useSettings';
 
-export type SettingsTab = 'library' | 'downloads' | 'security' | 'users' | 'account';
+export type SettingsTab = 'library' | 'downloads' | 'playback' | 'security' | 'users' | 'account';
 
 const adminTabs: { id: SettingsTab; label: string }[] = [
   { id: 'library', label: 'Library' },
   { id: 'downloads', label: 'Downloads' },
+  { id: 'playback', label: 'Playback' },
   { id: 'security', label: 'Security' },
   { id: 'users', label: 'Users' },
   { id: 'account', label: 'Account' },
@@ -40,7 +42,7 @@ export function SettingsScreen({ tab }: { tab: SettingsTab }) {
   );
 }
 
-function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'security' }) {
+function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'playback' | 'security' }) {
   const settings = useSettings();
   if (settings.error && !settings.data) return <ErrorMessage error={settings.error} onRetry={settings.reload} />;
   if (!settings.data) return <Loading label="Loading settings…" />;
@@ -53,4 +55,6 @@ function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'security' }) {
   ) : (
     <SecuritySettings settings={settings} />
   );
+  if (tab === 'playback') return <PlaybackSettings settings={settings} />;
+  return tab === 'library' ? <LibrarySettings settings={settings} /> : <SecuritySettings settings={settings} />;
 }

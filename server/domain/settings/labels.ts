@@ -34,6 +34,13 @@ const LABELS: Record<string, string> = {
   'integrations.news.feeds': 'Custom news feeds',
   'integrations.news.disabledFeeds': 'Disabled news feeds',
   'integrations.news.requestBudget': 'NewsAPI requests per 24 hours',
+  'playback.navidrome.enabled': 'Publish playlists to Navidrome',
+  'playback.navidrome.publishFlows': 'Publish flows to Navidrome',
+  'playback.navidrome.publishPlaylists': 'Publish static and shared playlists to Navidrome',
+  'playback.navidrome.ownerPrefix': "Owner's name before playlist names on Navidrome",
+  'playback.navidrome.scanTimeoutSeconds': "Wait for Navidrome's library scan",
+  'playback.navidrome': 'Navidrome playback destination',
+  playback: 'Playback destinations',
 };
 
 const SERVICES: Record<string, string> = {

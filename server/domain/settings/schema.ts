@@ -273,6 +273,25 @@ export const librarySettings = z
   })
   .strict();
 
+/**
+ * Playback destinations (issue 15 item 4): where playlists are published so people can play them in
+ * their usual player. The connection itself lives in `integrations.<name>`; these say what to publish.
+ */
+const subsonicDestination = z
+  .object({
+    /** Publishing is opt-in: off until an administrator turns it on. */
+    enabled: z.boolean().default(false),
+    publishFlows: z.boolean().default(true),
+    /** Static and shared playlists. */
+    publishPlaylists: z.boolean().default(true),
+    /** `auto`: "alice · Night drive" once the server has more than one user (they share the destination account). */
+    ownerPrefix: z.enum(['auto', 'always', 'never']).default('auto'),
+    /** How long a publish waits for the destination's library scan before matching what it knows. */
+    scanTimeoutSeconds: z.number().int().min(0).max(3600).default(120),
+  })
+  .strict();
+export const playbackSettings = z.object({ navidrome: subsonicDestination.prefault({}) }).strict();
+
 export const settingsSchema = z
   .object({
     library: librarySettings.prefault({}),
@@ -302,6 +321,7 @@ export const settingsSchema = z
     /** Public share links (Subsonic createShare, /share/<id> pages); off until an administrator turns it on. */
     sharing: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
     notifications: notificationSettings.prefault({}),
+    playback: playbackSettings.prefault({}),
     integrations: z
       .object({
         lidarr: lidarr.prefault({}),

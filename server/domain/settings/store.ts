@@ -1,3 +1,4 @@
+import { decrypt, encrypt } from '../../secrets.js';
 import { ValidationError } from '../errors.js';
 import type { SettingsRepository } from '../../db/settings.js';
 import { settingLabel } from './labels.js';
@@ -32,6 +33,40 @@ export function maskSecrets<T>(value: T, inHeaders = false): T {
   return out as T;
 }
 
+/** Prefix of a secret sealed at rest with the installation's AES-GCM key. */
+const SEALED = 'sealed:';
+
+/**
+ * A copy with every secret (the fields `maskSecrets` masks) sealed (`encryptionKey` given) or opened
+ * again. Values stored before sealing existed are read as they are and sealed at the next save; a
+ * sealed value that does not open (the key file was replaced) reads as empty: it must be entered again.
+ */
+function sealSecrets<T>(value: T, key: Buffer, direction: 'seal' | 'open', inHeaders = false): T {
+  if (Array.isArray(value)) return value.map((v) => sealSecrets(v, key, direction)) as T;
+  if (!isObject(value)) return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    const secret = inHeaders ? SECRET_HEADER.test(k) : SECRET_FIELD.test(k);
+    if (secret && typeof v === 'string' && v !== '') {
+      if (direction === 'seal') out[k] = v.startsWith(SEALED) ? v : SEALED + encrypt(key, v);
+      else if (!v.startsWith(SEALED)) out[k] = v;
+      else {
+        try {
+          out[k] = decrypt(key, v.slice(SEALED.length));
+        } catch {
+          out[k] = '';
+        }
+      }
+    } else out[k] = sealSecrets(v, key, direction, k === 'headers');
+  }
+  return out as T;
+}
+
+export interface SettingsStoreOptions {
+  /** Seals passwords, API keys and tokens in the database (the installation's key, server/secrets.ts). */
+  encryptionKey?: Buffer;
+}
+
 export interface SettingsStore {
   get(): Settings;
   /**
@@ -59,8 +94,10 @@ function validate(current: Settings, patch: unknown): Settings {
   );
 }
 
-export function createSettingsStore(repo: SettingsRepository): SettingsStore {
-  let current = settingsSchema.parse(repo.get<unknown>(KEY) ?? {});
+export function createSettingsStore(repo: SettingsRepository, options: SettingsStoreOptions = {}): SettingsStore {
+  const key = options.encryptionKey;
+  const stored = repo.get<unknown>(KEY) ?? {};
+  let current = settingsSchema.parse(key ? sealSecrets(stored, key, 'open') : stored);
   const listeners = new Set<(next: Settings, previous: Settings) => void>();
   return {
     get: () => current,
@@ -69,7 +106,7 @@ export function createSettingsStore(repo: SettingsRepository): SettingsStore {
       const next = validate(current, patch);
       const previous = current;
       current = next;
-      repo.put(KEY, current);
+      repo.put(KEY, key ? sealSecrets(current, key, 'seal') : current);
       for (const l of listeners) l(current, previous);
       return current;
     },

@@ -79,4 +79,59 @@ describe('NavidromeClient', () => {
     expect([err.kind, err.message]).toEqual(['unreachable', `Navidrome at ${fake.url}/rest/ping: connection refused`]);
     fake = await startNavidromeFake(); // afterEach closes this one
   });
+
+  it('manages playlists with repeated song parameters, searches and scans', async () => {
+    const [a, b, c] = fake.addSongs([
+      { title: 'Night Song', artist: 'Harbor', album: 'Salt', path: 'Harbor/Salt/01 - Night Song.flac', duration: 200, track: 1 },
+      { title: 'Day Song', artist: 'Harbor', album: 'Salt', path: 'Harbor/Salt/02 - Day Song.flac', duration: 180, track: 2 },
+      { title: 'Dusk', artist: 'Other', album: 'Else', path: 'Other/Else/01 - Dusk.flac', duration: 100, track: 1 },
+    ]);
+    const client = clientFor();
+    expect((await client.searchSongs('night')).map((s) => s.id)).toEqual([a]);
+    expect(await client.searchSongs('')).toHaveLength(3);
+    expect((await client.searchSongs('harbor', { count: 1, offset: 1 })).map((s) => s.id)).toEqual([b]);
+    expect((await client.searchSongs('Night Song'))[0]).toEqual({
+      id: a,
+      title: 'Night Song',
+      artist: 'Harbor',
+      album: 'Salt',
+      path: 'Harbor/Salt/01 - Night Song.flac',
+      durationSeconds: 200,
+      track: 1,
+      musicBrainzId: null,
+    });
+    const id = await client.createPlaylist('Mix', [a!, b!]);
+    expect(id).toEqual(expect.any(String));
+    expect(fake.state.requests.at(-1)!.all.songId).toEqual([a, b]);
+    await client.updatePlaylist(id!, { name: 'Mix 2', comment: 'hello', add: [c!, a!], removeIndexes: [0, 1] });
+    expect(fake.state.requests.at(-1)!.all).toMatchObject({ songIdToAdd: [c, a], songIndexToRemove: ['0', '1'] });
+    expect(await client.getPlaylists()).toEqual([{ id, name: 'Mix 2', comment: 'hello', owner: 'alice', songCount: 2 }]);
+    expect((await client.getPlaylist(id!)).entries.map((e) => e.id)).toEqual([c, a]);
+    await client.deletePlaylist(id!);
+    expect(await client.getPlaylists()).toEqual([]);
+    expect((await failure(client.getPlaylist(id!))).kind).toBe('not_found');
+    fake.addFiles([{ title: 'New', artist: 'Harbor', album: 'Salt', path: 'Harbor/Salt/03 - New.flac', duration: 1, track: 3 }]);
+    expect(await client.startScan()).toEqual({ scanning: true, count: 3 });
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await client.getScanStatus()).toEqual({ scanning: false, count: 4 });
+  });
+
+  it('falls back to the encoded password when the server refuses tokens', async () => {
+    await fake.close();
+    fake = await startNavidromeFake({ username: 'alice', password: 'pässwörd', tokenAuth: false });
+    const client = clientFor();
+    expect(client.authMode).toBe('token');
+    await client.ping();
+    expect(client.authMode).toBe('password');
+    const [refused, accepted] = fake.state.requests.map((r) => r.query);
+    expect(refused!.t).toBeDefined();
+    expect(accepted!.p).toBe(`enc:${Buffer.from('pässwörd').toString('hex')}`);
+    expect(accepted!.t).toBeUndefined();
+    await client.ping();
+    expect(fake.state.requests).toHaveLength(3); // no token attempt any more
+    // Forced token authentication keeps the server's refusal.
+    expect((await failure(clientFor({ auth: 'token' }).ping())).message).toBe(
+      'Navidrome does not accept token authentication for this user (Subsonic error 41)',
+    );
+  });
 });

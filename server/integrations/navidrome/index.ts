@@ -1,2 +1,10 @@
 export { NavidromeClient } from './client.js';
-export type { NavidromeClientOptions, NavidromeConnectionOk, SubsonicServerInfo } from './client.js';
+export type {
+  NavidromeClientOptions,
+  NavidromeConnectionOk,
+  SubsonicPlaylist,
+  SubsonicPlaylistWithSongs,
+  SubsonicScanStatus,
+  SubsonicServerInfo,
+  SubsonicSong,
+} from './client.js';

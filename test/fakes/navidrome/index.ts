@@ -1,2 +1,2 @@
 export { startNavidromeFake } from './server.js';
-export type { NavidromeFake, NavidromeFakeOptions, NavidromeFakeState } from './server.js';
+export type { FakePlaylist, FakeSong, NavidromeFake, NavidromeFakeOptions, NavidromeFakeState } from './server.js';

@@ -1,0 +1,124 @@
+/** Pure parts of the "Playback destinations" card (tested in test/renderer/playbackLogic.test.ts). */
+
+export const SECRET_MASK = '********';
+
+/** One destination as GET /api/settings/playback reports it. */
+export interface PlaybackDestination {
+  key: string;
+  name: string;
+  enabled: boolean;
+  configured: boolean;
+  publishFlows: boolean;
+  publishPlaylists: boolean;
+  published: number;
+  pending: number;
+  lastPublishedAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+}
+
+export interface PlaybackTestAnswer {
+  success: true;
+  message: string;
+  authentication: 'token' | 'password';
+  canScan: boolean;
+  playlists: number;
+}
+
+/** What the card edits: the connection (integrations.navidrome) and what to publish (playback.navidrome). */
+export interface PlaybackDraft {
+  enabled: boolean;
+  url: string;
+  username: string;
+  /** The mask while the saved password is kept; anything else replaces it. */
+  password: string;
+  publishFlows: boolean;
+  publishPlaylists: boolean;
+  ownerPrefix: 'auto' | 'always' | 'never';
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+
+/** The draft from GET /api/settings (the password arrives masked, or empty when none is saved). */
+export function draftFrom(settings: unknown, key = 'navidrome'): PlaybackDraft {
+  const s = obj(settings);
+  const c = obj(obj(s.integrations)[key]);
+  const p = obj(obj(s.playback)[key]);
+  const prefix = p.ownerPrefix === 'always' || p.ownerPrefix === 'never' ? p.ownerPrefix : 'auto';
+  return {
+    enabled: p.enabled === true,
+    url: typeof c.url === 'string' ? c.url : '',
+    username: typeof c.username === 'string' ? c.username : '',
+    password: typeof c.password === 'string' ? c.password : '',
+    publishFlows: p.publishFlows !== false,
+    publishPlaylists: p.publishPlaylists !== false,
+    ownerPrefix: prefix,
+  };
+}
+
+/** Checks the draft; null when it can be saved, else what to fix. */
+export function draftProblem(d: PlaybackDraft): string | null {
+  const url = d.url.trim();
+  if (url !== '') {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return 'Address: enter a URL like http://nas:4533';
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Address: must start with http:// or https://';
+  }
+  if (d.enabled && (url === '' || d.username.trim() === '' || d.password === '')) return 'To publish, enter the address, user name and password';
+  return null;
+}
+
+/**
+ * The POST /api/settings patch: the masked password is sent back as the mask (the server keeps the
+ * saved one, and refuses it for another address: then it must be typed again).
+ */
+export function settingsPatch(d: PlaybackDraft, key = 'navidrome'): Json {
+  return {
+    integrations: { [key]: { url: d.url.trim(), username: d.username.trim(), password: d.password } },
+    playback: { [key]: { enabled: d.enabled, publishFlows: d.publishFlows, publishPlaylists: d.publishPlaylists, ownerPrefix: d.ownerPrefix } },
+  };
+}
+
+/** The test request body: what is typed; the mask (or nothing) means "the saved password". */
+export function playbackTestBody(d: PlaybackDraft): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (d.url.trim()) out.url = d.url.trim();
+  if (d.username.trim()) out.username = d.username.trim();
+  if (d.password && d.password !== SECRET_MASK) out.password = d.password;
+  return out;
+}
+
+/** The status line under the card's title. */
+export function statusLine(dest: PlaybackDestination | undefined, now = Date.now()): { tone: 'success' | 'warn' | 'info'; text: string } {
+  if (!dest) return { tone: 'info', text: 'Status unknown' };
+  if (!dest.configured) return { tone: 'info', text: 'Not configured' };
+  if (!dest.enabled) return { tone: 'info', text: 'Publishing is off' };
+  const lists = `${dest.published} playlist${dest.published === 1 ? '' : 's'} published`;
+  const when = dest.lastPublishedAt ? `, last ${ago(Date.parse(dest.lastPublishedAt), now)}` : '';
+  if (dest.lastError && dest.pending > 0) {
+    return { tone: 'warn', text: `${dest.pending} waiting to be published: ${dest.lastError}` };
+  }
+  if (dest.pending > 0) return { tone: 'info', text: `${lists}; ${dest.pending} being published` };
+  return { tone: 'success', text: `${lists}${when}` };
+}
+
+/** How a successful test reads. */
+export function testText(answer: PlaybackTestAnswer): { tone: 'success' | 'warn'; text: string } {
+  const auth = answer.authentication === 'password' ? ' The server does not take tokens: the password is sent (hex-encoded) with each request.' : '';
+  return { tone: answer.canScan ? 'success' : 'warn', text: `${answer.message}.${auth}` };
+}
+
+export function ago(then: number, now: number): string {
+  const s = Math.max(0, Math.round((now - then) / 1000));
+  if (s < 60) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.round(h / 24)} days ago`;
+}

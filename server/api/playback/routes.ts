@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { playbackOf } from '../../domain/playback/service.js';
+import { secretForTest } from '../../domain/settings/secretOrigin.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+
+/** api.md §4.13: the playback destinations' status and their connection test. */
+
+const destinationSchema = z.object({
+  key: z.string(),
+  name: z.string(),
+  enabled: z.boolean(),
+  configured: z.boolean(),
+  publishFlows: z.boolean(),
+  publishPlaylists: z.boolean(),
+  published: z.number().int(),
+  pending: z.number().int(),
+  lastPublishedAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  lastErrorAt: z.string().nullable(),
+});
+
+const testBody = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    username: z.string().min(1).max(256),
+    password: z.string().max(1024),
+  })
+  .partial()
+  .strict();
+
+const testResult = z.object({
+  success: z.literal(true),
+  key: z.string(),
+  version: z.string(),
+  type: z.string().nullable(),
+  serverVersion: z.string().nullable(),
+  authentication: z.enum(['token', 'password']),
+  playlists: z.number().int(),
+  canScan: z.boolean(),
+  message: z.string(),
+});
+
+export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
+  const admin = { tag: 'settings', access: 'admin' as const };
+  return [
+    defineRoute({
+      ...admin,
+      method: 'get',
+      path: '/api/settings/playback',
+      summary: 'Playback destinations: enabled, configured, what is published, pending changes, last publish and last error',
+      response: z.object({ destinations: z.array(destinationSchema) }),
+      handler: () => ({ destinations: playbackOf(ctx).status() }),
+    }),
+    defineRoute({
+      ...admin,
+      method: 'post',
+      path: '/api/settings/playback/:key/test',
+      summary:
+        'Test a playback destination (ping, playlists, scan permission) with the body values or the saved ones; the saved password only goes to the saved address',
+      params: z.object({ key: z.string().min(1).max(64) }),
+      body: testBody.optional(),
+      response: testResult,
+      handler: ({ params, body }) => {
+        const service = playbackOf(ctx);
+        if (!service.destinations().some((d) => d.key === params.key)) {
+          throw new NotFoundError('Playback destination not found', `No playback destination named ${params.key}`);
+        }
+        const key = params.key as 'navidrome';
+        const saved = ctx.settings.get().integrations[key];
+        const url = body?.url ?? saved.url;
+        const password = secretForTest({
+          setting: `integrations.${key}`,
+          field: 'password',
+          saved: { url: saved.url, secret: saved.password },
+          url,
+          secret: body?.password,
+        });
+        return service.test(key, { url, username: body?.username ?? saved.username, password });
+      },
+    }),
+  ];
+}

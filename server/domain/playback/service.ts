@@ -1,0 +1,360 @@
+import type { AppContext } from '../../context.js';
+import { playbackRepository, type PlaybackRepository, type PublicationKey, type PublicationRow } from '../../db/playback.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import { NavidromeClient } from '../../integrations/navidrome/index.js';
+import type { Job } from '../../jobs/queue.js';
+import { NotConfiguredError, NotFoundError } from '../errors.js';
+import { playlistsOf, type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
+import type { Settings } from '../settings/schema.js';
+import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subsonic.js';
+
+/**
+ * Playback destinations: every playlist (static, flow, shared — whatever the registry knows) is
+ * published to each enabled destination and kept in sync. Each change raises the publication's
+ * `want_seq` and enqueues one durable job per (destination, playlist) — coalesced by a dedupe key,
+ * retried with backoff while the destination is down, and re-found by the reconcile task if a job
+ * ever dies — that publishes the newest state.
+ */
+
+export const PLAYBACK_BACKOFF = { baseMs: 15_000, maxMs: 30 * 60_000 };
+const ATTEMPTS = 20;
+/** Publications whose tracks the destination did not know are tried again after this long. */
+const UNMATCHED_RETRY_MS = 30 * 60_000;
+const RECONCILE_EVERY_MS = 10 * 60_000;
+
+export interface DestinationStatus {
+  key: string;
+  name: string;
+  enabled: boolean;
+  configured: boolean;
+  publishFlows: boolean;
+  publishPlaylists: boolean;
+  published: number;
+  pending: number;
+  lastPublishedAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+}
+
+interface SubsonicDestinationDef {
+  key: 'navidrome';
+  name: string;
+}
+
+/** The destinations this build publishes to (Plex joins here). */
+const DESTINATIONS: SubsonicDestinationDef[] = [{ key: 'navidrome', name: 'Navidrome' }];
+
+export const queueOf = (destination: string) => `playback:${destination}`;
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
+const markerOf = (kind: string, id: string) => `Tonearm ${kind}:${id}`;
+
+function connection(settings: Settings, key: 'navidrome') {
+  const c = settings.integrations[key];
+  const options = settings.playback[key];
+  const configured = c.url !== '' && c.username !== '' && c.password !== '';
+  return { ...c, ...options, integrationEnabled: c.enabled, publishing: options.enabled && c.enabled && configured, configured };
+}
+
+/** Identifies the account remote ids belong to: another address or user starts afresh. */
+const accountOf = (url: string, username: string) => `${url.replace(/\/+$/, '')}|${username}`;
+
+export class PlaybackService {
+  readonly repo: PlaybackRepository;
+  private stopListening: (() => void) | null = null;
+
+  constructor(private readonly ctx: AppContext) {
+    this.repo = playbackRepository(ctx.db);
+  }
+
+  destinations(): SubsonicDestinationDef[] {
+    return DESTINATIONS;
+  }
+
+  start(): void {
+    for (const d of DESTINATIONS) {
+      this.ctx.jobs.register<{ kind: PlaylistKind; id: string }>(queueOf(d.key), {
+        concurrency: 1,
+        maxAttempts: ATTEMPTS,
+        backoff: PLAYBACK_BACKOFF,
+        visibilityTimeoutMs: 5 * 60_000,
+        handler: (job) => this.run(d, job),
+      });
+    }
+    this.stopListening = playlistsOf(this.ctx).onChange((change) => {
+      for (const d of DESTINATIONS) {
+        const key = { destination: d.key, kind: change.ref.kind, id: change.ref.id };
+        if (connection(this.ctx.settings.get(), d.key).publishing) this.touch(key, change.type === 'deleted');
+        // Off for now: a playlist published before remembers the change for when publishing is back on.
+        else this.repo.bump(key, change.type === 'deleted', this.ctx.clock.now());
+      }
+    });
+    this.ctx.onClose(() => this.stopListening?.());
+    this.ctx.settings.onChange((next, previous) => {
+      for (const d of DESTINATIONS) {
+        const a = connection(next, d.key);
+        const b = connection(previous, d.key);
+        const changed =
+          a.publishing !== b.publishing ||
+          a.url !== b.url ||
+          a.username !== b.username ||
+          a.password !== b.password ||
+          a.publishFlows !== b.publishFlows ||
+          a.publishPlaylists !== b.publishPlaylists ||
+          a.ownerPrefix !== b.ownerPrefix;
+        if (changed && a.publishing) setImmediate(() => this.reconcile(d.key));
+      }
+    });
+    this.ctx.scheduler.define({ name: 'playback-reconcile', every: RECONCILE_EVERY_MS, handler: () => void this.reconcileAll() });
+    setImmediate(() => this.reconcileAll());
+  }
+
+  /** Records a change and makes sure a job will publish it (one pending job per playlist and destination). */
+  touch(key: PublicationKey, deleted: boolean): void {
+    try {
+      this.ctx.db.transaction(() => {
+        this.repo.touch(key, deleted, this.ctx.clock.now());
+        this.enqueue(key);
+      })();
+    } catch (err) {
+      this.ctx.log.warn('playlist change not queued for publishing', { destination: key.destination, playlist: key.id, error: describe(err) });
+    }
+  }
+
+  private enqueue(key: PublicationKey): void {
+    const queue = queueOf(key.destination);
+    const payload = { kind: key.kind, id: key.id };
+    const dedupeKey = `${key.kind}:${key.id}`;
+    const first = this.ctx.jobs.enqueue(queue, payload, { dedupeKey, name: `publish ${dedupeKey}` });
+    // A running job may already have read the playlist: one follow-up job publishes what changed since.
+    if (!first.created && this.ctx.jobsRepo.byId(first.id)?.status === 'running') {
+      this.ctx.jobs.enqueue(queue, payload, { dedupeKey: `${dedupeKey}:again`, name: `publish ${dedupeKey}` });
+    }
+  }
+
+  reconcileAll(): void {
+    for (const d of DESTINATIONS) this.reconcile(d.key);
+  }
+
+  /**
+   * Brings the publications in line with the playlists and settings: new playlists, renamed owners,
+   * another account, excluded kinds and deleted playlists all become jobs; jobs that died are queued
+   * again. Runs at start, when the destination's settings change, and every 10 minutes.
+   */
+  reconcile(destination: 'navidrome'): void {
+    try {
+      const settings = this.ctx.settings.get();
+      const c = connection(settings, destination);
+      if (!c.publishing) return;
+      const account = accountOf(c.url, c.username);
+      this.repo.dropOtherAccounts(destination, account);
+      const now = this.ctx.clock.now();
+      const rows = new Map(this.repo.all(destination).map((r) => [`${r.playlist_kind}:${r.playlist_id}`, r]));
+      for (const ref of this.allPlaylists()) {
+        if (!this.wanted(ref, settings)) continue;
+        const row = rows.get(`${ref.kind}:${ref.id}`);
+        rows.delete(`${ref.kind}:${ref.id}`);
+        const key = { destination, kind: ref.kind, id: ref.id };
+        const stale = !row || row.account !== account || row.remote_name !== this.remoteName(ref, settings) || row.remote_id === null;
+        if (stale || (row.retry_at !== null && row.retry_at <= now)) {
+          if (!row || row.want_seq <= row.done_seq) this.touch(key, false);
+          else this.enqueue(key);
+        } else if (row.want_seq > row.done_seq) this.enqueue(key);
+      }
+      // Publications of playlists that are gone or no longer wanted there.
+      for (const row of rows.values()) {
+        const key = { destination, kind: row.playlist_kind, id: row.playlist_id };
+        if (row.remote_id === null && row.want_seq <= row.done_seq && !row.deleted) continue;
+        if (row.want_seq > row.done_seq) this.enqueue(key);
+        else this.touch(key, false);
+      }
+    } catch (err) {
+      this.ctx.log.warn('playback reconcile failed', { destination, error: describe(err) });
+    }
+  }
+
+  /** Every playlist of every kind, once (the registry lists what each user may see). */
+  private allPlaylists(): PlaylistRef[] {
+    const registry = playlistsOf(this.ctx);
+    const seen = new Map<string, PlaylistRef>();
+    for (const user of this.ctx.users.list()) {
+      for (const ref of registry.visibleTo({ id: user.id, role: user.role })) {
+        if (ref.ownerUserId !== null && ref.ownerUserId !== user.id) continue;
+        seen.set(`${ref.kind}:${ref.id}`, ref);
+      }
+    }
+    return [...seen.values()];
+  }
+
+  private wanted(ref: PlaylistRef, settings: Settings): boolean {
+    const c = connection(settings, 'navidrome');
+    return ref.kind === 'flow' ? c.publishFlows : c.publishPlaylists;
+  }
+
+  /** "alice · Night drive" when several people share the destination account. */
+  remoteName(ref: PlaylistRef, settings: Settings): string {
+    const mode = connection(settings, 'navidrome').ownerPrefix;
+    const prefix = mode === 'always' || (mode === 'auto' && this.ctx.users.count() > 1);
+    return prefix && ref.owner ? `${ref.owner} · ${ref.name}` : ref.name;
+  }
+
+  private client(c: ReturnType<typeof connection>, def: SubsonicDestinationDef): NavidromeClient {
+    return new NavidromeClient({ baseUrl: c.url, username: c.username, password: c.password, timeoutMs: 20_000, label: def.name });
+  }
+
+  /** One job: publish (or delete there) until the newest change is published. */
+  private async run(def: SubsonicDestinationDef, job: Job<{ kind: PlaylistKind; id: string }>): Promise<void> {
+    const key = { destination: def.key, kind: job.payload.kind, id: job.payload.id };
+    for (let round = 0; round < 5; round++) {
+      const row = this.repo.get(key);
+      if (!row || row.want_seq <= row.done_seq) return;
+      const settings = this.ctx.settings.get();
+      const c = connection(settings, def.key);
+      // Switched off or unconfigured: the change stays recorded and is published when it is back on.
+      if (!c.publishing) return;
+      try {
+        await this.publishOnce(def, c, row, settings, job.signal);
+        this.repo.destinationOk(def.key, this.ctx.clock.now());
+      } catch (err) {
+        if (job.signal.aborted) throw err;
+        const message = describe(err);
+        this.repo.failed(key, message, this.ctx.clock.now());
+        this.repo.destinationFailed(def.key, message, this.ctx.clock.now());
+        this.ctx.log.info('playlist not published yet', { destination: def.key, playlist: key.id, attempt: job.attempt, error: message });
+        throw err;
+      }
+    }
+  }
+
+  private async publishOnce(
+    def: SubsonicDestinationDef,
+    c: ReturnType<typeof connection>,
+    row: PublicationRow,
+    settings: Settings,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const key = { destination: def.key, kind: row.playlist_kind, id: row.playlist_id };
+    const seq = row.want_seq;
+    const account = accountOf(c.url, c.username);
+    const now = () => this.ctx.clock.now();
+    const target: SubsonicTarget = {
+      destination: def.key,
+      account,
+      username: c.username,
+      client: this.client(c, def),
+      repo: this.repo,
+      now,
+      signal,
+      scanTimeoutMs: c.scanTimeoutSeconds * 1000,
+      log: this.ctx.log,
+    };
+    // Ids from another address or user mean nothing here.
+    const remoteId = row.account === account ? row.remote_id : null;
+    const ref = row.deleted ? undefined : playlistsOf(this.ctx).find(row.playlist_id);
+    const marker = markerOf(row.playlist_kind, row.playlist_id);
+    if (!ref || ref.kind !== row.playlist_kind || !this.wanted(ref, settings)) {
+      await unpublishPlaylist(target, remoteId, marker);
+      this.ctx.db.transaction(() => {
+        const current = this.repo.get(key);
+        if (current && current.want_seq > seq && !current.deleted) {
+          // Changed again meanwhile: keep the row; the next round decides.
+          this.repo.setRemote(key, account, null, null, now());
+          this.repo.done(key, { seq, trackCount: 0, matchedCount: 0, retryAt: null }, now());
+        } else this.repo.remove(key);
+      })();
+      return;
+    }
+    const name = this.remoteName(ref, settings);
+    const result = await publishPlaylist(target, {
+      name,
+      marker,
+      trackIds: playlistsOf(this.ctx).trackIds(ref),
+      remoteId,
+      recordRemote: (id) => this.repo.setRemote(key, account, id, name, now()),
+    });
+    const retryAt = result.matchedCount < result.trackCount ? now() + UNMATCHED_RETRY_MS : null;
+    this.repo.done(key, { seq, trackCount: result.trackCount, matchedCount: result.matchedCount, retryAt }, now());
+  }
+
+  status(): DestinationStatus[] {
+    const settings = this.ctx.settings.get();
+    return DESTINATIONS.map((d) => {
+      const c = connection(settings, d.key);
+      const row = this.repo.destination(d.key);
+      return {
+        key: d.key,
+        name: d.name,
+        enabled: c.enabled,
+        configured: c.configured,
+        publishFlows: c.publishFlows,
+        publishPlaylists: c.publishPlaylists,
+        published: this.repo.publishedCount(d.key),
+        pending: this.repo.pendingCount(d.key),
+        lastPublishedAt: iso(row.last_published_at),
+        lastError: row.last_error,
+        lastErrorAt: iso(row.last_error_at),
+      };
+    });
+  }
+
+  /**
+   * Checks a destination with the given (or saved) credentials: ping, and whether the account may
+   * manage playlists and ask for scans. A success also makes waiting retries due now.
+   */
+  async test(key: string, creds: { url: string; username: string; password: string }) {
+    const def = DESTINATIONS.find((d) => d.key === key);
+    if (!def) throw new NotFoundError('Playback destination not found', `No playback destination named ${key}`);
+    if (!creds.url || !creds.username) {
+      throw new NotConfiguredError(`integrations.${key}`, `${def.name} is not configured: set its URL, username and password`);
+    }
+    const client = new NavidromeClient({ baseUrl: creds.url, username: creds.username, password: creds.password, timeoutMs: 10_000, label: def.name });
+    const info = await client.ping();
+    const playlists = await client.getPlaylists();
+    let canScan = true;
+    try {
+      await client.getScanStatus();
+    } catch (err) {
+      if (!(err instanceof IntegrationError) || err.kind === 'unreachable' || err.kind === 'timeout') throw err;
+      canScan = false;
+    }
+    const saved = connection(this.ctx.settings.get(), def.key);
+    if (saved.publishing && creds.url === saved.url && creds.username === saved.username) this.retryNow(def.key);
+    return {
+      success: true as const,
+      key: def.key,
+      version: info.version,
+      type: info.type ?? null,
+      serverVersion: info.serverVersion ?? null,
+      authentication: client.authMode,
+      playlists: playlists.length,
+      canScan,
+      message: `Connected to ${info.type ?? 'a Subsonic server'} ${info.serverVersion ?? info.version}${canScan ? '' : ' (this user cannot start library scans: new tracks are matched after the server scans on its own)'}`,
+    };
+  }
+
+  /** The destination answers again: publications waiting for their backoff go now. */
+  retryNow(destination: string): void {
+    const queue = queueOf(destination);
+    const changed = this.ctx.db
+      .prepare(`UPDATE jobs SET run_at = ? WHERE queue = ? AND status = 'pending' AND run_at > ?`)
+      .run(this.ctx.clock.now(), queue, this.ctx.clock.now()).changes;
+    if (changed > 0) this.ctx.jobs.wake(queue);
+    this.reconcile(destination as 'navidrome');
+  }
+}
+
+const services = new WeakMap<AppContext, PlaybackService>();
+
+export function playbackOf(ctx: AppContext): PlaybackService {
+  let s = services.get(ctx);
+  if (!s) {
+    s = new PlaybackService(ctx);
+    services.set(ctx, s);
+  }
+  return s;
+}
+
+/** Registers the publishing queues, listens to playlist changes and reconciles (areas.ts `services`). */
+export function startPlayback(ctx: AppContext): void {
+  playbackOf(ctx).start();
+}

@@ -1,0 +1,297 @@
+import path from 'node:path';
+import type { LocalTrack, PlaybackRepository } from '../../db/playback.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import type { NavidromeClient, SubsonicPlaylist, SubsonicSong } from '../../integrations/navidrome/index.js';
+
+/**
+ * Publishing one playlist to a Subsonic server (Navidrome, supysonic, …): local tracks matched to
+ * the server's songs (cached per account), the remote playlist found by its stored id, by the
+ * marker in its comment or by name (so a run that created it but crashed before recording it never
+ * makes a second one), then brought to the wanted order with as few calls as it takes.
+ */
+
+/** Songs per createPlaylist/updatePlaylist call: keeps every request line short. */
+export const SONGS_PER_CALL = 50;
+/** Above this many tracks to match, the server's whole song list is read once instead of one search per track. */
+const BULK_MATCH_FROM = 40;
+const BULK_PAGE = 500;
+const BULK_MAX_SONGS = 200_000;
+/** A scan asked for less than this long ago is not asked for again. */
+export const SCAN_COOLDOWN_MS = 5 * 60_000;
+
+export interface SubsonicTarget {
+  destination: string;
+  /** The account identity the ids belong to (address and user). */
+  account: string;
+  username: string;
+  client: NavidromeClient;
+  repo: PlaybackRepository;
+  now: () => number;
+  signal?: AbortSignal;
+  /** How long to wait for the server's scan before matching what it knows. */
+  scanTimeoutMs: number;
+  log?: { info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void };
+}
+
+export interface PublishInput {
+  name: string;
+  /** Identifies our playlist in the remote comment: `Tonearm <kind>:<id>`. */
+  marker: string;
+  trackIds: number[];
+  remoteId: string | null;
+  /** Called as soon as the remote playlist's id is known, before tracks are added. */
+  recordRemote: (remoteId: string) => void;
+}
+
+export interface PublishResult {
+  remoteId: string;
+  trackCount: number;
+  matchedCount: number;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+
+/** Lower case, accents and punctuation gone, a leading "the" dropped: how names are compared. */
+export function normalize(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+    .replace(/^the /, '');
+}
+
+/** The part of a local file's path a Subsonic server shows: relative to its music folder. */
+export function relativePath(track: LocalTrack): string | null {
+  if (!track.path) return null;
+  const rel = track.root ? path.relative(track.root, track.path) : track.path.split(/[\\/]/).slice(-3).join('/');
+  return rel.split(path.sep).join('/');
+}
+
+function samePath(local: string, remote: string | null): boolean {
+  if (!remote) return false;
+  const r = remote.replace(/\\/g, '/').replace(/^\/+/, '');
+  return r === local || r.endsWith(`/${local}`) || local.endsWith(`/${r}`);
+}
+
+function sameTags(track: LocalTrack, song: SubsonicSong): boolean {
+  if (normalize(track.title) !== normalize(song.title)) return false;
+  if (normalize(track.artist) !== normalize(song.artist)) return false;
+  return !track.album || !song.album || normalize(track.album) === normalize(song.album);
+}
+
+/** The best song for a track among candidates: same path first, then same tags closest in duration. */
+export function bestMatch(track: LocalTrack, songs: SubsonicSong[]): { song: SubsonicSong; method: 'path' | 'tags' } | null {
+  const rel = relativePath(track);
+  if (rel) {
+    const byPath = songs.find((s) => samePath(rel, s.path));
+    if (byPath) return { song: byPath, method: 'path' };
+  }
+  const tagged = songs.filter((s) => sameTags(track, s));
+  if (tagged.length === 0) return null;
+  const seconds = track.durationMs / 1000;
+  tagged.sort((a, b) => Math.abs((a.durationSeconds ?? seconds) - seconds) - Math.abs((b.durationSeconds ?? seconds) - seconds));
+  return { song: tagged[0]!, method: 'tags' };
+}
+
+/** Track ids → remote song ids, from the cache, then the server (after its scan when tracks are new to it). */
+export async function matchTracks(target: SubsonicTarget, trackIds: number[]): Promise<Map<number, string>> {
+  const { repo, destination, account } = target;
+  const cached = repo.matches(destination, account);
+  const result = new Map<number, string>();
+  const missing: number[] = [];
+  for (const id of new Set(trackIds)) {
+    const remote = cached.get(id);
+    if (remote) result.set(id, remote);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return result;
+  let tracks = repo.tracks(missing);
+  let found = await findOnServer(target, tracks);
+  if (found.size < tracks.length && target.now() - (repo.destination(destination).last_scan_at ?? 0) >= SCAN_COOLDOWN_MS) {
+    // Tracks the server does not know yet: they may be new files it has not scanned.
+    if (await scanAndWait(target)) {
+      tracks = tracks.filter((t) => !found.has(t.id));
+      const more = await findOnServer(target, tracks);
+      found = new Map([...found, ...more]);
+    }
+  }
+  repo.putMatches(destination, account, [...found].map(([trackId, m]) => ({ trackId, remoteId: m.id, method: m.method })), target.now());
+  for (const [trackId, m] of found) result.set(trackId, m.id);
+  return result;
+}
+
+async function findOnServer(target: SubsonicTarget, tracks: LocalTrack[]): Promise<Map<number, { id: string; method: 'path' | 'tags' }>> {
+  const found = new Map<number, { id: string; method: 'path' | 'tags' }>();
+  if (tracks.length === 0) return found;
+  if (tracks.length >= BULK_MATCH_FROM) {
+    const all = await allSongs(target);
+    if (all) {
+      for (const track of tracks) {
+        const m = bestMatch(track, all);
+        if (m) found.set(track.id, { id: m.song.id, method: m.method });
+      }
+      return found;
+    }
+  }
+  for (const track of tracks) {
+    const songs = await target.client.searchSongs(track.title, { count: 50 }, target.signal);
+    const m = bestMatch(track, songs);
+    if (m) found.set(track.id, { id: m.song.id, method: m.method });
+  }
+  return found;
+}
+
+/** Every song of the server (search3 with an empty query, paged); null when it is too large or will not list. */
+async function allSongs(target: SubsonicTarget): Promise<SubsonicSong[] | null> {
+  const songs: SubsonicSong[] = [];
+  for (let offset = 0; offset < BULK_MAX_SONGS; offset += BULK_PAGE) {
+    const page = await target.client.searchSongs('', { count: BULK_PAGE, offset }, target.signal);
+    songs.push(...page);
+    if (page.length < BULK_PAGE) return songs.length > 0 ? songs : null;
+  }
+  return null;
+}
+
+/** Asks the server to scan and waits for it (up to the timeout); false when it cannot scan (not an admin, no scanner). */
+async function scanAndWait(target: SubsonicTarget): Promise<boolean> {
+  const { client, repo, destination } = target;
+  repo.scanned(destination, target.now());
+  try {
+    let status = await client.startScan(target.signal);
+    const until = Date.now() + target.scanTimeoutMs;
+    let wait = 100;
+    while (status.scanning && Date.now() < until && !target.signal?.aborted) {
+      await sleep(wait, target.signal);
+      wait = Math.min(wait * 2, 2000);
+      status = await client.getScanStatus(target.signal);
+    }
+    if (status.scanning) target.log?.info('playback destination still scanning; matching what it knows', { destination });
+    return true;
+  } catch (err) {
+    if (err instanceof IntegrationError && (err.kind === 'unreachable' || err.kind === 'timeout')) throw err;
+    target.log?.warn('playback destination did not scan', { destination, error: err instanceof Error ? err.message : String(err) });
+    return false;
+  }
+}
+
+const markerOf = (comment: string) => /Tonearm (static|flow|shared):\S+/.exec(comment)?.[0] ?? null;
+
+/** The remote playlist to update: by stored id, by our marker, or by name (a crash after creating it). */
+async function findRemote(target: SubsonicTarget, input: PublishInput): Promise<{ id: string; name: string; comment: string; entries: string[] } | null> {
+  const { client } = target;
+  const read = async (id: string) => {
+    const p = await client.getPlaylist(id, target.signal);
+    return { id: p.id || id, name: p.name, comment: p.comment, entries: p.entries.map((e) => e.id) };
+  };
+  if (input.remoteId) {
+    try {
+      return await read(input.remoteId);
+    } catch (err) {
+      if (!(err instanceof IntegrationError && (err.kind === 'not_found' || err.kind === 'server_error'))) throw err;
+      // Deleted there (or the id is not valid any more): find it again or make a new one.
+    }
+  }
+  const lists = await client.getPlaylists(target.signal);
+  const mine = (p: SubsonicPlaylist) => !p.owner || p.owner === target.username;
+  const candidate =
+    lists.find((p) => mine(p) && markerOf(p.comment) === input.marker) ??
+    lists.find((p) => mine(p) && p.name === input.name && markerOf(p.comment) === null);
+  return candidate ? read(candidate.id) : null;
+}
+
+/** Creates or updates the remote playlist so it holds exactly the matched songs, in order. */
+export async function publishPlaylist(target: SubsonicTarget, input: PublishInput): Promise<PublishResult> {
+  const { client } = target;
+  const matched = await matchTracks(target, input.trackIds);
+  const wanted = input.trackIds.map((id) => matched.get(id)).filter((id): id is string => !!id);
+  let remote = await findRemote(target, input);
+  let nameOk = true;
+  let commentOk = false;
+  if (remote) {
+    input.recordRemote(remote.id);
+    nameOk = remote.name === input.name;
+    commentOk = markerOf(remote.comment) === input.marker;
+  } else {
+    const first = wanted.slice(0, SONGS_PER_CALL);
+    let id = await withStaleSongs(target, first, () => client.createPlaylist(input.name, first, target.signal));
+    if (!id) {
+      // Servers that answer an empty ok (supysonic): findRemote saw no unmarked playlist of this name, so the one there now is ours.
+      const created = (await client.getPlaylists(target.signal)).find((p) => p.name === input.name && markerOf(p.comment) === null && (!p.owner || p.owner === target.username));
+      if (!created) throw new IntegrationError('navidrome', 'bad_response', 'the created playlist is not listed');
+      id = created.id;
+    }
+    input.recordRemote(id);
+    remote = { id, name: input.name, comment: '', entries: first };
+  }
+  const id = remote.id;
+  if (!nameOk || !commentOk) {
+    await client.updatePlaylist(id, { ...(!nameOk && { name: input.name }), ...(!commentOk && { comment: `${input.marker} · published by Tonearm` }) }, target.signal);
+  }
+  const { keep, removeIndexes } = planUpdate(remote.entries, wanted);
+  // Highest indexes first, so the indexes of later calls still point at the same entries.
+  for (let end = removeIndexes.length; end > 0; end -= SONGS_PER_CALL) {
+    await client.updatePlaylist(id, { removeIndexes: removeIndexes.slice(Math.max(0, end - SONGS_PER_CALL), end) }, target.signal);
+  }
+  for (let i = keep; i < wanted.length; i += SONGS_PER_CALL) {
+    const add = wanted.slice(i, i + SONGS_PER_CALL);
+    await withStaleSongs(target, add, () => client.updatePlaylist(id, { add }, target.signal));
+  }
+  return { remoteId: id, trackCount: input.trackIds.length, matchedCount: wanted.length };
+}
+
+/**
+ * Subsonic can only remove entries by index and append at the end. The longest start of the wanted
+ * list that the remote list already holds in order is kept (every other entry removed); the rest of
+ * the wanted list is appended. Moving, removing or appending a few tracks costs a few calls.
+ * `removeIndexes` are ascending; `keep` is how many wanted songs are already in place.
+ */
+export function planUpdate(current: string[], wanted: string[]): { keep: number; removeIndexes: number[] } {
+  const kept = new Set<number>();
+  let j = 0;
+  let keep = 0;
+  for (; keep < wanted.length; keep++) {
+    while (j < current.length && current[j] !== wanted[keep]) j++;
+    if (j >= current.length) break;
+    kept.add(j++);
+  }
+  const removeIndexes: number[] = [];
+  for (let i = 0; i < current.length; i++) if (!kept.has(i)) removeIndexes.push(i);
+  return { keep, removeIndexes };
+}
+
+/** A song id the server no longer knows (rescanned, file moved): forget those matches so the next run finds them again. */
+async function withStaleSongs<T>(target: SubsonicTarget, songIds: string[], call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof IntegrationError && err.kind === 'not_found') target.repo.dropMatches(target.destination, target.account, songIds);
+    throw err;
+  }
+}
+
+/** Deletes our playlist there (by id, else by marker); an already missing one is fine. */
+export async function unpublishPlaylist(target: SubsonicTarget, remoteId: string | null, marker: string): Promise<void> {
+  const { client } = target;
+  let id = remoteId;
+  if (!id) {
+    const lists = await client.getPlaylists(target.signal);
+    id = lists.find((p) => (!p.owner || p.owner === target.username) && markerOf(p.comment) === marker)?.id ?? null;
+  }
+  if (!id) return;
+  try {
+    await client.deletePlaylist(id, target.signal);
+  } catch (err) {
+    if (err instanceof IntegrationError && err.kind === 'not_found') return;
+    throw err;
+  }
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  SECRET_MASK,
+  ago,
+  draftFrom,
+  draftProblem,
+  playbackTestBody,
+  settingsPatch,
+  statusLine,
+  testText,
+  type PlaybackDestination,
+} from '../../renderer/src/settings/playbackLogic.js';
+
+const dest = (patch: Partial<PlaybackDestination> = {}): PlaybackDestination => ({
+  key: 'navidrome',
+  name: 'Navidrome',
+  enabled: true,
+  configured: true,
+  publishFlows: true,
+  publishPlaylists: true,
+  published: 3,
+  pending: 0,
+  lastPublishedAt: null,
+  lastError: null,
+  lastErrorAt: null,
+  ...patch,
+});
+
+describe('playback destinations card', () => {
+  const settings = {
+    integrations: { navidrome: { url: 'http://nas:4533', username: 'tonearm', password: SECRET_MASK, enabled: true } },
+    playback: { navidrome: { enabled: true, publishFlows: false, publishPlaylists: true, ownerPrefix: 'always', scanTimeoutSeconds: 120 } },
+  };
+
+  it('reads the draft from the settings and writes both blocks back, the masked password kept as the mask', () => {
+    const draft = draftFrom(settings);
+    expect(draft).toEqual({ enabled: true, url: 'http://nas:4533', username: 'tonearm', password: SECRET_MASK, publishFlows: false, publishPlaylists: true, ownerPrefix: 'always' });
+    expect(settingsPatch({ ...draft, url: ' http://nas:4533 ' })).toEqual({
+      integrations: { navidrome: { url: 'http://nas:4533', username: 'tonearm', password: SECRET_MASK } },
+      playback: { navidrome: { enabled: true, publishFlows: false, publishPlaylists: true, ownerPrefix: 'always' } },
+    });
+    expect(draftFrom({})).toMatchObject({ enabled: false, url: '', password: '', publishFlows: true, ownerPrefix: 'auto' });
+  });
+
+  it('never sends the mask as a password to test, and names what is missing before saving', () => {
+    const draft = draftFrom(settings);
+    expect(playbackTestBody(draft)).toEqual({ url: 'http://nas:4533', username: 'tonearm' });
+    expect(playbackTestBody({ ...draft, password: 'typed' })).toEqual({ url: 'http://nas:4533', username: 'tonearm', password: 'typed' });
+    expect(draftProblem(draft)).toBeNull();
+    expect(draftProblem({ ...draft, url: 'nas:4533' })).toMatch(/http/);
+    expect(draftProblem({ ...draft, url: 'not a url' })).toMatch(/Address/);
+    expect(draftProblem({ ...draft, password: '' })).toBe('To publish, enter the address, user name and password');
+    expect(draftProblem({ ...draft, enabled: false, password: '' })).toBeNull();
+  });
+
+  it('says how publishing stands', () => {
+    const now = Date.parse('2026-11-24T05:00:00Z');
+    expect(statusLine(undefined).text).toBe('Status unknown');
+    expect(statusLine(dest({ configured: false })).text).toBe('Not configured');
+    expect(statusLine(dest({ enabled: false })).text).toBe('Publishing is off');
+    expect(statusLine(dest({ lastPublishedAt: '2026-11-24T04:50:00Z' }), now)).toEqual({ tone: 'success', text: '3 playlists published, last 10 min ago' });
+    expect(statusLine(dest({ pending: 2 }))).toEqual({ tone: 'info', text: '3 playlists published; 2 being published' });
+    expect(statusLine(dest({ pending: 1, lastError: 'Navidrome at http://nas:4533/rest/createPlaylist: connection refused' }))).toEqual({
+      tone: 'warn',
+      text: '1 waiting to be published: Navidrome at http://nas:4533/rest/createPlaylist: connection refused',
+    });
+    expect(statusLine(dest({ published: 1 }), now).text).toBe('1 playlist published');
+    expect(ago(now - 3 * 3600_000, now)).toBe('3 h ago');
+  });
+
+  it('reads a test answer', () => {
+    expect(testText({ success: true, message: 'Connected to navidrome 0.53.3', authentication: 'token', canScan: true, playlists: 2 })).toEqual({
+      tone: 'success',
+      text: 'Connected to navidrome 0.53.3.',
+    });
+    const supy = testText({ success: true, message: 'Connected to a Subsonic server 1.10.2', authentication: 'password', canScan: false, playlists: 0 });
+    expect(supy.tone).toBe('warn');
+    expect(supy.text).toContain('does not take tokens');
+  });
+});
