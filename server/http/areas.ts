@@ -11,6 +11,9 @@ import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { playlistWorkerRoutes } from '../api/playlists/worker.js';
+import { playlistArtworkRoutes } from '../api/playlists/artwork.js';
+import { staticPlaylistRoutes } from '../api/playlists/static.js';
+import { startPlaylistArtwork } from '../domain/playlists/artwork.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
 import { newsRoutes } from '../api/news/routes.js';
 import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
@@ -77,6 +80,8 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   webhookRoutes,
   downloadJobRoutes,
   playlistWorkerRoutes,
+  playlistArtworkRoutes,
+  staticPlaylistRoutes,
   nearbyShowsRoutes,
   newsRoutes,
 ];
@@ -99,6 +104,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startDiscovery,
   startNews,
   startScrobbling,
+  startPlaylistArtwork,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];
