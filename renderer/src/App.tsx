@@ -8,6 +8,7 @@ import { MetaArtistScreen } from './metadata/ArtistPage';
 import { MetaReleaseScreen } from './metadata/ReleasePage';
 import { SearchScreen } from './metadata/SearchScreen';
 import { PlayerBar } from './player/PlayerBar';
+import { PlaylistScreen, PlaylistsScreen } from './playlists/PlaylistsScreen';
 import { detectQueueSaving, resetPlayer, restoreQueue } from './player/player';
 import { Link, match, navigate, useLocation } from './router';
 import { ConnectScreen } from './screens/Connect';
@@ -125,6 +126,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/library">Library</Link>
           <Link href="/search">Search</Link>
           <Link href="/library/favorites">Favorites</Link>
+          <Link href="/playlists">Playlists</Link>
           <Link href="/downloads">Downloads</Link>
           <Link href="/review">Review</Link>
           <Link href="/settings">Settings</Link>
@@ -163,6 +165,8 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/library/:tab', path)) && ['artists', 'albums', 'tracks', 'genres'].includes(m.tab!))
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;
+  if (path === '/playlists') return <PlaylistsScreen />;
+  if ((m = match('/playlists/:id', path))) return <PlaylistScreen id={m.id!} />;
   if (path === '/downloads') return <DownloadsScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
