@@ -1,5 +1,3 @@
-import type { Track } from '../library/model';
-
 /** The pure parts of the Playlists screen: shapes of the answers, texts, upload checks. */
 
 export interface PlaylistArtwork {
@@ -26,10 +24,23 @@ export interface PlaylistSummary {
   artwork: PlaylistArtwork | null;
 }
 
+/** A library track as the playlist routes present it (the fields the screen and the player use; a library `Track`). */
+export interface PlaylistTrack {
+  id: number;
+  title: string;
+  artistName: string;
+  artistId?: number | null;
+  albumId?: number | null;
+  albumTitle?: string | null;
+  durationMs?: number;
+  available?: boolean;
+  imageUrl?: string | null;
+}
+
 export interface PlaylistEntry {
   /** Index in the playlist (what removing a track sends). */
   position: number;
-  track: Track;
+  track: PlaylistTrack;
 }
 
 export interface PlaylistDetail extends PlaylistSummary {
@@ -77,7 +88,7 @@ export function ownershipText(p: Pick<PlaylistSummary, 'editable' | 'public' | '
 }
 
 /** The tracks to hand to the player, in playlist order. */
-export function playableTracks(detail: Pick<PlaylistDetail, 'tracks'>): Track[] {
+export function playableTracks(detail: Pick<PlaylistDetail, 'tracks'>): PlaylistTrack[] {
   return detail.tracks.map((e) => e.track);
 }
 
