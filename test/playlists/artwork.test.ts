@@ -321,6 +321,10 @@ describe('/rest getCoverArt for pl- ids', () => {
     expect(res.headers.get('cache-control')).toBe('private, max-age=86400');
     const body = Buffer.from(await res.arrayBuffer());
     expect(body.equals(fs.readFileSync(path.join(artworkOf(server.ctx).dir, `${info.etag}.jpg`)))).toBe(true);
+    // Playlists with their own picture name themselves as coverArt; others a track's cover.
+    const listed = (await rest.ok('getPlaylists')).playlists.playlist as { id: string; coverArt?: string }[];
+    expect(listed.find((p) => p.id === restPlaylistId(Number(withArt)))?.coverArt).toBe(restPlaylistId(Number(withArt)));
+    expect((await rest.ok('getPlaylist', { id: restPlaylistId(Number(withArt)) })).playlist.coverArt).toBe(restPlaylistId(Number(withArt)));
     const sized = await fetch(rest.url('getCoverArt', { id: restPlaylistId(Number(withArt)), size: 32 }));
     expect(await sharp(Buffer.from(await sized.arrayBuffer())).metadata()).toMatchObject({ width: 32, height: 32 });
 

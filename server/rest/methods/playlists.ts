@@ -1,3 +1,6 @@
+import type { PlaylistRow } from '../../db/playlists.js';
+import { artworkOf } from '../../domain/playlists/artwork.js';
+import { staticRef } from '../../domain/playlists/registry.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { missingParameter, notAuthorized, notFound } from '../errors.js';
 import { parseId } from '../ids.js';
@@ -11,11 +14,13 @@ function playlistRowId(raw: string): number {
   return parsed.id;
 }
 
+const hasArtwork = (call: RestCall, row: PlaylistRow) => artworkOf(call.rc.app).info(staticRef(row)) !== null;
+
 function playlistWithSongs(call: RestCall, id: number): Payload {
   const { playlist: row, trackIds } = call.rc.playlists.get(call.user.id, id);
   const entry = songs(call, trackIds);
   const cover = row.first_track_id !== null ? call.rc.library.song(row.first_track_id) : undefined;
-  return { playlist: { ...playlist(row, call.user.id, cover), entry } };
+  return { playlist: { ...playlist(row, call.user.id, cover, hasArtwork(call, row)), entry } };
 }
 
 function getPlaylists(call: RestCall): Payload {
@@ -33,7 +38,7 @@ function getPlaylists(call: RestCall): Payload {
   const byId = new Map(firsts.map((s) => [s.id, s]));
   return {
     playlists: {
-      playlist: rows.map((r) => playlist(r, call.user.id, r.first_track_id !== null ? byId.get(r.first_track_id) : undefined)),
+      playlist: rows.map((r) => playlist(r, call.user.id, r.first_track_id !== null ? byId.get(r.first_track_id) : undefined, hasArtwork(call, r))),
     },
   };
 }
