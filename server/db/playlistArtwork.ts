@@ -30,6 +30,13 @@ export function playlistArtworkRepository(db: Db) {
     ),
     remove: db.prepare('DELETE FROM playlist_artwork WHERE playlist_kind = ? AND playlist_id = ?'),
     usesFile: db.prepare('SELECT 1 FROM playlist_artwork WHERE file = ? LIMIT 1').pluck(),
+    files: db.prepare('SELECT DISTINCT file FROM playlist_artwork').pluck(),
+    // Static playlists removed without an event (their owner's account was deleted: ON DELETE CASCADE).
+    orphanedStatic: db.prepare(
+      `DELETE FROM playlist_artwork WHERE playlist_kind = 'static'
+         AND NOT EXISTS (SELECT 1 FROM static_playlists p WHERE CAST(p.id AS TEXT) = playlist_artwork.playlist_id)
+       RETURNING file`,
+    ).pluck(),
   };
   return {
     get: (kind: PlaylistKind, id: string) => s.get.get(kind, id) as PlaylistArtworkRow | undefined,
@@ -37,6 +44,9 @@ export function playlistArtworkRepository(db: Db) {
     remove: (kind: PlaylistKind, id: string) => s.remove.run(kind, id).changes > 0,
     /** Is this file still the picture of some playlist (two playlists may share identical bytes)? */
     fileInUse: (file: string) => s.usesFile.get(file) !== undefined,
+    files: () => new Set(s.files.all() as string[]),
+    /** Drops the rows of static playlists that no longer exist; returns their files. */
+    dropOrphanedStatic: () => s.orphanedStatic.all() as string[],
   };
 }
 export type PlaylistArtworkRepository = ReturnType<typeof playlistArtworkRepository>;

@@ -258,6 +258,27 @@ describe('generate', () => {
     expect(server.ctx.db.prepare('SELECT COUNT(*) AS n FROM playlist_artwork WHERE playlist_id = ?').get(id)).toEqual({ n: 0 });
   });
 
+  it('sweeps at start: artwork of playlists deleted with their owner, and files no row names', async () => {
+    const svc = artworkOf(server.ctx);
+    await server.api('/api/users', { method: 'POST', token: server.admin.token, json: { username: 'leaving', password: 'leaving password 1', role: 'user' } });
+    const login = await json(await server.api('/api/auth/login', { method: 'POST', json: { username: 'leaving', password: 'leaving password 1' } }));
+    const id = await createPlaylist(login.token, { name: 'Left behind', trackIds: [tracks[1]!] });
+    const info = await json(await server.api(`/api/playlists/artwork/${id}/generate`, { method: 'POST', token: login.token }));
+    const file = path.join(svc.dir, `${info.etag}.jpg`);
+    const stray = path.join(svc.dir, 'stray.jpg.123.tmp');
+    fs.writeFileSync(stray, 'half-written');
+    const userId = server.ctx.users.findByUsername('leaving')!.id;
+    expect((await server.api(`/api/users/${userId}`, { method: 'DELETE', token: server.admin.token })).status).toBeLessThan(300);
+    expect(fs.existsSync(file)).toBe(true); // no playlist event for a cascade
+    svc.sweep();
+    expect(fs.existsSync(file)).toBe(false);
+    expect(fs.existsSync(stray)).toBe(false);
+    expect(server.ctx.db.prepare('SELECT COUNT(*) AS n FROM playlist_artwork WHERE playlist_id = ?').get(id)).toEqual({ n: 0 });
+    // Pictures of live playlists stay.
+    const live = (server.ctx.db.prepare('SELECT file FROM playlist_artwork').pluck().all() as string[]).filter((f) => !fs.existsSync(path.join(svc.dir, f)));
+    expect(live).toEqual([]);
+  });
+
   it('wraps long names into a few lines', () => {
     expect(wrapName('Songs for a long drive', 10, 3)).toEqual(['Songs for', 'a long', 'drive']);
     expect(wrapName('one two three four five six', 7, 2)).toEqual(['one two', 'three…']);

@@ -227,9 +227,30 @@ export class PlaylistArtwork {
     return playlistsOf(this.ctx);
   }
 
+  /**
+   * Startup housekeeping: rows of static playlists deleted without an event (with their owner's
+   * account), and files no row names (a crash between writing a file and its row, temp files).
+   */
+  sweep(): void {
+    for (const file of this.repo.dropOrphanedStatic()) this.unlinkIfUnused(file);
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    const used = this.repo.files();
+    for (const name of names) if (!used.has(name)) fs.rmSync(path.join(this.dir, name), { force: true });
+  }
+
   /** Listens to playlist changes: deleted playlists lose their picture; generated ones are redrawn. */
   start(): void {
     if (this.unsubscribe) return;
+    try {
+      this.sweep();
+    } catch (err) {
+      this.ctx.log.warn('playlist artwork sweep failed', { err: String(err) });
+    }
     this.unsubscribe = this.registry.onChange((change) => {
       const key = `${change.ref.kind}:${change.ref.id}`;
       if (change.type === 'deleted') {
