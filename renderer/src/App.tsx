@@ -10,6 +10,7 @@ import { MetaReleaseScreen } from './metadata/ReleasePage';
 import { NewsScreen } from './news/NewsScreen';
 import { SearchScreen } from './metadata/SearchScreen';
 import { PlayerBar } from './player/PlayerBar';
+import { PlaylistScreen, PlaylistsScreen } from './playlists/PlaylistsScreen';
 import { detectQueueSaving, resetPlayer, restoreQueue } from './player/player';
 import { Link, match, navigate, useLocation } from './router';
 import { ConnectScreen } from './screens/Connect';
@@ -129,6 +130,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/discover">Discover</Link>
           <Link href="/news">News</Link>
           <Link href="/library/favorites">Favorites</Link>
+          <Link href="/playlists">Playlists</Link>
           <Link href="/downloads">Downloads</Link>
           <Link href="/review">Review</Link>
           <Link href="/settings">Settings</Link>
@@ -167,6 +169,8 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/library/:tab', path)) && ['artists', 'albums', 'tracks', 'genres'].includes(m.tab!))
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;
+  if (path === '/playlists') return <PlaylistsScreen />;
+  if ((m = match('/playlists/:id', path))) return <PlaylistScreen id={m.id!} />;
   if (path === '/downloads') return <DownloadsScreen />;
   if (path === '/discover' || ['tags', 'shows', 'tuning'].some((t) => path === `/discover/${t}`)) return <DiscoverScreen path={path} />;
   if (path === '/news') return <NewsScreen />;

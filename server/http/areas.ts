@@ -14,6 +14,9 @@ import { playlistWorkerRoutes } from '../api/playlists/worker.js';
 import { sharedPlaylistRoutes } from '../api/playlists/shared.js';
 import { startPlaylists } from '../domain/playlists/start.js';
 import { plexRoutes } from '../api/plex/routes.js';
+import { playlistArtworkRoutes } from '../api/playlists/artwork.js';
+import { staticPlaylistRoutes } from '../api/playlists/static.js';
+import { startPlaylistArtwork } from '../domain/playlists/artwork.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
 import { newsRoutes } from '../api/news/routes.js';
 import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
@@ -87,6 +90,8 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   playlistWorkerRoutes,
   sharedPlaylistRoutes,
   flowRoutes,
+  playlistArtworkRoutes,
+  staticPlaylistRoutes,
   nearbyShowsRoutes,
   newsRoutes,
   playbackRoutes,
@@ -113,6 +118,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startScrobbling,
   startPlaylists,
   startPlayback,
+  startPlaylistArtwork,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

@@ -178,7 +178,8 @@ export function indexArtist(artist: ArtistEntry, a?: Annotation): Payload {
   return annotate(out, a, false);
 }
 
-export function playlist(row: PlaylistRow, viewerId: number, coverTrack?: SongRow): Payload {
+/** `hasArtwork`: the playlist has its own picture (getCoverArt serves it for the playlist id). */
+export function playlist(row: PlaylistRow, viewerId: number, coverTrack?: SongRow, hasArtwork = false): Payload {
   const id = playlistId(row.id);
   return {
     id,
@@ -190,7 +191,7 @@ export function playlist(row: PlaylistRow, viewerId: number, coverTrack?: SongRo
     duration: Math.round(row.duration_ms / 1000),
     created: iso(row.created_at),
     changed: iso(row.updated_at),
-    coverArt: coverTrack ? songCoverArt(coverTrack) : undefined,
+    coverArt: hasArtwork ? id : coverTrack ? songCoverArt(coverTrack) : undefined,
     readonly: row.user_id !== viewerId,
   };
 }

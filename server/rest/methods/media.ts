@@ -8,6 +8,8 @@ import type { SongRow } from '../../db/subsonicLibrary.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
 import { lyricsOf, plainText } from '../../domain/subsonic/lyrics.js';
 import { NotFoundError } from '../../domain/errors.js';
+import { artworkOf, sizedArtwork } from '../../domain/playlists/artwork.js';
+import { playlistsOf } from '../../domain/playlists/registry.js';
 import { CACHE_KEY, imageMimeOf } from '../../library/imageCache.js';
 import { resizedImage } from '../../library/resizedArtwork.js';
 import { SENT, type RestCall, type RestMethod } from '../context.js';
@@ -76,7 +78,10 @@ function imageKeyOf(call: RestCall, raw: string): string | null {
       return song?.file_image ?? song?.album_image ?? null;
     }
     case 'playlist': {
-      const { trackIds } = call.rc.playlists.get(call.user.id, target.id);
+      // Any kind of playlist the user may see (static, flow, shared); others are "not found".
+      const ref = playlistsOf(call.rc.app).findByRestNumber(target.id);
+      if (!ref || !playlistsOf(call.rc.app).canSee(ref, call.user)) throw new SubsonicError(ErrorCode.notFound, 'Playlist not found', 404);
+      const trackIds = playlistsOf(call.rc.app).trackIds(ref);
       for (const song of lib.songs(trackIds.slice(0, 20))) {
         const key = song.album_image ?? song.file_image;
         if (key) return key;
@@ -93,12 +98,32 @@ function asImageError(err: unknown): unknown {
   return err;
 }
 
+/** A playlist's own artwork (uploaded or generated), when the id is a visible playlist that has one. */
+async function playlistArtwork(call: RestCall, raw: string, size: number): Promise<typeof SENT | null> {
+  const target = resolveAny(call, raw);
+  if (target.kind !== 'playlist') return null;
+  const registry = playlistsOf(call.rc.app);
+  const ref = registry.findByRestNumber(target.id);
+  if (!ref || !registry.canSee(ref, call.user)) throw new SubsonicError(ErrorCode.notFound, 'Playlist not found', 404);
+  const found = artworkOf(call.rc.app).of(ref);
+  if (!found) return null;
+  const bytes = await sizedArtwork(found.file, size > 0 && size < found.info.width ? size : 0);
+  call.res.status(200).type(found.info.mime);
+  call.res.setHeader('Cache-Control', 'private, max-age=86400');
+  call.res.setHeader('Content-Length', String(bytes.length));
+  call.res.end(call.req.method === 'HEAD' ? undefined : bytes);
+  return SENT;
+}
+
 async function getCoverArt(call: RestCall): Promise<typeof SENT> {
   let key: string | null;
   let size: number;
   try {
-    key = imageKeyOf(call, call.params.required('id'));
+    const raw = call.params.required('id');
     size = call.params.int('size', 0, { min: 0, max: 4096 });
+    const sent = await playlistArtwork(call, raw, size);
+    if (sent) return sent;
+    key = imageKeyOf(call, raw);
   } catch (err) {
     throw asImageError(err);
   }

@@ -1,4 +1,7 @@
 import { playlistsOf, type PlaylistRef, type PlaylistViewer } from '../../domain/playlists/registry.js';
+import type { PlaylistRow } from '../../db/playlists.js';
+import { artworkOf } from '../../domain/playlists/artwork.js';
+import { staticRef } from '../../domain/playlists/registry.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { missingParameter, notAuthorized, notFound } from '../errors.js';
 import { parseId } from '../ids.js';
@@ -42,6 +45,12 @@ function playlistWithSongs(call: RestCall, ref: PlaylistRef): Payload {
   const fresh = registry.find(ref.id) ?? ref;
   const entry = songs(call, registry.trackIds(fresh));
   return { playlist: { ...present(call, fresh), entry } };
+const hasArtwork = (call: RestCall, row: PlaylistRow) => artworkOf(call.rc.app).info(staticRef(row)) !== null;
+function playlistWithSongs(call: RestCall, id: number): Payload {
+  const { playlist: row, trackIds } = call.rc.playlists.get(call.user.id, id);
+  const entry = songs(call, trackIds);
+  const cover = row.first_track_id !== null ? call.rc.library.song(row.first_track_id) : undefined;
+  return { playlist: { ...playlist(row, call.user.id, cover, hasArtwork(call, row)), entry } };
 }
 
 function getPlaylists(call: RestCall): Payload {
@@ -62,6 +71,7 @@ function getPlaylists(call: RestCall): Payload {
   return {
     playlists: {
       playlist: refs.map((r) => playlistOfRef(r, registry.canEdit(r, viewer), r.firstTrackId !== null ? byId.get(r.firstTrackId) : undefined)),
+      playlist: rows.map((r) => playlist(r, call.user.id, r.first_track_id !== null ? byId.get(r.first_track_id) : undefined, hasArtwork(call, r))),
     },
   };
 }

@@ -1,0 +1,322 @@
+import { useRef, useState } from 'preact/hooks';
+import { isNotFound } from '../api';
+import { Icon } from '../components/icons';
+import { Empty, ErrorMessage, Loading, Notice, formatDuration, useAction, useAsync } from '../components/ui';
+import { enqueue, player, playTracks } from '../player/player';
+import { Link, navigate } from '../router';
+import { session } from '../session';
+import { useStore } from '../store';
+import { createPlaylist, deletePlaylist, generateArtwork, getPlaylist, listPlaylists, removeArtwork, removeEntry, renamePlaylist, uploadArtwork } from './api';
+import {
+  artworkLabel,
+  artworkSrc,
+  checkName,
+  ownershipText,
+  playableTracks,
+  summaryText,
+  uploadProblem,
+  withoutEntry,
+  type PlaylistArtwork,
+  type PlaylistDetail,
+} from './logic';
+import './playlists.css';
+
+/** A playlist's picture, or a lettered tile while it has none (or it fails to load). */
+function PlaylistArt({ artwork, name, size, class: cls = '' }: { artwork: PlaylistArtwork | null; name: string; size: number; class?: string }) {
+  const { token } = useStore(session);
+  const [failed, setFailed] = useState<string | null>(null);
+  const src = artworkSrc(artwork, size, token);
+  if (!src || failed === src) {
+    const hue = [...name].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 360, 7);
+    return (
+      <div class={`art art-placeholder ${cls}`} style={{ '--hue': String(hue) }} aria-hidden="true">
+        {name.trim().charAt(0).toUpperCase() || '♪'}
+      </div>
+    );
+  }
+  return <img class={`art ${cls}`} src={src} alt={`Artwork of ${name}`} loading="lazy" decoding="async" onError={() => setFailed(src)} />;
+}
+
+/** The user's static playlists (and everyone's public ones), with a form to start a new one. */
+export function PlaylistsScreen() {
+  const lists = useAsync((signal) => listPlaylists(signal), []);
+  const [name, setName] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const create = useAction(async () => {
+    const checked = checkName(name);
+    if (!checked.ok) return setProblem(checked.message);
+    setProblem(null);
+    const created = await createPlaylist(checked.name);
+    setName('');
+    navigate(`/playlists/${created.id}`);
+  });
+  const playlists = lists.data?.playlists ?? [];
+  return (
+    <div class="playlists">
+      <div class="list-actions">
+        <h1>Playlists</h1>
+      </div>
+      <form
+        class="playlist-create"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.trigger();
+        }}
+      >
+        <label for="new-playlist">New playlist</label>
+        <input id="new-playlist" type="text" value={name} maxLength={200} placeholder="Name" onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" class="primary" disabled={create.busy}>
+          Create
+        </button>
+      </form>
+      {problem && <Notice tone="warn">{problem}</Notice>}
+      <ErrorMessage error={create.error} />
+      {lists.loading && !lists.data && <Loading label="Loading your playlists…" />}
+      <ErrorMessage error={lists.error} onRetry={lists.reload} />
+      {lists.data && playlists.length === 0 && (
+        <Empty title="No playlists yet.">
+          Create one here, or from a Subsonic app: playlists made there show up here too.
+        </Empty>
+      )}
+      {playlists.length > 0 && (
+        <ul class="grid" aria-label="Playlists">
+          {playlists.map((p) => (
+            <li key={p.id} class="tile">
+              <Link href={`/playlists/${p.id}`} class="tile-link">
+                <PlaylistArt artwork={p.artwork} name={p.name} size={300} class="tile-art" />
+                <span class="tile-title">{p.name}</span>
+                <span class="tile-sub muted">
+                  {summaryText(p)} · {ownershipText(p)}
+                </span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** One playlist: play it, rename or delete it, remove tracks, and manage its artwork. */
+export function PlaylistScreen({ id }: { id: string }) {
+  const loaded = useAsync((signal) => getPlaylist(id, signal), [id]);
+  const current = useStore(player);
+  const playingId = current.queue[current.index]?.id;
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [note, setNote] = useState<{ tone: 'info' | 'success' | 'warn'; text: string } | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  const detail = loaded.data;
+  const setArtwork = (artwork: PlaylistArtwork | null) => detail && loaded.setData({ ...detail, artwork });
+
+  const rename = useAction(async () => {
+    const checked = checkName(renaming ?? '');
+    if (!checked.ok) return setNote({ tone: 'warn', text: checked.message });
+    const answer = await renamePlaylist(id, checked.name);
+    loaded.setData(answer);
+    setRenaming(null);
+    setNote(null);
+  });
+  const remove = useAction(async () => {
+    await deletePlaylist(id);
+    navigate('/playlists');
+  });
+  const dropEntry = useAction(async (position: number) => {
+    if (!detail) return;
+    loaded.setData(withoutEntry(detail, position));
+    try {
+      loaded.setData(await removeEntry(id, position));
+    } catch (err) {
+      loaded.reload();
+      throw err;
+    }
+  });
+  const upload = useAction(async (file: File) => {
+    const problem = uploadProblem(file);
+    if (problem) return setNote({ tone: 'warn', text: problem });
+    setArtwork(await uploadArtwork(id, file));
+    setNote({ tone: 'success', text: 'Artwork uploaded.' });
+  });
+  const generate = useAction(async () => {
+    setArtwork(await generateArtwork(id));
+    setNote({ tone: 'success', text: 'Artwork generated from the album covers.' });
+  });
+  const clearArt = useAction(async () => {
+    await removeArtwork(id);
+    setArtwork(null);
+    setNote({ tone: 'info', text: 'Artwork removed.' });
+  });
+
+  if (loaded.loading && !detail) return <Loading label="Loading the playlist…" />;
+  if (loaded.error && isNotFound(loaded.error))
+    return (
+      <Empty title="This playlist does not exist, or it is not shared with you.">
+        <Link href="/playlists">Back to playlists</Link>
+      </Empty>
+    );
+  if (loaded.error) return <ErrorMessage error={loaded.error} onRetry={loaded.reload} />;
+  if (!detail) return null;
+  const tracks = playableTracks(detail);
+  const artBusy = upload.busy || generate.busy || clearArt.busy;
+
+  return (
+    <div class="detail playlist-detail">
+      <p>
+        <Link href="/playlists">← Playlists</Link>
+      </p>
+      <header class="detail-head">
+        <div class="playlist-art-box">
+          <PlaylistArt artwork={detail.artwork} name={detail.name} size={400} class="detail-art" />
+          {detail.editable && (
+            <div class="artwork-actions" role="group" aria-label="Artwork">
+              <input
+                ref={fileInput}
+                type="file"
+                accept="image/jpeg,image/png,image/webp,image/gif,image/avif,image/tiff"
+                class="visually-hidden"
+                aria-label="Choose a picture to upload"
+                onChange={(e) => {
+                  const file = e.currentTarget.files?.[0];
+                  e.currentTarget.value = '';
+                  if (file) void upload.trigger(file);
+                }}
+              />
+              <button type="button" disabled={artBusy} onClick={() => fileInput.current?.click()}>
+                Upload…
+              </button>
+              <button type="button" disabled={artBusy} onClick={() => void generate.trigger()}>
+                Generate
+              </button>
+              {detail.artwork && (
+                <button type="button" disabled={artBusy} onClick={() => void clearArt.trigger()}>
+                  Remove
+                </button>
+              )}
+            </div>
+          )}
+          <p class="muted small">{artworkLabel(detail.artwork)}</p>
+        </div>
+        <div>
+          <p class="muted eyebrow">Playlist</p>
+          {renaming === null ? (
+            <h1>{detail.name}</h1>
+          ) : (
+            <form
+              class="playlist-rename"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void rename.trigger();
+              }}
+            >
+              <label for="playlist-name" class="visually-hidden">
+                Playlist name
+              </label>
+              <input id="playlist-name" type="text" value={renaming} maxLength={200} autoFocus onInput={(e) => setRenaming(e.currentTarget.value)} />
+              <button type="submit" class="primary" disabled={rename.busy}>
+                Save
+              </button>
+              <button type="button" onClick={() => setRenaming(null)}>
+                Cancel
+              </button>
+            </form>
+          )}
+          {detail.comment && <p>{detail.comment}</p>}
+          <p class="muted">
+            {summaryText(detail)} · {ownershipText(detail)}
+          </p>
+          <div class="detail-actions">
+            <button type="button" class="primary" disabled={tracks.length === 0} onClick={() => playTracks(tracks)}>
+              <Icon name="play" size={16} /> Play
+            </button>
+            <button type="button" disabled={tracks.length === 0} onClick={() => enqueue(tracks)}>
+              Add to queue
+            </button>
+            {detail.editable && renaming === null && (
+              <button type="button" onClick={() => setRenaming(detail.name)}>
+                Rename
+              </button>
+            )}
+            {detail.editable &&
+              (confirmDelete ? (
+                <span class="confirm-delete" role="group" aria-label="Confirm deletion">
+                  <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.trigger()}>
+                    Delete “{detail.name}”
+                  </button>
+                  <button type="button" onClick={() => setConfirmDelete(false)}>
+                    Keep it
+                  </button>
+                </span>
+              ) : (
+                <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+                  Delete…
+                </button>
+              ))}
+          </div>
+        </div>
+      </header>
+      {note && <Notice tone={note.tone}>{note.text}</Notice>}
+      {[rename, remove, dropEntry, upload, generate, clearArt].map((a, i) => (
+        <ErrorMessage key={i} error={a.error} />
+      ))}
+      {detail.tracks.length === 0 ? (
+        <Empty title="No tracks in this playlist.">Add tracks from a Subsonic app, or keep a flow's tracks as a playlist.</Empty>
+      ) : (
+        <table class="tracks">
+          <caption class="visually-hidden">Tracks of {detail.name}</caption>
+          <thead>
+            <tr>
+              <th scope="col" class="col-play">
+                <span class="visually-hidden">Play</span>
+              </th>
+              <th scope="col" class="col-num">
+                #
+              </th>
+              <th scope="col">Title</th>
+              <th scope="col" class="col-artist">
+                Artist
+              </th>
+              <th scope="col" class="col-album">
+                Album
+              </th>
+              <th scope="col" class="col-time">
+                Time
+              </th>
+              {detail.editable && (
+                <th scope="col" class="col-remove">
+                  <span class="visually-hidden">Remove</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {detail.tracks.map(({ position, track: t }, i) => (
+              <tr key={`${position}-${t.id}`} class={t.id === playingId ? 'playing' : ''}>
+                <td class="col-play">
+                  <button type="button" class="icon-button" aria-label={`Play ${t.title}`} disabled={t.available === false} onClick={() => playTracks(tracks, i)}>
+                    <Icon name={t.id === playingId && current.playing ? 'equalizer' : 'play'} size={18} />
+                  </button>
+                </td>
+                <td class="col-num muted">{i + 1}</td>
+                <td class="col-title">
+                  <span class="track-title">{t.title}</span>
+                  <span class="track-sub muted">{t.artistName}</span>
+                </td>
+                <td class="col-artist">{t.artistId ? <Link href={`/library/artists/${t.artistId}`}>{t.artistName}</Link> : t.artistName}</td>
+                <td class="col-album">{t.albumId ? <Link href={`/library/albums/${t.albumId}`}>{t.albumTitle}</Link> : t.albumTitle}</td>
+                <td class="col-time muted">{formatDuration((t.durationMs ?? 0) / 1000)}</td>
+                {detail.editable && (
+                  <td class="col-remove">
+                    <button type="button" class="link-button" disabled={dropEntry.busy} aria-label={`Remove ${t.title} from the playlist`} onClick={() => void dropEntry.trigger(position)}>
+                      Remove
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,119 @@
+/** The pure parts of the Playlists screen: shapes of the answers, texts, upload checks. */
+
+export interface PlaylistArtwork {
+  playlistId: string;
+  source: 'uploaded' | 'generated';
+  etag: string;
+  width: number;
+  height: number;
+  updatedAt: number;
+  /** Changes with the picture: `/api/playlists/artwork/<id>?v=<etag>`. */
+  url: string;
+}
+
+export interface PlaylistSummary {
+  id: string;
+  kind: 'static';
+  name: string;
+  comment: string;
+  public: boolean;
+  owner: string;
+  editable: boolean;
+  songCount: number;
+  durationMs: number;
+  artwork: PlaylistArtwork | null;
+}
+
+/** A library track as the playlist routes present it (the fields the screen and the player use; a library `Track`). */
+export interface PlaylistTrack {
+  id: number;
+  title: string;
+  artistName: string;
+  artistId?: number | null;
+  albumId?: number | null;
+  albumTitle?: string | null;
+  durationMs?: number;
+  available?: boolean;
+  imageUrl?: string | null;
+}
+
+export interface PlaylistEntry {
+  /** Index in the playlist (what removing a track sends). */
+  position: number;
+  track: PlaylistTrack;
+}
+
+export interface PlaylistDetail extends PlaylistSummary {
+  tracks: PlaylistEntry[];
+}
+
+/** The server's cap on uploads (PUT /api/playlists/artwork answers 413 above it). */
+export const MAX_ARTWORK_BYTES = 10 * 1024 * 1024;
+
+/** Why a chosen file cannot be uploaded, or null when it may be sent. */
+export function uploadProblem(file: { name: string; type: string; size: number }): string | null {
+  if (file.size === 0) return `${file.name} is empty.`;
+  if (file.size > MAX_ARTWORK_BYTES) return `${file.name} is ${(file.size / (1024 * 1024)).toFixed(1)} MB; pictures can be at most 10 MB.`;
+  if (file.type && (!file.type.startsWith('image/') || file.type === 'image/svg+xml'))
+    return `${file.name} is not a picture Tonearm can use (JPEG, PNG, WebP, GIF, AVIF or TIFF).`;
+  return null;
+}
+
+/**
+ * The `<img src>` of a playlist's artwork at a display size. Images cannot send the Authorization
+ * header, so the session token rides in the query (the artwork route accepts it like the media routes).
+ */
+export function artworkSrc(artwork: PlaylistArtwork | null, size: number, token: string | null): string | null {
+  if (!artwork) return null;
+  const params = new URLSearchParams(artwork.url.split('?')[1] ?? '');
+  params.set('size', String(size));
+  if (token) params.set('token', token);
+  return `${artwork.url.split('?')[0]}?${params.toString()}`;
+}
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** "12 tracks · 48 min", "1 track · 3 min", "Empty". */
+export function summaryText(p: Pick<PlaylistSummary, 'songCount' | 'durationMs'>): string {
+  if (p.songCount === 0) return 'Empty';
+  const minutes = Math.max(1, Math.round(p.durationMs / 60000));
+  const time = minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
+  return `${plural(p.songCount, 'track')} · ${time}`;
+}
+
+/** Who sees it: "Only you", "Public", or "Public · by alice" for someone else's. */
+export function ownershipText(p: Pick<PlaylistSummary, 'editable' | 'public' | 'owner'>): string {
+  if (p.editable) return p.public ? 'Public' : 'Only you';
+  return `Public · by ${p.owner}`;
+}
+
+/** The tracks to hand to the player, in playlist order. */
+export function playableTracks(detail: Pick<PlaylistDetail, 'tracks'>): PlaylistTrack[] {
+  return detail.tracks.map((e) => e.track);
+}
+
+/** The list as it looks right after removing one entry (the answer of the server replaces it). */
+export function withoutEntry(detail: PlaylistDetail, position: number): PlaylistDetail {
+  const tracks = detail.tracks.filter((e) => e.position !== position).map((e) => (e.position > position ? { ...e, position: e.position - 1 } : e));
+  const removed = detail.tracks.find((e) => e.position === position);
+  return {
+    ...detail,
+    tracks,
+    songCount: Math.max(0, detail.songCount - (removed ? 1 : 0)),
+    durationMs: Math.max(0, detail.durationMs - (removed?.track.durationMs ?? 0)),
+  };
+}
+
+/** A new name after trimming, or the reason it cannot be used. */
+export function checkName(name: string): { ok: true; name: string } | { ok: false; message: string } {
+  const trimmed = name.trim();
+  if (!trimmed) return { ok: false, message: 'A playlist needs a name.' };
+  if (trimmed.length > 200) return { ok: false, message: 'Names can be at most 200 characters.' };
+  return { ok: true, name: trimmed };
+}
+
+/** What the artwork buttons say, from what the playlist has now. */
+export function artworkLabel(artwork: PlaylistArtwork | null): string {
+  if (!artwork) return 'No artwork yet';
+  return artwork.source === 'generated' ? 'Generated from the album covers; redrawn when the tracks change' : 'Uploaded picture';
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_ARTWORK_BYTES,
+  artworkLabel,
+  artworkSrc,
+  checkName,
+  ownershipText,
+  playableTracks,
+  summaryText,
+  uploadProblem,
+  withoutEntry,
+  type PlaylistArtwork,
+  type PlaylistDetail,
+} from '../../renderer/src/playlists/logic.js';
+
+const art: PlaylistArtwork = { playlistId: '7', source: 'generated', etag: 'abc123', width: 600, height: 600, updatedAt: 1, url: '/api/playlists/artwork/7?v=abc123' };
+
+const detail = (): PlaylistDetail => ({
+  id: '7',
+  kind: 'static',
+  name: 'Road trip',
+  comment: '',
+  public: false,
+  owner: 'admin',
+  editable: true,
+  songCount: 3,
+  durationMs: 600_000,
+  artwork: null,
+  tracks: [
+    { position: 0, track: { id: 11, title: 'One', artistName: 'A', durationMs: 200_000 } },
+    { position: 1, track: { id: 12, title: 'Two', artistName: 'B', durationMs: 100_000 } },
+    { position: 2, track: { id: 11, title: 'One', artistName: 'A', durationMs: 200_000 } },
+  ],
+});
+
+describe('playlists screen logic', () => {
+  it('builds the artwork URL with the version, the size and the session token', () => {
+    expect(artworkSrc(null, 300, 'tok')).toBeNull();
+    expect(artworkSrc(art, 300, 'tok')).toBe('/api/playlists/artwork/7?v=abc123&size=300&token=tok');
+    expect(artworkSrc(art, 64, null)).toBe('/api/playlists/artwork/7?v=abc123&size=64');
+  });
+
+  it('checks a picture before uploading it', () => {
+    expect(uploadProblem({ name: 'a.png', type: 'image/png', size: 1000 })).toBeNull();
+    expect(uploadProblem({ name: 'a.bin', type: '', size: 1000 })).toBeNull(); // the server decides
+    expect(uploadProblem({ name: 'big.jpg', type: 'image/jpeg', size: MAX_ARTWORK_BYTES + 1 })).toMatch(/at most 10 MB/);
+    expect(uploadProblem({ name: 'notes.txt', type: 'text/plain', size: 10 })).toMatch(/not a picture/);
+    expect(uploadProblem({ name: 'logo.svg', type: 'image/svg+xml', size: 10 })).toMatch(/not a picture/);
+    expect(uploadProblem({ name: 'empty.png', type: 'image/png', size: 0 })).toMatch(/empty/);
+  });
+
+  it('describes size, length and who sees a playlist', () => {
+    expect(summaryText({ songCount: 0, durationMs: 0 })).toBe('Empty');
+    expect(summaryText({ songCount: 1, durationMs: 170_000 })).toBe('1 track · 3 min');
+    expect(summaryText({ songCount: 30, durationMs: 95 * 60_000 })).toBe('30 tracks · 1 h 35 min');
+    expect(ownershipText({ editable: true, public: false, owner: 'me' })).toBe('Only you');
+    expect(ownershipText({ editable: true, public: true, owner: 'me' })).toBe('Public');
+    expect(ownershipText({ editable: false, public: true, owner: 'alice' })).toBe('Public · by alice');
+    expect(artworkLabel(null)).toBe('No artwork yet');
+    expect(artworkLabel(art)).toMatch(/redrawn when the tracks change/);
+    expect(artworkLabel({ ...art, source: 'uploaded' })).toBe('Uploaded picture');
+  });
+
+  it('removes one entry by position, keeping a repeated track elsewhere in the list', () => {
+    const d = detail();
+    const after = withoutEntry(d, 0);
+    expect(after.tracks.map((e) => [e.position, e.track.title])).toEqual([
+      [0, 'Two'],
+      [1, 'One'],
+    ]);
+    expect(after.songCount).toBe(2);
+    expect(after.durationMs).toBe(400_000);
+    expect(d.tracks).toHaveLength(3); // unchanged
+    expect(withoutEntry(d, 9).tracks).toHaveLength(3);
+    expect(playableTracks(after).map((t) => t.id)).toEqual([12, 11]);
+  });
+
+  it('trims names and refuses empty or overlong ones', () => {
+    expect(checkName('  Night drive ')).toEqual({ ok: true, name: 'Night drive' });
+    expect(checkName('   ')).toMatchObject({ ok: false });
+    expect(checkName('x'.repeat(201))).toMatchObject({ ok: false, message: expect.stringContaining('200') });
+  });
+});
