@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { PlaylistRow } from '../db/playlists.js';
 import type { PlaylistRef } from '../domain/playlists/registry.js';
 import type { ChannelRow, EpisodeRow } from '../db/podcasts.js';
 import type { RadioStationRow } from '../db/radioStations.js';
@@ -178,31 +177,14 @@ export function indexArtist(artist: ArtistEntry, a?: Annotation): Payload {
   return annotate(out, a, false);
 }
 
-/** `hasArtwork`: the playlist has its own picture (getCoverArt serves it for the playlist id). */
-export function playlist(row: PlaylistRow, viewerId: number, coverTrack?: SongRow, hasArtwork = false): Payload {
-  const id = playlistId(row.id);
-  return {
-    id,
-    name: row.name,
-    comment: row.comment || undefined,
-    owner: row.owner,
-    public: row.public === 1,
-    songCount: row.song_count,
-    duration: Math.round(row.duration_ms / 1000),
-    created: iso(row.created_at),
-    changed: iso(row.updated_at),
-    coverArt: hasArtwork ? id : coverTrack ? songCoverArt(coverTrack) : undefined,
-    readonly: row.user_id !== viewerId,
-  };
-}
-
 /**
  * A playlist of any kind (static, flow, shared) from the registry: `pl-` id from its rest number,
  * `readonly` (OpenSubsonic) when the viewer may not change it.
  */
-export function playlistOfRef(ref: PlaylistRef, editable: boolean, coverTrack?: SongRow): Payload {
+export function playlistOfRef(ref: PlaylistRef, editable: boolean, coverTrack?: SongRow, hasArtwork = false): Payload {
+  const id = playlistId(ref.restNumber);
   return {
-    id: playlistId(ref.restNumber),
+    id,
     name: ref.name,
     comment: ref.comment || undefined,
     owner: ref.owner,
@@ -211,7 +193,7 @@ export function playlistOfRef(ref: PlaylistRef, editable: boolean, coverTrack?: 
     duration: Math.round(ref.durationMs / 1000),
     created: iso(ref.createdAt),
     changed: iso(ref.updatedAt),
-    coverArt: coverTrack ? songCoverArt(coverTrack) : undefined,
+    coverArt: hasArtwork ? id : coverTrack ? songCoverArt(coverTrack) : undefined,
     readonly: !editable,
   };
 }

@@ -1,7 +1,5 @@
-import { playlistsOf, type PlaylistRef, type PlaylistViewer } from '../../domain/playlists/registry.js';
-import type { PlaylistRow } from '../../db/playlists.js';
 import { artworkOf } from '../../domain/playlists/artwork.js';
-import { staticRef } from '../../domain/playlists/registry.js';
+import { playlistsOf, type PlaylistRef, type PlaylistViewer } from '../../domain/playlists/registry.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { missingParameter, notAuthorized, notFound } from '../errors.js';
 import { parseId } from '../ids.js';
@@ -37,7 +35,7 @@ function staticRowId(call: RestCall, raw: string): number {
 function present(call: RestCall, ref: PlaylistRef): Payload {
   const registry = playlistsOf(call.rc.app);
   const cover = ref.firstTrackId !== null ? call.rc.library.song(ref.firstTrackId) : undefined;
-  return playlistOfRef(ref, registry.canEdit(ref, viewerOf(call)), cover);
+  return playlistOfRef(ref, registry.canEdit(ref, viewerOf(call)), cover, artworkOf(call.rc.app).info(ref) !== null);
 }
 
 function playlistWithSongs(call: RestCall, ref: PlaylistRef): Payload {
@@ -45,12 +43,6 @@ function playlistWithSongs(call: RestCall, ref: PlaylistRef): Payload {
   const fresh = registry.find(ref.id) ?? ref;
   const entry = songs(call, registry.trackIds(fresh));
   return { playlist: { ...present(call, fresh), entry } };
-const hasArtwork = (call: RestCall, row: PlaylistRow) => artworkOf(call.rc.app).info(staticRef(row)) !== null;
-function playlistWithSongs(call: RestCall, id: number): Payload {
-  const { playlist: row, trackIds } = call.rc.playlists.get(call.user.id, id);
-  const entry = songs(call, trackIds);
-  const cover = row.first_track_id !== null ? call.rc.library.song(row.first_track_id) : undefined;
-  return { playlist: { ...playlist(row, call.user.id, cover, hasArtwork(call, row)), entry } };
 }
 
 function getPlaylists(call: RestCall): Payload {
@@ -65,13 +57,15 @@ function getPlaylists(call: RestCall): Payload {
   } else {
     refs = registry.visibleTo(viewerOf(call));
   }
+  const artwork = artworkOf(call.rc.app);
   const firsts = call.rc.library.songs(refs.map((r) => r.firstTrackId).filter((t): t is number => t !== null));
   const byId = new Map(firsts.map((s) => [s.id, s]));
   const viewer = viewerOf(call);
   return {
     playlists: {
-      playlist: refs.map((r) => playlistOfRef(r, registry.canEdit(r, viewer), r.firstTrackId !== null ? byId.get(r.firstTrackId) : undefined)),
-      playlist: rows.map((r) => playlist(r, call.user.id, r.first_track_id !== null ? byId.get(r.first_track_id) : undefined, hasArtwork(call, r))),
+      playlist: refs.map((r) =>
+        playlistOfRef(r, registry.canEdit(r, viewer), r.firstTrackId !== null ? byId.get(r.firstTrackId) : undefined, artwork.info(r) !== null),
+      ),
     },
   };
 }
