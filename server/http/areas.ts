@@ -13,6 +13,8 @@ import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
 import { playlistWorkerRoutes } from '../api/playlists/worker.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
 import { newsRoutes } from '../api/news/routes.js';
+import { inboxRoutes } from '../api/inbox/routes.js';
+import { startInbox } from '../domain/inbox/service.js';
 import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
 import { startNews } from '../domain/news/service.js';
 import { requestsRoutes } from '../api/requests/routes.js';
@@ -79,6 +81,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   playlistWorkerRoutes,
   nearbyShowsRoutes,
   newsRoutes,
+  inboxRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -98,6 +101,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startNotifications,
   startDiscovery,
   startNews,
+  startInbox,
   startScrobbling,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,

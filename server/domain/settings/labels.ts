@@ -34,6 +34,12 @@ const LABELS: Record<string, string> = {
   'integrations.news.feeds': 'Custom news feeds',
   'integrations.news.disabledFeeds': 'Disabled news feeds',
   'integrations.news.requestBudget': 'NewsAPI requests per 24 hours',
+  'inbox.enabled': 'Inbox',
+  'inbox.categories.releases': 'Inbox: new and upcoming releases',
+  'inbox.categories.shows': 'Inbox: upcoming shows',
+  'inbox.categories.news': 'Inbox: artist news digests',
+  'inbox.categories.discoveries': 'Inbox: new discoveries',
+  'inbox.categories': 'Inbox categories',
 };
 
 const SERVICES: Record<string, string> = {
