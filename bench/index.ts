@@ -17,6 +17,7 @@ import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.
 import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDiscoveryBench } from './discovery.js';
+import { runInboxBench } from './inbox.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
@@ -254,6 +255,8 @@ async function main(): Promise<void> {
   }
   // Discovery (issue 13): a full refresh for 10,000 library and 2,000 history artists; BENCH_DISCOVERY=0 skips it.
   if (process.env.BENCH_DISCOVERY !== '0') await runDiscoveryBench();
+  // Inbox (issue 13): GET /api/inbox from a stored inbox of several thousand items; BENCH_INBOX=0 skips it.
+  if (process.env.BENCH_INBOX !== '0') await runInboxBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
 }

@@ -66,28 +66,57 @@ export interface ArtistArticleRow {
   image_proxy_url: string | null;
 }
 
-/** Shown now: not expired (unless saved), not dismissed, of an enabled kind (parameters @now, @kinds). */
-const VISIBLE = `user_id = @user AND kind IN (SELECT value FROM json_each(@kinds))
+/** Shown now: not expired (unless saved), not dismissed, of an enabled kind (parameters @now, @k0–@k3). */
+const VISIBLE = `user_id = @user AND kind IN (@k0, @k1, @k2, @k3)
   AND (dismissed_until IS NULL OR dismissed_until <= @now)
   AND (expires_at IS NULL OR expires_at > @now OR saved_at IS NOT NULL)`;
 const FILTERS = `AND (@saved = 0 OR saved_at IS NOT NULL) AND (@unread = 0 OR read_at IS NULL)`;
 
+/** What a refresh compares with what it found, to write only what changed. */
+export interface StoredItem {
+  id: number;
+  kind: InboxKind;
+  source_key: string;
+  title: string;
+  subtitle: string | null;
+  href: string | null;
+  image_url: string | null;
+  metadata_json: string;
+  item_at: number | null;
+  expires_at: number | null;
+  saved_at: number | null;
+}
+
+/** The changes of one refresh step, written in one transaction. */
+export interface InboxWrite {
+  insert: InboxCandidate[];
+  update: { id: number; item: InboxCandidate }[];
+  retire: number[];
+}
+
+/** The enabled kinds as the four IN parameters (a switched-off kind is NULL, which matches nothing). */
+const kindParams = (kinds: InboxKind[]) => Object.fromEntries(INBOX_KINDS.map((k, i) => [`k${i}`, kinds.includes(k) ? k : null]));
+
 export function inboxRepository(db: Db) {
   const page = db.prepare(`SELECT * FROM inbox_items WHERE ${VISIBLE} ${FILTERS} ORDER BY created_at DESC, item_at DESC, id DESC LIMIT @limit OFFSET @offset`);
-  const count = db.prepare(`SELECT COUNT(*) FROM inbox_items WHERE ${VISIBLE} ${FILTERS}`).pluck();
-  const unread = db.prepare(`SELECT COUNT(*) FROM inbox_items WHERE ${VISIBLE} AND read_at IS NULL`).pluck();
+  const count = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE} ${FILTERS}`).pluck();
+  const unread = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE} AND read_at IS NULL`).pluck();
   const byId = db.prepare('SELECT * FROM inbox_items WHERE id = ? AND user_id = ?');
-  const upsert = db.prepare(
-    `INSERT INTO inbox_items (user_id, kind, source_key, title, subtitle, href, image_url, metadata_json, item_at, created_at, updated_at, expires_at, seen_at)
-     VALUES (@user, @kind, @sourceKey, @title, @subtitle, @href, @imageUrl, @metadata, @itemAt, @now, @now, @expiresAt, @now)
+  const insert = db.prepare(
+    `INSERT INTO inbox_items (user_id, kind, source_key, title, subtitle, href, image_url, metadata_json, item_at, created_at, updated_at, expires_at)
+     VALUES (@user, @kind, @sourceKey, @title, @subtitle, @href, @imageUrl, @metadata, @itemAt, @now, @now, @expiresAt)
      ON CONFLICT (user_id, kind, source_key) DO UPDATE SET
        title = excluded.title, subtitle = excluded.subtitle, href = excluded.href, image_url = excluded.image_url,
-       metadata_json = excluded.metadata_json, item_at = excluded.item_at, expires_at = excluded.expires_at, seen_at = excluded.seen_at,
-       updated_at = CASE WHEN inbox_items.metadata_json IS excluded.metadata_json AND inbox_items.title IS excluded.title THEN inbox_items.updated_at ELSE excluded.updated_at END`,
+       metadata_json = excluded.metadata_json, item_at = excluded.item_at, expires_at = excluded.expires_at, updated_at = excluded.updated_at`,
   );
-  const retire = db.prepare(
-    `UPDATE inbox_items SET expires_at = @now, updated_at = @now
-      WHERE user_id = @user AND kind = @kind AND seen_at < @now AND saved_at IS NULL AND (expires_at IS NULL OR expires_at > @now)`,
+  const update = db.prepare(
+    `UPDATE inbox_items SET title = @title, subtitle = @subtitle, href = @href, image_url = @imageUrl, metadata_json = @metadata,
+       item_at = @itemAt, expires_at = @expiresAt, updated_at = @now WHERE id = @id AND user_id = @user`,
+  );
+  const retire = db.prepare('UPDATE inbox_items SET expires_at = @now, updated_at = @now WHERE id = @id AND user_id = @user AND saved_at IS NULL');
+  const existing = db.prepare(
+    `SELECT id, kind, source_key, title, subtitle, href, image_url, metadata_json, item_at, expires_at, saved_at
+       FROM inbox_items WHERE user_id = @user AND kind IN (@k0, @k1, @k2, @k3)`,
   );
   const prune = db.prepare('DELETE FROM inbox_items WHERE saved_at IS NULL AND expires_at IS NOT NULL AND expires_at < ?');
   const readAll = db.prepare(`UPDATE inbox_items SET read_at = @now, updated_at = @now WHERE ${VISIBLE} AND read_at IS NULL`);
@@ -100,7 +129,7 @@ export function inboxRepository(db: Db) {
     `SELECT g.artist_mbid, a.id AS library_artist_id, a.name AS artist_name, g.mbid, g.title, g.primary_type, g.secondary_types, g.first_release_date
        FROM metadata_release_groups g
        JOIN library_artists a ON a.mbid = g.artist_mbid
-      WHERE g.first_release_date >= @since AND g.first_release_date <= @until
+      WHERE g.first_release_date >= @since AND g.first_release_date < @until
         AND NOT EXISTS (SELECT 1 FROM library_albums al WHERE al.mbid = g.mbid)
       ORDER BY g.first_release_date DESC, g.mbid
       LIMIT @limit`,
@@ -110,7 +139,7 @@ export function inboxRepository(db: Db) {
        FROM news_articles a
        JOIN news_article_artists x ON x.article_id = a.id
        JOIN library_artists l ON l.id = x.artist_id
-      WHERE a.published_at >= @since AND lower(a.publisher) NOT IN (SELECT value FROM json_each(@blocked))
+      WHERE a.published_at >= @since AND a.published_at < @until
       ORDER BY a.published_at DESC, a.id DESC
       LIMIT @limit`,
   );
@@ -118,42 +147,41 @@ export function inboxRepository(db: Db) {
   const params = (userId: number, now: number, f: InboxFilter) => ({
     user: userId,
     now,
-    kinds: JSON.stringify(f.kinds),
+    ...kindParams(f.kinds),
     saved: f.savedOnly ? 1 : 0,
     unread: f.unreadOnly ? 1 : 0,
+  });
+  const row = (userId: number, c: InboxCandidate, now: number) => ({
+    user: userId,
+    kind: c.kind,
+    sourceKey: c.sourceKey,
+    title: c.title,
+    subtitle: c.subtitle,
+    href: c.href,
+    imageUrl: c.imageUrl,
+    metadata: JSON.stringify(c.metadata),
+    itemAt: c.itemAt,
+    expiresAt: c.expiresAt,
+    now,
   });
 
   return {
     page: (userId: number, now: number, f: InboxFilter, limit: number, offset: number) =>
       page.all({ ...params(userId, now, f), limit, offset }) as InboxItemRow[],
     count: (userId: number, now: number, f: InboxFilter) => count.get(params(userId, now, f)) as number,
-    unreadCount: (userId: number, now: number, kinds: InboxKind[]) => unread.get({ user: userId, now, kinds: JSON.stringify(kinds) }) as number,
+    unreadCount: (userId: number, now: number, kinds: InboxKind[]) => unread.get({ user: userId, now, ...kindParams(kinds) }) as number,
     item: (userId: number, id: number) => byId.get(id, userId) as InboxItemRow | undefined,
 
+    /** The user's stored items of these kinds (a refresh compares them with what it found). */
+    existing: (userId: number, kinds: InboxKind[]) => existing.all({ user: userId, ...kindParams(kinds) }) as StoredItem[],
     /**
-     * Stores what a refresh found for some kinds: new rows unread, existing rows updated in place (their
-     * read, saved, dismissed and added state kept); rows of those kinds it did not find are retired.
+     * One step of a refresh: new rows unread, changed rows updated in place (read, saved, dismissed and
+     * added kept), rows it no longer finds retired (hidden; saved ones stay).
      */
-    apply: db.transaction((userId: number, kinds: InboxKind[], found: InboxCandidate[], now: number) => {
-      for (const c of found) {
-        upsert.run({
-          user: userId,
-          kind: c.kind,
-          sourceKey: c.sourceKey,
-          title: c.title,
-          subtitle: c.subtitle,
-          href: c.href,
-          imageUrl: c.imageUrl,
-          metadata: JSON.stringify(c.metadata),
-          itemAt: c.itemAt,
-          expiresAt: c.expiresAt,
-          now,
-        });
-      }
-      let retired = 0;
-      for (const kind of kinds) retired += retire.run({ user: userId, kind, now }).changes;
-      const created = db.prepare('SELECT COUNT(*) FROM inbox_items WHERE user_id = ? AND created_at = ?').pluck().get(userId, now) as number;
-      return { created, retired };
+    write: db.transaction((userId: number, w: InboxWrite, now: number) => {
+      for (const c of w.insert) insert.run(row(userId, c, now));
+      for (const u of w.update) update.run({ ...row(userId, u.item, now), id: u.id });
+      for (const id of w.retire) retire.run({ id, user: userId, now });
     }),
     /** Deletes unsaved rows that expired before `before`. */
     prune: (before: number) => prune.run(before).changes,
@@ -166,18 +194,16 @@ export function inboxRepository(db: Db) {
       db.prepare('UPDATE inbox_items SET dismissed_until = ?, read_at = COALESCE(read_at, ?), updated_at = ? WHERE id = ? AND user_id = ?').run(until, now, now, id, userId).changes,
     markAdded: (userId: number, id: number, now: number) =>
       db.prepare('UPDATE inbox_items SET added_at = ?, read_at = COALESCE(read_at, ?), updated_at = ? WHERE id = ? AND user_id = ?').run(now, now, now, id, userId).changes,
-    readAll: (userId: number, now: number, kinds: InboxKind[]) =>
-      readAll.run({ user: userId, now, kinds: JSON.stringify(kinds) }).changes,
+    readAll: (userId: number, now: number, kinds: InboxKind[]) => readAll.run({ user: userId, now, ...kindParams(kinds) }).changes,
 
     state: (userId: number) => state.get(userId) as { refreshed_at: number | null; counts_json: string; warning: string | null } | undefined,
     putState: (userId: number, at: number, counts: Record<string, number>, warning: string | null) =>
       void putState.run(userId, at, JSON.stringify(counts), warning),
 
-    /** Release groups of library artists dated in [since, until] (ISO dates) that the library lacks, newest first. */
+    /** Release groups of library artists dated in [since, until) (ISO dates) that the library lacks, newest first. */
     releases: (since: string, until: string, limit: number) => releases.all({ since, until, limit }) as ReleaseGroupRow[],
-    /** Stored articles about library artists published since `since`, without these publishers (lower case). */
-    artistArticles: (since: number, blockedLower: string[], limit: number) =>
-      articles.all({ since, blocked: JSON.stringify(blockedLower), limit }) as ArtistArticleRow[],
+    /** Stored articles about library artists published in [since, until), newest first. */
+    artistArticles: (since: number, until: number, limit: number) => articles.all({ since, until, limit }) as ArtistArticleRow[],
     /** Active user accounts (the daily refresh). */
     activeUsers: () => (db.prepare("SELECT id FROM users WHERE status = 'active' ORDER BY id").all() as { id: number }[]).map((r) => r.id),
   };

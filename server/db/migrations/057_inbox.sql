@@ -26,11 +26,11 @@ CREATE TABLE inbox_items (
   -- Hidden from this time (a passed show, an old release, something a refresh no longer finds);
   -- unsaved rows are deleted a while after it, so a comeback within that time keeps its state.
   expires_at INTEGER,
-  -- The last refresh that found this item; those a refresh of its kind did not find are retired.
-  seen_at INTEGER NOT NULL,
   UNIQUE (user_id, kind, source_key)
 );
 CREATE INDEX inbox_items_by_user_newest ON inbox_items(user_id, created_at DESC, item_at DESC, id DESC);
+-- Covers the unread count and the total (no table reads for a few thousand rows).
+CREATE INDEX inbox_items_by_state ON inbox_items(user_id, read_at, kind, dismissed_until, expires_at, saved_at);
 CREATE INDEX inbox_items_by_expiry ON inbox_items(expires_at) WHERE saved_at IS NULL;
 
 -- The last refresh of each user's inbox and what it found.

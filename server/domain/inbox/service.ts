@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
-import { inboxRepository, type InboxCandidate, type InboxItemRow, type InboxKind, type InboxRepository } from '../../db/inbox.js';
+import { inboxRepository, type InboxCandidate, type InboxItemRow, type InboxKind, type InboxRepository, type InboxWrite } from '../../db/inbox.js';
 import type { Job } from '../../jobs/queue.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import { lidarrOf } from '../lidarr/service.js';
-import { discoveryCandidates, newsCandidates, releaseCandidates, showCandidates } from './sources.js';
+import { breathe, discoveryCandidates, newsCandidates, releaseCandidates, showCandidates } from './sources.js';
 
 export const INBOX_QUEUE = 'inbox-refresh';
 export const INBOX_TASK = 'inbox-refresh';
@@ -14,6 +14,8 @@ export const INBOX_STALE_MS = 3600_000;
 /** Retired and expired rows are kept this long, so an item that comes back keeps its state. */
 const KEEP_RETIRED_MS = 30 * 86_400_000;
 export const DEFAULT_DISMISS_DAYS = 30;
+/** Rows per write transaction of a refresh. */
+const WRITE_BATCH = 200;
 
 /** The settings' category names, and the item kind each one collects. */
 export const CATEGORIES = { releases: 'release', shows: 'show', news: 'news', discoveries: 'discovery' } as const satisfies Record<string, InboxKind>;
@@ -184,19 +186,66 @@ export class InboxService {
       found.push(...items);
       counts[kind] = items.length;
     };
-    if (c.releases) take('release', releaseCandidates(this.repo, now));
+    if (c.releases) take('release', await releaseCandidates(this.repo, now));
     if (c.shows) {
       const shows = await showCandidates(this.ctx, userId, now);
       // Ticketmaster failing is no reason to retire the shows found before.
       if (shows.warning) warnings.push(shows.warning);
       else take('show', shows.items);
     }
-    if (c.news) take('news', this.ctx.settings.get().integrations.news.enabled ? newsCandidates(this.ctx, this.repo, userId, now) : []);
+    if (c.news) take('news', this.ctx.settings.get().integrations.news.enabled ? await newsCandidates(this.ctx, this.repo, userId, now) : []);
     if (c.discoveries) take('discovery', discoveryCandidates(this.ctx, userId, now));
     if (this.ctx.users.row(userId)?.status !== 'active') return; // deleted or disabled meanwhile: nothing stored
-    const { created, retired } = this.repo.apply(userId, kinds, found, now);
+
+    const changes = this.diff(userId, kinds, found, now);
+    await breathe();
+    // Written in small transactions, so HTTP is served between them.
+    for (let i = 0; i < changes.insert.length; i += WRITE_BATCH) {
+      this.repo.write(userId, { insert: changes.insert.slice(i, i + WRITE_BATCH), update: [], retire: [] }, now);
+      await breathe();
+    }
+    for (let i = 0; i < changes.update.length; i += WRITE_BATCH) {
+      this.repo.write(userId, { insert: [], update: changes.update.slice(i, i + WRITE_BATCH), retire: [] }, now);
+      await breathe();
+    }
+    for (let i = 0; i < changes.retire.length; i += WRITE_BATCH) {
+      this.repo.write(userId, { insert: [], update: [], retire: changes.retire.slice(i, i + WRITE_BATCH) }, now);
+      await breathe();
+    }
     this.repo.prune(now - KEEP_RETIRED_MS);
-    this.repo.putState(userId, now, { ...counts, created, retired }, warnings.length ? warnings.join('; ') : null);
+    this.repo.putState(
+      userId,
+      now,
+      { ...counts, created: changes.insert.length, updated: changes.update.length, retired: changes.retire.length },
+      warnings.length ? warnings.join('; ') : null,
+    );
+  }
+
+  /** What to write: new items, items whose content changed, and shown unsaved items the refresh no longer found. */
+  private diff(userId: number, kinds: InboxKind[], found: InboxCandidate[], now: number): InboxWrite {
+    const stored = new Map(this.repo.existing(userId, kinds).map((r) => [`${r.kind}\0${r.source_key}`, r]));
+    const out: InboxWrite = { insert: [], update: [], retire: [] };
+    const seen = new Set<string>();
+    for (const c of found) {
+      const key = `${c.kind}\0${c.sourceKey}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const r = stored.get(key);
+      if (!r) out.insert.push(c);
+      else if (
+        r.title !== c.title ||
+        r.subtitle !== c.subtitle ||
+        r.href !== c.href ||
+        r.image_url !== c.imageUrl ||
+        r.item_at !== c.itemAt ||
+        r.expires_at !== c.expiresAt ||
+        r.metadata_json !== JSON.stringify(c.metadata)
+      )
+        out.update.push({ id: r.id, item: c });
+    }
+    for (const [key, r] of stored)
+      if (!seen.has(key) && r.saved_at === null && (r.expires_at === null || r.expires_at > now)) out.retire.push(r.id);
+    return out;
   }
 
   // ---- actions ----------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { discoveryRepository, userScope } from '../../db/discovery.js';
-import type { InboxCandidate, InboxRepository } from '../../db/inbox.js';
+import type { ArtistArticleRow, InboxCandidate, InboxRepository } from '../../db/inbox.js';
 import { nameKey } from '../../db/libraryText.js';
 import { discoveryOf } from '../discovery/service.js';
 import { nearbyShowsOf } from '../discovery/nearbyShows.js';
@@ -28,6 +28,10 @@ const DISCOVERY_KEEP_MS = 30 * DAY;
 const SHOW_KEEP_AFTER_MS = DAY;
 
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+/** Lets requests in between the slices of a long read (the refresh must not stall HTTP). */
+export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Releases are read a month of dates at a time, news a day at a time. */
+const RELEASE_SLICE_DAYS = 30;
 
 /** `2026`, `2026-11` or `2026-11-20` as the first moment it can mean (UTC). */
 export function dateOf(partial: string): number | null {
@@ -44,9 +48,16 @@ export function weekOf(t: number): string {
   return isoDay(monday);
 }
 
-/** Recent and upcoming release groups of library artists that the library lacks. */
-export function releaseCandidates(repo: InboxRepository, now: number): InboxCandidate[] {
-  const rows = repo.releases(isoDay(now - RELEASES_PAST_DAYS * DAY), isoDay(now + RELEASES_AHEAD_DAYS * DAY), MAX_RELEASES);
+/** Recent and upcoming release groups of library artists that the library lacks, newest first. */
+export async function releaseCandidates(repo: InboxRepository, now: number): Promise<InboxCandidate[]> {
+  const rows = [];
+  const first = now - RELEASES_PAST_DAYS * DAY;
+  // Exclusive upper bound: the day after the last one (a year-only date such as "2027" sorts before "2027-01-01").
+  for (let until = now + (RELEASES_AHEAD_DAYS + 1) * DAY; until > first && rows.length < MAX_RELEASES; until -= RELEASE_SLICE_DAYS * DAY) {
+    const since = Math.max(first, until - RELEASE_SLICE_DAYS * DAY);
+    rows.push(...repo.releases(isoDay(since), isoDay(until), MAX_RELEASES - rows.length));
+    await breathe();
+  }
   const seen = new Set<string>();
   const out: InboxCandidate[] = [];
   for (const r of rows) {
@@ -123,9 +134,13 @@ export async function showCandidates(ctx: AppContext, userId: number, now: numbe
 }
 
 /** One digest per library artist and week, from the stored articles (without the user's blocked publishers). */
-export function newsCandidates(ctx: AppContext, repo: InboxRepository, userId: number, now: number): InboxCandidate[] {
-  const blocked = newsServiceOf(ctx).blockedPublishers(userId).map((p) => p.toLowerCase());
-  const rows = repo.artistArticles(now - NEWS_DAYS * DAY, blocked, MAX_ARTICLES);
+export async function newsCandidates(ctx: AppContext, repo: InboxRepository, userId: number, now: number): Promise<InboxCandidate[]> {
+  const blocked = new Set(newsServiceOf(ctx).blockedPublishers(userId).map((p) => p.toLowerCase()));
+  const rows: ArtistArticleRow[] = [];
+  for (let until = now + DAY, d = 0; d <= NEWS_DAYS && rows.length < MAX_ARTICLES; d++, until -= DAY) {
+    for (const r of repo.artistArticles(Math.max(now - NEWS_DAYS * DAY, until - DAY), until, MAX_ARTICLES - rows.length)) if (!blocked.has(r.publisher.toLowerCase())) rows.push(r);
+    await breathe();
+  }
   const groups = new Map<string, typeof rows>();
   for (const r of rows) {
     const key = `${r.artist_id}:${weekOf(r.published_at)}`;
