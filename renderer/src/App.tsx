@@ -2,6 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { Icon } from './components/icons';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
+import { inboxUnread, startInboxBadge, stopInboxBadge } from './inbox/badge';
+import { InboxScreen } from './inbox/InboxScreen';
+import { badgeText } from './inbox/logic';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
@@ -27,6 +30,7 @@ interface Bootstrap {
   proxyAuthEnabled?: boolean;
   oidcEnabled?: boolean;
   oidcLabel?: string | null;
+  inboxEnabled?: boolean;
   appVersion: string;
   api: { version: number; features: string[] };
   user?: User;
@@ -53,6 +57,7 @@ export function App() {
       (b) => {
         if (b.user) session.set((s) => ({ ...s, user: b.user!, notice: null }));
         else if (session.get().token) signOut(SESSION_EXPIRED);
+        inboxUnread.set((s) => ({ ...s, enabled: b.inboxEnabled === true }));
         setPhase({ kind: 'ready', boot: b });
       },
       (error: unknown) => setPhase({ kind: 'error', error }),
@@ -64,11 +69,13 @@ export function App() {
   useEffect(() => {
     if (!signedIn) {
       stopSocket();
+      stopInboxBadge();
       unwatchScans();
       resetPlayer();
       return;
     }
     startSocket();
+    startInboxBadge();
     if (isAdmin(current.user)) watchScans();
     void detectQueueSaving().then(restoreQueue);
   }, [signedIn, current.user?.id]);
@@ -124,6 +131,7 @@ function Shell({ appVersion }: { appVersion: string }) {
         <nav class="mainnav" aria-label="Main">
           <Link href="/library">Library</Link>
           <Link href="/search">Search</Link>
+          <InboxLink />
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/downloads">Downloads</Link>
           <Link href="/review">Review</Link>
@@ -164,6 +172,7 @@ function Routes({ path }: { path: string }) {
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;
   if (path === '/downloads') return <DownloadsScreen />;
+  if (path === '/inbox') return <InboxScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
@@ -174,6 +183,18 @@ function Routes({ path }: { path: string }) {
         <Link href="/library/artists">Back to the library</Link>
       </p>
     </div>
+  );
+}
+
+/** The inbox in the navigation, with its unread count; absent while the inbox is switched off. */
+function InboxLink() {
+  const { enabled, unread } = useStore(inboxUnread);
+  if (!enabled) return null;
+  const text = badgeText(unread);
+  return (
+    <Link href="/inbox" aria-label={text ? `Inbox, ${unread} unread` : 'Inbox'}>
+      Inbox{text && <span class="nav-badge" aria-hidden="true">{text}</span>}
+    </Link>
   );
 }
 
