@@ -1,9 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
 import { Empty, ErrorMessage, Loading, Notice, useAction } from '../components/ui';
 import { navigate } from '../router';
+import { isAdmin, session } from '../session';
+import { useStore } from '../store';
 import { actOnItem, listInbox, readAllInbox, refreshInbox } from './api';
 import { inboxUnread } from './badge';
 import { InboxItemView } from './InboxItemView';
+import { InboxSettings } from './InboxSettings';
 import { applyUpdate, filtersFor, mergePage, queryFor, type InboxActionName, type InboxFilter, type InboxItem, type InboxPage } from './logic';
 import './inbox.css';
 
@@ -18,6 +22,7 @@ export function InboxScreen() {
   const [busy, setBusy] = useState<{ id: number; action: InboxActionName } | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
+  const admin = isAdmin(useStore(session).user);
 
   useEffect(() => {
     const ctl = new AbortController();
@@ -72,13 +77,25 @@ export function InboxScreen() {
     }
   });
 
+  const enable = useAction(async () => {
+    await api('/api/settings', { method: 'POST', body: { inbox: { enabled: true } } });
+    setTick((n) => n + 1);
+  });
+
   if (page && !page.enabled)
     return (
       <div class="inbox">
         <h1>Inbox</h1>
         <Empty title="The inbox is switched off.">
-          <p>An administrator can switch it on in Settings (Inbox).</p>
+          {admin ? (
+            <button type="button" class="primary" onClick={() => void enable.trigger()} disabled={enable.busy}>
+              Switch the inbox on
+            </button>
+          ) : (
+            <p>An administrator can switch it on.</p>
+          )}
         </Empty>
+        <ErrorMessage error={enable.error} />
       </div>
     );
 
@@ -97,6 +114,7 @@ export function InboxScreen() {
           </button>
         </div>
       </div>
+      {admin && page && <InboxSettings categories={page.categories} onChanged={() => setTick((n) => n + 1)} />}
       <div class="inbox-filters" role="group" aria-label="Show">
         {filtersFor(page?.categories).map((f) => (
           <button type="button" key={f.value} class="chip" aria-pressed={filter === f.value ? 'true' : 'false'} onClick={() => setFilter(f.value)}>
