@@ -75,22 +75,19 @@ const FILTERS = `AND (@saved = 0 OR saved_at IS NOT NULL) AND (@unread = 0 OR re
 /** What a refresh compares with what it found, to write only what changed. */
 export interface StoredItem {
   id: number;
-  kind: InboxKind;
   source_key: string;
-  title: string;
-  subtitle: string | null;
-  href: string | null;
-  image_url: string | null;
-  metadata_json: string;
-  item_at: number | null;
+  fingerprint: string;
   expires_at: number | null;
   saved_at: number | null;
 }
 
+/** A refresh's item with the hash of its content. */
+export type FingerprintedCandidate = InboxCandidate & { fingerprint: string };
+
 /** The changes of one refresh step, written in one transaction. */
 export interface InboxWrite {
-  insert: InboxCandidate[];
-  update: { id: number; item: InboxCandidate }[];
+  insert: FingerprintedCandidate[];
+  update: { id: number; item: FingerprintedCandidate }[];
   retire: number[];
 }
 
@@ -103,21 +100,18 @@ export function inboxRepository(db: Db) {
   const unread = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE} AND read_at IS NULL`).pluck();
   const byId = db.prepare('SELECT * FROM inbox_items WHERE id = ? AND user_id = ?');
   const insert = db.prepare(
-    `INSERT INTO inbox_items (user_id, kind, source_key, title, subtitle, href, image_url, metadata_json, item_at, created_at, updated_at, expires_at)
-     VALUES (@user, @kind, @sourceKey, @title, @subtitle, @href, @imageUrl, @metadata, @itemAt, @now, @now, @expiresAt)
+    `INSERT INTO inbox_items (user_id, kind, source_key, title, subtitle, href, image_url, metadata_json, item_at, created_at, updated_at, expires_at, fingerprint)
+     VALUES (@user, @kind, @sourceKey, @title, @subtitle, @href, @imageUrl, @metadata, @itemAt, @now, @now, @expiresAt, @fingerprint)
      ON CONFLICT (user_id, kind, source_key) DO UPDATE SET
-       title = excluded.title, subtitle = excluded.subtitle, href = excluded.href, image_url = excluded.image_url,
-       metadata_json = excluded.metadata_json, item_at = excluded.item_at, expires_at = excluded.expires_at, updated_at = excluded.updated_at`,
+       title = excluded.title, subtitle = excluded.subtitle, href = excluded.href, image_url = excluded.image_url, metadata_json = excluded.metadata_json,
+       item_at = excluded.item_at, expires_at = excluded.expires_at, fingerprint = excluded.fingerprint, updated_at = excluded.updated_at`,
   );
   const update = db.prepare(
     `UPDATE inbox_items SET title = @title, subtitle = @subtitle, href = @href, image_url = @imageUrl, metadata_json = @metadata,
-       item_at = @itemAt, expires_at = @expiresAt, updated_at = @now WHERE id = @id AND user_id = @user`,
+       item_at = @itemAt, expires_at = @expiresAt, fingerprint = @fingerprint, updated_at = @now WHERE id = @id AND user_id = @user`,
   );
   const retire = db.prepare('UPDATE inbox_items SET expires_at = @now, updated_at = @now WHERE id = @id AND user_id = @user AND saved_at IS NULL');
-  const existing = db.prepare(
-    `SELECT id, kind, source_key, title, subtitle, href, image_url, metadata_json, item_at, expires_at, saved_at
-       FROM inbox_items WHERE user_id = @user AND kind IN (@k0, @k1, @k2, @k3)`,
-  );
+  const existing = db.prepare('SELECT id, source_key, fingerprint, expires_at, saved_at FROM inbox_items WHERE user_id = ? AND kind = ?');
   const prune = db.prepare('DELETE FROM inbox_items WHERE saved_at IS NULL AND expires_at IS NOT NULL AND expires_at < ?');
   const readAll = db.prepare(`UPDATE inbox_items SET read_at = @now, updated_at = @now WHERE ${VISIBLE} AND read_at IS NULL`);
   const state = db.prepare('SELECT refreshed_at, counts_json, warning FROM inbox_refresh_state WHERE user_id = ?');
@@ -151,7 +145,7 @@ export function inboxRepository(db: Db) {
     saved: f.savedOnly ? 1 : 0,
     unread: f.unreadOnly ? 1 : 0,
   });
-  const row = (userId: number, c: InboxCandidate, now: number) => ({
+  const row = (userId: number, c: FingerprintedCandidate, now: number) => ({
     user: userId,
     kind: c.kind,
     sourceKey: c.sourceKey,
@@ -162,6 +156,7 @@ export function inboxRepository(db: Db) {
     metadata: JSON.stringify(c.metadata),
     itemAt: c.itemAt,
     expiresAt: c.expiresAt,
+    fingerprint: c.fingerprint,
     now,
   });
 
@@ -172,8 +167,8 @@ export function inboxRepository(db: Db) {
     unreadCount: (userId: number, now: number, kinds: InboxKind[]) => unread.get({ user: userId, now, ...kindParams(kinds) }) as number,
     item: (userId: number, id: number) => byId.get(id, userId) as InboxItemRow | undefined,
 
-    /** The user's stored items of these kinds (a refresh compares them with what it found). */
-    existing: (userId: number, kinds: InboxKind[]) => existing.all({ user: userId, ...kindParams(kinds) }) as StoredItem[],
+    /** The user's stored items of a kind (a refresh compares them with what it found). */
+    existing: (userId: number, kind: InboxKind) => existing.all(userId, kind) as StoredItem[],
     /**
      * One step of a refresh: new rows unread, changed rows updated in place (read, saved, dismissed and
      * added kept), rows it no longer finds retired (hidden; saved ones stay).

@@ -26,6 +26,8 @@ CREATE TABLE inbox_items (
   -- Hidden from this time (a passed show, an old release, something a refresh no longer finds);
   -- unsaved rows are deleted a while after it, so a comeback within that time keeps its state.
   expires_at INTEGER,
+  -- A hash of what a refresh stores (title to metadata): unchanged rows are not written again.
+  fingerprint TEXT NOT NULL DEFAULT '',
   UNIQUE (user_id, kind, source_key)
 );
 CREATE INDEX inbox_items_by_user_newest ON inbox_items(user_id, created_at DESC, item_at DESC, id DESC);

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { inboxRepository, type InboxCandidate, type InboxItemRow, type InboxKind, type InboxRepository, type InboxWrite } from '../../db/inbox.js';
 import type { Job } from '../../jobs/queue.js';
@@ -14,8 +15,18 @@ export const INBOX_STALE_MS = 3600_000;
 /** Retired and expired rows are kept this long, so an item that comes back keeps its state. */
 const KEEP_RETIRED_MS = 30 * 86_400_000;
 export const DEFAULT_DISMISS_DAYS = 30;
-/** Rows per write transaction of a refresh. */
+/** Rows per write transaction of a refresh, and items compared between two breaths. */
 const WRITE_BATCH = 200;
+const DIFF_SLICE = 500;
+
+/** A short hash of everything a refresh stores for an item. */
+export function fingerprintOf(c: InboxCandidate): string {
+  return crypto
+    .createHash('sha1')
+    .update(JSON.stringify([c.title, c.subtitle, c.href, c.imageUrl, c.itemAt, c.expiresAt, c.metadata]))
+    .digest('base64url')
+    .slice(0, 16);
+}
 
 /** The settings' category names, and the item kind each one collects. */
 export const CATEGORIES = { releases: 'release', shows: 'show', news: 'news', discoveries: 'discovery' } as const satisfies Record<string, InboxKind>;
@@ -197,8 +208,7 @@ export class InboxService {
     if (c.discoveries) take('discovery', discoveryCandidates(this.ctx, userId, now));
     if (this.ctx.users.row(userId)?.status !== 'active') return; // deleted or disabled meanwhile: nothing stored
 
-    const changes = this.diff(userId, kinds, found, now);
-    await breathe();
+    const changes = await this.diff(userId, kinds, found, now);
     // Written in small transactions, so HTTP is served between them.
     for (let i = 0; i < changes.insert.length; i += WRITE_BATCH) {
       this.repo.write(userId, { insert: changes.insert.slice(i, i + WRITE_BATCH), update: [], retire: [] }, now);
@@ -221,30 +231,30 @@ export class InboxService {
     );
   }
 
-  /** What to write: new items, items whose content changed, and shown unsaved items the refresh no longer found. */
-  private diff(userId: number, kinds: InboxKind[], found: InboxCandidate[], now: number): InboxWrite {
-    const stored = new Map(this.repo.existing(userId, kinds).map((r) => [`${r.kind}\0${r.source_key}`, r]));
+  /**
+   * What to write: new items, items whose content changed (by fingerprint), and shown unsaved items the
+   * refresh no longer found. Works a slice at a time, so requests are served in between.
+   */
+  private async diff(userId: number, kinds: InboxKind[], found: InboxCandidate[], now: number): Promise<InboxWrite> {
     const out: InboxWrite = { insert: [], update: [], retire: [] };
-    const seen = new Set<string>();
-    for (const c of found) {
-      const key = `${c.kind}\0${c.sourceKey}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const r = stored.get(key);
-      if (!r) out.insert.push(c);
-      else if (
-        r.title !== c.title ||
-        r.subtitle !== c.subtitle ||
-        r.href !== c.href ||
-        r.image_url !== c.imageUrl ||
-        r.item_at !== c.itemAt ||
-        r.expires_at !== c.expiresAt ||
-        r.metadata_json !== JSON.stringify(c.metadata)
-      )
-        out.update.push({ id: r.id, item: c });
+    for (const kind of kinds) {
+      const stored = new Map(this.repo.existing(userId, kind).map((r) => [r.source_key, r]));
+      await breathe();
+      const seen = new Set<string>();
+      const mine = found.filter((c) => c.kind === kind);
+      for (let i = 0; i < mine.length; i += DIFF_SLICE) {
+        for (const c of mine.slice(i, i + DIFF_SLICE)) {
+          if (seen.has(c.sourceKey)) continue;
+          seen.add(c.sourceKey);
+          const item = { ...c, fingerprint: fingerprintOf(c) };
+          const r = stored.get(c.sourceKey);
+          if (!r) out.insert.push(item);
+          else if (r.fingerprint !== item.fingerprint) out.update.push({ id: r.id, item });
+        }
+        await breathe();
+      }
+      for (const [key, r] of stored) if (!seen.has(key) && r.saved_at === null && (r.expires_at === null || r.expires_at > now)) out.retire.push(r.id);
     }
-    for (const [key, r] of stored)
-      if (!seen.has(key) && r.saved_at === null && (r.expires_at === null || r.expires_at > now)) out.retire.push(r.id);
     return out;
   }
 
