@@ -90,6 +90,11 @@ export async function runInboxBench(artists = Number(process.env.BENCH_INBOX_ART
     calls += repeat + 5;
     return times;
   };
+  // The floor on this machine now: an authenticated route that does almost nothing.
+  const floor = await sample('/api/auth/me');
+  const floorCpu = cpuMs / calls;
+  cpuMs = 0;
+  calls = 0;
   const first = await sample('/api/inbox?limit=50');
   const unread = await sample('/api/inbox?limit=50&unread=1');
   const deep = await sample('/api/inbox?limit=50&offset=2000');
@@ -112,12 +117,15 @@ export async function runInboxBench(artists = Number(process.env.BENCH_INBOX_ART
     healthLiveDuringInboxRefreshP99: pct(live, 0.99),
     // Client and server share this process: CPU time per request, which machine load does not inflate.
     inboxCpuMsPerRequest: Math.round((cpuMs / calls) * 100) / 100,
+    authMeP95: pct(floor, 0.95),
+    authMeCpuMsPerRequest: Math.round(floorCpu * 100) / 100,
     loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100,
   };
   const ok = (v: number, max: number) => (v <= max ? 'ok' : 'MISS');
   console.log(`\nInbox: ${artists} library artists × 6 release groups, 5,000 stored articles, 500 recommendations`);
   console.log(`  refresh ${out.inboxRefreshMs} ms (again: ${out.inboxSecondRefreshMs} ms), ${stored} items stored, ${answer.total} visible, ${answer.unreadCount} unread`);
   console.log(`  CPU per request (client and server in this process) ${out.inboxCpuMsPerRequest} ms; load average ${out.loadAverage1m} on ${os.cpus().length} CPUs`);
+  console.log(`  for comparison, GET /api/auth/me now: p95 ${out.authMeP95} ms, ${out.authMeCpuMsPerRequest} ms CPU per request`);
   console.log(`  GET /api/inbox p50 ${out.inboxP50} p95 ${out.inboxP95} ms  ≤ 25 ms ${ok(out.inboxP95, 25)}`);
   console.log(`  unread=1 p95 ${out.inboxUnreadP95} ms ${ok(out.inboxUnreadP95, 25)}, offset=2000 p95 ${out.inboxDeepPageP95} ms ${ok(out.inboxDeepPageP95, 25)}, saved=1 p95 ${out.inboxSavedP95} ms ${ok(out.inboxSavedP95, 25)}`);
   console.log(`  /api/health/live during the refresh p99 ${out.healthLiveDuringInboxRefreshP99} ms  ≤ 20 ms ${ok(out.healthLiveDuringInboxRefreshP99, 20)}`);

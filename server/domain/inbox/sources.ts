@@ -91,7 +91,7 @@ export async function releaseCandidates(repo: InboxRepository, now: number): Pro
   return out;
 }
 
-/** Shows near the server's place by library artists or the user's recommended artists; null when Ticketmaster could not be asked. */
+/** Shows near the server's place by library artists or the user's recommended artists; a warning (and no items) when they could not be read. */
 export async function showCandidates(ctx: AppContext, userId: number, now: number): Promise<{ items: InboxCandidate[]; warning: string | null }> {
   let answer;
   try {
@@ -100,6 +100,8 @@ export async function showCandidates(ctx: AppContext, userId: number, now: numbe
     return { items: [], warning: `Nearby shows could not be read: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}` };
   }
   if (!answer.configured) return { items: [], warning: null };
+  // No place found this time (a geolocation service down): keep the shows found before.
+  if (!answer.location) return { items: [], warning: answer.message ?? 'Nearby shows: no location' };
   const recommended = new Set(discoveryRepository(ctx.db).allRecommendations(userId).map((r) => r.name_key));
   const out: InboxCandidate[] = [];
   for (const show of answer.shows) {
