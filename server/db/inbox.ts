@@ -98,6 +98,7 @@ export function inboxRepository(db: Db) {
   const page = db.prepare(`SELECT * FROM inbox_items WHERE ${VISIBLE} ${FILTERS} ORDER BY created_at DESC, item_at DESC, id DESC LIMIT @limit OFFSET @offset`);
   const count = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE} ${FILTERS}`).pluck();
   const unread = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE} AND read_at IS NULL`).pluck();
+  const both = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(read_at IS NULL), 0) AS unread FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE}`);
   const byId = db.prepare('SELECT * FROM inbox_items WHERE id = ? AND user_id = ?');
   const insert = db.prepare(
     `INSERT INTO inbox_items (user_id, kind, source_key, title, subtitle, href, image_url, metadata_json, item_at, created_at, updated_at, expires_at, fingerprint)
@@ -165,6 +166,8 @@ export function inboxRepository(db: Db) {
       page.all({ ...params(userId, now, f), limit, offset }) as InboxItemRow[],
     count: (userId: number, now: number, f: InboxFilter) => count.get(params(userId, now, f)) as number,
     unreadCount: (userId: number, now: number, kinds: InboxKind[]) => unread.get({ user: userId, now, ...kindParams(kinds) }) as number,
+    /** Visible and unread items in one pass (the unfiltered list). */
+    counts: (userId: number, now: number, kinds: InboxKind[]) => both.get({ user: userId, now, ...kindParams(kinds) }) as { total: number; unread: number },
     item: (userId: number, id: number) => byId.get(id, userId) as InboxItemRow | undefined,
 
     /** The user's stored items of a kind (a refresh compares them with what it found). */

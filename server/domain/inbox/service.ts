@@ -125,13 +125,17 @@ export class InboxService {
     const kinds = q.kind ? enabledKinds.filter((k) => k === q.kind) : enabledKinds;
     const filter = { kinds, savedOnly: q.saved ?? false, unreadOnly: q.unread ?? false };
     const rows = this.repo.page(userId, now, filter, q.limit, q.offset);
-    const total = this.repo.count(userId, now, filter);
+    const unfiltered = !q.kind && !filter.savedOnly && !filter.unreadOnly;
+    const counts = unfiltered
+      ? this.repo.counts(userId, now, enabledKinds)
+      : { total: this.repo.count(userId, now, filter), unread: this.repo.unreadCount(userId, now, enabledKinds) };
+    const total = counts.total;
     const state = this.repo.state(userId);
     return {
       enabled: this.enabled(),
       categories: this.categories(),
       items: rows.map((r) => presentItem(r, now)),
-      unreadCount: this.repo.unreadCount(userId, now, enabledKinds),
+      unreadCount: counts.unread,
       total,
       limit: q.limit,
       offset: q.offset,
