@@ -96,6 +96,9 @@ const kindParams = (kinds: InboxKind[]) => Object.fromEntries(INBOX_KINDS.map((k
 
 export function inboxRepository(db: Db) {
   const page = db.prepare(`SELECT * FROM inbox_items WHERE ${VISIBLE} ${FILTERS} ORDER BY created_at DESC, item_at DESC, id DESC LIMIT @limit OFFSET @offset`);
+  // Saved only: its own statements, so the partial index of saved rows serves them.
+  const savedPage = db.prepare(`SELECT * FROM inbox_items WHERE ${VISIBLE} AND saved_at IS NOT NULL AND (@unread = 0 OR read_at IS NULL) ORDER BY created_at DESC, item_at DESC, id DESC LIMIT @limit OFFSET @offset`);
+  const savedCount = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_saved WHERE ${VISIBLE} AND saved_at IS NOT NULL AND (@unread = 0 OR read_at IS NULL)`).pluck();
   const count = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE} ${FILTERS}`).pluck();
   const unread = db.prepare(`SELECT COUNT(*) FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE} AND read_at IS NULL`).pluck();
   const both = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(read_at IS NULL), 0) AS unread FROM inbox_items INDEXED BY inbox_items_by_state WHERE ${VISIBLE}`);
@@ -163,8 +166,8 @@ export function inboxRepository(db: Db) {
 
   return {
     page: (userId: number, now: number, f: InboxFilter, limit: number, offset: number) =>
-      page.all({ ...params(userId, now, f), limit, offset }) as InboxItemRow[],
-    count: (userId: number, now: number, f: InboxFilter) => count.get(params(userId, now, f)) as number,
+      (f.savedOnly ? savedPage : page).all({ ...params(userId, now, f), limit, offset }) as InboxItemRow[],
+    count: (userId: number, now: number, f: InboxFilter) => (f.savedOnly ? savedCount : count).get(params(userId, now, f)) as number,
     unreadCount: (userId: number, now: number, kinds: InboxKind[]) => unread.get({ user: userId, now, ...kindParams(kinds) }) as number,
     /** Visible and unread items in one pass (the unfiltered list). */
     counts: (userId: number, now: number, kinds: InboxKind[]) => both.get({ user: userId, now, ...kindParams(kinds) }) as { total: number; unread: number },

@@ -33,6 +33,8 @@ CREATE TABLE inbox_items (
 CREATE INDEX inbox_items_by_user_newest ON inbox_items(user_id, created_at DESC, item_at DESC, id DESC);
 -- Covers the unread count and the total (no table reads for a few thousand rows).
 CREATE INDEX inbox_items_by_state ON inbox_items(user_id, read_at, kind, dismissed_until, expires_at, saved_at);
+-- The saved items, newest first (a few among thousands).
+CREATE INDEX inbox_items_saved ON inbox_items(user_id, created_at DESC, item_at DESC, id DESC) WHERE saved_at IS NOT NULL;
 CREATE INDEX inbox_items_by_expiry ON inbox_items(expires_at) WHERE saved_at IS NULL;
 
 -- The last refresh of each user's inbox and what it found.
