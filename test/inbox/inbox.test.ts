@@ -381,6 +381,19 @@ describe('administrator switches', () => {
   });
 });
 
+describe('opening the inbox', () => {
+  it('queues a refresh when the last is over an hour old, unless refresh=false (the badge)', async () => {
+    const before = inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at!;
+    server.clock.advance(2 * 3600_000);
+    await inbox(pat.token, '?limit=1&refresh=false');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at).toBe(before);
+    await inbox(pat.token, '?limit=1');
+    for (let i = 0; i < 400 && inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at === before; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at).toBe(server.clock.now());
+  });
+});
+
 describe('the daily task', () => {
   it('is scheduled every day on the job queue and refreshes every active user', async () => {
     const task = server.ctx.scheduler.list().find((t) => t.name === INBOX_TASK)!;

@@ -2,7 +2,7 @@ import { createStore } from '../store';
 import { listInbox } from './api';
 
 /**
- * The unread count in the navigation: one small request (`limit=1`) every minute and when the window
+ * The unread count in the navigation: one small request (`limit=1`, no refresh queued) every minute and when the window
  * comes back into focus; the inbox screen sets it directly after each action. Null hides the badge
  * (the inbox is switched off, or the count is unknown).
  */
@@ -13,7 +13,7 @@ let timer: ReturnType<typeof setInterval> | null = null;
 
 export async function pollInboxUnread(): Promise<void> {
   try {
-    const page = await listInbox({ limit: 1 });
+    const page = await listInbox({ limit: 1, refresh: 'false' });
     inboxUnread.set({ enabled: page.enabled, unread: page.enabled ? page.unreadCount : null });
   } catch {
     inboxUnread.set((s) => ({ ...s, unread: null }));

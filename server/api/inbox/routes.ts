@@ -51,6 +51,8 @@ const listQuery = z
     kind: z.enum(INBOX_KINDS).optional(),
     saved: flag.optional(),
     unread: flag.optional(),
+    /** false: only read (the navigation's unread badge), never queue the refresh that opening the inbox does. */
+    refresh: flag.optional(),
   })
   .loose();
 
@@ -73,12 +75,12 @@ export function inboxRoutes(ctx: AppContext): RouteDefinition[] {
       method: 'get',
       path: '/api/inbox',
       summary:
-        "The caller's inbox, newest first (limit 1–200, default 50; offset; kind; saved=1; unread=1) with the unread count; opening it queues a refresh when the last is over an hour old",
+        "The caller's inbox, newest first (limit 1–200, default 50; offset; kind; saved=1; unread=1) with the unread count; opening it queues a refresh when the last is over an hour old (refresh=false: never)",
       query: listQuery,
       response: listResponse,
       handler: ({ query, principal, res }) => {
         res.setHeader('Cache-Control', NO_STORE);
-        inbox.refreshIfStale(principal!.userId);
+        if (query.refresh !== false) inbox.refreshIfStale(principal!.userId);
         return inbox.list(principal!.userId, query);
       },
     }),
