@@ -114,7 +114,8 @@ export function inboxRepository(db: Db) {
     `UPDATE inbox_items SET title = @title, subtitle = @subtitle, href = @href, image_url = @imageUrl, metadata_json = @metadata,
        item_at = @itemAt, expires_at = @expiresAt, fingerprint = @fingerprint, updated_at = @now WHERE id = @id AND user_id = @user`,
   );
-  const retire = db.prepare('UPDATE inbox_items SET expires_at = @now, updated_at = @now WHERE id = @id AND user_id = @user AND saved_at IS NULL');
+  // A retired row's fingerprint is cleared, so the refresh that finds it again writes it back to life.
+  const retire = db.prepare("UPDATE inbox_items SET expires_at = @now, fingerprint = '', updated_at = @now WHERE id = @id AND user_id = @user AND saved_at IS NULL");
   const existing = db.prepare('SELECT id, source_key, fingerprint, expires_at, saved_at FROM inbox_items WHERE user_id = ? AND kind = ?');
   const prune = db.prepare('DELETE FROM inbox_items WHERE saved_at IS NULL AND expires_at IS NOT NULL AND expires_at < ?');
   const readAll = db.prepare(`UPDATE inbox_items SET read_at = @now, updated_at = @now WHERE ${VISIBLE} AND read_at IS NULL`);

@@ -254,6 +254,11 @@ describe('a refresh', () => {
     const after = await refreshed(pat);
     expect(after.items.some((i) => i.id === live.id)).toBe(false);
     expect(after.items.some((i) => i.title === 'Dusk' && i.isSaved)).toBe(true);
+    // Gone from the library again: the same row comes back, still read.
+    await act(pat.token, live.id, { action: 'read' });
+    server.ctx.db.prepare('DELETE FROM library_albums WHERE mbid = ?').run(mbid(13));
+    const back = (await refreshed(pat)).items.find((i) => i.title === 'Live Static');
+    expect(back).toMatchObject({ id: live.id, isRead: true });
   });
 
   it('each user has their own inbox: another user’s item is 404', async () => {
