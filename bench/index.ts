@@ -19,6 +19,7 @@ import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
 import { runDiscoveryBench } from './discovery.js';
 import { runNewsBench } from './news.js';
 import { runFlowsBench } from './flows.js';
+import { runInboxBench } from './inbox.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
@@ -261,6 +262,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_NEWS !== '0') await runNewsBench();
   // Flows (issue 14): planning a 100-track flow from a warm discovery cache; BENCH_FLOWS=0 skips it.
   if (process.env.BENCH_FLOWS !== '0') await runFlowsBench();
+  // Inbox (issue 13): GET /api/inbox from a stored inbox of several thousand items; BENCH_INBOX=0 skips it.
+  if (process.env.BENCH_INBOX !== '0') await runInboxBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
   // Playback destinations (issue 15): a 500-track playlist published to the Navidrome fake and supysonic; BENCH_PLAYBACK=0 skips it.

@@ -3,6 +3,9 @@ import { ApiError, api } from './api';
 import { Icon } from './components/icons';
 import { DiscoverScreen } from './discover/DiscoverScreen';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
+import { inboxUnread, startInboxBadge, stopInboxBadge } from './inbox/badge';
+import { InboxScreen } from './inbox/InboxScreen';
+import { badgeText } from './inbox/logic';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
@@ -30,6 +33,7 @@ interface Bootstrap {
   proxyAuthEnabled?: boolean;
   oidcEnabled?: boolean;
   oidcLabel?: string | null;
+  inboxEnabled?: boolean;
   appVersion: string;
   api: { version: number; features: string[] };
   user?: User;
@@ -56,6 +60,7 @@ export function App() {
       (b) => {
         if (b.user) session.set((s) => ({ ...s, user: b.user!, notice: null }));
         else if (session.get().token) signOut(SESSION_EXPIRED);
+        inboxUnread.set((s) => ({ ...s, enabled: b.inboxEnabled === true }));
         setPhase({ kind: 'ready', boot: b });
       },
       (error: unknown) => setPhase({ kind: 'error', error }),
@@ -67,11 +72,13 @@ export function App() {
   useEffect(() => {
     if (!signedIn) {
       stopSocket();
+      stopInboxBadge();
       unwatchScans();
       resetPlayer();
       return;
     }
     startSocket();
+    startInboxBadge();
     if (isAdmin(current.user)) watchScans();
     void detectQueueSaving().then(restoreQueue);
   }, [signedIn, current.user?.id]);
@@ -129,6 +136,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/search">Search</Link>
           <Link href="/discover">Discover</Link>
           <Link href="/news">News</Link>
+          <InboxLink />
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/playlists">Playlists</Link>
           <Link href="/downloads">Downloads</Link>
@@ -174,6 +182,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/downloads') return <DownloadsScreen />;
   if (path === '/discover' || ['tags', 'shows', 'tuning'].some((t) => path === `/discover/${t}`)) return <DiscoverScreen path={path} />;
   if (path === '/news') return <NewsScreen />;
+  if (path === '/inbox') return <InboxScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
@@ -184,6 +193,18 @@ function Routes({ path }: { path: string }) {
         <Link href="/library/artists">Back to the library</Link>
       </p>
     </div>
+  );
+}
+
+/** The inbox in the navigation, with its unread count; absent while the inbox is switched off. */
+function InboxLink() {
+  const { enabled, unread } = useStore(inboxUnread);
+  if (!enabled) return null;
+  const text = badgeText(unread);
+  return (
+    <Link href="/inbox" aria-label={text ? `Inbox, ${unread} unread` : 'Inbox'}>
+      Inbox{text && <span class="nav-badge" aria-hidden="true">{text}</span>}
+    </Link>
   );
 }
 

@@ -95,7 +95,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     ticketmasterConfigured: i.ticketmaster.enabled && configured(i.ticketmaster.apiKey),
     // The built-in publications count: news works without a NewsAPI key unless every feed is switched off.
     newsConfigured: i.news.enabled && (configured(i.news.apiKey) || activeNewsFeeds(i.news).length > 0),
-    inboxEnabled: false,
+    inboxEnabled: s.inbox.enabled,
     rootFolderConfigured: configured(i.lidarr.rootFolderPath) || configured(s.downloads.folderPath),
     proxyAuthEnabled: ctx.config.authProxy !== null,
     proxyLogoutUrl: ctx.config.proxyLogoutUrl,

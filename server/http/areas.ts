@@ -19,6 +19,8 @@ import { staticPlaylistRoutes } from '../api/playlists/static.js';
 import { startPlaylistArtwork } from '../domain/playlists/artwork.js';
 import { notificationRoutes } from '../api/notifications/routes.js';
 import { newsRoutes } from '../api/news/routes.js';
+import { inboxRoutes } from '../api/inbox/routes.js';
+import { startInbox } from '../domain/inbox/service.js';
 import { nearbyShowsRoutes } from '../api/discover/nearbyShows.js';
 import { startNews } from '../domain/news/service.js';
 import { requestsRoutes } from '../api/requests/routes.js';
@@ -95,6 +97,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   nearbyShowsRoutes,
   newsRoutes,
   playbackRoutes,
+  inboxRoutes,
 ];
 
 export function apiRoutes(ctx: AppContext): RouteDefinition[] {
@@ -115,6 +118,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startDiscovery,
   startFlows,
   startNews,
+  startInbox,
   startScrobbling,
   startPlaylists,
   startPlayback,

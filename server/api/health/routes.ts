@@ -44,6 +44,8 @@ export function healthRoutes(ctx: AppContext) {
         oidcLogoutUrl: z.string().nullable(),
         /** What the login screen's OpenID button says ("Sign in with <oidcLabel>"). */
         oidcLabel: z.string().nullable(),
+        /** The inbox is switched on (settings `inbox.enabled`), so the web UI shows it. */
+        inboxEnabled: z.boolean(),
         api: z.object({ version: z.number().int().positive(), features: z.array(z.string()) }),
         user: userSchema.optional(),
       }),
@@ -53,6 +55,7 @@ export function healthRoutes(ctx: AppContext) {
         oidcEnabled: oidc.enabled(),
         oidcLogoutUrl: oidc.enabled() ? oidc.settings().logoutUrl : null,
         oidcLabel: oidc.enabled() ? oidc.settings().label || null : null,
+        inboxEnabled: ctx.settings.get().inbox.enabled,
         api: { version: API_VERSION, features: [...ctx.features].sort() },
         ...(principal && { user: publicUser(principal) }),
       }),

@@ -41,6 +41,12 @@ const LABELS: Record<string, string> = {
   'playback.navidrome.scanTimeoutSeconds': "Wait for Navidrome's library scan",
   'playback.navidrome': 'Navidrome playback destination',
   playback: 'Playback destinations',
+  'inbox.enabled': 'Inbox',
+  'inbox.categories.releases': 'Inbox: new and upcoming releases',
+  'inbox.categories.shows': 'Inbox: upcoming shows',
+  'inbox.categories.news': 'Inbox: artist news digests',
+  'inbox.categories.discoveries': 'Inbox: new discoveries',
+  'inbox.categories': 'Inbox categories',
 };
 
 const SERVICES: Record<string, string> = {

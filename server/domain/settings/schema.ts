@@ -320,6 +320,17 @@ export const settingsSchema = z
       .prefault({}),
     /** Public share links (Subsonic createShare, /share/<id> pages); off until an administrator turns it on. */
     sharing: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
+    /** The per-user inbox and which kinds of items it collects; an administrator switches them. */
+    inbox: z
+      .object({
+        enabled,
+        categories: z
+          .object({ releases: enabled, shows: enabled, news: enabled, discoveries: enabled })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
     notifications: notificationSettings.prefault({}),
     playback: playbackSettings.prefault({}),
     integrations: z
