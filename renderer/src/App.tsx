@@ -3,6 +3,7 @@ import { ApiError, api } from './api';
 import { Icon } from './components/icons';
 import { DiscoverScreen } from './discover/DiscoverScreen';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
+import { FlowsScreen } from './flows/FlowsScreen';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
@@ -128,6 +129,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/search">Search</Link>
           <Link href="/discover">Discover</Link>
           <Link href="/news">News</Link>
+          {(isAdmin(user) || user?.permissions?.accessFlow) && <Link href="/flows">Flows</Link>}
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/downloads">Downloads</Link>
           <Link href="/review">Review</Link>
@@ -170,6 +172,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/downloads') return <DownloadsScreen />;
   if (path === '/discover' || ['tags', 'shows', 'tuning'].some((t) => path === `/discover/${t}`)) return <DiscoverScreen path={path} />;
   if (path === '/news') return <NewsScreen />;
+  if (path === '/flows') return <FlowsScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
