@@ -182,7 +182,10 @@ function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel }: { prefix
               step={5}
               aria-label={`${SOURCE_LABELS[s]} percent`}
               value={String(form.mix[s])}
-              onInput={(e) => set({ mix: { ...form.mix, [s]: Number(value(e)) } })}
+              onInput={(e) => {
+                const v = Number(value(e));
+                setForm((f) => ({ ...f, mix: { ...f.mix, [s]: v } }));
+              }}
             />
             <output>{form.mix[s]}%</output>
           </div>
@@ -228,7 +231,7 @@ function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel }: { prefix
               checked={form.scheduleDays.includes(i)}
               onChange={(e) => {
                 const on = (e.currentTarget as HTMLInputElement).checked;
-                set({ scheduleDays: on ? [...form.scheduleDays.filter((x) => x !== i), i] : form.scheduleDays.filter((x) => x !== i) });
+                setForm((f) => ({ ...f, scheduleDays: on ? [...f.scheduleDays.filter((x) => x !== i), i] : f.scheduleDays.filter((x) => x !== i) }));
               }}
             />{' '}
             {d.slice(0, 3)}
