@@ -262,6 +262,18 @@ describe('Flows screen', () => {
     expect(await flowNamed('Trending Mix')).toMatchObject({ size: 25, scheduleDays: [0, 5] });
   });
 
+  it('without /ws the screen reads the status again on its own (the fallback poll)', async () => {
+    expect(m.socket.socketState.get()).toBe('offline');
+    const r = show(admin);
+    const sw = () => one(item(r, 'Trending Mix')!, 'input', 'Enabled: Trending Mix');
+    await waitFor(() => expect(sw().checked).toBe(true));
+    const id = (await flowNamed('Trending Mix'))!.id;
+    const res = await server.api(`/api/playlists/flows/${id}/enabled`, { method: 'PUT', token: admin.token, json: { enabled: false } });
+    expect(res.status).toBe(200);
+    await waitFor(() => expect(sw().checked).toBe(false), 8000);
+    await server.api(`/api/playlists/flows/${id}/enabled`, { method: 'PUT', token: admin.token, json: { enabled: true } });
+  }, 15_000);
+
   it('delete asks first, then removes the flow', async () => {
     const r = show(admin);
     await waitFor(() => expect(item(r, 'Evening Gaze')).toBeTruthy());

@@ -32,7 +32,12 @@ export function FlowsScreen() {
 
 /** The status from GET /api/playlists/status, replaced by every `playlist_status` push; polled while /ws is down. */
 function useFlowStatus() {
-  const [status, setStatus] = useState<PlaylistStatus | null>(null);
+  const [status, setStatusValue] = useState<PlaylistStatus | null>(null);
+  const [tick, setTick] = useState(0);
+  const setStatus = (s: PlaylistStatus) => {
+    setStatusValue(s);
+    setTick((t) => t + 1);
+  };
   const [error, setError] = useState<unknown>(null);
   const refresh = () =>
     flowsApi.status().then(
@@ -55,11 +60,11 @@ function useFlowStatus() {
       clearInterval(poll);
     };
   }, []);
-  return { status, error, refresh };
+  return { status, tick, error, refresh };
 }
 
 function Flows() {
-  const { status, error, refresh } = useFlowStatus();
+  const { status, tick, error, refresh } = useFlowStatus();
   const [creating, setCreating] = useState(false);
   if (!status) return error ? <ErrorMessage error={error} onRetry={() => void refresh()} /> : <Loading label="Loading flows…" />;
   const queued = new Set((status.operationQueue?.items ?? []).filter((o) => o.type === 'run').map((o) => o.flowId));
@@ -89,7 +94,7 @@ function Flows() {
       ) : (
         <ul class="flow-list" aria-label="Your flows">
           {status.flows.map((f) => (
-            <FlowItem key={f.id} flow={f} queued={queued.has(f.id)} onChanged={() => void refresh()} />
+            <FlowItem key={f.id} flow={f} queued={queued.has(f.id)} tick={tick} onChanged={() => void refresh()} />
           ))}
         </ul>
       )}
@@ -263,7 +268,7 @@ function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel }: { prefix
 
 // ---- one flow ----------------------------------------------------------------------------------
 
-function FlowItem({ flow, queued, onChanged }: { flow: Flow; queued: boolean; onChanged: () => void }) {
+function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boolean; tick: number; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [showTracks, setShowTracks] = useState(false);
@@ -279,7 +284,8 @@ function FlowItem({ flow, queued, onChanged }: { flow: Flow; queued: boolean; on
   const remove = () => void act.trigger(() => flowsApi.remove(flow.id));
   const keep = () => void act.trigger(() => flowsApi.keepAsStatic(flow.id).then((r) => setNote(`Kept ${r.trackCount} track${r.trackCount === 1 ? '' : 's'} as the playlist “${r.name}”`)));
   const importList = () => void act.trigger(() => flowsApi.importList(flow.id).then((r) => setFeed({ url: new URL(r.url, window.location.origin).href, itemCount: r.itemCount })));
-  const statsKey = JSON.stringify([flow.stats, flow.currentRun?.id, flow.currentRun?.status]);
+  // The tracks reload when the counts change, and on every status while something downloads (its progress).
+  const statsKey = JSON.stringify([flow.stats, flow.currentRun?.id, flow.currentRun?.status, flow.stats.downloading ? tick : 0]);
 
   return (
     <li class="flow-item card" data-flow={flow.name}>
@@ -415,7 +421,10 @@ function FlowTracks({ flow, version }: { flow: Flow; version: string }) {
         {jobs.data.map((j) => (
           <li key={j.id} class="flow-track" data-status={j.status}>
             <span class="track-title">{j.trackName}</span> <span class="muted">{j.artistName}</span>{' '}
-            <span class={`job-status status-${j.status}`}>{STATUS_LABELS[j.status] ?? j.status}</span>
+            <span class={`job-status status-${j.status}`}>
+              {STATUS_LABELS[j.status] ?? j.status}
+              {j.status === 'downloading' && typeof j.progress === 'number' ? ` ${Math.round(j.progress)}%` : ''}
+            </span>
             {j.error && j.status === 'failed' && <span class="muted small"> {j.error}</span>}
             {j.status === 'done' && (
               <button type="button" class="small-button" disabled={play.busy} onClick={() => void play.trigger(j)} aria-label={`Play ${j.trackName} by ${j.artistName}`}>
