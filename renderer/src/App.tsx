@@ -6,6 +6,7 @@ import { DownloadsScreen } from './downloads/DownloadsScreen';
 import { inboxUnread, startInboxBadge, stopInboxBadge } from './inbox/badge';
 import { InboxScreen } from './inbox/InboxScreen';
 import { badgeText } from './inbox/logic';
+import { FlowsScreen } from './flows/FlowsScreen';
 import { ErrorMessage, Loading } from './components/ui';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
@@ -137,6 +138,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/discover">Discover</Link>
           <Link href="/news">News</Link>
           <InboxLink />
+          {(isAdmin(user) || user?.permissions?.accessFlow) && <Link href="/flows">Flows</Link>}
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/playlists">Playlists</Link>
           <Link href="/downloads">Downloads</Link>
@@ -183,6 +185,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/discover' || ['tags', 'shows', 'tuning'].some((t) => path === `/discover/${t}`)) return <DiscoverScreen path={path} />;
   if (path === '/news') return <NewsScreen />;
   if (path === '/inbox') return <InboxScreen />;
+  if (path === '/flows') return <FlowsScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
