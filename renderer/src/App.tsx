@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { Icon } from './components/icons';
+import { MainNav, type NavEntry } from './components/MainNav';
 import { DiscoverScreen } from './discover/DiscoverScreen';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
 import { ErrorMessage, Loading } from './components/ui';
@@ -98,6 +99,22 @@ export function App() {
   return <Shell appVersion={phase.boot.appVersion} />;
 }
 
+/**
+ * The main navigation, one entry a line (add yours where it belongs): `primary` ones stay in the top
+ * bar, the others are under "More".
+ */
+export const navEntries: NavEntry[] = [
+  { href: '/library', label: 'Library', primary: true },
+  { href: '/search', label: 'Search', primary: true },
+  { href: '/discover', label: 'Discover', primary: true },
+  { href: '/news', label: 'News', primary: true },
+  { href: '/downloads', label: 'Downloads', primary: true },
+  { href: '/library/favorites', label: 'Favorites' },
+  { href: '/review', label: 'Review' },
+  { href: '/settings', label: 'Settings' },
+  { href: '/connect', label: 'Connect an app' },
+];
+
 function Shell({ appVersion }: { appVersion: string }) {
   const loc = useLocation();
   const { user, token } = useStore(session);
@@ -123,17 +140,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <span class="logo" aria-hidden="true" />
           <span class="brand-name">Tonearm</span>
         </Link>
-        <nav class="mainnav" aria-label="Main">
-          <Link href="/library">Library</Link>
-          <Link href="/search">Search</Link>
-          <Link href="/discover">Discover</Link>
-          <Link href="/news">News</Link>
-          <Link href="/library/favorites">Favorites</Link>
-          <Link href="/downloads">Downloads</Link>
-          <Link href="/review">Review</Link>
-          <Link href="/settings">Settings</Link>
-          <Link href="/connect">Connect an app</Link>
-        </nav>
+        <MainNav entries={navEntries} />
         <div class="topbar-end">
           <ThemeToggle />
           {token ? (
