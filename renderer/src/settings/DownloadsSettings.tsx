@@ -9,7 +9,7 @@ import { SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
 import '../downloads/downloads.css';
 
-/** Where downloads go, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp), plus Gotify. */
+/** Where downloads go, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp). */
 export function DownloadsSettings({ settings }: { settings: SettingsState }) {
   return (
     <>
@@ -28,7 +28,9 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
         specs={[prowlarrSpec, sabnzbdSpec, nzbgetSpec]}
       />
       <SourceCard settings={settings} title="yt-dlp" id="source-ytdlp" intro="yt-dlp is a command-line program on this server; Tonearm uses it as the last resort by default." specs={[ytdlpSpec]} />
-      <SourceCard settings={settings} title="Notifications (Gotify)" id="source-gotify" intro="Gotify sends a push message when a download needs review or fails." specs={[gotifySpec]} />
+      <p class="muted">
+        Push messages and webhooks (Gotify included) are set up under <Link href="/settings/notifications">Notifications</Link>.
+      </p>
     </>
   );
 }
