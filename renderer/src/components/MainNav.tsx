@@ -18,7 +18,10 @@ export const isCurrent = (href: string, path: string) => path === href || (href 
  */
 export function MainNav({ entries }: { entries: readonly NavEntry[] }) {
   const path = useLocation().path;
-  const [open, setOpen] = useState(false);
+  // The path the menu was opened at: going elsewhere closes it.
+  const [openAt, setOpenAt] = useState<string | null>(null);
+  const open = openAt === path;
+  const setOpen = (next: boolean) => setOpenAt(next ? path : null);
   const wrap = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   // The most specific entry wins (/library/favorites over /library).
@@ -26,7 +29,6 @@ export function MainNav({ entries }: { entries: readonly NavEntry[] }) {
   const primary = entries.filter((e) => e.primary);
   const more = entries.filter((e) => !e.primary);
   const moreHoldsCurrent = more.some((e) => e.href === current);
-  useEffect(() => setOpen(false), [path]);
   useEffect(() => {
     if (!open) return;
     const away = (e: Event) => {
@@ -63,7 +65,7 @@ export function MainNav({ entries }: { entries: readonly NavEntry[] }) {
             class={`mainnav-more-button${moreHoldsCurrent ? ' holds-current' : ''}`}
             aria-expanded={open ? 'true' : 'false'}
             aria-controls="mainnav-more-list"
-            onClick={() => setOpen((o) => !o)}
+            onClick={() => setOpen(!open)}
           >
             More{moreHoldsCurrent && <span class="visually-hidden"> (current page inside)</span>}
             <span aria-hidden="true"> ▾</span>

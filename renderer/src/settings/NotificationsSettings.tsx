@@ -188,7 +188,8 @@ function WebhooksCard({ settings }: { settings: SettingsState }) {
   });
   const testDraft = useAction(async () => {
     setResult(null);
-    const answer = await testWebhook({ webhook: draftWebhook(), event: draft.events[0] ?? 'job_blocked' });
+    const { events: _events, ...webhook } = draftWebhook();
+    const answer = await testWebhook({ webhook, event: draft.events[0] ?? 'job_blocked' });
     setResult({ tone: answer.status < 300 ? 'success' : 'warn', text: answer.message });
   });
   const testSaved = useAction(async (w: Webhook) => {
