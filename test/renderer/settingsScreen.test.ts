@@ -1,5 +1,5 @@
 import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type DomEvent, type FakeElement } from './dom.js';
-import { h, render, type FunctionComponent } from 'preact';
+import { h, render, type FunctionComponent, type VNode } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGotify, type FakeGotify } from '../fakes/gotify/index.js';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../fakes/webhook/index.js';
@@ -36,7 +36,7 @@ async function signIn(username: string, password: string): Promise<Session> {
   return { token: s.token, user: s.user };
 }
 
-function show(node: ReturnType<typeof h>): FakeElement {
+function show(node: VNode): FakeElement {
   m.session.set({ token: admin.token, user: admin.user, notice: null });
   root = container();
   render(node, root as unknown as Element);
@@ -44,7 +44,7 @@ function show(node: ReturnType<typeof h>): FakeElement {
 }
 const settingsTab = (tab: string) => {
   m.router.navigate(`/settings/${tab}`);
-  return show(h(m.SettingsScreen, { tab }));
+  return show(h(m.SettingsScreen, { tab }) as VNode);
 };
 const key = (el: FakeElement, k: string) => {
   const e = { type: 'keydown', key: k, target: null, currentTarget: null, bubbles: true, defaultPrevented: false, button: 0, preventDefault() {}, stopPropagation() {} } as DomEvent;
@@ -92,7 +92,7 @@ afterAll(async () => {
 describe('Main navigation', () => {
   it('shows every entry once, the primary ones in the bar and the rest under More, with the current page marked', async () => {
     m.router.navigate('/discover');
-    const r = show(h(m.MainNav, { entries: m.navEntries }));
+    const r = show(h(m.MainNav, { entries: m.navEntries }) as VNode);
     const links = find(r, 'a');
     expect(links.map((a) => a.getAttribute('href')).sort()).toEqual(m.navEntries.map((e) => e.href).sort());
     for (const e of m.navEntries) expect(text(one(r, `a[href="${e.href}"]`))).toBe(e.label);
