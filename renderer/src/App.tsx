@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { Icon } from './components/icons';
+import { MainNav, type NavEntry } from './components/MainNav';
 import { DiscoverScreen } from './discover/DiscoverScreen';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
 import { inboxUnread, startInboxBadge, stopInboxBadge } from './inbox/badge';
@@ -107,9 +108,40 @@ export function App() {
   return <Shell appVersion={phase.boot.appVersion} />;
 }
 
+/**
+ * The main navigation, one entry a line (add yours where it belongs): `primary` ones stay in the top
+ * bar, the others are under "More".
+ */
+export const navEntries: NavEntry[] = [
+  { href: '/library', label: 'Library', primary: true },
+  { href: '/search', label: 'Search', primary: true },
+  { href: '/discover', label: 'Discover', primary: true },
+  { href: '/flows', label: 'Flows', primary: true, needs: 'flows' },
+  { href: '/playlists', label: 'Playlists', primary: true },
+  { href: '/inbox', label: 'Inbox', primary: true, needs: 'inbox' },
+  { href: '/downloads', label: 'Downloads', primary: true },
+  { href: '/news', label: 'News' },
+  { href: '/library/favorites', label: 'Favorites' },
+  { href: '/review', label: 'Review' },
+  { href: '/settings', label: 'Settings' },
+  { href: '/connect', label: 'Connect an app' },
+];
+
+/** The entries this user gets: Flows needs the accessFlow permission, Inbox an inbox that is switched on. */
+export function visibleEntries(entries: readonly NavEntry[], has: Record<NonNullable<NavEntry['needs']>, boolean>): NavEntry[] {
+  return entries.filter((e) => !e.needs || has[e.needs]);
+}
+
+/** The unread badge of the Inbox entry, or none. */
+function inboxBadge(unread: number | null): { text: string; label: string } | undefined {
+  const text = badgeText(unread);
+  return text ? { text, label: `Inbox, ${unread} unread` } : undefined;
+}
+
 function Shell({ appVersion }: { appVersion: string }) {
   const loc = useLocation();
   const { user, token } = useStore(session);
+  const inbox = useStore(inboxUnread);
   useEffect(() => {
     if (loc.path === '/' || loc.path === '/library' || loc.path === '/login' || loc.path === '/onboarding' || loc.path === '/sso/complete') navigate('/library/artists', { replace: true });
     if (loc.path === '/settings') navigate(isAdmin(user) ? '/settings/library' : '/settings/account', { replace: true });
@@ -132,20 +164,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <span class="logo" aria-hidden="true" />
           <span class="brand-name">Tonearm</span>
         </Link>
-        <nav class="mainnav" aria-label="Main">
-          <Link href="/library">Library</Link>
-          <Link href="/search">Search</Link>
-          <Link href="/discover">Discover</Link>
-          <Link href="/news">News</Link>
-          <InboxLink />
-          {(isAdmin(user) || user?.permissions?.accessFlow) && <Link href="/flows">Flows</Link>}
-          <Link href="/library/favorites">Favorites</Link>
-          <Link href="/playlists">Playlists</Link>
-          <Link href="/downloads">Downloads</Link>
-          <Link href="/review">Review</Link>
-          <Link href="/settings">Settings</Link>
-          <Link href="/connect">Connect an app</Link>
-        </nav>
+        <MainNav entries={visibleEntries(navEntries, { flows: isAdmin(user) || user?.permissions?.accessFlow === true, inbox: inbox.enabled })} badges={{ '/inbox': inboxBadge(inbox.unread) }} />
         <div class="topbar-end">
           <ThemeToggle />
           {token ? (
@@ -200,17 +219,6 @@ function Routes({ path }: { path: string }) {
 }
 
 /** The inbox in the navigation, with its unread count; absent while the inbox is switched off. */
-function InboxLink() {
-  const { enabled, unread } = useStore(inboxUnread);
-  if (!enabled) return null;
-  const text = badgeText(unread);
-  return (
-    <Link href="/inbox" aria-label={text ? `Inbox, ${unread} unread` : 'Inbox'}>
-      Inbox{text && <span class="nav-badge" aria-hidden="true">{text}</span>}
-    </Link>
-  );
-}
-
 function ThemeToggle() {
   const choice = useStore(theme);
   const dark = effectiveTheme(choice) === 'dark';

@@ -155,7 +155,7 @@ describe('News screen', () => {
     server.ctx.settings.update({ integrations: { news: { enabled: false } } });
     r = show(admin);
     await waitFor(() => expect(text(r)).toContain('Artist news is switched off'));
-    expect(one(r, 'a', 'Settings').getAttribute('href')).toBe('/settings');
+    expect(one(r, 'a', 'Settings').getAttribute('href')).toBe('/settings/integrations');
     expect(titles(r)).toEqual([]);
   });
 });

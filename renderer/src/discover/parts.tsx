@@ -149,7 +149,7 @@ export function SettingsPointer({ setting, what }: { setting: string; what: stri
   const admin = isAdmin(useStore(session).user);
   return admin ? (
     <span>
-      Add {what} in <Link href="/settings">Settings</Link> (setting <code>{setting}</code>).
+      Add {what} in <Link href={setting.startsWith('integrations.') ? '/settings/integrations' : '/settings'}>Settings</Link> (setting <code>{setting}</code>).
     </span>
   ) : (
     <span>Ask an administrator to add {what}.</span>

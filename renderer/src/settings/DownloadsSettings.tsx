@@ -1,23 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { FolderBrowser } from '../components/FolderBrowser';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
-import {
-  qualityTiers,
-  saveWorkerSettings,
-  setWorkerRunning,
-  testSource,
-  workerSettings,
-  type SourceTest,
-  type WorkerSettings,
-  type WorkerSettingsPatch,
-} from '../downloads/api';
-import { parseWhole, testBody, testOutcome } from '../downloads/logic';
+import { qualityTiers, saveWorkerSettings, setWorkerRunning, workerSettings, type WorkerSettings, type WorkerSettingsPatch } from '../downloads/api';
+import { parseWhole } from '../downloads/logic';
 import { Link } from '../router';
+import { SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
 import '../downloads/downloads.css';
 
-/** Where downloads go, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp), plus Gotify. */
+/** Where downloads go, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp). */
 export function DownloadsSettings({ settings }: { settings: SettingsState }) {
   return (
     <>
@@ -36,7 +28,9 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
         specs={[prowlarrSpec, sabnzbdSpec, nzbgetSpec]}
       />
       <SourceCard settings={settings} title="yt-dlp" id="source-ytdlp" intro="yt-dlp is a command-line program on this server; Tonearm uses it as the last resort by default." specs={[ytdlpSpec]} />
-      <SourceCard settings={settings} title="Notifications (Gotify)" id="source-gotify" intro="Gotify sends a push message when a download needs review or fails." specs={[gotifySpec]} />
+      <p class="muted">
+        Push messages and webhooks (Gotify included) are set up under <Link href="/settings/notifications">Notifications</Link>.
+      </p>
     </>
   );
 }
@@ -313,32 +307,8 @@ function NumberField(props: { id: string; label: string; hint?: string; value: s
 
 // ---- sources ----
 
-type Integration = 'slskd' | 'prowlarr' | 'sabnzbd' | 'nzbget' | 'ytdlp' | 'gotify';
-
-interface FieldSpec {
-  key: string;
-  label: string;
-  kind?: 'text' | 'url' | 'password' | 'number';
-  hint?: string;
-  placeholder?: string;
-  min?: number;
-  max?: number;
-}
-
-interface SourceSpec {
-  key: Integration;
-  /** The name the switch, the test button and the messages use. */
-  name: string;
-  fields: FieldSpec[];
-  /** Download sources have a priority; Prowlarr (a search service) and Gotify do not. */
-  priority: boolean;
-  test: SourceTest;
-  /** The fields the connection test sends. */
-  testFields: string[];
-}
-
-const urlField = (name: string, placeholder: string): FieldSpec => ({ key: 'url', label: `${name} address`, kind: 'url', placeholder });
-const apiKeyField: FieldSpec = { key: 'apiKey', label: 'API key', kind: 'password' };
+export const urlField = (name: string, placeholder: string): FieldSpec => ({ key: 'url', label: `${name} address`, kind: 'url', placeholder });
+export const apiKeyField: FieldSpec = { key: 'apiKey', label: 'API key', kind: 'password' };
 
 const slskdSpec: SourceSpec = {
   key: 'slskd',
@@ -390,7 +360,7 @@ const ytdlpSpec: SourceSpec = {
   test: 'ytdlp',
   testFields: ['path'],
 };
-const gotifySpec: SourceSpec = {
+export const gotifySpec: SourceSpec = {
   key: 'gotify',
   name: 'Gotify',
   fields: [urlField('Gotify', 'https://gotify.example.org'), { key: 'token', label: 'Application token', kind: 'password' }],
@@ -399,150 +369,3 @@ const gotifySpec: SourceSpec = {
   testFields: ['url', 'token'],
 };
 
-type Values = Record<string, string | number | boolean>;
-
-const savedOf = (settings: SettingsState, key: Integration): Values => {
-  const integrations = (settings.data?.integrations ?? {}) as Record<string, Values | undefined>;
-  return integrations[key] ?? {};
-};
-
-/** The draft as settings to POST: numbers parsed, text trimmed; or the first number out of range. */
-function patchOf(spec: SourceSpec, values: Values): { patch: Values } | { error: string } {
-  const patch: Values = {};
-  const numbers: FieldSpec[] = [...spec.fields.filter((f) => f.kind === 'number'), ...(spec.priority ? [{ key: 'priority', label: 'Priority', min: 0, max: 1000 }] : [])];
-  for (const f of spec.fields) if (f.kind !== 'number') patch[f.key] = typeof values[f.key] === 'string' ? (values[f.key] as string).trim() : (values[f.key] ?? '');
-  for (const f of numbers) {
-    const n = parseWhole(String(values[f.key] ?? ''), f.min ?? 0, f.max ?? 1000);
-    if (n === null) return { error: `${spec.name}, ${f.label.toLowerCase()}: enter a whole number from ${f.min ?? 0} to ${f.max ?? 1000}` };
-    patch[f.key] = n;
-  }
-  patch.enabled = values.enabled !== false;
-  return { patch };
-}
-
-/** One service's settings (or several, like Usenet's three) with a switch, a priority, a test and one Save. */
-function SourceCard({ settings, title, id, intro, specs }: { settings: SettingsState; title: string; id: string; intro: string; specs: SourceSpec[] }) {
-  const [drafts, setDrafts] = useState<Partial<Record<Integration, Values>>>({});
-  const [done, setDone] = useState(false);
-  const [invalid, setInvalid] = useState<string | null>(null);
-  const valuesOf = (spec: SourceSpec): Values => drafts[spec.key] ?? savedOf(settings, spec.key);
-  const dirty = Object.keys(drafts).length > 0;
-  const save = useAction(async () => {
-    const integrations: Record<string, Values> = {};
-    for (const spec of specs) {
-      if (!drafts[spec.key]) continue;
-      const parsed = patchOf(spec, drafts[spec.key]!);
-      if ('error' in parsed) return setInvalid(parsed.error);
-      integrations[spec.key] = parsed.patch;
-    }
-    await settings.save({ integrations });
-    setDrafts({});
-    setDone(true);
-  });
-  const edit = (spec: SourceSpec, key: string, value: string | boolean) => {
-    setDrafts((d) => ({ ...d, [spec.key]: { ...(d[spec.key] ?? savedOf(settings, spec.key)), [key]: value } }));
-    setDone(false);
-    setInvalid(null);
-  };
-  return (
-    <Card title={title} id={id}>
-      <p class="muted">{intro}</p>
-      {specs.map((spec) =>
-        specs.length > 1 ? (
-          <fieldset key={spec.key}>
-            <legend>{spec.name}</legend>
-            <SourceFields spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
-          </fieldset>
-        ) : (
-          <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
-        ),
-      )}
-      <div class="form-actions">
-        <button type="button" class="primary" disabled={!dirty || save.busy} onClick={() => void save.trigger()}>
-          {save.busy ? 'Saving…' : `Save ${title}`}
-        </button>
-        {dirty && (
-          <button type="button" onClick={() => (setDrafts({}), setInvalid(null))}>
-            Discard changes
-          </button>
-        )}
-      </div>
-      {invalid && (
-        <div class="error" role="alert">
-          {invalid}
-        </div>
-      )}
-      {done && !dirty && <Notice tone="success">{title} settings saved.</Notice>}
-      <ErrorMessage error={save.error} />
-    </Card>
-  );
-}
-
-function SourceFields({ spec, values, onEdit }: { spec: SourceSpec; values: Values; onEdit: (key: string, value: string | boolean) => void }) {
-  const [result, setResult] = useState<{ tone: 'success' | 'warn'; text: string } | null>(null);
-  const test = useAction(async () => {
-    setResult(null);
-    setResult(testOutcome(await testSource(spec.test, testBody(values, spec.testFields))));
-  });
-  // A result stays true only for the values it was given.
-  const tested = spec.testFields.map((f) => String(values[f] ?? '')).join('\n');
-  useEffect(() => {
-    setResult(null);
-    test.setError(null);
-  }, [tested]);
-  const idOf = (key: string) => `${spec.key}-${key}`;
-  return (
-    <div data-source={spec.key}>
-      <div class="source-head">
-        <label class="switch">
-          <input type="checkbox" role="switch" checked={values.enabled !== false} onChange={(e) => onEdit('enabled', e.currentTarget.checked)} />
-          <span>Use {spec.name}</span>
-        </label>
-      </div>
-      <div class="field-row">
-        {spec.fields.map((f) => (
-          <Input key={f.key} id={idOf(f.key)} field={f} value={values[f.key]} onInput={(v) => onEdit(f.key, v)} />
-        ))}
-        {spec.priority && (
-          <Input
-            id={idOf('priority')}
-            field={{ key: 'priority', label: `${spec.name} priority`, kind: 'number', min: 0, max: 1000, hint: 'Lower is tried first.' }}
-            value={values.priority}
-            onInput={(v) => onEdit('priority', v)}
-          />
-        )}
-      </div>
-      <div class="form-actions">
-        <button type="button" disabled={test.busy} onClick={() => void test.trigger()}>
-          {test.busy ? 'Testing…' : `Test ${spec.name}`}
-        </button>
-      </div>
-      {result && <Notice tone={result.tone}>{result.text}</Notice>}
-      <ErrorMessage error={test.error} />
-    </div>
-  );
-}
-
-function Input({ id, field, value, onInput }: { id: string; field: FieldSpec; value: unknown; onInput: (value: string) => void }) {
-  const kind = field.kind ?? 'text';
-  return (
-    <div class="field">
-      <label for={id}>{field.label}</label>
-      <input
-        id={id}
-        type={kind as 'text'}
-        value={value === undefined || value === null ? '' : String(value)}
-        placeholder={field.placeholder}
-        autoComplete={kind === 'password' ? 'new-password' : 'off'}
-        {...(kind === 'number' && { min: field.min, max: field.max, step: 1, inputMode: 'numeric' as const })}
-        onInput={(e) => onInput(e.currentTarget.value)}
-        aria-describedby={field.hint ? `${id}-hint` : undefined}
-      />
-      {field.hint && (
-        <small id={`${id}-hint`} class="hint">
-          {field.hint}
-        </small>
-      )}
-    </div>
-  );
-}

@@ -5,18 +5,22 @@ import { useStore } from '../store';
 import { PlexSettings } from '../plex/PlexSettings';
 import { AccountSettings } from './AccountSettings';
 import { DownloadsSettings } from './DownloadsSettings';
+import { IntegrationsSettings } from './IntegrationsSettings';
 import { LibrarySettings } from './LibrarySettings';
+import { NotificationsSettings } from './NotificationsSettings';
 import { PlaybackSettings } from './PlaybackSettings';
 import { SecuritySettings } from './SecuritySettings';
 import { UsersSettings } from './UsersSettings';
 import { useSettings } from './useSettings';
 
-export type SettingsTab = 'library' | 'downloads' | 'playback' | 'security' | 'users' | 'account';
+export type SettingsTab = 'library' | 'downloads' | 'playback' | 'integrations' | 'notifications' | 'security' | 'users' | 'account';
 
 const adminTabs: { id: SettingsTab; label: string }[] = [
   { id: 'library', label: 'Library' },
   { id: 'downloads', label: 'Downloads' },
   { id: 'playback', label: 'Playback' },
+  { id: 'integrations', label: 'Integrations' },
+  { id: 'notifications', label: 'Notifications' },
   { id: 'security', label: 'Security' },
   { id: 'users', label: 'Users' },
   { id: 'account', label: 'Account' },
@@ -42,11 +46,14 @@ export function SettingsScreen({ tab }: { tab: SettingsTab }) {
   );
 }
 
-function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'playback' | 'security' }) {
+function AdminSettings({ tab }: { tab: Exclude<SettingsTab, 'users' | 'account'> }) {
   const settings = useSettings();
   if (settings.error && !settings.data) return <ErrorMessage error={settings.error} onRetry={settings.reload} />;
   if (!settings.data) return <Loading label="Loading settings…" />;
   if (tab === 'downloads') return <DownloadsSettings settings={settings} />;
+  if (tab === 'integrations') return <IntegrationsSettings settings={settings} />;
+  if (tab === 'notifications') return <NotificationsSettings settings={settings} />;
+  if (tab === 'playback') return <PlaybackSettings settings={settings} />;
   return tab === 'library' ? (
     <>
       <LibrarySettings settings={settings} />
@@ -55,6 +62,4 @@ function AdminSettings({ tab }: { tab: 'library' | 'downloads' | 'playback' | 's
   ) : (
     <SecuritySettings settings={settings} />
   );
-  if (tab === 'playback') return <PlaybackSettings settings={settings} />;
-  return tab === 'library' ? <LibrarySettings settings={settings} /> : <SecuritySettings settings={settings} />;
 }

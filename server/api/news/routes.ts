@@ -3,6 +3,8 @@ import type { AppContext } from '../../context.js';
 import { newsServiceOf } from '../../domain/news/service.js';
 import { ValidationError } from '../../domain/errors.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { feedId } from '../../integrations/news/feed.js';
+import { DEFAULT_NEWS_FEEDS } from '../../integrations/news/sources.js';
 
 /** api.md §4.9: artist news for the caller's library, publisher blocking, and switching a feed off. */
 
@@ -105,6 +107,31 @@ export function newsRoutes(ctx: AppContext): RouteDefinition[] {
       handler: ({ body, principal, res }) => {
         res.setHeader('Cache-Control', NO_STORE);
         return { blockedPublishers: news.setBlockedPublishers(principal!.userId, body.blockedPublishers) };
+      },
+    }),
+    defineRoute({
+      tag: 'news',
+      access: 'admin',
+      method: 'get',
+      path: '/api/news/feeds',
+      summary: 'Every news feed the settings know: the built-in publications, then the custom feeds, each with its id and whether it is read',
+      response: z.object({
+        feeds: z.array(z.object({ id: z.string(), name: z.string(), url: z.string(), group: z.string(), builtIn: z.boolean(), enabled: z.boolean() })),
+      }),
+      handler: ({ res }) => {
+        res.setHeader('Cache-Control', NO_STORE);
+        const s = ctx.settings.get().integrations.news;
+        const disabled = new Set(s.disabledFeeds);
+        const off = (id: string, url: string) => disabled.has(id) || disabled.has(url);
+        return {
+          feeds: [
+            ...DEFAULT_NEWS_FEEDS.map((f) => ({ ...f, builtIn: true, enabled: !off(f.id, f.url) })),
+            ...s.feeds.map((f) => {
+              const id = feedId(f.url);
+              return { id, name: f.name || new URL(f.url).hostname, url: f.url, group: 'custom', builtIn: false, enabled: !off(id, f.url) };
+            }),
+          ],
+        };
       },
     }),
     defineRoute({

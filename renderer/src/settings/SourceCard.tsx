@@ -1,0 +1,192 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
+import { Card, ErrorMessage, Notice, useAction } from '../components/ui';
+import type { TestAnswer } from '../downloads/api';
+import { parseWhole, testBody, testOutcome } from '../downloads/logic';
+import type { SettingsState } from './useSettings';
+
+/**
+ * The generic settings card of an integration (`integrations.<key>` in the settings): its fields, a
+ * switch, a priority for download sources, a connection test where the server has one
+ * (`POST /api/settings/<test>/test`) and one Save for all the services it shows.
+ */
+
+/** The integration's block in `integrations` (settings). */
+export type Integration = string;
+
+export interface FieldSpec {
+  key: string;
+  label: string;
+  kind?: 'text' | 'url' | 'password' | 'number';
+  hint?: string;
+  placeholder?: string;
+  min?: number;
+  max?: number;
+}
+
+export interface SourceSpec {
+  key: Integration;
+  /** The name the switch, the test button and the messages use. */
+  name: string;
+  fields: FieldSpec[];
+  /** Download sources have a priority; Prowlarr (a search service) and Gotify do not. */
+  priority: boolean;
+  /** The connection test, `POST /api/settings/<test>/test`; none when the server has no test for it. */
+  test?: string;
+  /** The fields the connection test sends. */
+  testFields?: string[];
+}
+
+
+export type Values = Record<string, string | number | boolean>;
+
+export const savedOf = (settings: SettingsState, key: Integration): Values => {
+  const integrations = (settings.data?.integrations ?? {}) as Record<string, Values | undefined>;
+  return integrations[key] ?? {};
+};
+
+/** The draft as settings to POST: numbers parsed, text trimmed; or the first number out of range. */
+export function patchOf(spec: SourceSpec, values: Values): { patch: Values } | { error: string } {
+  const patch: Values = {};
+  const numbers: FieldSpec[] = [...spec.fields.filter((f) => f.kind === 'number'), ...(spec.priority ? [{ key: 'priority', label: 'Priority', min: 0, max: 1000 }] : [])];
+  for (const f of spec.fields) if (f.kind !== 'number') patch[f.key] = typeof values[f.key] === 'string' ? (values[f.key] as string).trim() : (values[f.key] ?? '');
+  for (const f of numbers) {
+    const n = parseWhole(String(values[f.key] ?? ''), f.min ?? 0, f.max ?? 1000);
+    if (n === null) return { error: `${spec.name}, ${f.label.toLowerCase()}: enter a whole number from ${f.min ?? 0} to ${f.max ?? 1000}` };
+    patch[f.key] = n;
+  }
+  patch.enabled = values.enabled !== false;
+  return { patch };
+}
+
+/** One service's settings (or several, like Usenet's three) with a switch, a priority, a test and one Save. */
+export function SourceCard({ settings, title, id, intro, specs }: { settings: SettingsState; title: string; id: string; intro: ComponentChildren; specs: SourceSpec[] }) {
+  const [drafts, setDrafts] = useState<Partial<Record<Integration, Values>>>({});
+  const [done, setDone] = useState(false);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const valuesOf = (spec: SourceSpec): Values => drafts[spec.key] ?? savedOf(settings, spec.key);
+  const dirty = Object.keys(drafts).length > 0;
+  const save = useAction(async () => {
+    const integrations: Record<string, Values> = {};
+    for (const spec of specs) {
+      if (!drafts[spec.key]) continue;
+      const parsed = patchOf(spec, drafts[spec.key]!);
+      if ('error' in parsed) return setInvalid(parsed.error);
+      integrations[spec.key] = parsed.patch;
+    }
+    await settings.save({ integrations });
+    setDrafts({});
+    setDone(true);
+  });
+  const edit = (spec: SourceSpec, key: string, value: string | boolean) => {
+    setDrafts((d) => ({ ...d, [spec.key]: { ...(d[spec.key] ?? savedOf(settings, spec.key)), [key]: value } }));
+    setDone(false);
+    setInvalid(null);
+  };
+  return (
+    <Card title={title} id={id}>
+      <p class="muted">{intro}</p>
+      {specs.map((spec) =>
+        specs.length > 1 ? (
+          <fieldset key={spec.key}>
+            <legend>{spec.name}</legend>
+            <SourceFields spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
+          </fieldset>
+        ) : (
+          <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
+        ),
+      )}
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={!dirty || save.busy} onClick={() => void save.trigger()}>
+          {save.busy ? 'Saving…' : `Save ${title}`}
+        </button>
+        {dirty && (
+          <button type="button" onClick={() => (setDrafts({}), setInvalid(null))}>
+            Discard changes
+          </button>
+        )}
+      </div>
+      {invalid && (
+        <div class="error" role="alert">
+          {invalid}
+        </div>
+      )}
+      {done && !dirty && <Notice tone="success">{title} settings saved.</Notice>}
+      <ErrorMessage error={save.error} />
+    </Card>
+  );
+}
+
+export function SourceFields({ spec, values, onEdit }: { spec: SourceSpec; values: Values; onEdit: (key: string, value: string | boolean) => void }) {
+  const [result, setResult] = useState<{ tone: 'success' | 'warn'; text: string } | null>(null);
+  const test = useAction(async () => {
+    setResult(null);
+    if (!spec.test) return;
+    setResult(testOutcome(await api<TestAnswer>(`/api/settings/${spec.test}/test`, { method: 'POST', body: testBody(values, spec.testFields ?? []) })));
+  });
+  // A result stays true only for the values it was given.
+  const tested = (spec.testFields ?? []).map((f) => String(values[f] ?? '')).join('\n');
+  useEffect(() => {
+    setResult(null);
+    test.setError(null);
+  }, [tested]);
+  const idOf = (key: string) => `${spec.key}-${key}`;
+  return (
+    <div data-source={spec.key}>
+      <div class="source-head">
+        <label class="switch">
+          <input type="checkbox" role="switch" checked={values.enabled !== false} onChange={(e) => onEdit('enabled', e.currentTarget.checked)} />
+          <span>Use {spec.name}</span>
+        </label>
+      </div>
+      <div class="field-row">
+        {spec.fields.map((f) => (
+          <Input key={f.key} id={idOf(f.key)} field={f} value={values[f.key]} onInput={(v) => onEdit(f.key, v)} />
+        ))}
+        {spec.priority && (
+          <Input
+            id={idOf('priority')}
+            field={{ key: 'priority', label: `${spec.name} priority`, kind: 'number', min: 0, max: 1000, hint: 'Lower is tried first.' }}
+            value={values.priority}
+            onInput={(v) => onEdit('priority', v)}
+          />
+        )}
+      </div>
+      {spec.test && (
+        <div class="form-actions">
+          <button type="button" disabled={test.busy} onClick={() => void test.trigger()}>
+            {test.busy ? 'Testing…' : `Test ${spec.name}`}
+          </button>
+        </div>
+      )}
+      {result && <Notice tone={result.tone}>{result.text}</Notice>}
+      <ErrorMessage error={test.error} />
+    </div>
+  );
+}
+
+export function Input({ id, field, value, onInput }: { id: string; field: FieldSpec; value: unknown; onInput: (value: string) => void }) {
+  const kind = field.kind ?? 'text';
+  return (
+    <div class="field">
+      <label for={id}>{field.label}</label>
+      <input
+        id={id}
+        type={kind as 'text'}
+        value={value === undefined || value === null ? '' : String(value)}
+        placeholder={field.placeholder}
+        autoComplete={kind === 'password' ? 'new-password' : 'off'}
+        {...(kind === 'number' && { min: field.min, max: field.max, step: 1, inputMode: 'numeric' as const })}
+        onInput={(e) => onInput(e.currentTarget.value)}
+        aria-describedby={field.hint ? `${id}-hint` : undefined}
+      />
+      {field.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {field.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
