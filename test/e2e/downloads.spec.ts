@@ -8,7 +8,7 @@ import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js
 import { startFakeSabnzbd, type FakeSabnzbd } from '../fakes/sabnzbd/index.js';
 import { defaultUsers, startSlskdFake, type FakeSlskdFile, type SlskdFake } from '../fakes/slskd/index.js';
 import { startServer } from './global-setup.js';
-import { ADMIN, snap } from './helpers.js';
+import { ADMIN, snap, goByNav } from './helpers.js';
 
 // Self-managed downloads in the web UI, on a server of its own with slskd, Prowlarr, SABnzbd and
 // NZBGet fakes: the Downloads settings (each source's test and save, the worker), the Downloads
@@ -187,8 +187,8 @@ test('yt-dlp: the test names a program that is not there', async () => {
 });
 
 test('Gotify: the test names an address where nothing answers', async () => {
-  await page.goto('/settings/downloads');
-  const gotify = card('Notifications (Gotify)');
+  await page.goto('/settings/notifications');
+  const gotify = card('Gotify');
   // A port that was free a moment ago: nothing listens there.
   const closed = await startFakeProwlarr();
   const deadUrl = closed.url;
@@ -222,7 +222,7 @@ test('the worker: stop and start, and its settings are saved', async () => {
 
 test('the Downloads screen is in the main navigation and starts empty', async () => {
   await page.goto('/library/artists');
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Downloads' }).click();
+  await goByNav(page, 'Downloads');
   await expect(page).toHaveURL(/\/downloads$/);
   await expect(page.getByRole('heading', { level: 1, name: 'Downloads' })).toBeVisible();
   await expect(page.getByText('Nothing is downloading right now.')).toBeVisible();

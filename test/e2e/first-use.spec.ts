@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { ADMIN, ADMIN_NEW_PASSWORD, LISTENER, audioState, baseUrl, musicDir, snap } from './helpers.js';
+import { ADMIN, ADMIN_NEW_PASSWORD, LISTENER, audioState, baseUrl, musicDir, snap, goByNav } from './helpers.js';
 
 // What a first-time user tripped over (issue 10), on the library the first day built.
 const admin = { username: ADMIN.username, password: ADMIN_NEW_PASSWORD };
@@ -42,7 +42,7 @@ for (const size of ['desktop', 'phone'] as const) {
     await expect(page.getByTestId('now-playing')).toHaveText('Stone Song');
     await page.getByRole('button', { name: 'Pause' }).click();
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await goByNav(page, 'Settings');
     await page.getByRole('button', { name: 'Rescan library' }).click();
     const status = page.getByTestId('scan-status');
     await expect(status).toContainText('Scan completed', { timeout: 30_000 });
@@ -61,7 +61,7 @@ for (const size of ['desktop', 'phone'] as const) {
     await expectAbovePlayer(page, alert);
     await snap(page, `${size}-error-above-player`);
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connect an app' }).click();
+    await goByNav(page, 'Connect an app');
     await expect(page.getByRole('heading', { level: 1, name: 'Connect an app' })).toBeVisible();
     await noSideways(page);
     await snap(page, `${size}-connect`);
@@ -108,7 +108,7 @@ test('a track that fails to load is skipped with a notice, and a queue where eve
 test('connect an app: the address, what to enter, and an app key made, used and revoked', async ({ browser }) => {
   const page = await browser.newPage({ baseURL: baseUrl() });
   await signIn(page, LISTENER);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connect an app' }).click();
+  await goByNav(page, 'Connect an app');
   await expect(page.getByRole('heading', { level: 1, name: 'Connect an app' })).toBeVisible();
   // The test server listens on 127.0.0.1 only: the page says so instead of offering an address phones cannot reach.
   await expect(page.getByRole('region', { name: 'Server address' })).toContainText('Tonearm listens on this computer only');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery' };
 /** The administrator's password after the account test of tonearm.spec.ts changes it. */
@@ -37,4 +37,13 @@ export function audioState(page: Page) {
     error: el.error ? el.error.code : null,
     src: el.currentSrc,
   }));
+}
+
+/** Follows a main-navigation entry, opening the "More" menu first when the entry lives there. */
+export async function goByNav(page: Page, name: string, how: 'click' | 'tap' = 'click'): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav).toBeVisible();
+  const link = nav.getByRole('link', { name, exact: true });
+  if (!(await link.isVisible())) await nav.getByRole('button', { name: /^More/ })[how]();
+  await link[how]();
 }

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, ADMIN_NEW_PASSWORD, audioState, baseUrl, envMusicDir, musicDir, snap } from './helpers.js';
+import { ADMIN, ADMIN_NEW_PASSWORD, audioState, baseUrl, envMusicDir, musicDir, snap, goByNav } from './helpers.js';
 
 // One person's first day with Tonearm, in order: each step builds on the one before.
 test.describe.configure({ mode: 'serial' });
@@ -100,7 +100,7 @@ test('signing out and in again; a wrong password is refused with the server’s 
 });
 
 test('adding a music folder scans it, with progress pushed over /ws', async () => {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await goByNav(page, 'Settings');
   await expect(page).toHaveURL(/\/settings\/library$/);
   const envFolder = page.getByRole('list', { name: 'Chosen music folders' }).getByRole('listitem').filter({ hasText: envMusicDir() });
   await expect(envFolder).toContainText('From the environment (TONEARM_MUSIC_DIRS)');
@@ -147,7 +147,7 @@ test('adding a music folder scans it, with progress pushed over /ws', async () =
 });
 
 test('browsing artists, albums and tracks, with artwork', async () => {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Library' }).click();
+  await goByNav(page, 'Library');
   const artists = page.getByRole('list', { name: 'Artists' });
   await expect(artists.getByRole('link')).toHaveText([/Aurora Lane/, /Basalt Choir/]);
   await expect(page.getByText('2 artists')).toBeVisible();
@@ -213,7 +213,7 @@ test('playing an album in the browser through a stream token, with seek, next an
 test('a favorite track is kept across reloads', async () => {
   await page.getByRole('button', { name: 'Add Slow Current to favorites' }).click();
   await expect(page.getByRole('button', { name: 'Remove Slow Current from favorites' })).toHaveAttribute('aria-pressed', 'true');
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Favorites' }).click();
+  await goByNav(page, 'Favorites');
   await expect(page.getByRole('table', { name: 'Favorite tracks' }).locator('.track-title')).toHaveText(['Slow Current']);
   await page.reload();
   await expect(page.getByRole('table', { name: 'Favorite tracks' }).locator('.track-title')).toHaveText(['Slow Current']);
@@ -299,7 +299,7 @@ test('a session the server no longer accepts sends you back to sign in with a me
   const current = await token();
   const out = await page.request.post('/api/auth/logout', { headers: { authorization: `Bearer ${current}` } });
   expect(out.status()).toBe(200);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Favorites' }).click();
+  await goByNav(page, 'Favorites');
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await expect(page.getByText('Your session expired, please sign in again')).toBeVisible();
   await snap(page, '19-session-expired');
@@ -350,7 +350,7 @@ test('a user who is not an administrator sees the library and only their account
   await other.getByRole('button', { name: 'Sign in' }).click();
   await expect(other).toHaveURL(/\/settings\/account$/);
   await expect(other.getByRole('navigation', { name: 'Settings sections' }).getByRole('link')).toHaveText(['Account']);
-  await other.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Library' }).click();
+  await goByNav(other, 'Library');
   await expect(other.getByRole('list', { name: 'Artists' }).getByRole('link')).toHaveCount(2);
   await other.close();
 });
@@ -381,7 +381,7 @@ test.describe('on a phone-sized screen', () => {
     await snap(phone, 'phone-03-album-playing');
     await phone.getByRole('button', { name: 'Pause' }).tap();
 
-    await phone.getByRole('link', { name: 'Settings' }).tap();
+    await goByNav(phone, 'Settings', 'tap');
     await expect(phone.getByRole('heading', { name: 'Music folders' })).toBeVisible();
     await noSideways();
     await snap(phone, 'phone-04-settings');
