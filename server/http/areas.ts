@@ -19,6 +19,8 @@ import { requestsRoutes } from '../api/requests/routes.js';
 import { slskdSettingsRoutes } from '../api/slskd/routes.js';
 import { searchRoutes } from '../api/search/routes.js';
 import { scrobblingRoutes } from '../api/scrobbling/routes.js';
+import { importRoutes } from '../api/imports/routes.js';
+import { startImports } from '../domain/imports/service.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startAlbumDownloads } from '../domain/downloads/albums.js';
 import { startDownloadControl } from '../domain/downloads/control.js';
@@ -77,6 +79,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   webhookRoutes,
   downloadJobRoutes,
   playlistWorkerRoutes,
+  importRoutes,
   nearbyShowsRoutes,
   newsRoutes,
 ];
@@ -99,6 +102,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startDiscovery,
   startNews,
   startScrobbling,
+  startImports,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

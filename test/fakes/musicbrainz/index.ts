@@ -94,6 +94,28 @@ function parseLucene(q: string): { fields: Record<string, string>; text: string 
   return { fields, text: rest.replace(/\bAND\b|\bOR\b/g, ' ').replace(/^"|"$/g, '').replace(/\\(.)/g, '$1').trim() };
 }
 
+/** Splits a query at its top-level ` OR ` (outside quotes and parentheses). */
+function splitOr(q: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < q.length; i++) {
+    const ch = q[i];
+    if (ch === '\\') i++;
+    else if (ch === '"') quoted = !quoted;
+    else if (!quoted && ch === '(') depth++;
+    else if (!quoted && ch === ')') depth--;
+    else if (!quoted && depth === 0 && q.startsWith(' OR ', i)) {
+      parts.push(q.slice(start, i).trim());
+      start = i + 4;
+      i += 3;
+    }
+  }
+  parts.push(q.slice(start).trim());
+  return parts.filter(Boolean);
+}
+
 export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<MusicBrainzFake> {
   const artists = new Map<string, FakeArtist>();
   const groups = new Map<string, { group: FakeReleaseGroup; artist: FakeArtist }>();
@@ -221,18 +243,25 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
       return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, 'release-groups': p.items.map((h) => groupJson(h.group, h.artist, { score: h.score })) } };
     }
     if (req.path === '/recording') {
-      const arid = fields.arid;
+      // Batched searches: `clause OR clause …`, each clause a parenthesised AND of fields (or one field).
+      const clauses = splitOr(types.rest).map((c) => parseLucene(c.replace(/^\((.*)\)$/s, '$1')));
       const recs: unknown[] = [];
-      for (const { release, group, artist } of releases.values())
-        for (const t of release.tracks) {
-          const credited = t.artists ?? [artist];
-          if (arid && !credited.some((c) => c.id === arid)) continue;
-          if (fields.rid && t.recordingId !== fields.rid) continue;
-          if (fields.isrc && t.isrc?.toUpperCase() !== fields.isrc.toUpperCase()) continue;
-          if (!arid && !fields.rid && !fields.isrc && scoreOf(t.title, fields.recording ?? text) === 0) continue;
-          if (fields.artist && !credited.some((c) => scoreOf(c.name, fields.artist!) > 0)) continue;
-          recs.push({ id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }), 'artist-credit': credit(credited), releases: [releaseJson(release, group, artist, false)] });
-        }
+      const seen = new Set<string>();
+      for (const { fields, text } of clauses) {
+        const arid = fields.arid;
+        for (const { release, group, artist } of releases.values())
+          for (const t of release.tracks) {
+            const credited = t.artists ?? [artist];
+            if (arid && !credited.some((c) => c.id === arid)) continue;
+            if (fields.rid && t.recordingId !== fields.rid) continue;
+            if (fields.isrc && t.isrc?.toUpperCase() !== fields.isrc.toUpperCase()) continue;
+            if (!arid && !fields.rid && !fields.isrc && scoreOf(t.title, fields.recording ?? text) === 0) continue;
+            if (fields.artist && !credited.some((c) => scoreOf(c.name, fields.artist!) > 0)) continue;
+            if (seen.has(`${t.recordingId}|${release.id}`)) continue;
+            seen.add(`${t.recordingId}|${release.id}`);
+            recs.push({ id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }), 'artist-credit': credit(credited), releases: [releaseJson(release, group, artist, false)] });
+          }
+      }
       const p = page(recs, q, 25, 100);
       return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, recordings: p.items } };
     }
