@@ -21,6 +21,7 @@ import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
 import { runScrobblingBench } from './scrobbling.js';
+import { runImportsBench } from './imports.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
@@ -256,6 +257,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_DISCOVERY !== '0') await runDiscoveryBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
+  // Playlist imports (issue 15): preview of a 10,000-track Spotify playlist; BENCH_IMPORTS=0 skips it.
+  if (process.env.BENCH_IMPORTS !== '0') await runImportsBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */
