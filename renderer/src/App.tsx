@@ -3,6 +3,8 @@ import { ApiError, api } from './api';
 import { Icon } from './components/icons';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
 import { ErrorMessage, Loading } from './components/ui';
+import { ImportScreen } from './imports/ImportScreen';
+import { SpotifyCallbackScreen } from './imports/SpotifyAccount';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
 import { MetaReleaseScreen } from './metadata/ReleasePage';
@@ -126,6 +128,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <Link href="/search">Search</Link>
           <Link href="/library/favorites">Favorites</Link>
           <Link href="/downloads">Downloads</Link>
+          <Link href="/import">Import</Link>
           <Link href="/review">Review</Link>
           <Link href="/settings">Settings</Link>
           <Link href="/connect">Connect an app</Link>
@@ -166,6 +169,8 @@ function Routes({ path }: { path: string }) {
   if (path === '/downloads') return <DownloadsScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
+  if (path === '/import') return <ImportScreen />;
+  if (path === '/import/spotify/callback') return <SpotifyCallbackScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
   return (
     <div class="empty">

@@ -4,6 +4,7 @@ import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from 
 import { useLocation } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
+import { SpotifyAccountCard } from '../imports/SpotifyAccount';
 
 const providers = [
   { value: 'local', label: 'This server (your plays here)' },
@@ -24,6 +25,7 @@ export function AccountSettings() {
       </Card>
       {user && <PasswordCard />}
       {user && <ListeningServicesCard />}
+      {user && <SpotifyAccountCard />}
       {user && <ListeningHistoryCard userId={user.id} />}
     </>
   );
