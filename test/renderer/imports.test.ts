@@ -1,7 +1,11 @@
 import { h, type VNode } from 'preact';
 import { describe, expect, it } from 'vitest';
-import { PreviewView } from '../../renderer/src/imports/PreviewView.js';
 import { callbackCompletion, hiddenCount, importOutcome, playlistLine, previewSummary, type ImportPreview } from '../../renderer/src/imports/logic.js';
+
+// A .tsx module: loaded by vitest (with the renderer's JSX settings), typed here by hand because
+// the server's tsconfig has no JSX.
+const previewModule = '../../renderer/src/imports/PreviewView.tsx';
+const { PreviewView } = (await import(previewModule)) as { PreviewView: (props: { preview: ImportPreview }) => VNode };
 
 /** Renders a tree of hook-free components to its elements (no DOM needed): function components are called. */
 function expand(node: unknown): unknown {
