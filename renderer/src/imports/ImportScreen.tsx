@@ -4,6 +4,7 @@ import { Card, Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from 
 import { Link } from '../router';
 import { importOutcome, playlistLine, sources, type ImportPreview, type ImportResult, type ImportSource, type SourcePlaylist } from './logic';
 import { PreviewView } from './PreviewView';
+import './imports.css';
 
 /** Import playlists: pick a source, a playlist, preview what is owned, downloaded or missing, then import. */
 export function ImportScreen() {
