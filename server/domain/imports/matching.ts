@@ -139,11 +139,26 @@ export class UpstreamMatcher {
     return hit.found ? (hit.payload as UpstreamMatch) : null;
   }
 
+  private unsaved: [string, UpstreamMatch | null][] = [];
+
   private store(t: SourceTrack, m: UpstreamMatch | null): void {
-    metadataServiceOf(this.ctx).cache.put(CACHE_KIND, cacheKey(t), m, this.ctx.clock.now());
+    this.unsaved.push([cacheKey(t), m]);
+  }
+
+  /** One write transaction per search answer, not one per track. */
+  private flush(): void {
+    if (this.unsaved.length === 0) return;
+    const cache = metadataServiceOf(this.ctx).cache;
+    const now = this.ctx.clock.now();
+    const rows = this.unsaved;
+    this.unsaved = [];
+    this.ctx.db.transaction(() => {
+      for (const [key, m] of rows) cache.put(CACHE_KIND, key, m, now);
+    })();
   }
 
   private async search(query: string, limit = RESULT_LIMIT): Promise<{ count: number; recordings: Recording[] }> {
+    this.flush();
     this.calls++;
     const answer = await metadataServiceOf(this.ctx).musicbrainz().searchRecordings(query, limit, 0, this.options.signal);
     return { count: answer.count, recordings: answer.recordings as unknown as Recording[] };
@@ -151,6 +166,14 @@ export class UpstreamMatcher {
 
   /** Matches for `tracks` in order: a recording, null (none), or undefined (not checked before the deadline). */
   async match(tracks: SourceTrack[]): Promise<(UpstreamMatch | null | undefined)[]> {
+    try {
+      return await this.matchAll(tracks);
+    } finally {
+      this.flush();
+    }
+  }
+
+  private async matchAll(tracks: SourceTrack[]): Promise<(UpstreamMatch | null | undefined)[]> {
     const out: (UpstreamMatch | null | undefined)[] = tracks.map(() => undefined);
     if (!this.available) return tracks.map(() => null);
     const open: number[] = [];
