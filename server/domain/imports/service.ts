@@ -16,6 +16,8 @@ export const PREVIEW_MATCH_BUDGET_MS = 15_000;
 export const PREVIEW_LIST_LIMIT = 100;
 /** Tracks looked up per step of the import job. */
 const IMPORT_CHUNK = 100;
+/** Steps per run of the job; a longer import goes on in a follow-up job (short claims, fair to other queues). */
+const CHUNKS_PER_RUN = 10;
 /** Downloads of an import wait behind single requests. */
 const IMPORT_JOB_PRIORITY = 5;
 
@@ -212,9 +214,13 @@ async function runImport(ctx: AppContext, job: Job<{ importId: number }>): Promi
   const local = new LocalMatcher(ctx.db);
   const upstream = new UpstreamMatcher(ctx, { signal: job.signal });
   const repo = playlistsRepository(ctx.db);
-  for (;;) {
+  for (let step = 0; ; step++) {
     const pending = playlistImports.pendingItems(ctx.db, row.id, IMPORT_CHUNK);
     if (pending.length === 0) break;
+    if (step === CHUNKS_PER_RUN) {
+      ctx.jobs.enqueue(IMPORT_QUEUE, { importId: row.id }, { dedupeKey: `import:${row.id}:from:${pending[0]!.position}`, name: `import ${row.name}` });
+      return;
+    }
     const tracks: SourceTrack[] = pending.map((i) => ({ title: i.title, artists: i.artist.split(', '), album: i.album, durationMs: i.durationMs, isrc: i.isrc, recordingMbid: i.recordingMbid }));
     const known = tracks.map(knownMatch);
     const looked = await upstream.match(tracks.filter((_, i) => !known[i]));
