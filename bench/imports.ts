@@ -84,6 +84,11 @@ export async function runImportsBench(tracks = Number(process.env.BENCH_IMPORT_T
     clearInterval(sampler);
     if (res.status !== 200) throw new Error(`preview answered ${res.status}`);
     const lookups = mb.requests.length - mbBefore;
+    const mib = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;
+    console.log(
+      `\nPlaylist import preview: ${preview.total} Spotify tracks (fake: 50 ms per page of 100) in ${Math.round(previewMs)} ms, ` +
+        `${lookups} MusicBrainz lookups, peak heap +${mib(peakHeap - base.heapUsed)} MiB, peak RSS +${mib(peakRss - base.rss)} MiB (load ${os.loadavg()[0]!.toFixed(1)})`,
+    );
 
     const t1 = performance.now();
     const imported = await server.api('/api/playlists/import/spotify', { method: 'POST', token: server.admin.token, json: { playlistId: 'bigplaylist' } });
@@ -97,7 +102,6 @@ export async function runImportsBench(tracks = Number(process.env.BENCH_IMPORT_T
     }
     const matchedMs = performance.now() - t1;
 
-    const mb_ = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;
     const result = {
       tracks: preview.total,
       previewMs: Math.round(previewMs),
@@ -106,8 +110,8 @@ export async function runImportsBench(tracks = Number(process.env.BENCH_IMPORT_T
       unmatched: preview.counts.unmatched!,
       unchecked: preview.counts.unchecked!,
       musicbrainzLookups: lookups,
-      peakHeapAboveIdleMb: mb_(peakHeap - base.heapUsed),
-      peakRssAboveIdleMb: mb_(peakRss - base.rss),
+      peakHeapAboveIdleMb: mib(peakHeap - base.heapUsed),
+      peakRssAboveIdleMb: mib(peakRss - base.rss),
       importAnswerMs: Math.round(importMs),
       importMatchedMs: Math.round(matchedMs),
       loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100,
