@@ -261,7 +261,7 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
     if (req.path === '/recording') {
       // Batched searches: `clause OR clause …`, each clause a parenthesised AND of fields (or one field).
       const clauses = splitOr(types.rest).map((c) => parseLucene(c.replace(/^\((.*)\)$/s, '$1')));
-      const recs: Placed[] = [];
+      const recs: (Placed & { score: number })[] = [];
       const seen = new Set<string>();
       for (const { fields, text } of clauses) {
         const arid = fields.arid;
@@ -277,9 +277,11 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
           if (fields.artist && !credited.some((c) => scoreOf(c.name, fields.artist!) > 0)) continue;
           if (seen.has(`${t.recordingId}|${release.id}`)) continue;
           seen.add(`${t.recordingId}|${release.id}`);
-          recs.push(hit);
+          recs.push({ ...hit, score: fields.recording ? scoreOf(t.title, fields.recording) : 100 });
         }
       }
+      // Best score first, as MusicBrainz orders its answers.
+      recs.sort((a, b) => b.score - a.score);
       const p = page(recs, q, 25, 100);
       const recordings = p.items.map(({ release, group, artist, t }) => ({
         id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }),
