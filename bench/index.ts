@@ -25,6 +25,7 @@ import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
 import { runScrobblingBench } from './scrobbling.js';
 import { runPlaybackBench } from './playback.js';
+import { runImportsBench } from './imports.js';
 import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
@@ -268,6 +269,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
   // Playback destinations (issue 15): a 500-track playlist published to the Navidrome fake and supysonic; BENCH_PLAYBACK=0 skips it.
   if (process.env.BENCH_PLAYBACK !== '0') await runPlaybackBench();
+  // Playlist imports (issue 15): preview of a 10,000-track Spotify playlist; BENCH_IMPORTS=0 skips it.
+  if (process.env.BENCH_IMPORTS !== '0') await runImportsBench();
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */

@@ -53,6 +53,9 @@ const envSchema = z.object({
   TONEARM_DEEZER_URL: z.url({ protocol: /^https?$/ }).default('https://api.deezer.com'),
   TONEARM_SPOTIFY_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.spotify.com/v1'),
   TONEARM_SPOTIFY_ACCOUNTS_URL: z.url({ protocol: /^https?$/ }).default('https://accounts.spotify.com'),
+  /** The Spotify token broker (its `/auth` and `/renew`) used when no client id of our own is set. */
+  TONEARM_SPOTIFY_BROKER_URL: z.url({ protocol: /^https?$/ }).default('https://spotify.lidarr.audio'),
+  TONEARM_SPOTIFY_BROKER_CLIENT_ID: z.string().min(1).max(256).optional(),
   TONEARM_ITUNES_URL: z.url({ protocol: /^https?$/ }).default('https://itunes.apple.com'),
   TONEARM_YOUTUBE_URL: z.url({ protocol: /^https?$/ }).default('https://www.youtube.com'),
   TONEARM_TIDAL_OEMBED_URL: z.url({ protocol: /^https?$/ }).default('https://oembed.tidal.com'),
@@ -60,6 +63,8 @@ const envSchema = z.object({
   TONEARM_LASTFM_URL: z.url({ protocol: /^https?$/ }).default('https://ws.audioscrobbler.com/2.0'),
   /** Last.fm's web authorization page (account linking for scrobbling). */
   TONEARM_LASTFM_AUTH_URL: z.url({ protocol: /^https?$/ }).default('https://www.last.fm/api/auth'),
+  /** Last.fm's web site (the player's stations for playlist imports). */
+  TONEARM_LASTFM_WEB_URL: z.url({ protocol: /^https?$/ }).default('https://www.last.fm'),
   /** Where people reach this server (OIDC redirect URI); empty: the request's own origin. */
   TONEARM_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OIDC_ENABLED: bool.optional(),
@@ -124,6 +129,11 @@ export interface Config {
     plexApp: string;
     spotifyApi: string;
     spotifyAccounts: string;
+    /** The Spotify token broker (`/auth`, `/renew`) and the client id it serves (null: Lidarr's). */
+    spotifyBroker: string;
+    spotifyBrokerClientId: string | null;
+    /** Last.fm's web site (stations). */
+    lastfmWeb: string;
     itunes: string;
     youtube: string;
     tidalOembed: string;
@@ -226,6 +236,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       deezer: e.TONEARM_DEEZER_URL,
       spotifyApi: e.TONEARM_SPOTIFY_API_URL,
       spotifyAccounts: e.TONEARM_SPOTIFY_ACCOUNTS_URL,
+      spotifyBroker: e.TONEARM_SPOTIFY_BROKER_URL,
+      spotifyBrokerClientId: e.TONEARM_SPOTIFY_BROKER_CLIENT_ID ?? null,
+      lastfmWeb: e.TONEARM_LASTFM_WEB_URL,
       itunes: e.TONEARM_ITUNES_URL,
       youtube: e.TONEARM_YOUTUBE_URL,
       tidalOembed: e.TONEARM_TIDAL_OEMBED_URL,

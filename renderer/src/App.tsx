@@ -9,6 +9,8 @@ import { InboxScreen } from './inbox/InboxScreen';
 import { badgeText } from './inbox/logic';
 import { FlowsScreen } from './flows/FlowsScreen';
 import { ErrorMessage, Loading } from './components/ui';
+import { ImportScreen } from './imports/ImportScreen';
+import { SpotifyCallbackScreen } from './imports/SpotifyAccount';
 import { AlbumScreen, ArtistScreen, FavoritesScreen, LibraryScreen } from './library/LibraryScreen';
 import { MetaArtistScreen } from './metadata/ArtistPage';
 import { MetaReleaseScreen } from './metadata/ReleasePage';
@@ -121,6 +123,7 @@ export const navEntries: NavEntry[] = [
   { href: '/inbox', label: 'Inbox', primary: true, needs: 'inbox' },
   { href: '/downloads', label: 'Downloads', primary: true },
   { href: '/news', label: 'News' },
+  { href: '/import', label: 'Import', needs: 'flows' },
   { href: '/library/favorites', label: 'Favorites' },
   { href: '/review', label: 'Review' },
   { href: '/settings', label: 'Settings' },
@@ -207,6 +210,8 @@ function Routes({ path }: { path: string }) {
   if (path === '/flows') return <FlowsScreen />;
   if (path === '/review') return <ReviewScreen />;
   if (path === '/connect') return <ConnectScreen />;
+  if (path === '/import') return <ImportScreen />;
+  if (path === '/import/spotify/callback') return <SpotifyCallbackScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
   return (
     <div class="empty">

@@ -38,6 +38,11 @@ export function playlistsRepository(db: Db) {
     tracks: db.prepare('SELECT track_id FROM static_playlist_tracks WHERE playlist_id = ? ORDER BY position').pluck(),
     clear: db.prepare('DELETE FROM static_playlist_tracks WHERE playlist_id = ?'),
     add: db.prepare('INSERT INTO static_playlist_tracks (playlist_id, position, track_id) VALUES (?, ?, ?)'),
+    length: db.prepare('SELECT COUNT(*) FROM static_playlist_tracks WHERE playlist_id = ?').pluck(),
+    // Two steps through negative positions: (playlist_id, position) stays unique at every row.
+    shiftOut: db.prepare('UPDATE static_playlist_tracks SET position = -position - 2 WHERE playlist_id = ? AND position >= ?'),
+    shiftIn: db.prepare('UPDATE static_playlist_tracks SET position = -position - 1 WHERE playlist_id = ? AND position < 0'),
+    touch: db.prepare('UPDATE static_playlists SET updated_at = ? WHERE id = ?'),
   };
   return {
     /** The user's own playlists and everyone's public ones. */
@@ -62,6 +67,16 @@ export function playlistsRepository(db: Db) {
       })();
     },
     remove: (id: number) => s.remove.run(id).changes > 0,
+    /** Inserts one track at `position` (clamped to the end), moving the later ones down by one. */
+    insertTrack(id: number, position: number, trackId: number, now: number): void {
+      db.transaction(() => {
+        const at = Math.max(0, Math.min(position, s.length.get(id) as number));
+        s.shiftOut.run(id, at);
+        s.shiftIn.run(id);
+        s.add.run(id, at, trackId);
+        s.touch.run(now, id);
+      })();
+    },
   };
 }
 export type PlaylistsRepository = ReturnType<typeof playlistsRepository>;

@@ -29,6 +29,8 @@ import { searchRoutes } from '../api/search/routes.js';
 import { scrobblingRoutes } from '../api/scrobbling/routes.js';
 import { playbackRoutes } from '../api/playback/routes.js';
 import { startPlayback } from '../domain/playback/service.js';
+import { importRoutes } from '../api/imports/routes.js';
+import { startImports } from '../domain/imports/service.js';
 import { webhookRoutes } from '../api/webhooks/routes.js';
 import { startAlbumDownloads } from '../domain/downloads/albums.js';
 import { startDownloadControl } from '../domain/downloads/control.js';
@@ -94,6 +96,7 @@ const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
   flowRoutes,
   playlistArtworkRoutes,
   staticPlaylistRoutes,
+  importRoutes,
   nearbyShowsRoutes,
   newsRoutes,
   playbackRoutes,
@@ -123,6 +126,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startPlaylists,
   startPlayback,
   startPlaylistArtwork,
+  startImports,
   // After every service that registers a download source: waiting album requests start here.
   startAlbumDownloads,
 ];

@@ -104,7 +104,7 @@ describe('Main navigation', () => {
     expect(more.getAttribute('aria-expanded')).toBe('false');
     expect(more.getAttribute('aria-controls')).toBe('mainnav-more-list');
     expect(list.hasAttribute('hidden')).toBe(true);
-    expect(find(list, 'a').map((a) => text(a))).toEqual(['News', 'Favorites', 'Review', 'Settings', 'Connect an app']);
+    expect(find(list, 'a').map((a) => text(a))).toEqual(['News', 'Import', 'Favorites', 'Review', 'Settings', 'Connect an app']);
     click(more);
     await waitFor(() => expect(more.getAttribute('aria-expanded')).toBe('true'));
     expect(list.hasAttribute('hidden')).toBe(false);

@@ -5,6 +5,7 @@ import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from 
 import { useLocation } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
+import { SpotifyAccountCard } from '../imports/SpotifyAccount';
 
 const providers = [
   { value: 'local', label: 'This server (your plays here)' },
@@ -26,6 +27,7 @@ export function AccountSettings() {
       {user && <PasswordCard />}
       {user && <ListeningServicesCard />}
       {user && <PlexLinkCard />}
+      {user && <SpotifyAccountCard />}
       {user && <ListeningHistoryCard userId={user.id} />}
     </>
   );

@@ -9,7 +9,7 @@ const activitySchema = z.looseObject({
   id: z.string(),
   status: z.enum(['processing', 'available', 'failed']),
   title: z.string(),
-  kind: z.enum(['album_requested', 'artist_added', 'track_download']).nullable(),
+  kind: z.enum(['album_requested', 'artist_added', 'track_download', 'track_reused', 'playlist_import']).nullable(),
   artistName: z.string().nullable(),
   trackName: z.string().nullable(),
 });

@@ -6,11 +6,12 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from '../lidarr/connection.js';
 import type { DownloadStatuses } from '../lidarr/downloadStatuses.js';
 import { albumDownloadsOf, aurralAlbumId } from '../downloads/albums.js';
+import { importActivity } from '../imports/service.js';
 import type { LidarrLibrary, ManagedByInput } from '../lidarr/library.js';
 
 /** Activity (api.md's activity object): requests made through Lidarr and whether they arrived. */
 
-export type ActivityKind = 'album_requested' | 'artist_added' | 'track_download';
+export type ActivityKind = 'album_requested' | 'artist_added' | 'track_download' | 'playlist_import';
 
 export interface Activity {
   id: string;
@@ -102,7 +103,7 @@ export class RequestsService {
     const own = albumDownloadsOf(this.ctx)
       .activity()
       .map(({ createdAtMs: _c, ...item }) => item);
-    const all = [...lidarrItems, ...own];
+    const all = [...lidarrItems, ...own, ...importActivity(this.ctx)];
     return all.sort((a, b) => b.requestedAt.localeCompare(a.requestedAt));
   }
 

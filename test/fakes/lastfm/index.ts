@@ -61,6 +61,18 @@ export interface LastFmFake extends JsonFake {
   sessions: Map<string, string>;
   scrobbles: FakeLastFmCall[];
   nowPlaying: FakeLastFmCall[];
+  /** The web player's stations per user name (lower case): `GET /player/station/user/<name>/<station>`. */
+  stations: Map<string, Partial<Record<'library' | 'mix' | 'recommended', FakeStationTrack[]>>>;
+  /** The web site's root (TONEARM_LASTFM_WEB_URL). */
+  webUrl: string;
+}
+
+/** A track of a station as the web player lists it. */
+export interface FakeStationTrack {
+  name: string;
+  artist: string;
+  album?: string;
+  durationSeconds?: number;
 }
 
 /** A scrobble or now-playing update as received (every parameter but the signature). */
@@ -164,6 +176,24 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
 
   const handler = (req: SeenRequest, raw: Buffer): FakeReply => {
     if (/^\/api\/auth\/?$/.test(req.path)) return authPage(req.query);
+    const station = /^\/player\/station\/user\/([^/]+)\/(library|mix|recommended)$/.exec(req.path);
+    if (station) {
+      const user = fake.stations.get(decodeURIComponent(station[1]!).toLowerCase());
+      if (!user) return { status: 404, body: '<html>User not found</html>', headers: { 'content-type': 'text/html' } };
+      const tracks = user[station[2] as 'library' | 'mix' | 'recommended'] ?? [];
+      return {
+        body: {
+          playlist: tracks.map((t) => ({
+            name: t.name,
+            url: `https://www.last.fm/music/${encodeURIComponent(t.artist)}/_/${encodeURIComponent(t.name)}`,
+            duration: t.durationSeconds ?? 200,
+            artists: [{ name: t.artist, url: `https://www.last.fm/music/${encodeURIComponent(t.artist)}` }],
+            playlinks: [],
+            ...(t.album && { album: t.album }),
+          })),
+        },
+      };
+    }
     const injected = errors.shift();
     if (injected) return error(injected.code, 'Injected failure', injected.status);
     if (req.path !== '/' && req.path !== '') return { status: 404, body: '<html>Not found</html>', headers: { 'content-type': 'text/html' } };
@@ -350,6 +380,8 @@ export async function startLastFmFake(seed: FakeLastFmArtist[] = [], apiKey = 'l
   fake.apiSecret = apiSecret;
   fake.authUrl = `${fake.url.replace(/\/2\.0$/, '')}/api/auth/`;
   fake.authUser = 'rj';
+  fake.stations = new Map();
+  fake.webUrl = fake.url.replace(/\/2\.0$/, '');
   fake.sessions = new Map();
   fake.scrobbles = [];
   fake.nowPlaying = [];

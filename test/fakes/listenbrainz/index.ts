@@ -16,7 +16,21 @@ export interface FakeListenBrainzArtist {
   listens: number;
 }
 
+/** A playlist as the fake keeps it; served as JSPF. */
+export interface FakeListenBrainzPlaylist {
+  id: string;
+  title: string;
+  creator: string;
+  /** Set for playlists made for a user ("weekly-jams", "weekly-exploration"). */
+  sourcePatch?: string;
+  createdFor?: string;
+  public?: boolean;
+  tracks: { title: string; artist: string; album?: string; durationMs?: number; recordingMbid?: string; artistMbid?: string; releaseMbid?: string }[];
+}
+
 export interface ListenBrainzFake extends JsonFake {
+  /** Playlists by id: a user's own (by `creator`) and those made for them (`createdFor`). */
+  playlists: Map<string, FakeListenBrainzPlaylist>;
   /** Per user name, the artists with their listen counts (the same for every range unless `ranges` says otherwise). */
   users: Map<string, { name: string; artists: FakeListenBrainzArtist[]; ranges?: Record<string, FakeListenBrainzArtist[]>; computed: boolean }>;
   addUser(name: string, artists: FakeListenBrainzArtist[], options?: { computed?: boolean; ranges?: Record<string, FakeListenBrainzArtist[]> }): void;
@@ -89,6 +103,23 @@ export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
       }
     }
     if (req.path === '/1/submit-listens') return err(401, 'You need to provide an Authorization header.');
+    const caller = auth ? tokens.get(/^Token\s+(.+)$/i.exec(auth)?.[1] ?? '') : undefined;
+    const lists = /^\/1\/user\/([^/]+)\/playlists(\/createdfor)?$/.exec(req.path);
+    if (lists) {
+      const user = decodeURIComponent(lists[1]!).toLowerCase();
+      const all = [...fake.playlists.values()].filter((p) =>
+        lists[2] ? p.createdFor?.toLowerCase() === user : p.creator.toLowerCase() === user && !p.createdFor,
+      ).filter((p) => p.public !== false || caller?.toLowerCase() === user);
+      const count = Math.min(100, Number(req.query.get('count') ?? 25) || 25);
+      const offset = Number(req.query.get('offset') ?? 0) || 0;
+      return { body: { playlists: all.slice(offset, offset + count).map((p) => ({ playlist: jspf(p, false) })), playlist_count: all.length, count, offset } };
+    }
+    const one = /^\/1\/playlist\/([0-9a-f-]{36})$/.exec(req.path);
+    if (one) {
+      const p = fake.playlists.get(one[1]!);
+      if (!p || (p.public === false && caller?.toLowerCase() !== (p.createdFor ?? p.creator).toLowerCase())) return err(404, 'Cannot find playlist');
+      return { body: { playlist: jspf(p, true) } };
+    }
     if (req.path === '/1/validate-token') return err(400, 'You need to provide an Authorization token.');
     const user = /^\/1\/stats\/user\/([^/]+)\/artists$/.exec(req.path);
     if (!user && req.path !== '/1/stats/sitewide/artists') return err(404, 'Not found');
@@ -139,6 +170,40 @@ export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
     };
   };
 
+  const jspf = (p: FakeListenBrainzPlaylist, withTracks: boolean) => ({
+    title: p.title,
+    identifier: `https://listenbrainz.org/playlist/${p.id}`,
+    creator: p.creator,
+    date: '2026-11-17T00:00:00+00:00',
+    track: withTracks
+      ? p.tracks.map((t) => ({
+          title: t.title,
+          creator: t.artist,
+          ...(t.album && { album: t.album }),
+          identifier: t.recordingMbid ? [`https://musicbrainz.org/recording/${t.recordingMbid}`] : [],
+          ...(t.durationMs && { duration: t.durationMs }),
+          extension: {
+            'https://musicbrainz.org/doc/jspf#track': {
+              artist_identifiers: t.artistMbid ? [`https://musicbrainz.org/artist/${t.artistMbid}`] : [],
+              ...(t.releaseMbid && { release_identifier: `https://musicbrainz.org/release/${t.releaseMbid}` }),
+              added_at: '2026-11-17T00:00:00+00:00',
+              added_by: p.creator,
+              additional_metadata: {},
+            },
+          },
+        }))
+      : [],
+    extension: {
+      'https://musicbrainz.org/doc/jspf#playlist': {
+        creator: p.creator,
+        ...(p.createdFor && { created_for: p.createdFor }),
+        public: p.public !== false,
+        last_modified_at: '2026-11-17T00:00:00+00:00',
+        ...(p.sourcePatch && { additional_metadata: { algorithm_metadata: { source_patch: p.sourcePatch } } }),
+      },
+    },
+  });
+
   const handler = (req: SeenRequest, raw: Buffer): FakeReply => {
     const nowMs = Date.now();
     if (nowMs - windowStart >= rateLimit.windowSeconds * 1000) {
@@ -162,6 +227,7 @@ export async function startListenBrainzFake(): Promise<ListenBrainzFake> {
   fake.tokens = tokens;
   fake.sitewide = [];
   fake.submissions = [];
+  fake.playlists = new Map();
   fake.rateLimit = rateLimit;
   fake.resetWindow = () => {
     windowStart = Date.now();

@@ -94,6 +94,28 @@ function parseLucene(q: string): { fields: Record<string, string>; text: string 
   return { fields, text: rest.replace(/\bAND\b|\bOR\b/g, ' ').replace(/^"|"$/g, '').replace(/\\(.)/g, '$1').trim() };
 }
 
+/** Splits a query at its top-level ` OR ` (outside quotes and parentheses). */
+function splitOr(q: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < q.length; i++) {
+    const ch = q[i];
+    if (ch === '\\') i++;
+    else if (ch === '"') quoted = !quoted;
+    else if (!quoted && ch === '(') depth++;
+    else if (!quoted && ch === ')') depth--;
+    else if (!quoted && depth === 0 && q.startsWith(' OR ', i)) {
+      parts.push(q.slice(start, i).trim());
+      start = i + 4;
+      i += 3;
+    }
+  }
+  parts.push(q.slice(start).trim());
+  return parts.filter(Boolean);
+}
+
 export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<MusicBrainzFake> {
   const artists = new Map<string, FakeArtist>();
   const groups = new Map<string, { group: FakeReleaseGroup; artist: FakeArtist }>();
@@ -107,6 +129,22 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
     }
   };
   seed.forEach(add);
+  type Placed = { release: FakeRelease; group: FakeReleaseGroup; artist: FakeArtist; t: FakeTrack };
+  let placed: { size: number; all: Placed[]; byIsrc: Map<string, Placed[]> } | null = null;
+  const index = () => {
+    if (placed && placed.size === releases.size) return placed;
+    const all: Placed[] = [];
+    const byIsrc = new Map<string, Placed[]>();
+    for (const { release, group, artist } of releases.values())
+      for (const t of release.tracks) {
+        const p = { release, group, artist, t };
+        all.push(p);
+        if (t.isrc) byIsrc.set(t.isrc.toUpperCase(), [...(byIsrc.get(t.isrc.toUpperCase()) ?? []), p]);
+      }
+    return (placed = { size: releases.size, all, byIsrc });
+  };
+  const allTracks = () => index().all;
+  const isrcIndex = () => index().byIsrc;
 
   const groupJson = (group: FakeReleaseGroup, artist: FakeArtist, extra: Record<string, unknown> = {}) => ({
     id: group.id,
@@ -221,20 +259,35 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
       return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, 'release-groups': p.items.map((h) => groupJson(h.group, h.artist, { score: h.score })) } };
     }
     if (req.path === '/recording') {
-      const arid = fields.arid;
-      const recs: unknown[] = [];
-      for (const { release, group, artist } of releases.values())
-        for (const t of release.tracks) {
+      // Batched searches: `clause OR clause …`, each clause a parenthesised AND of fields (or one field).
+      const clauses = splitOr(types.rest).map((c) => parseLucene(c.replace(/^\((.*)\)$/s, '$1')));
+      const recs: (Placed & { score: number })[] = [];
+      const seen = new Set<string>();
+      for (const { fields, text } of clauses) {
+        const arid = fields.arid;
+        // An ISRC clause reads the index instead of every track.
+        const scope = fields.isrc ? (isrcIndex().get(fields.isrc.toUpperCase()) ?? []) : allTracks();
+        for (const hit of scope) {
+          const { release, artist, t } = hit;
           const credited = t.artists ?? [artist];
           if (arid && !credited.some((c) => c.id === arid)) continue;
           if (fields.rid && t.recordingId !== fields.rid) continue;
           if (fields.isrc && t.isrc?.toUpperCase() !== fields.isrc.toUpperCase()) continue;
           if (!arid && !fields.rid && !fields.isrc && scoreOf(t.title, fields.recording ?? text) === 0) continue;
           if (fields.artist && !credited.some((c) => scoreOf(c.name, fields.artist!) > 0)) continue;
-          recs.push({ id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }), 'artist-credit': credit(credited), releases: [releaseJson(release, group, artist, false)] });
+          if (seen.has(`${t.recordingId}|${release.id}`)) continue;
+          seen.add(`${t.recordingId}|${release.id}`);
+          recs.push({ ...hit, score: fields.recording ? scoreOf(t.title, fields.recording) : 100 });
         }
+      }
+      // Best score first, as MusicBrainz orders its answers.
+      recs.sort((a, b) => b.score - a.score);
       const p = page(recs, q, 25, 100);
-      return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, recordings: p.items } };
+      const recordings = p.items.map(({ release, group, artist, t }) => ({
+        id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }),
+        'artist-credit': credit(t.artists ?? [artist]), releases: [releaseJson(release, group, artist, false)],
+      }));
+      return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, recordings } };
     }
     return notFound;
   }
