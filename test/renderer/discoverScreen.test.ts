@@ -1,4 +1,4 @@
-import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type FakeElement } from './dom.js';
+import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDeezerFake, type DeezerFake } from '../fakes/deezer/index.js';
@@ -29,7 +29,7 @@ let deezer: DeezerFake;
 let DiscoverRoute: FunctionComponent;
 let m: Modules;
 let admin: Session;
-let root: FakeElement | null = null;
+let root: El | null = null;
 
 const sim = (i: number) => `Sim ${String(i).padStart(2, '0')}`;
 const SIMS = 30;
@@ -46,7 +46,7 @@ async function get<T>(path: string, token = admin.token): Promise<T> {
 }
 
 /** Renders the Discover screen at `path` (the router's location) as `as`. */
-function show(as: Session, path: string): FakeElement {
+function show(as: Session, path: string): El {
   m.session.set({ token: as.token, user: as.user, notice: null });
   m.router.navigate(path);
   root = container();
@@ -54,9 +54,9 @@ function show(as: Session, path: string): FakeElement {
   return root;
 }
 
-const tiles = (r: FakeElement, list: string) => one(r, 'ul', list).querySelectorAll('li.discover-tile');
-const tileNames = (r: FakeElement, list: string) => tiles(r, list).map((li) => li.getAttribute('data-artist'));
-const tileOf = (r: FakeElement, list: string, name: string) => tiles(r, list).find((li) => li.getAttribute('data-artist') === name)!;
+const tiles = (r: El, list: string) => find(one(r, 'ul', list), 'li.discover-tile');
+const tileNames = (r: El, list: string) => tiles(r, list).map((li) => li.getAttribute('data-artist'));
+const tileOf = (r: El, list: string, name: string) => tiles(r, list).find((li) => li.getAttribute('data-artist') === name)!;
 const feedbackOnServer = async (token = admin.token) => (await get<{ feedback: { artistName: string; kind: string; id: number }[] }>('/api/discover/feedback', token)).feedback;
 
 beforeAll(async () => {
@@ -193,7 +193,7 @@ describe('Discover screen', () => {
     await waitFor(() => expect(find(r, 'ul', 'Editorial playlists')).toHaveLength(1));
     const preset = one(r, 'button', /^Indie Discoveries/);
     await waitFor(() => expect(preset.querySelector('img')).toBeTruthy());
-    const src = preset.querySelector('img')!.src;
+    const src = preset.querySelector('img')!.getAttribute('src')!; // as written; the `src` property is the resolved absolute URL
     expect(src).toMatch(/^\/api\/discover\/artwork\/indie-discoveries\?size=300&st=/);
     // The address works as an <img> uses it: no Authorization header.
     const art = await fetch(server.url + src);

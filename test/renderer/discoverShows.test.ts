@@ -1,4 +1,4 @@
-import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type FakeElement } from './dom.js';
+import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent } from 'preact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeoFake, type GeoFake } from '../fakes/geo/index.js';
@@ -12,7 +12,7 @@ const renderer = (p: string) => import(/* @vite-ignore */ `../../renderer/src/${
 let server: TestServer;
 let tm: TicketmasterFake;
 let geo: GeoFake;
-let root: FakeElement;
+let root: El;
 const day = 86_400_000;
 
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type FakeElement } from './dom.js';
+import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -33,7 +33,7 @@ let m: Modules;
 let admin: Session;
 let plain: Session;
 let flower: Session;
-let root: FakeElement | null = null;
+let root: El | null = null;
 
 async function signIn(username: string, password: string): Promise<Session> {
   const s = (await (await server.api('/api/auth/login', { method: 'POST', json: { username, password } })).json()) as { token: string; user: unknown };
@@ -44,7 +44,7 @@ type ServerFlow = { id: string; name: string; enabled: boolean; mix: Record<stri
 const serverFlows = async () => ((await (await server.api('/api/playlists/flows', { token: admin.token })).json()) as { flows: ServerFlow[] }).flows;
 const flowNamed = async (name: string) => (await serverFlows()).find((f) => f.name === name);
 
-function show(as: Session): FakeElement {
+function show(as: Session): El {
   m.session.set({ token: as.token, user: as.user, notice: null });
   root = container();
   render(h(FlowsScreen, {}), root as unknown as Element);
@@ -64,8 +64,8 @@ async function eventually(check: () => Promise<void>, ms = 5000): Promise<void> 
   }
 }
 
-const item = (r: FakeElement, name: string) => find(r, 'li.flow-item').find((li) => li.getAttribute('data-flow') === name);
-const openCreate = async (r: FakeElement) => {
+const item = (r: El, name: string) => find(r, 'li.flow-item').find((li) => li.getAttribute('data-flow') === name);
+const openCreate = async (r: El) => {
   await waitFor(() => one(r, 'button', 'New flow'));
   click(one(r, 'button', 'New flow'));
   return waitFor(() => one(r, 'form', 'Create flow'));
@@ -249,7 +249,14 @@ describe('Flows screen', () => {
     click(one(item(r, 'Trending Mix')!, 'button', 'Edit Trending Mix'));
     const form = await waitFor(() => one(item(r, 'Trending Mix')!, 'form', 'Save changes'));
     await typeInto(one(form, 'input', 'Name'), 'Trending Mix');
+    // 0 is below the field's minimum: the browser itself keeps the form from being sent.
     await typeInto(one(form, 'input', 'Tracks'), '0');
+    click(one(form, 'button', 'Save changes'));
+    expect((one(form, 'input', 'Tracks') as unknown as HTMLInputElement).validity.rangeUnderflow).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(find(form, '[role="alert"]')).toEqual([]);
+    // An empty field passes the browser's check; the server refuses it, and says why next to the form.
+    await typeInto(one(form, 'input', 'Tracks'), '');
     click(one(form, 'button', 'Save changes'));
     await waitFor(() => expect(text(one(form, '[role="alert"]'))).toBe('size must be a whole number greater than 0'));
     await typeInto(one(form, 'input', 'Tracks'), '25');

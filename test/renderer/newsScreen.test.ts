@@ -1,4 +1,4 @@
-import { container, find, one, click, setOrigin, text, waitFor, type FakeElement } from './dom.js';
+import { container, find, one, click, setOrigin, text, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_NEWS_FEEDS } from '../../server/integrations/news/sources.js';
@@ -23,7 +23,7 @@ let NewsScreen: FunctionComponent;
 let sessionModule: SessionModule;
 let user: { token: string; user: unknown };
 let admin: { token: string; user: unknown };
-let root: FakeElement;
+let root: El;
 
 const ARTICLES = 65;
 const publisherOf = (i: number) => ['Publisher One', 'Publisher Two', 'Publisher Three'][i % 3]!;
@@ -34,15 +34,15 @@ async function signIn(username: string, password: string) {
   return { token: s.token, user: s.user };
 }
 
-function show(as: { token: string; user: unknown }): FakeElement {
+function show(as: { token: string; user: unknown }): El {
   sessionModule.session.set({ token: as.token, user: as.user, notice: null });
   root = container();
   render(h(NewsScreen, {}), root as unknown as Element);
   return root;
 }
 
-const titles = (r: FakeElement) => find(r, 'li.news-item .track-title').map(text);
-const publishers = (r: FakeElement) => find(r, 'li.news-item').map((li) => li.getAttribute('data-publisher'));
+const titles = (r: El) => find(r, 'li.news-item .track-title').map(text);
+const publishers = (r: El) => find(r, 'li.news-item').map((li) => li.getAttribute('data-publisher'));
 const blockedOf = async (token: string) => ((await (await server.api('/api/news/preferences', { token })).json()) as { blockedPublishers: string[] }).blockedPublishers;
 
 beforeAll(async () => {

@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FakeEvent, installFakeDom, textOf, type FakeDocument, type FakeElement } from './fakeDom.js';
+import { click as press, container, find, fire, setOrigin, text as textOf, type as typeInto, type El } from './dom.js';
 
 /**
- * The Playlists screens rendered by preact into a small fake DOM, against a fake of the JSON API
+ * The Playlists screens rendered by preact into the test browser (happy-dom), against a fake of the JSON API
  * (the routes' real behaviour is tested in test/playlists/artwork.test.ts): what they show, and the
  * requests their buttons send.
  */
 
-let doc: FakeDocument;
 // The renderer is typechecked by its own tsconfig; here it is loaded by path, typed loosely.
 type Component = (props: Record<string, unknown>) => unknown;
 let preact: typeof import('preact');
@@ -75,26 +74,25 @@ async function settle() {
   for (let i = 0; i < 8; i++) await new Promise((r) => setTimeout(r, 0));
 }
 
-function mount(vnode: import('preact').VNode<any>): FakeElement {
-  const root = doc.createElement('div');
-  doc.body.appendChild(root);
-  preact.render(vnode, root as unknown as Element);
+function mount(vnode: import('preact').VNode<any>): El {
+  const root = container();
+  preact.render(vnode, root);
   return root;
 }
 
-const buttons = (root: FakeElement, text: string | RegExp) =>
-  root.findAll((el) => el.localName === 'button' && (typeof text === 'string' ? textOf(el) === text : text.test(textOf(el)) || text.test(el.getAttribute('aria-label') ?? '')));
-const click = async (el: FakeElement | undefined) => {
+const buttons = (root: El, text: string | RegExp) =>
+  find(root, 'button').filter((el) => (typeof text === 'string' ? textOf(el) === text : text.test(textOf(el)) || text.test(el.getAttribute('aria-label') ?? '')));
+const click = async (el: El | undefined) => {
   expect(el, 'element to click').toBeDefined();
-  el!.dispatchEvent(new FakeEvent('click'));
+  press(el!);
   await settle();
 };
-const images = (root: FakeElement) => root.findAll((el) => el.localName === 'img');
-/** preact sets `src` as a property when the element has one. */
-const srcOf = (el: FakeElement) => el.getAttribute('src') ?? el.src;
+const images = (root: El) => find(root, 'img');
+/** The address as the screen wrote it (the `src` property is resolved against the page). */
+const srcOf = (el: El) => el.getAttribute('src');
 
 beforeAll(async () => {
-  doc = installFakeDom();
+  setOrigin('http://tonearm.test', '/playlists');
   (globalThis as any).fetch = fakeApi;
   preact = await import('preact');
   screens = await load('playlists/PlaylistsScreen.tsx');
@@ -109,13 +107,13 @@ describe('Playlists screen', () => {
     reset();
     const root = mount(preact.h(screens.PlaylistsScreen as never, {}));
     await settle();
-    const tiles = root.findAll((el) => el.localName === 'li');
+    const tiles = find(root, 'li');
     expect(tiles.map(textOf)).toEqual(['Road trip3 tracks · 9 min · Only you', 'HHer mixEmpty · Public · by alice']);
-    const links = root.findAll((el) => el.localName === 'a').map((a) => a.getAttribute('href'));
+    const links = find(root, 'a').map((a) => a.getAttribute('href'));
     expect(links).toEqual(['/playlists/7', '/playlists/8']);
     // The first has artwork (versioned URL, display size, the session token for <img>); the second a lettered tile.
     expect(images(root).map(srcOf)).toEqual(['/api/playlists/artwork/7?v=e1&size=300&token=tok']);
-    preact.render(null, root as unknown as Element);
+    preact.render(null, root);
   });
 
   it('shows one playlist, removes a track, manages artwork, renames, plays', async () => {
@@ -123,8 +121,8 @@ describe('Playlists screen', () => {
     calls.length = 0;
     const root = mount(preact.h(screens.PlaylistScreen as never, { id: '7' }));
     await settle();
-    expect(textOf(root.findAll((el) => el.localName === 'h1')[0]!)).toBe('Road trip');
-    const titles = () => root.findAll((el) => el.getAttribute('class') === 'track-title').map(textOf);
+    expect(textOf(find(root, 'h1')[0]!)).toBe('Road trip');
+    const titles = () => find(root, '[class="track-title"]').map(textOf);
     expect(titles()).toEqual(['Harbor Lights', 'Low Tide', 'Salt Wind']);
 
     await click(buttons(root, /^Remove Low Tide from the playlist$/)[0]);
@@ -142,19 +140,16 @@ describe('Playlists screen', () => {
     expect(textOf(root)).toContain('No artwork yet');
 
     await click(buttons(root, 'Rename')[0]);
-    const input = root.findAll((el) => el.localName === 'input' && el.getAttribute('id') === 'playlist-name')[0]!;
-    input.value = 'Coast road';
-    input.dispatchEvent(new FakeEvent('input'));
+    await typeInto(find(root, 'input#playlist-name')[0]!, 'Coast road');
     await settle();
-    root.findAll((el) => el.localName === 'form')[0]!.dispatchEvent(new FakeEvent('submit'));
-    await settle();
+    await click(buttons(root, 'Save')[0]);
     expect(calls.at(-1)).toEqual({ method: 'PUT', path: '/api/playlists/playlists/7', body: { name: 'Coast road' } });
-    expect(textOf(root.findAll((el) => el.localName === 'h1')[0]!)).toBe('Coast road');
+    expect(textOf(find(root, 'h1')[0]!)).toBe('Coast road');
 
     await click(buttons(root, 'Play')[0]);
     expect(playerModule.player.get().queue.map((t: { id: number }) => t.id)).toEqual([11, 13]);
     expect(playerModule.player.get().index).toBe(0);
-    preact.render(null, root as unknown as Element);
+    preact.render(null, root);
   });
 
   it('asks before deleting, and shows an upload refusal in words', async () => {
@@ -169,27 +164,26 @@ describe('Playlists screen', () => {
     expect(buttons(root, 'Delete “Road trip”')).toHaveLength(0);
 
     // A file the browser says is text is refused before any request.
-    const input = root.findAll((el) => el.localName === 'input' && el.getAttribute('type') === 'file')[0]!;
-    input.files = [{ name: 'notes.txt', type: 'text/plain', size: 20 }];
-    input.dispatchEvent(new FakeEvent('change'));
+    const input = find(root, 'input[type="file"]')[0]! as unknown as { files: unknown };
+    input.files = [new File(['some notes'], 'notes.txt', { type: 'text/plain' })];
+    fire(input as unknown as El, 'change');
     await settle();
     expect(textOf(root)).toContain('notes.txt is not a picture');
     expect(calls.some((c) => c.path.startsWith('/api/playlists/artwork/7') && c.method === 'PUT')).toBe(false);
 
     // A picture the server refuses: its message is shown.
-    input.files = [new Blob([new Uint8Array(10)], { type: 'image/png' }) as unknown as never];
-    Object.assign(input.files[0] as object, { name: 'huge.png' });
-    input.dispatchEvent(new FakeEvent('change'));
+    input.files = [new File([new Uint8Array(10)], 'huge.png', { type: 'image/png' })];
+    fire(input as unknown as El, 'change');
     await settle();
     expect(calls.at(-1)).toMatchObject({ method: 'PUT', path: '/api/playlists/artwork/7' });
     expect(textOf(root)).toContain('The image is larger than 10 MB');
-    preact.render(null, root as unknown as Element);
+    preact.render(null, root);
   });
 
   it('says so when the playlist is not there', async () => {
     const root = mount(preact.h(screens.PlaylistScreen as never, { id: '9' }));
     await settle();
     expect(textOf(root)).toContain('This playlist does not exist, or it is not shared with you.');
-    preact.render(null, root as unknown as Element);
+    preact.render(null, root);
   });
 });

@@ -1,4 +1,4 @@
-import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type DomEvent, type FakeElement } from './dom.js';
+import { click, container, find, one, press, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent, type VNode } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGotify, type FakeGotify } from '../fakes/gotify/index.js';
@@ -29,14 +29,14 @@ let gotify: FakeGotify;
 let hook: FakeWebhookReceiver;
 let m: Modules;
 let admin: Session;
-let root: FakeElement | null = null;
+let root: El | null = null;
 
 async function signIn(username: string, password: string): Promise<Session> {
   const s = (await (await server.api('/api/auth/login', { method: 'POST', json: { username, password } })).json()) as { token: string; user: unknown };
   return { token: s.token, user: s.user };
 }
 
-function show(node: VNode): FakeElement {
+function show(node: VNode): El {
   m.session.set({ token: admin.token, user: admin.user, notice: null });
   root = container();
   render(node, root as unknown as Element);
@@ -46,17 +46,13 @@ const settingsTab = (tab: string) => {
   m.router.navigate(`/settings/${tab}`);
   return show(h(m.SettingsScreen, { tab }) as VNode);
 };
-const key = (el: FakeElement, k: string) => {
-  const e = { type: 'keydown', key: k, target: null, currentTarget: null, bubbles: true, defaultPrevented: false, button: 0, preventDefault() {}, stopPropagation() {} } as DomEvent;
-  el.dispatchEvent(e);
-};
 const settled = () => new Promise((r) => setTimeout(r, 0));
-const card = (r: FakeElement, title: string) => {
+const card = (r: El, title: string) => {
   const found = find(r, 'section').find((s) => text(find(s, 'h2')[0] ?? null) === title);
   if (!found) throw new Error(`no card ${title}`);
   return found;
 };
-const input = (r: FakeElement, label: string) => {
+const input = (r: El, label: string) => {
   const l = find(r, 'label').find((x) => text(x) === label);
   if (!l) throw new Error(`no label ${label}`);
   return one(r, `#${l.getAttribute('for')}`);
@@ -108,7 +104,7 @@ describe('Main navigation', () => {
     click(more);
     await waitFor(() => expect(more.getAttribute('aria-expanded')).toBe('true'));
     expect(list.hasAttribute('hidden')).toBe(false);
-    key(list, 'Escape');
+    press(list, 'Escape');
     await waitFor(() => expect(more.getAttribute('aria-expanded')).toBe('false'));
     // Choosing an entry under More navigates, closes the menu, and marks both the entry and More.
     click(more);
