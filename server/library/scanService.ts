@@ -58,7 +58,6 @@ export class LibraryScanService {
   /** Paths changed since the last watcher-triggered request; null after too many. */
   private changedPaths: Set<string> | null = new Set();
   private idleWaiters: (() => void)[] = [];
-  private readonly completedListeners = new Set<(runId: number) => void>();
   private stopped = false;
   private readonly now: () => number;
 
@@ -201,20 +200,7 @@ export class LibraryScanService {
       status: final?.status ?? 'failed',
       ...countsOf(final),
     });
-    for (const listener of this.completedListeners) {
-      try {
-        listener(runId);
-      } catch (err) {
-        this.options.log?.warn('scan completion listener failed', { runId, error: err instanceof Error ? err.message : String(err) });
-      }
-    }
     this.pump();
-  }
-
-  /** Called after each run ends (completed or failed), e.g. to pick up tracks a download filed. */
-  onCompleted(listener: (runId: number) => void): () => void {
-    this.completedListeners.add(listener);
-    return () => this.completedListeners.delete(listener);
   }
 
   /** `phase` tells a progress bar whether filesSeen is still growing (walking) or final (reading). */

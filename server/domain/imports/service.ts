@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.js';
+import type { DownloadJobRow } from '../../db/downloads.js';
 import { playlistsRepository } from '../../db/playlists.js';
 import { playlistImports, type ImportItemRow, type ImportRow, type ImportSource } from '../../db/playlistImports.js';
 import type { Job } from '../../jobs/queue.js';
 import { downloadsOf } from '../downloads/service.js';
-import { libraryServiceOf } from '../library/service.js';
+import { placeStaticTracks } from '../playlists/staticDownloads.js';
 import { StaticPlaylists } from '../playlists/staticPlaylists.js';
 import { LocalMatcher, UpstreamMatcher, type SourceTrack, type UpstreamMatch } from './matching.js';
 import { openPlaylist } from './sources.js';
@@ -274,26 +275,19 @@ function refreshStatus(ctx: AppContext, importId: number): void {
   if (status !== row.status) playlistImports.setStatus(ctx.db, importId, status, null, ctx.clock.now());
 }
 
-/** Downloads that finished and whose track the library has indexed join their playlists. */
-export function joinFinishedDownloads(ctx: AppContext): number {
-  const repo = playlistsRepository(ctx.db);
-  const trackOfFile = ctx.db.prepare("SELECT track_id FROM library_media_files WHERE source = 'aurral' AND path = ? AND available = 1 LIMIT 1").pluck();
-  let joined = 0;
-  const touched = new Set<number>();
-  for (const done of playlistImports.queuedDone(ctx.db)) {
-    const trackId = done.reusedTrackId ?? (done.finalPath ? (trackOfFile.get(done.finalPath) as number | undefined) : undefined);
-    if (trackId === undefined) continue;
-    const row = playlistImports.get(ctx.db, done.importId);
-    if (!row) continue;
-    ctx.db.transaction(() => {
-      playlistImports.setItem(ctx.db, row.id, done.position, { state: 'added', trackId });
-      placeTrack(ctx, repo, row, done.position, trackId);
-    })();
-    touched.add(row.id);
-    joined++;
-  }
-  for (const id of touched) refreshStatus(ctx, id);
-  return joined;
+/**
+ * A finished download of an import joins its static playlist at its place in the source's order
+ * (the playlists' joining runs this once per job, after the download and again after scans).
+ */
+function placeImportedTrack(ctx: AppContext, job: DownloadJobRow, trackId: number): boolean {
+  const item = playlistImports.itemByJob(ctx.db, job.id);
+  if (!item) return false;
+  const row = playlistImports.get(ctx.db, item.importId);
+  if (!row || row.targetType !== 'static' || row.targetId !== job.playlistId) return false;
+  playlistImports.setItem(ctx.db, row.id, item.position, { state: 'added', trackId });
+  placeTrack(ctx, playlistsRepository(ctx.db), row, item.position, trackId);
+  refreshStatus(ctx, row.id);
+  return true;
 }
 
 /** Registers the import queue and the hooks that let finished downloads join their playlists. */
@@ -309,8 +303,7 @@ export function startImports(ctx: AppContext): void {
     if (e.type !== 'job_updated' || e.job.status === e.previousStatus) return;
     const item = playlistImports.itemByJob(ctx.db, e.job.id);
     if (!item) return;
-    if (e.job.status === 'done') joinFinishedDownloads(ctx);
-    else if ((e.job.status === 'failed' || e.job.status === 'cancelled') && item.state === 'queued') {
+    if ((e.job.status === 'failed' || e.job.status === 'cancelled') && item.state === 'queued') {
       playlistImports.setItem(ctx.db, item.importId, item.position, { state: 'failed' });
       refreshStatus(ctx, item.importId);
     } else if (e.job.status === 'pending' && item.state === 'failed') {
@@ -319,12 +312,10 @@ export function startImports(ctx: AppContext): void {
       refreshStatus(ctx, item.importId);
     }
   });
-  const stop = libraryServiceOf(ctx).scans.onCompleted(() => joinFinishedDownloads(ctx));
-  ctx.onClose(stop);
-  // After a restart: imports cut short go on, and downloads filed meanwhile join.
+  placeStaticTracks(ctx, (job, trackId) => placeImportedTrack(ctx, job, trackId));
+  // After a restart: imports cut short go on (downloads filed meanwhile join through the playlists' sweep).
   for (const row of playlistImports.unfinished(ctx.db))
     if (row.status === 'matching') ctx.jobs.enqueue(IMPORT_QUEUE, { importId: row.id }, { dedupeKey: `import:${row.id}`, name: `import ${row.name}` });
-  joinFinishedDownloads(ctx);
 }
 
 /** Imports as activity items (api.md's activity object, kind `playlist_import`), newest first. */

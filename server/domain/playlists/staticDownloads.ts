@@ -60,13 +60,27 @@ export function addStaticTrackByName(
   return { trackId: null, job };
 }
 
+/**
+ * Puts a finished job's track where its creator wants it (an import keeps the source's order);
+ * returns false when the job is not one of its own, and the track is appended.
+ */
+export type StaticPlacer = (job: DownloadJobRow, trackId: number) => boolean;
+
+const placers = new WeakMap<AppContext, StaticPlacer[]>();
+
+/** Lets a feature that creates static-playlist jobs place their tracks itself (inside the joining transaction). */
+export function placeStaticTracks(ctx: AppContext, placer: StaticPlacer): void {
+  placers.set(ctx, [...(placers.get(ctx) ?? []), placer]);
+}
+
 /** Registers the joining of finished static-playlist jobs (start-up). */
 export function startStaticDownloads(ctx: AppContext): void {
   const repo = playlistsRepository(ctx.db);
   attachFinishedJobs(ctx, STATIC, (job, trackId) => {
     const id = Number(job.playlistId);
     if (!Number.isSafeInteger(id) || !repo.byId(id)) return false;
-    repo.update(id, { trackIds: [...repo.trackIds(id), trackId] }, ctx.clock.now());
+    const placed = (placers.get(ctx) ?? []).some((place) => place(job, trackId));
+    if (!placed) repo.update(id, { trackIds: [...repo.trackIds(id), trackId] }, ctx.clock.now());
     return () => {
       const row = repo.byId(id);
       if (row) playlistsOf(ctx).changed(staticRef(row));
