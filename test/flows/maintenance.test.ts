@@ -58,7 +58,7 @@ describe('POST /api/playlists/reset', () => {
     const keep = await newFlow('Untouched', 2);
     const run = await runFlow(server, token(), flow.id);
     const other = await runFlow(server, token(), keep.id);
-    const [fa, fb, fc] = finish(run.id, 'Reset Artist');
+    const [fa, fb, fc] = finish(run.id, 'Reset Artist') as [string, string, string];
     const db = server.ctx.db;
     // a: a library track in a static playlist; b: also another job's file; c: only this flow's.
     db.prepare(`INSERT INTO library_tracks (id, identity_key, title, sort_name, artist_name, artist_sort_name, created_at, updated_at, available) VALUES (9101, 'reset-a', 'a', 'a', 'x', 'x', 0, 0, 1)`).run();

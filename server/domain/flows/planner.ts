@@ -31,7 +31,7 @@ export interface TopTrack {
 export type PlanInput = Pick<
   FlowRow,
   'size' | 'mix' | 'tags' | 'relatedArtists' | 'deepDive' | 'includeLibraryTracks' | 'onePerArtist' | 'yearFrom' | 'yearTo'
-> & { ownerUserId: number; id?: string };
+> & { ownerUserId: number; id?: string; templateId?: string | null };
 
 export interface Plan {
   tracks: PlannedTrack[];
@@ -50,6 +50,13 @@ const MAX_FETCHES = 80;
 const FETCH_CONCURRENCY = 4;
 /** Where a deep dive starts in an artist's top tracks: past the hits. */
 const DEEP_DIVE_OFFSET = 5;
+
+/** Release radar: albums released in the last this many days count as recent. */
+const RADAR_WINDOW_DAYS = 120;
+/** Release radar: artists considered (recommended, then library artists with an MBID). */
+const RADAR_ARTISTS = 40;
+/** Release radar: upstream lookups per plan (artist release groups, album track lists); the rest wait for the next run. */
+const RADAR_LOOKUPS = 24;
 
 /** Splits `total` across the weights by largest remainder; sources with weight 0 get nothing. */
 export function allocate(total: number, mix: Mix): Record<MixSource, number> {
@@ -187,6 +194,77 @@ export class FlowPlanner {
     }
   }
 
+  /**
+   * Release radar (reference §3.8: "up to one track per recent album missing from the library"):
+   * recent Album and EP release groups (no secondary types) of the recommended and library artists,
+   * from the metadata layer's release groups; an artist never looked up is looked up now, and an
+   * album's track list comes from its first release, within RADAR_LOOKUPS upstream calls per plan.
+   * The track is the artist's most played one on the album, else the album's first track.
+   */
+  async releaseRadar(input: PlanInput): Promise<{ artist: Artist; track: TopTrack }[]> {
+    const metadata = metadataServiceOf(this.ctx);
+    const recs = discoveryOf(this.ctx).repo.allRecommendations(input.ownerUserId).filter((r) => r.mbid).map((r) => ({ name: r.name, mbid: r.mbid! }));
+    const libs = this.ctx.db.prepare('SELECT name, mbid FROM library_artists WHERE mbid IS NOT NULL AND track_count > 0 ORDER BY track_count DESC, id LIMIT ?').all(RADAR_ARTISTS) as { name: string; mbid: string }[];
+    const artists = [...new Map([...recs, ...libs].map((a) => [a.mbid, a])).values()].slice(0, RADAR_ARTISTS);
+    // The cache as it is (no background refreshes queued from here: lookups stay within the budget).
+    const cachedDoc = (kind: string, key: string) => {
+      const c = metadata.cache.get(kind, key);
+      return c === undefined ? undefined : c.found ? c.payload : null;
+    };
+    let lookups = 0;
+    for (const a of artists) {
+      if (cachedDoc('artist', a.mbid) !== undefined) continue;
+      if (lookups >= RADAR_LOOKUPS / 2) break;
+      lookups++;
+      this.calls++;
+      await metadata.artist(a.mbid).catch((err: unknown) => this.ctx.log.warn('release radar: artist lookup failed', { artist: a.name, error: err instanceof Error ? err.message : String(err) }));
+    }
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const now = this.ctx.clock.now();
+    const byMbid = new Map(artists.map((a) => [a.mbid, a]));
+    const groups = this.ctx.db
+      .prepare(
+        `SELECT g.artist_mbid AS artistMbid, g.mbid, g.title, g.first_release_date AS date FROM metadata_release_groups g
+         WHERE g.artist_mbid IN (SELECT value FROM json_each(?)) AND g.first_release_date >= ? AND g.first_release_date <= ?
+           AND g.primary_type IN ('Album', 'EP') AND g.secondary_types = '[]'
+           AND NOT EXISTS (SELECT 1 FROM library_albums al WHERE al.mbid = g.mbid)
+         ORDER BY g.first_release_date DESC, g.title`,
+      )
+      .all(JSON.stringify([...byMbid.keys()]), day(now - RADAR_WINDOW_DAYS * 86_400_000), day(now)) as { artistMbid: string; mbid: string; title: string; date: string }[];
+    const ownedAlbum = this.ctx.db.prepare('SELECT 1 FROM library_albums al WHERE lower(al.title) = lower(?) AND lower(al.album_artist) = lower(?) LIMIT 1');
+    const out: { artist: Artist; track: TopTrack }[] = [];
+    for (const g of groups) {
+      const artist = byMbid.get(g.artistMbid)!;
+      if (ownedAlbum.get(g.title, artist.name) !== undefined) continue;
+      const year = Number(g.date.slice(0, 4)) || null;
+      let titles: { title: string; mbid: string | null; durationMs: number | null }[] = [];
+      try {
+        const cachedGroup = cachedDoc('release-group', g.mbid) as { releases?: { id: string }[] } | null | undefined;
+        if (cachedGroup === null) continue;
+        if (!cachedGroup && lookups >= RADAR_LOOKUPS) continue;
+        if (!cachedGroup) (lookups++, this.calls++);
+        const group = (cachedGroup ?? (await metadata.releaseGroup(g.mbid))) as { releases?: { id: string }[] };
+        const releaseId = group.releases?.[0]?.id;
+        if (!releaseId) continue;
+        const cachedRelease = cachedDoc('release', releaseId);
+        if (cachedRelease === null) continue;
+        if (!cachedRelease && lookups >= RADAR_LOOKUPS) continue;
+        if (!cachedRelease) (lookups++, this.calls++);
+        const release = (cachedRelease ?? (await metadata.release(releaseId))) as { media?: { tracks?: { title: string; length?: number | null; recording: { id: string } }[] }[] };
+        titles = (release.media ?? []).flatMap((m) => m.tracks ?? []).map((t) => ({ title: t.title, mbid: t.recording.id, durationMs: t.length ?? null }));
+      } catch (err) {
+        this.ctx.log.warn('release radar: album lookup failed', { album: g.title, error: err instanceof Error ? err.message : String(err) });
+        continue;
+      }
+      if (titles.length === 0) continue;
+      const top = await this.topTracks(artist);
+      const onAlbum = new Map(titles.map((t) => [nameKey(t.title), t]));
+      const pick = top.map((t) => onAlbum.get(nameKey(t.name))).find((t) => t !== undefined) ?? titles[0]!;
+      out.push({ artist, track: { name: pick.title, mbid: pick.mbid, albumName: g.title, durationMs: pick.durationMs, year } });
+    }
+    return out;
+  }
+
   /** Plans a run; `seed` varies the order between runs, `exclude` holds `artist\0title` keys (lower case) to leave out. */
   async plan(input: PlanInput, options: { seed?: number; exclude?: Set<string>; reserveSize?: number } = {}): Promise<Plan> {
     const seed = options.seed ?? 1;
@@ -240,8 +318,11 @@ export class FlowPlanner {
     // Each source: a queue of artists (library artists in a shuffled order, the others best first
     // with a little variety), walked in passes, one track per artist per pass.
     const walkers = new Map<MixSource, { artists: Artist[]; pass: number; index: number; done: boolean }>();
+    // Release radar: the discover share is one track per recent album, newest first.
+    const radar = input.templateId === 'release-radar' && quotas.discover + reserveQuotas.discover > 0 ? await this.releaseRadar(input) : null;
     for (const source of MIX_SOURCES) {
       if (quotas[source] + reserveQuotas[source] === 0) continue;
+      if (source === 'discover' && radar) continue;
       let artists = await this.artistsOf(source, input);
       const unique = new Map<string, Artist>();
       for (const a of artists) if (!unique.has(nameKey(a.name))) unique.set(nameKey(a.name), a);
@@ -252,6 +333,13 @@ export class FlowPlanner {
     }
 
     const next = async (source: MixSource): Promise<PlannedTrack | null> => {
+      if (source === 'discover' && radar) {
+        while (radar.length > 0) {
+          const c = radar.shift()!;
+          if (acceptable(c.artist, c.track)) return take(source, c.artist, c.track);
+        }
+        return null;
+      }
       const w = walkers.get(source);
       if (!w) return null;
       while (!w.done) {
