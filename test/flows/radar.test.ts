@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryOf } from '../../server/domain/discovery/service.js';
+import { FlowPlanner } from '../../server/domain/flows/planner.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -77,4 +78,25 @@ describe('release radar', () => {
     expect(mb.requests.slice(before).filter((r) => /\/release(-group)?\/22222222-/.test(r.path))).toEqual([]);
     expect(mb.requests.length - before).toBeLessThanOrEqual(24);
   }, 30_000);
+
+  it('filters by year with the album year the metadata cache knows when a track has none', async () => {
+    // Rec 1's release groups are cached by the radar test above; its top tracks name their albums (as Deezer's do).
+    const repo = discoveryOf(server.ctx).repo;
+    const top = (album: string | null, n: number) => ({ name: `Rec 1 Year ${n}`, mbid: null, albumName: album, durationMs: null, year: null });
+    repo.putCache('flow-top-tracks', 'rec 1', [top('Old Album', 1), top('Fresh Album', 2), top(null, 3), top('Old Album', 4)], server.clock.now());
+    const plan = (yearFrom: number | null, yearTo: number | null) =>
+      new FlowPlanner(server.ctx).plan({
+        ownerUserId: 1, size: 60, mix: { discover: 100, mix: 0, trending: 0, focus: 0 }, tags: [], relatedArtists: [], deepDive: false,
+        includeLibraryTracks: true, onePerArtist: false, yearFrom, yearTo,
+      }, { reserveSize: 0 });
+    const ofRec1 = async (from: number | null, to: number | null) =>
+      (await plan(from, to)).tracks.filter((t) => t.artistName === 'Rec 1').map((t) => `${t.trackName}|${t.year}`).sort();
+    const thisYear = Number((server.ctx.db.prepare(`SELECT substr(first_release_date, 1, 4) AS y FROM metadata_release_groups WHERE title = 'Fresh Album'`).get() as { y: string }).y);
+    // No range: all three kinds of track (perArtist 3 allows three).
+    expect(await ofRec1(null, null)).toEqual(['Rec 1 Year 1|2001', `Rec 1 Year 2|${thisYear}`, 'Rec 1 Year 3|null']);
+    // From 2020: the Old Album tracks go, the one of an unknown album stays.
+    expect(await ofRec1(2020, null)).toEqual([`Rec 1 Year 2|${thisYear}`, 'Rec 1 Year 3|null']);
+    // Up to 2005: the Fresh Album track goes.
+    expect(await ofRec1(null, 2005)).toEqual(['Rec 1 Year 1|2001', 'Rec 1 Year 3|null', 'Rec 1 Year 4|2001']);
+  });
 });

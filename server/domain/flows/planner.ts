@@ -15,7 +15,8 @@ import { metadataServiceOf } from '../metadata/service.js';
  * global chart, tags and related artists), each artist its top tracks (Last.fm, or Deezer without
  * a Last.fm key; cached per artist). Left out: tracks already in the library (unless the flow wants
  * them), blocked and disliked artists, tracks played in the last 30 days, tracks of the previous run,
- * and tracks whose known year is outside the range. A reserve list, drawn the same way, replaces
+ * and tracks whose year (their own, else their album's from the metadata cache or the library) is
+ * outside the range; tracks of an unknown album stay in. A reserve list, drawn the same way, replaces
  * tracks whose download fails.
  */
 
@@ -289,13 +290,33 @@ export class FlowPlanner {
     const perArtistCount = new Map<string, number>();
     const perArtist = input.onePerArtist ? 1 : input.deepDive ? 2 : 3;
 
+    // A candidate without a year takes its album's (the first release date of the release group the
+    // metadata cache knows by the artist's MBID and the album title, or of the library album). Left
+    // unfiltered: tracks whose album is unknown (Last.fm top tracks name none) or not in either place.
+    const groupYear = this.ctx.db.prepare(
+      `SELECT MIN(substr(first_release_date, 1, 4)) AS y FROM metadata_release_groups WHERE artist_mbid = ? AND lower(title) = lower(?) AND first_release_date IS NOT NULL AND first_release_date <> ''`,
+    );
+    const libraryYear = this.ctx.db.prepare(`SELECT MIN(year) AS y FROM library_albums WHERE lower(title) = lower(?) AND lower(album_artist) = lower(?) AND year > 0`);
+    const yearMemo = new Map<string, number | null>();
+    const albumYear = (artist: Artist, album: string | null): number | null => {
+      if (!album) return null;
+      const key = `${nameKey(artist.name)}\u0000${album.toLowerCase()}`;
+      if (yearMemo.has(key)) return yearMemo.get(key)!;
+      const g = artist.mbid ? (groupYear.get(artist.mbid, album) as { y: string | null }).y : null;
+      const y = g ? Number(g) || null : ((libraryYear.get(album, artist.name) as { y: number | null }).y ?? null);
+      yearMemo.set(key, y);
+      return y;
+    };
     const acceptable = (artist: Artist, t: TopTrack): boolean => {
       const a = nameKey(artist.name);
       const key = `${a}\u0000${nameKey(t.name)}`;
       if (taken.has(key) || blocked.has(a) || played.has(key)) return false;
       if (exclude.has(`${artist.name.toLowerCase()}\u0000${t.name.toLowerCase()}`)) return false;
       if ((perArtistCount.get(a) ?? 0) >= perArtist) return false;
-      if (t.year !== null && ((input.yearFrom !== null && t.year < input.yearFrom) || (input.yearTo !== null && t.year > input.yearTo))) return false;
+      if (input.yearFrom !== null || input.yearTo !== null) {
+        const year = t.year ?? albumYear(artist, t.albumName);
+        if (year !== null && ((input.yearFrom !== null && year < input.yearFrom) || (input.yearTo !== null && year > input.yearTo))) return false;
+      }
       if (!input.includeLibraryTracks && requests.ownedTrackId(this.ctx.db, { mbid: t.mbid, title: t.name, artistName: artist.name }) !== undefined) return false;
       return true;
     };
@@ -311,7 +332,7 @@ export class FlowPlanner {
         artistMbid: artist.mbid,
         recordingMbid: t.mbid,
         durationMs: t.durationMs,
-        year: t.year,
+        year: t.year ?? albumYear(artist, t.albumName),
       };
     };
 
