@@ -7,6 +7,7 @@ import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeUser } from '../downloads/helpers.js';
+import { RestClient } from '../rest/harness.js';
 import { addLibrary, flowWorld, json, runFlow, runTracks } from './helpers.js';
 
 /**
@@ -137,5 +138,24 @@ describe('POST /api/playlists/playlist/:playlistType/create', () => {
     expect(new Set(all.files.map((f: { playlistId: string }) => f.playlistId)).size).toBeGreaterThanOrEqual(1);
     // A user sees only their own flows: none yet, so nothing is written for them.
     expect((await json(await post('/api/playlists/playlist/flow/create', undefined, user.token))).files).toEqual([]);
+  }, 30_000);
+});
+
+describe('recordHistory', () => {
+  it("keeps plays of a flow's downloaded tracks out of the history while off, records them when on", async () => {
+    const flow = await newFlow('History Flow', 2);
+    const run = await runFlow(server, token(), flow.id);
+    const [file] = finish(run.id, 'History Artist') as [string];
+    const db = server.ctx.db;
+    db.prepare(`INSERT INTO library_tracks (id, identity_key, title, sort_name, artist_name, artist_sort_name, created_at, updated_at, available) VALUES (9201, 'hist-a', 'h', 'h', 'x', 'x', 0, 0, 1)`).run();
+    db.prepare(`INSERT INTO library_media_files (track_id, source, path, created_at, updated_at) VALUES (9201, 'aurral', ?, 0, 0)`).run(file);
+    const rest = new RestClient(server, { username: 'admin', password: 'correct horse battery' });
+    const events = () => (db.prepare('SELECT COUNT(*) AS n FROM play_events WHERE track_id = 9201').get() as { n: number }).n;
+    const song = (await rest.ok('search3', { query: 'h', artistCount: 0, albumCount: 0 }))['searchResult3']?.song?.[0]?.id ?? (db.prepare('SELECT subsonic_key FROM library_tracks WHERE id = 9201').pluck().get() as string);
+    await rest.ok('scrobble', { id: song });
+    expect(events()).toBe(0);
+    await json(await server.api(`/api/playlists/flows/${flow.id}`, { method: 'PUT', token: token(), json: { recordHistory: true } }));
+    await rest.ok('scrobble', { id: song });
+    expect(events()).toBe(1);
   }, 30_000);
 });
