@@ -3,13 +3,15 @@
  * trending 20, focus 20 on two tags) for a user with 2,000 library artists, 5,000 library tracks,
  * 2,000 plays and a full discovery cache, against the Last.fm fake answering after 20 ms. Reports
  * the first plan (cold: top tracks fetched, within the per-plan budget) and the planning time from
- * the warm cache (target ≤ 1 s), with the upstream calls each made.
+ * the warm cache (target ≤ 1 s), with the upstream calls each made; then the status route and the
+ * playlist_status push (bench/flowStatus.ts).
  */
 import { sortName } from '../server/db/libraryText.js';
 import { discoveryOf } from '../server/domain/discovery/service.js';
 import { FlowPlanner } from '../server/domain/flows/planner.js';
 import { startLastFmFake } from '../test/fakes/lastfm/index.js';
 import { startTestServer } from '../test/helpers/server.js';
+import { runFlowStatusBench } from './flowStatus.js';
 
 function pct(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -84,7 +86,8 @@ export async function runFlowsBench(size = Number(process.env.BENCH_FLOW_SIZE ??
   };
   console.log(`\nFlows: planning a ${size}-track flow (discover 40, library 20, trending 20, focus 20), ${libraryArtists} library artists, Last.fm fake at 20 ms`);
   console.log(`  cold ${out.flowPlanColdMs} ms with ${cold.calls} upstream calls; warm p50 ${out.flowPlanWarmP50} ms, max ${out.flowPlanWarmMax} ms (${warmCalls} calls), ${planned} tracks  ≤ 1000 ms ${out.flowPlanWarmMax <= 1000 ? 'ok' : 'MISS'}`);
-  return out;
+  // The status route and the playlist_status push (bench/flowStatus.ts).
+  return { ...out, ...(await runFlowStatusBench()) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runFlowsBench();

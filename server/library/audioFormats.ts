@@ -34,7 +34,7 @@ export const FOLDER_IMAGE = /^(cover|folder|front)\.(jpe?g|png|webp)$/i;
 export function isIgnoredChange(file: string): boolean {
   const base = path.basename(file);
   if (base.startsWith('.')) return true;
-  if (/\.(jpe?g|png|gif|webp|bmp|nfo|txt|log|cue|m3u8?|sfv|tmp|temp|part|partial|crdownload|download|swp)$/i.test(base)) return true;
+  if (/\.(jpe?g|png|gif|webp|bmp|nfo|txt|log|cue|m3u8?|nsp|sfv|tmp|temp|part|partial|crdownload|download|swp)$/i.test(base)) return true;
   if (base.endsWith('~')) return true;
   return false;
 }

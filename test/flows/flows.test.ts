@@ -114,8 +114,9 @@ describe('planning', () => {
   const chartNames = () => new Set(discoveryOf(server.ctx).repo.ranking('global').map((r) => r.name));
   const flowIds: Record<string, string> = {};
 
+  // release-radar draws from recent albums of the metadata layer: test/flows/radar.test.ts.
   it('each template draws its 20 tracks from its own source', async () => {
-    for (const templateId of ['discover-weekly', 'trending-mix', 'library-blend', 'focus-listening-history', 'release-radar']) {
+    for (const templateId of ['discover-weekly', 'trending-mix', 'library-blend', 'focus-listening-history']) {
       const { flow } = await json(await create({ templateId }));
       expect(flow).toMatchObject({ templateId, size: 20, deepDive: false, scheduleDays: [5], scheduleTime: '00:00' });
       flowIds[templateId] = flow.id;
@@ -128,10 +129,6 @@ describe('planning', () => {
         case 'discover-weekly':
           expect(sourceCounts(server, run.id)).toEqual({ discover: 20 });
           expect(artists.every((a) => recNames().has(a))).toBe(true);
-          break;
-        case 'release-radar':
-          expect(sourceCounts(server, run.id)).toEqual({ discover: 20 });
-          expect(new Set(artists).size).toBe(20);
           break;
         case 'trending-mix':
           expect(sourceCounts(server, run.id)).toEqual({ trending: 20 });

@@ -4,6 +4,7 @@ import { playlistsRepository } from '../../db/playlists.js';
 import { presetOf } from '../../domain/discovery/presets.js';
 import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
 import { adoptPlaylist, adoptPreset } from '../../domain/flows/adopt.js';
+import { writePlaylistFiles } from '../../domain/flows/files.js';
 import { flowsOf } from '../../domain/flows/service.js';
 import { playlistStatus } from '../../domain/flows/status.js';
 import { playlistsOf } from '../../domain/playlists/registry.js';
@@ -221,6 +222,31 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       params: flowParams,
       response: z.array(jobSchema),
       handler: ({ params, principal }) => svc.jobsOf(principal!, params.flowId),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/playlists/reset',
+      summary: 'Reset selected flows to empty: their jobs stop and go, their runs and planned tracks go, their files go unless something else uses them',
+      tag: 'playlists',
+      access,
+      body: z.looseObject({ flowIds: z.unknown().optional(), playlistTypes: z.unknown().optional() }).describe('flowIds (or playlistTypes, the reference spelling): the flow ids to reset'),
+      response: z.object({ success: z.boolean(), reset: z.array(z.string()), removedJobs: z.number(), removedFiles: z.number() }),
+      handler: ({ body, principal }) => {
+        const ids = body.flowIds ?? body.playlistTypes;
+        if (!Array.isArray(ids) || ids.length === 0 || ids.length > 500 || !ids.every((x) => typeof x === 'string' && x.length > 0 && x.length <= 100))
+          throw new ValidationError('flowIds must be a non-empty array of flow ids');
+        return svc.reset(principal!, ids as string[]);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/playlists/playlist/:playlistType/create',
+      summary: 'Write the Navidrome smart-playlist (.nsp) and M3U8 files of a flow or playlist (or of every flow: "flow") into the flow-playlists folder of the downloads root',
+      tag: 'playlists',
+      access,
+      params: z.object({ playlistType: z.string().min(1).max(100) }),
+      response: z.object({ success: z.boolean(), playlistType: z.string(), folder: z.string(), files: z.array(z.object({ playlistId: z.string(), path: z.string(), written: z.boolean() })) }),
+      handler: ({ params, principal }) => writePlaylistFiles(ctx, principal!, params.playlistType),
     }),
     importList('/api/playlists/flows/:flowId/lidarr-import-list'),
     importList('/api/playlists/flows/:flowId/libmgr-import-list'),

@@ -15,7 +15,8 @@ import { metadataServiceOf } from '../metadata/service.js';
  * global chart, tags and related artists), each artist its top tracks (Last.fm, or Deezer without
  * a Last.fm key; cached per artist). Left out: tracks already in the library (unless the flow wants
  * them), blocked and disliked artists, tracks played in the last 30 days, tracks of the previous run,
- * and tracks whose known year is outside the range. A reserve list, drawn the same way, replaces
+ * and tracks whose year (their own, else their album's from the metadata cache or the library) is
+ * outside the range; tracks of an unknown album stay in. A reserve list, drawn the same way, replaces
  * tracks whose download fails.
  */
 
@@ -31,7 +32,7 @@ export interface TopTrack {
 export type PlanInput = Pick<
   FlowRow,
   'size' | 'mix' | 'tags' | 'relatedArtists' | 'deepDive' | 'includeLibraryTracks' | 'onePerArtist' | 'yearFrom' | 'yearTo'
-> & { ownerUserId: number; id?: string };
+> & { ownerUserId: number; id?: string; templateId?: string | null };
 
 export interface Plan {
   tracks: PlannedTrack[];
@@ -50,6 +51,13 @@ const MAX_FETCHES = 80;
 const FETCH_CONCURRENCY = 4;
 /** Where a deep dive starts in an artist's top tracks: past the hits. */
 const DEEP_DIVE_OFFSET = 5;
+
+/** Release radar: albums released in the last this many days count as recent. */
+const RADAR_WINDOW_DAYS = 120;
+/** Release radar: artists considered (recommended, then library artists with an MBID). */
+const RADAR_ARTISTS = 40;
+/** Release radar: upstream lookups per plan (artist release groups, album track lists); the rest wait for the next run. */
+const RADAR_LOOKUPS = 24;
 
 /** Splits `total` across the weights by largest remainder; sources with weight 0 get nothing. */
 export function allocate(total: number, mix: Mix): Record<MixSource, number> {
@@ -187,6 +195,77 @@ export class FlowPlanner {
     }
   }
 
+  /**
+   * Release radar (reference §3.8: "up to one track per recent album missing from the library"):
+   * recent Album and EP release groups (no secondary types) of the recommended and library artists,
+   * from the metadata layer's release groups; an artist never looked up is looked up now, and an
+   * album's track list comes from its first release, within RADAR_LOOKUPS upstream calls per plan.
+   * The track is the artist's most played one on the album, else the album's first track.
+   */
+  async releaseRadar(input: PlanInput): Promise<{ artist: Artist; track: TopTrack }[]> {
+    const metadata = metadataServiceOf(this.ctx);
+    const recs = discoveryOf(this.ctx).repo.allRecommendations(input.ownerUserId).filter((r) => r.mbid).map((r) => ({ name: r.name, mbid: r.mbid! }));
+    const libs = this.ctx.db.prepare('SELECT name, mbid FROM library_artists WHERE mbid IS NOT NULL AND track_count > 0 ORDER BY track_count DESC, id LIMIT ?').all(RADAR_ARTISTS) as { name: string; mbid: string }[];
+    const artists = [...new Map([...recs, ...libs].map((a) => [a.mbid, a])).values()].slice(0, RADAR_ARTISTS);
+    // The cache as it is (no background refreshes queued from here: lookups stay within the budget).
+    const cachedDoc = (kind: string, key: string) => {
+      const c = metadata.cache.get(kind, key);
+      return c === undefined ? undefined : c.found ? c.payload : null;
+    };
+    let lookups = 0;
+    for (const a of artists) {
+      if (cachedDoc('artist', a.mbid) !== undefined) continue;
+      if (lookups >= RADAR_LOOKUPS / 2) break;
+      lookups++;
+      this.calls++;
+      await metadata.artist(a.mbid).catch((err: unknown) => this.ctx.log.warn('release radar: artist lookup failed', { artist: a.name, error: err instanceof Error ? err.message : String(err) }));
+    }
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const now = this.ctx.clock.now();
+    const byMbid = new Map(artists.map((a) => [a.mbid, a]));
+    const groups = this.ctx.db
+      .prepare(
+        `SELECT g.artist_mbid AS artistMbid, g.mbid, g.title, g.first_release_date AS date FROM metadata_release_groups g
+         WHERE g.artist_mbid IN (SELECT value FROM json_each(?)) AND g.first_release_date >= ? AND g.first_release_date <= ?
+           AND g.primary_type IN ('Album', 'EP') AND g.secondary_types = '[]'
+           AND NOT EXISTS (SELECT 1 FROM library_albums al WHERE al.mbid = g.mbid)
+         ORDER BY g.first_release_date DESC, g.title`,
+      )
+      .all(JSON.stringify([...byMbid.keys()]), day(now - RADAR_WINDOW_DAYS * 86_400_000), day(now)) as { artistMbid: string; mbid: string; title: string; date: string }[];
+    const ownedAlbum = this.ctx.db.prepare('SELECT 1 FROM library_albums al WHERE lower(al.title) = lower(?) AND lower(al.album_artist) = lower(?) LIMIT 1');
+    const out: { artist: Artist; track: TopTrack }[] = [];
+    for (const g of groups) {
+      const artist = byMbid.get(g.artistMbid)!;
+      if (ownedAlbum.get(g.title, artist.name) !== undefined) continue;
+      const year = Number(g.date.slice(0, 4)) || null;
+      let titles: { title: string; mbid: string | null; durationMs: number | null }[] = [];
+      try {
+        const cachedGroup = cachedDoc('release-group', g.mbid) as { releases?: { id: string }[] } | null | undefined;
+        if (cachedGroup === null) continue;
+        if (!cachedGroup && lookups >= RADAR_LOOKUPS) continue;
+        if (!cachedGroup) (lookups++, this.calls++);
+        const group = (cachedGroup ?? (await metadata.releaseGroup(g.mbid))) as { releases?: { id: string }[] };
+        const releaseId = group.releases?.[0]?.id;
+        if (!releaseId) continue;
+        const cachedRelease = cachedDoc('release', releaseId);
+        if (cachedRelease === null) continue;
+        if (!cachedRelease && lookups >= RADAR_LOOKUPS) continue;
+        if (!cachedRelease) (lookups++, this.calls++);
+        const release = (cachedRelease ?? (await metadata.release(releaseId))) as { media?: { tracks?: { title: string; length?: number | null; recording: { id: string } }[] }[] };
+        titles = (release.media ?? []).flatMap((m) => m.tracks ?? []).map((t) => ({ title: t.title, mbid: t.recording.id, durationMs: t.length ?? null }));
+      } catch (err) {
+        this.ctx.log.warn('release radar: album lookup failed', { album: g.title, error: err instanceof Error ? err.message : String(err) });
+        continue;
+      }
+      if (titles.length === 0) continue;
+      const top = await this.topTracks(artist);
+      const onAlbum = new Map(titles.map((t) => [nameKey(t.title), t]));
+      const pick = top.map((t) => onAlbum.get(nameKey(t.name))).find((t) => t !== undefined) ?? titles[0]!;
+      out.push({ artist, track: { name: pick.title, mbid: pick.mbid, albumName: g.title, durationMs: pick.durationMs, year } });
+    }
+    return out;
+  }
+
   /** Plans a run; `seed` varies the order between runs, `exclude` holds `artist\0title` keys (lower case) to leave out. */
   async plan(input: PlanInput, options: { seed?: number; exclude?: Set<string>; reserveSize?: number } = {}): Promise<Plan> {
     const seed = options.seed ?? 1;
@@ -211,13 +290,33 @@ export class FlowPlanner {
     const perArtistCount = new Map<string, number>();
     const perArtist = input.onePerArtist ? 1 : input.deepDive ? 2 : 3;
 
+    // A candidate without a year takes its album's (the first release date of the release group the
+    // metadata cache knows by the artist's MBID and the album title, or of the library album). Left
+    // unfiltered: tracks whose album is unknown (Last.fm top tracks name none) or not in either place.
+    const groupYear = this.ctx.db.prepare(
+      `SELECT MIN(substr(first_release_date, 1, 4)) AS y FROM metadata_release_groups WHERE artist_mbid = ? AND lower(title) = lower(?) AND first_release_date IS NOT NULL AND first_release_date <> ''`,
+    );
+    const libraryYear = this.ctx.db.prepare(`SELECT MIN(year) AS y FROM library_albums WHERE lower(title) = lower(?) AND lower(album_artist) = lower(?) AND year > 0`);
+    const yearMemo = new Map<string, number | null>();
+    const albumYear = (artist: Artist, album: string | null): number | null => {
+      if (!album) return null;
+      const key = `${nameKey(artist.name)}\u0000${album.toLowerCase()}`;
+      if (yearMemo.has(key)) return yearMemo.get(key)!;
+      const g = artist.mbid ? (groupYear.get(artist.mbid, album) as { y: string | null }).y : null;
+      const y = g ? Number(g) || null : ((libraryYear.get(album, artist.name) as { y: number | null }).y ?? null);
+      yearMemo.set(key, y);
+      return y;
+    };
     const acceptable = (artist: Artist, t: TopTrack): boolean => {
       const a = nameKey(artist.name);
       const key = `${a}\u0000${nameKey(t.name)}`;
       if (taken.has(key) || blocked.has(a) || played.has(key)) return false;
       if (exclude.has(`${artist.name.toLowerCase()}\u0000${t.name.toLowerCase()}`)) return false;
       if ((perArtistCount.get(a) ?? 0) >= perArtist) return false;
-      if (t.year !== null && ((input.yearFrom !== null && t.year < input.yearFrom) || (input.yearTo !== null && t.year > input.yearTo))) return false;
+      if (input.yearFrom !== null || input.yearTo !== null) {
+        const year = t.year ?? albumYear(artist, t.albumName);
+        if (year !== null && ((input.yearFrom !== null && year < input.yearFrom) || (input.yearTo !== null && year > input.yearTo))) return false;
+      }
       if (!input.includeLibraryTracks && requests.ownedTrackId(this.ctx.db, { mbid: t.mbid, title: t.name, artistName: artist.name }) !== undefined) return false;
       return true;
     };
@@ -233,15 +332,18 @@ export class FlowPlanner {
         artistMbid: artist.mbid,
         recordingMbid: t.mbid,
         durationMs: t.durationMs,
-        year: t.year,
+        year: t.year ?? albumYear(artist, t.albumName),
       };
     };
 
     // Each source: a queue of artists (library artists in a shuffled order, the others best first
     // with a little variety), walked in passes, one track per artist per pass.
     const walkers = new Map<MixSource, { artists: Artist[]; pass: number; index: number; done: boolean }>();
+    // Release radar: the discover share is one track per recent album, newest first.
+    const radar = input.templateId === 'release-radar' && quotas.discover + reserveQuotas.discover > 0 ? await this.releaseRadar(input) : null;
     for (const source of MIX_SOURCES) {
       if (quotas[source] + reserveQuotas[source] === 0) continue;
+      if (source === 'discover' && radar) continue;
       let artists = await this.artistsOf(source, input);
       const unique = new Map<string, Artist>();
       for (const a of artists) if (!unique.has(nameKey(a.name))) unique.set(nameKey(a.name), a);
@@ -252,6 +354,13 @@ export class FlowPlanner {
     }
 
     const next = async (source: MixSource): Promise<PlannedTrack | null> => {
+      if (source === 'discover' && radar) {
+        while (radar.length > 0) {
+          const c = radar.shift()!;
+          if (acceptable(c.artist, c.track)) return take(source, c.artist, c.track);
+        }
+        return null;
+      }
       const w = walkers.get(source);
       if (!w) return null;
       while (!w.done) {

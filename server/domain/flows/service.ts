@@ -489,6 +489,35 @@ export class FlowService {
     return removed.length;
   }
 
+  /**
+   * POST /api/playlists/reset: the selected flows go back to empty. Their jobs stop and go, their
+   * runs and planned tracks go, and their files go by the rotation's rule (only files nothing else
+   * uses). The flows themselves, their settings and their schedules stay. Every id must be a flow
+   * the caller may change, else 404 and nothing is reset.
+   */
+  reset(principal: Principal, ids: string[]) {
+    const targets = [...new Set(ids)].map((id) => this.editable(principal, id));
+    let removedFiles = 0;
+    let removedJobs = 0;
+    for (const f of targets) {
+      if (f.ownerUserId !== null) {
+        // A manual run waiting in the queue would fill the flow right back.
+        const waiting = this.ctx.db.prepare(`SELECT id FROM jobs WHERE queue = ? AND dedupe_key = ? AND status = 'pending'`).all(FLOW_RUN_QUEUE, `flow-manual:${f.id}`) as { id: number }[];
+        for (const w of waiting) this.ctx.jobs.cancel(w.id);
+      }
+      const jobs = downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: f.id, limit: 100_000, offset: 0 });
+      removedJobs += jobs.length;
+      removedFiles += this.rotateOut(jobs);
+      this.ctx.db.transaction(() => {
+        this.ctx.db.prepare('DELETE FROM flow_tracks WHERE flow_id = ?').run(f.id);
+        this.ctx.db.prepare('DELETE FROM flow_runs WHERE flow_id = ?').run(f.id);
+        flows.setState(this.ctx.db, f.id, { currentRunId: null, lastError: null }, this.now());
+      })();
+      playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
+    }
+    return { success: true, reset: targets.map((f) => f.id), removedJobs, removedFiles };
+  }
+
   /** Disable: open jobs stop. Delete: every job of the flow goes, files as in a rotation. */
   opJob(job: Job<OpPayload>): void {
     const { op, flowId } = job.payload;

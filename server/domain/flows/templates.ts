@@ -27,7 +27,7 @@ export const FLOW_TEMPLATES: FlowTemplate[] = [
   {
     id: 'release-radar',
     name: 'Release Radar',
-    description: 'One track each from artists close to your taste',
+    description: 'One track from each recent album you do not have yet, by artists close to your taste and in your library',
     mix: mix({ discover: 100 }),
     onePerArtist: true,
   },

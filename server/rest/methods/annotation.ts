@@ -4,6 +4,7 @@ import { isPlayTime } from '../../domain/timestamps.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { invalidParameter, missingParameter, notFound } from '../errors.js';
 import { resolveAny, resolveEntity, resolveTrack } from '../views.js';
+import { playOutsideHistory } from '../../domain/flows/files.js';
 
 /** Every id of a star/unstar call, resolved before anything changes (one unknown id: 70, no change). */
 function starTargets(call: RestCall): { kind: AnnotatedKind; id: number }[] {
@@ -45,6 +46,11 @@ function scrobble(call: RestCall): undefined {
     if (!submission) {
       call.rc.nowPlaying.set(call.user.id, call.user.username, call.client, trackId);
       forwardNowPlaying(call.rc.app, call.user.id, forwarded);
+      return;
+    }
+    // A track of a flow that keeps out of the history (recordHistory off) is played, not recorded.
+    if (playOutsideHistory(call.rc.app.db, call.user.id, trackId)) {
+      call.rc.nowPlaying.finished(call.user.id, call.client, trackId);
       return;
     }
     // The play and its outbox rows in one transaction; forwarding makes no network call here.
