@@ -7,13 +7,14 @@ import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { catalogue } from '../fixtures/catalogue.js';
 import { startDeezerFake, type DeezerFake } from '../fakes/deezer/index.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
+import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { flowWorld } from '../flows/helpers.js';
 import { startServer } from './global-setup.js';
 import { ADMIN, goByNav, snap } from './helpers.js';
 
 // The screens that grow a library, on a server of its own with Last.fm (the flow tests' world),
-// Deezer and MusicBrainz fakes: Discover (first refresh, "Less like this"), Flows (a template, its
+// ListenBrainz, Deezer and MusicBrainz fakes: Discover (first refresh, "Less like this"), Flows (a template, its
 // schedule, the switch, deleting), Playlists (create, rename, generated artwork), the Inbox (filled
 // by the recommendations, with its nav badge), News (switched off here: no feed reaches the
 // internet) and the Last.fm and Navidrome cards of Settings.
@@ -27,6 +28,7 @@ let page: Page;
 let lastfm: LastFmFake;
 let deezer: DeezerFake;
 let mb: MusicBrainzFake;
+let lb: ListenBrainzFake;
 
 async function call(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -60,23 +62,22 @@ test.beforeAll(async ({ browser }) => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-e2e-growth-'));
   const music = makeLibrary(tmp);
   fs.mkdirSync(path.join(tmp, 'data'));
-  [lastfm, deezer, mb] = await Promise.all([startLastFmFake(flowWorld()), startDeezerFake(), startMusicBrainzFake(structuredClone(catalogue))]);
+  [lastfm, deezer, mb, lb] = await Promise.all([startLastFmFake(flowWorld()), startDeezerFake(), startMusicBrainzFake(structuredClone(catalogue)), startListenBrainzFake()]);
   ({ child, url } = await startServer(path.join(tmp, 'data'), {
     TONEARM_MUSIC_DIRS: music,
     TONEARM_LIBRARY_WATCH: 'false',
     TONEARM_LASTFM_URL: lastfm.url,
     TONEARM_DEEZER_URL: deezer.url,
     TONEARM_MUSICBRAINZ_URL: mb.url,
+    TONEARM_LISTENBRAINZ_URL: lb.url,
     TONEARM_UPSTREAM_SPACING_MS: '0',
     ALLOW_PRIVATE_TARGETS: '127.0.0.1',
   }));
   await call('/api/onboarding/complete', { method: 'POST', json: { authUser: ADMIN.username, authPassword: ADMIN.password } });
   ({ token } = (await call('/api/auth/login', { method: 'POST', json: ADMIN })).body);
-  // Last.fm on; news off (its built-in feeds are on the internet); flows' downloads stay queued.
-  const saved = await call('/api/settings', {
-    method: 'POST',
-    json: { integrations: { lastfm: { apiKey: lastfm.apiKey }, news: { enabled: false } }, downloads: { worker: { running: false } } },
-  });
+  // Last.fm is set in the Settings screen by the tests; news off (its built-in feeds are on the
+  // internet); flows' downloads stay queued.
+  const saved = await call('/api/settings', { method: 'POST', json: { integrations: { news: { enabled: false } }, downloads: { worker: { running: false } } } });
   expect(saved.status).toBe(200);
   await expect.poll(async () => (await call('/api/library/canonical?kind=tracks&pageSize=1')).body.total, { timeout: 30_000 }).toBe(4);
   page = await browser.newPage({ baseURL: url });
@@ -91,28 +92,49 @@ test.afterAll(async () => {
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
   }
-  await Promise.all([lastfm?.close(), deezer?.close(), mb?.close()]);
+  await Promise.all([lastfm?.close(), deezer?.close(), mb?.close(), lb?.close()]);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('Discover: the first refresh brings recommendations, and "Less like this" takes an artist out', async () => {
+test('Discover without Last.fm: ListenBrainz only, and no recommendations yet', async () => {
   await page.goto('/library/artists');
   await goByNav(page, 'Discover');
   await expect(page.getByRole('heading', { name: 'Discover', level: 1 })).toBeVisible();
-  const refresh = page.getByRole('button', { name: 'Refresh' });
+  await expect(page.getByText(/Without Last\.fm, recommendations come from ListenBrainz/)).toBeVisible();
+  await expect(page.getByText('No recommendations yet')).toBeVisible();
+  await expect(recommended()).toHaveCount(0);
+  await snap(page, 'growth-00-discover-without-lastfm');
+});
+
+test('Settings → Integrations: the Last.fm card takes the API key', async () => {
+  await goByNav(page, 'Settings');
+  const sections = page.getByRole('navigation', { name: 'Settings sections' });
+  await sections.getByRole('link', { name: 'Integrations' }).click();
+  await expect(sections.getByRole('link', { name: 'Integrations' })).toHaveAttribute('aria-current', 'page');
+  const card = page.getByRole('region', { name: 'Last.fm', exact: true });
+  await card.getByLabel('API key').fill(lastfm.apiKey);
+  await card.getByRole('button', { name: 'Save Last.fm' }).click();
+  await expect(card.getByText('Last.fm settings saved.')).toBeVisible();
+  await snap(page, 'growth-01-settings-lastfm');
+  expect((await call('/api/settings')).body.integrations.lastfm).toMatchObject({ apiKey: '********', enabled: true });
+});
+
+test('Discover: the first refresh brings recommendations, and "Less like this" takes an artist out', async () => {
+  await goByNav(page, 'Discover');
+  await expect(page.getByText(/Without Last\.fm/)).toHaveCount(0);
+  const refresh = page.getByRole('button', { name: 'Refresh', exact: true });
   await expect(refresh).toBeEnabled({ timeout: 20_000 });
-  await snap(page, 'growth-00-discover-before');
   await refresh.click();
   // Rec 1 is Lib A's closest similar artist: the first recommendation.
   await expect(recommended().locator('li[data-artist="Rec 1"]')).toBeVisible({ timeout: 30_000 });
   await expect(refresh).toBeEnabled({ timeout: 30_000 });
   await expect(page.getByText(/recommendations from Last\.fm/)).toBeVisible();
-  await snap(page, 'growth-01-discover-recommendations');
+  await snap(page, 'growth-02-discover-recommendations');
   const tile = recommended().locator('li[data-artist="Rec 1"]');
   await tile.getByRole('button', { name: 'Less like Rec 1' }).click();
   await expect(page.getByText(/Rec 1 (left your recommendations|and \d+ similar artists left your recommendations)/)).toBeVisible();
   await expect(recommended().locator('li[data-artist="Rec 1"]')).toHaveCount(0);
-  await snap(page, 'growth-02-discover-less-like-this');
+  await snap(page, 'growth-03-discover-less-like-this');
   // The server forgot it too: after a reload it is not back.
   await page.reload();
   await expect(recommended().locator('li').first()).toBeVisible();
@@ -126,7 +148,7 @@ test('Flows: Discover Weekly from its template, with its schedule; switched off 
   await page.getByRole('button', { name: 'New flow' }).click();
   const create = page.getByRole('list', { name: 'Templates' }).getByRole('button', { name: 'Create Discover Weekly' });
   await expect(create).toBeEnabled();
-  await snap(page, 'growth-03-flows-templates');
+  await snap(page, 'growth-04-flows-templates');
   await create.click();
   const flows = page.getByRole('list', { name: 'Your flows' });
   const flow = flows.locator('li[data-flow="Discover Weekly"]');
@@ -135,13 +157,13 @@ test('Flows: Discover Weekly from its template, with its schedule; switched off 
   await expect(flow.getByTestId('flow-schedule')).toHaveText('Fridays at 00:00');
   const enabled = flow.getByRole('switch', { name: 'Enabled: Discover Weekly' });
   await expect(enabled).toBeChecked();
-  await snap(page, 'growth-04-flow-created');
+  await snap(page, 'growth-05-flow-created');
   const id = (await call('/api/playlists/flows')).body.flows?.[0]?.id ?? null;
   await enabled.click();
   await expect(enabled).not.toBeChecked();
   await expect(flow.getByText('switched off')).toBeVisible();
   await expect.poll(async () => (await call('/api/playlists/flows')).body.flows?.find((f: { name: string }) => f.name === 'Discover Weekly')?.enabled).toBe(false);
-  await snap(page, 'growth-05-flow-off');
+  await snap(page, 'growth-06-flow-off');
   await enabled.click();
   await expect(enabled).toBeChecked();
   await expect(flow.getByText('switched off')).toHaveCount(0);
@@ -149,7 +171,7 @@ test('Flows: Discover Weekly from its template, with its schedule; switched off 
   const confirm = flow.getByRole('alertdialog', { name: 'Delete Discover Weekly?' });
   await confirm.getByRole('button', { name: 'Delete for good' }).click();
   await expect(page.getByText('No flows yet')).toBeVisible();
-  await snap(page, 'growth-06-flow-deleted');
+  await snap(page, 'growth-07-flow-deleted');
   if (id) expect((await call(`/api/playlists/flows/${id}`)).status).toBe(404);
 });
 
@@ -160,7 +182,7 @@ test('Playlists: a new static playlist, renamed, with generated artwork that loa
   await page.getByRole('button', { name: 'Create', exact: true }).click();
   await expect(page).toHaveURL(/\/playlists\/\d+$/);
   await expect(page.getByRole('heading', { name: 'Road trip', level: 1 })).toBeVisible();
-  await snap(page, 'growth-07-playlist-created');
+  await snap(page, 'growth-08-playlist-created');
   await page.getByRole('button', { name: 'Rename' }).click();
   const name = page.getByLabel('Playlist name');
   await expect(name).toBeFocused();
@@ -173,25 +195,25 @@ test('Playlists: a new static playlist, renamed, with generated artwork that loa
   await expect(art).toBeVisible();
   // The picture really loaded (a broken image has no natural size).
   await expect.poll(() => art.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
-  await snap(page, 'growth-08-playlist-artwork');
+  await snap(page, 'growth-09-playlist-artwork');
   // Back on the list: the new name with its picture.
   await page.getByRole('link', { name: '← Playlists' }).click();
   const tile = page.getByRole('list', { name: 'Playlists' }).getByRole('link', { name: /Night drive/ });
   await expect(tile).toBeVisible();
   await expect.poll(() => tile.getByRole('img', { name: 'Artwork of Night drive' }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
-  await snap(page, 'growth-09-playlists');
+  await snap(page, 'growth-10-playlists');
 });
 
 test('Inbox: the recommendations arrive as discoveries, with the unread badge in the nav', async () => {
   await goByNav(page, 'Inbox');
   await expect(page.getByRole('heading', { name: /^Inbox/, level: 1 })).toBeVisible();
-  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.getByRole('button', { name: 'Refresh', exact: true }).click();
   const items = page.getByRole('list', { name: 'Inbox items' });
   await expect(items.getByRole('listitem').first()).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole('heading', { level: 1 }).getByText(/\d+ unread/)).toBeVisible();
   const unread = (await call('/api/inbox')).body.unreadCount as number;
   expect(unread).toBeGreaterThan(0);
-  await snap(page, 'growth-10-inbox');
+  await snap(page, 'growth-11-inbox');
   // The nav's badge (it polls): reload so it reads the new count.
   await page.reload();
   const nav = page.getByRole('navigation', { name: 'Main' });
@@ -202,18 +224,14 @@ test('News: switched off, it points to the setting', async () => {
   await goByNav(page, 'News');
   await expect(page.getByRole('heading', { name: 'News', level: 1 })).toBeVisible();
   await expect(page.getByText('Artist news is switched off')).toBeVisible();
-  await snap(page, 'growth-11-news');
+  await snap(page, 'growth-12-news');
 });
 
-test('Settings: Integrations shows the Last.fm card, Playback the Navidrome card', async () => {
+test('Settings → Playback shows the Navidrome card', async () => {
   await goByNav(page, 'Settings');
   const sections = page.getByRole('navigation', { name: 'Settings sections' });
-  await sections.getByRole('link', { name: 'Integrations' }).click();
-  await expect(sections.getByRole('link', { name: 'Integrations' })).toHaveAttribute('aria-current', 'page');
-  const lastfmCard = page.getByRole('region', { name: 'Last.fm', exact: true });
-  await expect(lastfmCard).toBeVisible();
-  await snap(page, 'growth-12-settings-integrations');
   await sections.getByRole('link', { name: 'Playback' }).click();
+  await expect(sections.getByRole('link', { name: 'Playback' })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByRole('region', { name: 'Navidrome (or any Subsonic server)' })).toBeVisible();
   await snap(page, 'growth-13-settings-playback');
 });

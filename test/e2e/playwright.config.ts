@@ -19,7 +19,7 @@ export default defineConfig({
     { name: 'sso', testMatch: 'sso.spec.ts' },
     // Starts a server of its own with slskd, Prowlarr, SABnzbd and NZBGet fakes.
     { name: 'downloads', testMatch: 'downloads.spec.ts' },
-    // Starts a server of its own with Last.fm, Deezer and MusicBrainz fakes (Discover, Flows, Playlists, Inbox, News).
+    // Starts a server of its own with Last.fm, ListenBrainz, Deezer and MusicBrainz fakes (Discover, Flows, Playlists, Inbox, News).
     { name: 'growth', testMatch: 'growth.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
