@@ -17,6 +17,7 @@ import {
   type Random,
 } from '../helpers/fuzz.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
+import { startPlexTvFake, type PlexTvFake } from '../fakes/plex/index.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeLibrary, RestClient, waitForScans, type Fixture } from '../rest/harness.js';
 
@@ -228,12 +229,15 @@ function restAttempts(rnd: Random, method: string, names: string[]): Attempt[] {
 }
 
 let listenbrainz: ListenBrainzFake;
+let plextv: PlexTvFake;
 
 beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-fuzz-'));
   fx = makeLibrary(dir, { bulk: false });
-  // Routes that must ask an upstream (linking a ListenBrainz token checks it there) get a real answer.
+  // Routes that must ask an upstream (linking a ListenBrainz token checks it there, a Plex PIN is made
+  // by plex.tv) get a real answer.
   listenbrainz = await startListenBrainzFake();
+  plextv = await startPlexTvFake();
   server = await startTestServer({
     musicDirs: [fx.music],
     env: {
@@ -242,6 +246,7 @@ beforeAll(async () => {
       LOGIN_RATE_LIMIT_MAX: '10000000',
       LOG_LEVEL: 'warn',
       TONEARM_LISTENBRAINZ_URL: listenbrainz.url,
+      TONEARM_PLEXTV_URL: plextv.url,
     },
   });
   await waitForScans(server);
@@ -261,6 +266,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await listenbrainz?.close();
+  await plextv?.close();
   if (fx) fs.rmSync(fx.dir, { recursive: true, force: true });
 });
 

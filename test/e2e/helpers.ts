@@ -43,7 +43,8 @@ export function audioState(page: Page) {
 export async function goByNav(page: Page, name: string, how: 'click' | 'tap' = 'click'): Promise<void> {
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav).toBeVisible();
-  const link = nav.getByRole('link', { name, exact: true });
+  // An entry's name may carry a count ("Inbox, 3 unread").
+  const link = nav.getByRole('link', { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(,|$)`) });
   if (!(await link.isVisible())) await nav.getByRole('button', { name: /^More/ })[how]();
   await link[how]();
 }

@@ -46,6 +46,9 @@ export const KIND_LABELS: Record<InboxKind, string> = {
   discovery: 'Discovery',
 };
 
+/** The filter chips' names (plurals that a trailing "s" would get wrong). */
+const KIND_PLURALS: Record<InboxKind, string> = { release: 'Releases', show: 'Shows', news: 'News', discovery: 'Discoveries' };
+
 const CATEGORY_OF: Record<InboxKind, keyof InboxPage['categories']> = { release: 'releases', show: 'shows', news: 'news', discovery: 'discoveries' };
 
 /** The filter chips worth showing: kinds the administrator switched off are left out. */
@@ -55,7 +58,7 @@ export function filtersFor(categories: InboxPage['categories'] | undefined): { v
     { value: 'all', label: 'All' },
     { value: 'unread', label: 'Unread' },
     { value: 'saved', label: 'Saved' },
-    ...kinds.map((k) => ({ value: k, label: `${KIND_LABELS[k]}s` })),
+    ...kinds.map((k) => ({ value: k, label: KIND_PLURALS[k] })),
   ];
 }
 
