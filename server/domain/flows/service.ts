@@ -136,7 +136,40 @@ export class FlowService {
    */
   presentMany(fs: FlowRow[], counts: Map<string, Record<DownloadStatus, number>>, ownerUserId?: number) {
     const runs = flows.currentRuns(this.ctx.db, ownerUserId);
-    const tracks = new Map(
+    const tracks = this.trackSummaries(ownerUserId);
+    const none = Object.fromEntries(downloadStatuses.map((k) => [k, 0])) as Record<DownloadStatus, number>;
+    return fs.map((f) => {
+      const t = f.currentRunId === null ? undefined : tracks.get(f.currentRunId);
+      return this.present(f, {
+        counts: counts.get(f.id) ?? none,
+        run: f.currentRunId === null ? undefined : (runs.get(f.currentRunId) ?? flows.run(this.ctx.db, f.currentRunId)),
+        songCount: t?.songCount ?? 0,
+        durationMs: t?.durationMs ?? 0,
+      });
+    });
+  }
+
+  /**
+   * Track counts and durations of the current runs, by run id. Walking every done job of every flow
+   * is the one costly part of the status, so once `watchTrackSummaries` runs the answer is kept per
+   * audience until a download event or playlist change (a flow's file joining the library is one),
+   * and at most 2 s in any case (a library track removed without a playlist change).
+   */
+  private summaries = new Map<string, { at: number; map: Map<number, { songCount: number; durationMs: number }> }>();
+  private summariesWatched = false;
+
+  watchTrackSummaries(): void {
+    this.summariesWatched = true;
+    const clear = () => this.summaries.clear();
+    downloadsOf(this.ctx).onEvent(clear);
+    playlistsOf(this.ctx).onChange(clear);
+  }
+
+  private trackSummaries(ownerUserId: number | undefined): Map<number, { songCount: number; durationMs: number }> {
+    const key = String(ownerUserId ?? 'all');
+    const hit = this.summaries.get(key);
+    if (this.summariesWatched && hit && performance.now() - hit.at < 2000) return hit.map;
+    const map = new Map(
       (
         statement(
           this.ctx.db,
@@ -151,18 +184,10 @@ export class FlowService {
              FROM (SELECT DISTINCT runId, trackId FROM ids WHERE trackId IS NOT NULL) d JOIN library_tracks lt ON lt.id = d.trackId GROUP BY d.runId)
            SELECT c.runId, c.songCount, COALESCE(d.durationMs, 0) AS durationMs FROM counts c LEFT JOIN durations d ON d.runId = c.runId`,
         ).all({ owner: ownerUserId ?? null }) as { runId: number; songCount: number; durationMs: number }[]
-      ).map((r) => [r.runId, r]),
+      ).map((r) => [r.runId, { songCount: r.songCount, durationMs: r.durationMs }]),
     );
-    const none = Object.fromEntries(downloadStatuses.map((k) => [k, 0])) as Record<DownloadStatus, number>;
-    return fs.map((f) => {
-      const t = f.currentRunId === null ? undefined : tracks.get(f.currentRunId);
-      return this.present(f, {
-        counts: counts.get(f.id) ?? none,
-        run: f.currentRunId === null ? undefined : (runs.get(f.currentRunId) ?? flows.run(this.ctx.db, f.currentRunId)),
-        songCount: t?.songCount ?? 0,
-        durationMs: t?.durationMs ?? 0,
-      });
-    });
+    if (this.summariesWatched) this.summaries.set(key, { at: performance.now(), map });
+    return map;
   }
 
   present(f: FlowRow, pre?: { counts: Record<DownloadStatus, number>; run: FlowRunRow | undefined; songCount: number; durationMs: number }) {
@@ -730,6 +755,7 @@ export function startFlows(ctx: AppContext): void {
     if (e.type === 'job_updated') svc.onJobChanged(e.job, e.previousStatus);
   });
   ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => svc.refreshSchedules() });
+  svc.watchTrackSummaries();
   startStatusPush(ctx);
   ctx.features.add('flows');
 }
