@@ -1,3 +1,4 @@
+import { statement } from './statements.js';
 import type { Db } from './connection.js';
 
 /** The four sources a flow mixes (reference §3.8), weights in percent. */
@@ -259,8 +260,8 @@ export const flows = {
   list(db: Db, ownerUserId?: number): FlowRow[] {
     const rows =
       ownerUserId === undefined
-        ? (db.prepare(`${FLOW_SELECT} ORDER BY f.seq`).all() as RawFlow[])
-        : (db.prepare(`${FLOW_SELECT} WHERE f.owner_user_id = ? ORDER BY f.seq`).all(ownerUserId) as RawFlow[]);
+        ? (statement(db, `${FLOW_SELECT} ORDER BY f.seq`).all() as RawFlow[])
+        : (statement(db, `${FLOW_SELECT} WHERE f.owner_user_id = ? ORDER BY f.seq`).all(ownerUserId) as RawFlow[]);
     return rows.map(toFlow);
   },
 
@@ -284,7 +285,16 @@ export const flows = {
   },
 
   run(db: Db, id: number): FlowRunRow | undefined {
-    return db.prepare(`SELECT ${RUN_COLUMNS} FROM flow_runs WHERE id = ?`).get(id) as FlowRunRow | undefined;
+    return statement(db, `SELECT ${RUN_COLUMNS} FROM flow_runs WHERE id = ?`).get(id) as FlowRunRow | undefined;
+  },
+
+  /** The current runs of a user's flows (every flow's when `ownerUserId` is undefined), by run id. */
+  currentRuns(db: Db, ownerUserId?: number): Map<number, FlowRunRow> {
+    const rows = statement(
+      db,
+      `SELECT ${RUN_COLUMNS} FROM flow_runs WHERE id IN (SELECT current_run_id FROM flows WHERE current_run_id IS NOT NULL AND (@owner IS NULL OR owner_user_id = @owner))`,
+    ).all({ owner: ownerUserId ?? null }) as FlowRunRow[];
+    return new Map(rows.map((r) => [r.id, r]));
   },
 
   runOfQueueJob(db: Db, queueJobId: number): FlowRunRow | undefined {

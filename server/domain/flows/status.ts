@@ -1,4 +1,6 @@
 import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { statement } from '../../db/statements.js';
 import { downloads, downloadStatuses, type DownloadStatus } from '../../db/downloads.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { workerSettings } from '../downloads/control.js';
@@ -38,21 +40,40 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
   const shared = playlistsOf(ctx).provider('shared');
   const sharedPlaylists = shared ? shared.visibleTo(viewer).map((r) => ({ id: r.id, name: r.name, ownerUserId: r.ownerUserId, owner: r.owner, trackCount: r.songCount })) : [];
 
-  const stats = withTotal(downloads.countsByStatus(db, { userId }));
-  const flowStats = withTotal(downloads.countsByStatus(db, { userId, playlistType: 'flow' }));
-  const sharedStats = withTotal(downloads.countsByStatus(db, { userId, playlistType: 'shared' }));
+  // One grouped query for every count: the caller's totals, per kind, per shared playlist (scoped to
+  // what the caller may see) and per flow (a flow's counts are all its jobs, as in GET /flows/:id).
+  const zero = () => Object.fromEntries(downloadStatuses.map((k) => [k, 0])) as Record<DownloadStatus, number>;
+  const all = zero();
+  const byKind = { flow: zero(), shared: zero() };
+  const sharedIds = new Set(sharedPlaylists.map((p) => p.id));
+  const perShared = new Map<string, Record<DownloadStatus, number>>();
+  const perFlow = new Map<string, Record<DownloadStatus, number>>();
+  for (const r of groupedCounts(db, userId)) {
+    const mine = r.mine ?? r.n;
+    all[r.status] += mine;
+    if (r.type === 'flow') {
+      byKind.flow[r.status] += mine;
+      if (r.id !== null) {
+        const c = perFlow.get(r.id) ?? perFlow.set(r.id, zero()).get(r.id)!;
+        c[r.status] += r.n;
+      }
+    } else if (r.type === 'shared') {
+      byKind.shared[r.status] += mine;
+      if (r.id !== null && sharedIds.has(r.id)) {
+        const c = perShared.get(r.id) ?? perShared.set(r.id, zero()).get(r.id)!;
+        c[r.status] += mine;
+      }
+    }
+  }
+  const stats = withTotal(all);
+  const flowStats = withTotal(byKind.flow);
+  const sharedStats = withTotal(byKind.shared);
   const sharedPlaylistStats: Record<string, Counts> = {};
-  for (const p of sharedPlaylists) sharedPlaylistStats[p.id] = withTotal(downloads.countsByStatus(db, { userId, playlistType: 'shared', playlistId: p.id }));
+  for (const p of sharedPlaylists) sharedPlaylistStats[p.id] = withTotal(perShared.get(p.id) ?? zero());
 
   const active = downloads.list(db, { userId, status: 'downloading', limit: 1, offset: 0 });
   const hour = ctx.clock.now() - 3600_000;
-  const metrics = db
-    .prepare(
-      `SELECT SUM(status = 'done' AND completed_at >= @hour) AS completedLastHour, SUM(status = 'failed' AND updated_at >= @hour) AS failedLastHour,
-         AVG(CASE WHEN status = 'done' AND completed_at >= @hour THEN completed_at - created_at END) AS averageMs
-       FROM download_jobs WHERE (@userId IS NULL OR user_id = @userId)`,
-    )
-    .get({ hour, userId: userId ?? null }) as { completedLastHour: number | null; failedLastHour: number | null; averageMs: number | null };
+  const metrics = downloadMetrics(db, hour, userId);
   const sources = downloadsOf(ctx).sources();
 
   const running = settings.downloads.worker.running;
@@ -74,8 +95,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
 
   const flowIds = new Set(visibleFlows.map((f) => f.id));
   const ops = (
-    db
-      .prepare(`SELECT id, queue, status, payload, run_at AS runAt FROM jobs WHERE queue IN (?, ?) AND status IN ('pending', 'running') ORDER BY run_at, id`)
+    statement(db, `SELECT id, queue, status, payload, run_at AS runAt FROM jobs WHERE queue IN (?, ?) AND status IN ('pending', 'running') ORDER BY run_at, id`)
       .all(FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as { id: number; queue: string; status: string; payload: string; runAt: number }[]
   )
     .map((j) => ({ ...j, p: JSON.parse(j.payload) as { flowId: string; trigger?: string; op?: string } }))
@@ -85,7 +105,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
 
   const slskd = slskdOf(ctx);
   return {
-    flows: visibleFlows.map((f) => flows.present(f)),
+    flows: flows.presentMany(visibleFlows, perFlow, userId),
     sharedPlaylists,
     stats,
     flowStats,
@@ -113,25 +133,54 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
     },
     operationQueue: { pending: ops.filter((o) => o.status === 'pending').length, running: ops.filter((o) => o.status === 'running').length, items: ops },
     slskd: { configured: slskd.configured, connected: slskd.configured && !slskd.circuitOpen },
-    ...retryCycles(ctx, viewer),
+    ...retryCycles(ctx, viewer, sharedPlaylists.map((p) => p.id)),
   };
+}
+
+type GroupedCount = { type: string | null; id: string | null; status: DownloadStatus; n: number; mine?: number };
+
+/**
+ * Job counts by playlist and status in one pass: for an administrator over the covering index
+ * (playlist_type, playlist_id, status); for a user `mine` counts the user's own jobs beside `n`.
+ */
+function groupedCounts(db: Db, userId: number | undefined): GroupedCount[] {
+  if (userId === undefined) {
+    return statement(db, `SELECT playlist_type AS type, playlist_id AS id, status, count(*) AS n FROM download_jobs GROUP BY playlist_type, playlist_id, status`).all() as GroupedCount[];
+  }
+  return statement(
+    db,
+    `SELECT playlist_type AS type, playlist_id AS id, status, count(*) AS n, SUM(user_id = ?) AS mine FROM download_jobs GROUP BY playlist_type, playlist_id, status`,
+  ).all(userId) as GroupedCount[];
+}
+
+/** The last hour's downloads: two range reads on (status, completed_at) and (status, updated_at). */
+function downloadMetrics(db: Db, hour: number, userId: number | undefined) {
+  const done = statement(
+    db,
+    `SELECT count(*) AS n, AVG(completed_at - created_at) AS averageMs FROM download_jobs
+     WHERE status = 'done' AND completed_at >= @hour AND (@userId IS NULL OR user_id = @userId)`,
+  ).get({ hour, userId: userId ?? null }) as { n: number; averageMs: number | null };
+  const failed = statement(db, `SELECT count(*) FROM download_jobs WHERE status = 'failed' AND updated_at >= @hour AND (@userId IS NULL OR user_id = @userId)`)
+    .pluck()
+    .get({ hour, userId: userId ?? null }) as number;
+  return { completedLastHour: done.n, failedLastHour: failed, averageMs: done.averageMs };
 }
 
 /**
  * The retry cycle of the static and shared playlists the viewer may see: which are paused, and when
  * the others with failed tracks are searched again (the next run of the hourly cycle).
  */
-function retryCycles(ctx: AppContext, viewer: { id: number; role: string }) {
-  const registry = playlistsOf(ctx);
-  const visible = new Set(registry.visibleTo(viewer).filter((r) => r.kind !== 'flow').map((r) => r.id));
+function retryCycles(ctx: AppContext, viewer: { id: number; role: string }, sharedIds: string[]) {
+  // Only static and shared playlists have a retry cycle: flows (whose refs cost a track walk each) are not asked.
+  const statics = playlistsOf(ctx).provider('static');
+  const visible = new Set([...(statics ? statics.visibleTo(viewer).map((r) => r.id) : []), ...sharedIds]);
   const paused = pausedRetryCycles(ctx);
   const retryCyclePaused: Record<string, boolean> = {};
   for (const id of visible) retryCyclePaused[id] = paused[id] === true;
-  const next = ctx.db.prepare('SELECT next_run_at FROM scheduled_tasks WHERE name = ?').pluck().get(RETRY_CYCLE_TASK) as number | null | undefined;
+  const next = statement(ctx.db, 'SELECT next_run_at FROM scheduled_tasks WHERE name = ?').pluck().get(RETRY_CYCLE_TASK) as number | null | undefined;
   const retryCycleNextAt: Record<string, string> = {};
   if (next) {
-    const failing = ctx.db
-      .prepare(`SELECT DISTINCT playlist_id FROM download_jobs WHERE status = 'failed' AND upgrade = 0 AND playlist_type IN ('static', 'shared') AND playlist_id IS NOT NULL`)
+    const failing = statement(ctx.db, `SELECT DISTINCT playlist_id FROM download_jobs WHERE status = 'failed' AND upgrade = 0 AND playlist_type IN ('static', 'shared') AND playlist_id IS NOT NULL`)
       .pluck()
       .all() as string[];
     for (const id of failing) if (visible.has(id) && !retryCyclePaused[id]) retryCycleNextAt[id] = new Date(next).toISOString();
