@@ -252,6 +252,23 @@ describe('tokens stay with their addresses', () => {
     expect(f.pms.requests.at(-1)!.headers['x-plex-token']).toBe(f.serverToken);
   });
 
+  it("a test asks plex.tv again before refusing: an address it lists now is used", async () => {
+    const before = f.tv.servers;
+    f.tv.servers = [{ ...before[0]!, uri: other.url }];
+    try {
+      const res = await admin('/api/settings/plex/test', { method: 'POST', json: { url: other.url } });
+      expect(res.status).toBe(200);
+      expect(tokensAt(other)).toEqual([f.serverToken]);
+    } finally {
+      f.tv.servers = before;
+      other.requests.length = 0;
+      // plex.tv's list is the old one again: the other host is refused once more.
+      expect((await admin('/api/settings/plex/resources', { method: 'POST', json: {} })).status).toBe(200);
+      expect((await admin('/api/settings/plex/test', { method: 'POST', json: { url: other.url } })).body.code).toBe('SECRET_REENTRY_REQUIRED');
+      expect(tokensAt(other)).toEqual([]);
+    }
+  });
+
   it('connecting Plex again with the new address saved lets the token go there', async () => {
     expect((await save(other.url)).status).toBe(200);
     await connectPlex(server, f);

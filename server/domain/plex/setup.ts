@@ -99,6 +99,8 @@ export async function testPlexServer(ctx: AppContext, url?: string) {
   const token = serverToken(ctx, identity.machineIdentifier);
   if (!token) throw new NotConfiguredError('integrations.plex', 'Connect a Plex account first: Settings → Plex → Connect with Plex');
   // Whatever identity the address claims, a stored token goes only where plex.tv or the connection put it.
+  // plex.tv's list may be newer than the one remembered (or predate it): asked once more before refusing.
+  if (!tokenMayGoTo(ctx, target, identity.machineIdentifier)) await listPlexServers(ctx);
   if (!tokenMayGoTo(ctx, target, identity.machineIdentifier)) {
     if (url === undefined) throw new NotConfiguredError('integrations.plex.url', relinkRequired(target).message);
     throw relinkRequired(target);
