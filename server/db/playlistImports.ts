@@ -139,6 +139,8 @@ export const playlistImports = {
          recording_mbid = COALESCE(@recordingMbid, recording_mbid) WHERE import_id = @importId AND position = @position`,
     ).run({ importId, position, state: patch.state, trackId: patch.trackId ?? null, jobId: patch.jobId ?? null, recordingMbid: patch.recordingMbid ?? null });
   },
+  queuedItems: (db: Db, importId: number) =>
+    db.prepare(`SELECT ${ITEM_COLUMNS} FROM playlist_import_items WHERE import_id = ? AND state = 'queued' ORDER BY position`).all(importId) as ImportItemRow[],
   itemByJob: (db: Db, jobId: number) => db.prepare(`SELECT ${ITEM_COLUMNS} FROM playlist_import_items WHERE job_id = ?`).get(jobId) as ImportItemRow | undefined,
   /** Queued items whose download is done (the library track may not be indexed yet). */
   queuedDone: (db: Db) =>

@@ -34,6 +34,13 @@ const salt: SpotifyUserTrack[] = [
   { name: 'Lighthouse', artists: ['Velvet Harbor', 'Guest Voice'], album: 'Salt and Iron' },
   { name: 'Gone', artists: ['Velvet Harbor'], unavailable: true },
 ];
+/** For the shared import: owned, downloadable (yt-dlp has Undertow), unmatched, owned. */
+const tide: SpotifyUserTrack[] = [
+  { name: 'Anchor', artists: ['Velvet Harbor'], album: 'Salt and Iron' },
+  { name: 'Undertow', artists: ['Velvet Harbor'], album: 'Salt and Iron' },
+  { name: 'Not On MusicBrainz', artists: ['Nobody Known'], album: 'Nowhere' },
+  { name: 'Old Pier - Remastered 2011', artists: ['Velvet Harbor'], album: 'Salt and Iron (Deluxe)' },
+];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-imports-'));
@@ -41,14 +48,20 @@ beforeAll(async () => {
   [spotify, mb, ytdlp] = await Promise.all([
     startSpotifyFake(),
     startMusicBrainzFake(musicbrainzCatalogue),
-    startYtdlpFake({ entries: [{ title: 'Velvet Harbor - Tidewater (Official Audio)', uploader: 'Velvet Harbor', duration: 3, file: 'tone.mp3', match: 'tidewater' }] }),
+    startYtdlpFake({
+      entries: [
+        { title: 'Velvet Harbor - Tidewater (Official Audio)', uploader: 'Velvet Harbor', duration: 3, file: 'tone.mp3', match: 'tidewater' },
+        { title: 'Velvet Harbor - Undertow (Official Audio)', uploader: 'Velvet Harbor', duration: 3, file: 'tone.mp3', match: 'undertow' },
+      ],
+    }),
   ]);
   spotify.users.set('ann.spotify', {
     id: 'ann.spotify',
     displayName: 'Ann S',
     playlists: [
       { id: 'saltplaylist', name: 'Salt Favourites', owner: 'ann.spotify', tracks: salt },
-      ...Array.from({ length: 119 }, (_, i) => ({ id: `filler${i}`, name: `Filler ${i}`, owner: 'someone', tracks: [] })),
+      { id: 'tideplaylist', name: 'Tide Mix', owner: 'ann.spotify', tracks: tide },
+      ...Array.from({ length: 118 }, (_, i) => ({ id: `filler${i}`, name: `Filler ${i}`, owner: 'someone', tracks: [] })),
     ],
   });
   spotify.users.set('bob.spotify', { id: 'bob.spotify', displayName: 'Bob S', playlists: [] });
@@ -250,8 +263,72 @@ describe('Spotify import', () => {
     expect(activity.find((a) => a.id === `import:${imp.importId}`)).toMatchObject({ kind: 'playlist_import', title: 'Salt Favourites', source: 'spotify', playlistType: 'static', playlistId: String(playlistId) });
   }, 120_000);
 
-  it('accepts only static as the target for now', async () => {
-    const res = await call('/api/playlists/import/spotify', { method: 'POST', json: { playlistId: 'saltplaylist', target: 'shared' } });
+  it('imports into a shared playlist owned by the importer: owned tracks at once, the missing one joins at its source place', async () => {
+    const res = await call('/api/playlists/import/spotify', { method: 'POST', json: { playlistId: 'tideplaylist', target: 'shared' } });
+    expect(res.status).toBe(201);
+    const [imp] = res.body.imports;
+    expect(imp).toMatchObject({ source: 'spotify', sourceId: 'tideplaylist', name: 'Tide Mix', target: { type: 'shared' }, total: 4 });
+    const id = imp.target.id as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const detail = async () => {
+      const d = await call(`/api/playlists/shared-playlists/${id}`);
+      expect(d.status).toBe(200);
+      return d.body;
+    };
+    const first = await detail();
+    expect(first).toMatchObject({ name: 'Tide Mix', ownerUserId: ann.id, canEdit: true });
+    expect(first.tracks.map((t: any) => [t.trackName, t.status])).toEqual([
+      ['Anchor', 'available'],
+      ['Old Pier - Remastered 2011', 'available'],
+    ]);
+
+    // The import job matches Undertow on MusicBrainz and adds it through the shared playlist, with its download job.
+    const job = await until('the download job', () =>
+      server.ctx.db
+        .prepare("SELECT d.id, d.track_name, d.playlist_type, d.playlist_id, d.recording_mbid, q.priority FROM download_jobs d JOIN jobs q ON q.id = d.queue_job_id WHERE d.playlist_id = ? AND d.reused_track_id IS NULL")
+        .get(id) as any,
+    );
+    expect(job).toMatchObject({ track_name: 'Undertow', playlist_type: 'shared', playlist_id: id, recording_mbid: mbids.undertow, priority: 5 });
+    // Downloaded, filed, indexed, and joined between Anchor and Old Pier (its source order); nothing else joined.
+    const joined = await until(
+      'Undertow available in the shared playlist',
+      async () => {
+        const d = await detail();
+        return d.tracks.some((t: any) => t.trackName === 'Undertow' && t.status === 'available') ? d : undefined;
+      },
+      90_000,
+    );
+    expect(joined.tracks.map((t: any) => [t.trackName, t.status, t.jobId !== null])).toEqual([
+      ['Anchor', 'available', true],
+      ['Undertow', 'available', true],
+      ['Old Pier - Remastered 2011', 'available', true],
+    ]);
+    expect(joined.tracks[1].jobId).toBe(String(job.id));
+    expect(joined).toMatchObject({ trackCount: 3, availableCount: 3, missingCount: 0 });
+    // Joined once: the list has no second Undertow entry, /rest sees three tracks.
+    const ref = server.ctx.db.prepare('SELECT seq FROM shared_playlists WHERE id = ?').get(id) as { seq: number };
+    expect(server.ctx.db.prepare('SELECT COUNT(*) FROM shared_playlist_tracks WHERE playlist_seq = ?').pluck().get(ref.seq)).toBe(3);
+
+    const activity = await until('the import done', async () => {
+      const a = ((await call('/api/requests')).body as any[]).find((x) => x.id === `import:${imp.importId}`);
+      return a?.status === 'available' ? a : undefined;
+    });
+    expect(activity).toMatchObject({
+      kind: 'playlist_import',
+      title: 'Tide Mix',
+      source: 'spotify',
+      playlistType: 'shared',
+      playlistId: id,
+      statusLabel: 'Imported',
+      counts: { owned: 2, added: 1, unmatched: 1, queued: 0, pending: 0, failed: 0 },
+    });
+    // Visible to every user as a shared playlist; only the owner (or an admin) may change it.
+    const other = await call(`/api/playlists/shared-playlists/${id}`, { token: server.admin.token });
+    expect(other.body.tracks).toHaveLength(3);
+  }, 120_000);
+
+  it('accepts only static or shared as the target', async () => {
+    const res = await call('/api/playlists/import/spotify', { method: 'POST', json: { playlistId: 'saltplaylist', target: 'flow' } });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
   });

@@ -151,6 +151,8 @@ describe('Plex Home links (administrator)', () => {
   });
 
   it("a user's client uses their own token on the configured server", async () => {
+    // The server is chosen from plex.tv's list (whose connections are where tokens may go).
+    expect((await call('/api/settings/plex/resources', server.admin.token, { method: 'POST', json: {} })).status).toBe(200);
     await call('/api/settings', server.admin.token, { method: 'POST', json: { integrations: { plex: { url: f.pms.url, machineIdentifier: f.pms.machineIdentifier } } } });
     f.pms.tokens.add('kid-home-token-9a');
     const forBob = plexServerForUser(server.ctx, bob.id)!;

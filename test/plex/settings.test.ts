@@ -6,7 +6,8 @@ import { plexAccount, plexServerTokens, plexTracks } from '../../server/db/plex.
 import { decrypt } from '../../server/secrets.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { body, createUser, PLEX_APP_URL, plexEnv, startPlexFakes, type PlexFakes } from './helpers.js';
+import { startPlexServerFake, type PlexServerFake } from '../fakes/plex/index.js';
+import { body, connectPlex, createUser, PLEX_APP_URL, plexEnv, startPlexFakes, type PlexFakes } from './helpers.js';
 
 /** Settings → Plex (api.md §4.13, `plex` on the wire): PIN sign-in, servers, test, libraries, access check, sync. */
 
@@ -203,6 +204,78 @@ describe('servers and libraries', () => {
     } finally {
       f.pms.tokens.add(f.serverToken);
     }
+  });
+});
+
+describe('tokens stay with their addresses', () => {
+  let other: PlexServerFake;
+  /** Every token the other host was sent, in a header or the query. */
+  const tokensAt = (fake: PlexServerFake) => fake.requests.map((r) => r.headers['x-plex-token'] ?? r.query.get('X-Plex-Token')).filter(Boolean);
+  const save = (url: string) => admin('/api/settings', { method: 'POST', json: { integrations: { plex: { url, machineIdentifier: f.pms.machineIdentifier } } } });
+
+  beforeAll(async () => {
+    // Another host answering as the same server: it must never get the stored token.
+    other = await startPlexServerFake({ machineIdentifier: f.pms.machineIdentifier });
+    other.tokens.add(f.serverToken);
+    other.sections = f.pms.sections;
+  });
+  afterAll(async () => {
+    await other?.close();
+  });
+
+  it('a test of an address plex.tv does not list sends no token and asks for a re-link', async () => {
+    const res = await admin('/api/settings/plex/test', { method: 'POST', json: { url: other.url } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'SECRET_REENTRY_REQUIRED', details: [{ path: 'url' }] });
+    expect(res.body.message).toContain(new URL(other.url).origin);
+    expect(res.body.message).toMatch(/connect Plex again/);
+    expect(other.requests.map((r) => r.path)).toEqual(['/identity']);
+    expect(tokensAt(other)).toEqual([]);
+  });
+
+  it('the saved URL moved to another host: calls fail with 409 naming the setting, the host gets no token; a listed URI works again', async () => {
+    expect((await save(other.url)).status).toBe(200);
+    for (const p of ['/api/settings/plex/libraries', '/api/settings/plex/libraries/3/access-check']) {
+      const res = await admin(p);
+      expect(res.status, p).toBe(409);
+      expect(res.body).toMatchObject({ code: 'NOT_CONFIGURED', error: 'Not configured' });
+      expect(res.body.message).toMatch(/not an address plex\.tv lists/);
+    }
+    expect((await admin('/api/settings/plex/sync', { method: 'POST' })).status).toBe(409);
+    const test = await admin('/api/settings/plex/test', { method: 'POST', json: {} });
+    expect([test.status, test.body.code]).toEqual([409, 'NOT_CONFIGURED']);
+    expect(tokensAt(other)).toEqual([]);
+
+    expect((await save(f.pms.url)).status).toBe(200);
+    expect((await admin('/api/settings/plex/libraries')).status).toBe(200);
+    expect((await admin('/api/settings/plex/test', { method: 'POST', json: { url: f.pms.url } })).status).toBe(200);
+    expect(f.pms.requests.at(-1)!.headers['x-plex-token']).toBe(f.serverToken);
+  });
+
+  it("a test asks plex.tv again before refusing: an address it lists now is used", async () => {
+    const before = f.tv.servers;
+    f.tv.servers = [{ ...before[0]!, uri: other.url }];
+    try {
+      const res = await admin('/api/settings/plex/test', { method: 'POST', json: { url: other.url } });
+      expect(res.status).toBe(200);
+      expect(tokensAt(other)).toEqual([f.serverToken]);
+    } finally {
+      f.tv.servers = before;
+      other.requests.length = 0;
+      // plex.tv's list is the old one again: the other host is refused once more.
+      expect((await admin('/api/settings/plex/resources', { method: 'POST', json: {} })).status).toBe(200);
+      expect((await admin('/api/settings/plex/test', { method: 'POST', json: { url: other.url } })).body.code).toBe('SECRET_REENTRY_REQUIRED');
+      expect(tokensAt(other)).toEqual([]);
+    }
+  });
+
+  it('connecting Plex again with the new address saved lets the token go there', async () => {
+    expect((await save(other.url)).status).toBe(200);
+    await connectPlex(server, f);
+    expect((await admin('/api/settings/plex/libraries')).status).toBe(200);
+    expect(tokensAt(other)).toEqual([f.serverToken]);
+    // Back to the listed address for what follows.
+    expect((await save(f.pms.url)).status).toBe(200);
   });
 });
 

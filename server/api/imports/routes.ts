@@ -12,7 +12,7 @@ const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
 const sourceId = z.string().trim().min(1).max(200);
 /** `static` only for now; `shared` is added here once shared playlists exist. */
-const target = z.enum(['static']).default('static');
+const target = z.enum(['static', 'shared']).default('static');
 const playlistName = z.string().trim().min(1).max(200).optional();
 
 const statusSchema = z.object({
@@ -93,7 +93,7 @@ export function importRoutes(ctx: AppContext): RouteDefinition[] {
       body: oneImport,
       response: importSchema,
       status: 201,
-      handler: ({ principal, body }) => importPlaylist(ctx, principal!.userId, source, body.playlistId, { target: body.target, ...(body.name && { name: body.name }) }),
+      handler: ({ principal, body }) => importPlaylist(ctx, principal!.userId, source, body.playlistId, { target: body.target, principal: principal!, ...(body.name && { name: body.name }) }),
     });
   return [
     defineRoute({
@@ -165,7 +165,7 @@ export function importRoutes(ctx: AppContext): RouteDefinition[] {
       handler: async ({ principal, body }) => {
         const ids = [...new Set([...(body.playlistId ? [body.playlistId] : []), ...(body.playlistIds ?? [])])];
         const imports: ImportResult[] = [];
-        for (const id of ids) imports.push(await importPlaylist(ctx, principal!.userId, 'spotify', id, { target: body.target, ...(body.name && { name: body.name }) }));
+        for (const id of ids) imports.push(await importPlaylist(ctx, principal!.userId, 'spotify', id, { target: body.target, principal: principal!, ...(body.name && { name: body.name }) }));
         return { imports };
       },
     }),

@@ -4,6 +4,10 @@ import { playlistsRepository } from '../../db/playlists.js';
 import { playlistImports, type ImportItemRow, type ImportRow, type ImportSource } from '../../db/playlistImports.js';
 import type { Job } from '../../jobs/queue.js';
 import { downloadsOf } from '../downloads/service.js';
+import type { Principal } from '../auth/principal.js';
+import { ValidationError } from '../errors.js';
+import { playlistsOf } from '../playlists/registry.js';
+import { sharedPlaylistsOf } from '../playlists/sharedPlaylists.js';
 import { placeStaticTracks } from '../playlists/staticDownloads.js';
 import { StaticPlaylists } from '../playlists/staticPlaylists.js';
 import { LocalMatcher, UpstreamMatcher, type SourceTrack, type UpstreamMatch } from './matching.js';
@@ -22,8 +26,11 @@ const CHUNKS_PER_RUN = 10;
 /** Downloads of an import wait behind single requests. */
 const IMPORT_JOB_PRIORITY = 5;
 
-/** Where an import goes: a static playlist now; `shared` joins this once shared playlists exist. */
-export type ImportTarget = 'static';
+/**
+ * Where an import goes: a static playlist of the importing user, or a shared playlist the importing
+ * user owns (its missing tracks become that playlist's download-backed entries).
+ */
+export type ImportTarget = 'static' | 'shared';
 
 export interface PreviewTrack {
   position: number;
@@ -154,8 +161,8 @@ function resultOf(ctx: AppContext, row: ImportRow): ImportResult {
 }
 
 /**
- * Import: reads the playlist, matches it against the library, creates the static playlist with
- * the owned tracks in source order, stores every other track as pending, and queues the job that
+ * Import: reads the playlist, matches it against the library, creates the static or shared playlist
+ * with the owned tracks in source order, stores every other track as pending, and queues the job that
  * looks them up and makes their download jobs. Answers once the playlist exists.
  */
 export async function importPlaylist(
@@ -163,8 +170,9 @@ export async function importPlaylist(
   userId: number,
   source: ImportSource,
   playlistId: string,
-  options: { target: ImportTarget; name?: string; signal?: AbortSignal },
+  options: { target: ImportTarget; name?: string; signal?: AbortSignal; principal?: Principal },
 ): Promise<ImportResult> {
+  if (options.target === 'shared' && options.principal?.userId !== userId) throw new ValidationError('A shared playlist import needs the importing user');
   const opened = await openPlaylist(ctx, userId, source, playlistId, options.signal);
   const local = new LocalMatcher(ctx.db);
   const items: ImportItemRow[] = [];
@@ -190,11 +198,22 @@ export async function importPlaylist(
     }
   const name = (options.name?.trim() || opened.name).slice(0, 200);
   const playlists = new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock);
+  const comment = `Imported from ${SOURCE_LABEL[source]}`;
   const row = ctx.db.transaction(() => {
-    const staticId = playlists.create(userId, name, ownedIds, { comment: `Imported from ${SOURCE_LABEL[source]}` });
+    const targetId =
+      options.target === 'shared'
+        ? // The shared playlist's own creation: owned tracks at their source positions (the rest join there later).
+          sharedPlaylistsOf(ctx).create(
+            options.principal!,
+            { name, description: comment },
+            items
+              .filter((i) => i.trackId !== null)
+              .map((i) => ({ artistName: i.artist, trackName: i.title, albumName: i.album, durationMs: i.durationMs, recordingMbid: i.recordingMbid, trackId: i.trackId, position: i.position })),
+          ).id
+        : String(playlists.create(userId, name, ownedIds, { comment }));
     const created = playlistImports.create(
       ctx.db,
-      { userId, source, sourceRef: opened.id, name, targetType: options.target, targetId: String(staticId), status: items.some((i) => i.state === 'pending') ? 'matching' : 'done' },
+      { userId, source, sourceRef: opened.id, name, targetType: options.target, targetId, status: items.some((i) => i.state === 'pending') ? 'matching' : 'done' },
       ctx.clock.now(),
     );
     const insert = playlistImports.itemInserter(ctx.db);
@@ -227,6 +246,10 @@ async function runImport(ctx: AppContext, job: Job<{ importId: number }>): Promi
     const looked = await upstream.match(tracks.filter((_, i) => !known[i]));
     let k = 0;
     const matches = known.map((m) => m ?? looked[k++]);
+    if (row.targetType === 'shared') {
+      if (!addToShared(ctx, row, pending, matches)) return;
+      continue;
+    }
     ctx.db.transaction(() => {
       pending.forEach((item, i) => {
         const m = matches[i];
@@ -257,6 +280,64 @@ async function runImport(ctx: AppContext, job: Job<{ importId: number }>): Promi
     })();
   }
   refreshStatus(ctx, row.id);
+}
+
+/**
+ * A chunk of a shared-playlist import: every matched track goes in through the shared playlist's own
+ * adding (an owned track as it is, a missing one with its download job, which joins the entry when
+ * done), at its source position. False when the playlist is gone (the import then ends as failed).
+ */
+function addToShared(ctx: AppContext, row: ImportRow, pending: ImportItemRow[], matches: (UpstreamMatch | null | undefined)[]): boolean {
+  const shared = sharedPlaylistsOf(ctx);
+  const local = new LocalMatcher(ctx.db);
+  if (!shared.repo.byId(row.targetId)) {
+    ctx.db.transaction(() => {
+      for (const item of playlistImports.pendingItems(ctx.db, row.id, 1_000_000)) playlistImports.setItem(ctx.db, row.id, item.position, { state: 'failed' });
+      playlistImports.setStatus(ctx.db, row.id, 'failed', 'The shared playlist was deleted', ctx.clock.now());
+    })();
+    return false;
+  }
+  pending.forEach((item, i) => {
+    const m = matches[i];
+    if (!m) return void playlistImports.setItem(ctx.db, row.id, item.position, { state: 'unmatched' });
+    const owned = local.trackId({ title: m.title, artists: [m.artist], recordingMbid: m.recordingMbid });
+    ctx.db.transaction(() => {
+      const added = shared.addImported(
+        row.targetId,
+        owned !== null
+          ? { trackId: owned }
+          : { artistName: m.artist || item.artist, trackName: m.title || item.title, albumName: m.album, durationMs: m.durationMs, recordingMbid: m.recordingMbid },
+        { position: item.position, priority: IMPORT_JOB_PRIORITY },
+      );
+      const trackId = added.track.trackId !== null ? Number(added.track.trackId) : null;
+      playlistImports.setItem(ctx.db, row.id, item.position, {
+        state: trackId !== null ? 'added' : 'queued',
+        trackId,
+        jobId: added.track.jobId !== null ? Number(added.track.jobId) : null,
+        recordingMbid: m.recordingMbid,
+      });
+    })();
+  });
+  return true;
+}
+
+/**
+ * A shared playlist changed: queued tracks of its imports whose entry now has its library track
+ * (the shared playlist's joining did that) count as added.
+ */
+function noteSharedJoins(ctx: AppContext, playlistId: string): void {
+  const rows = playlistImports.unfinished(ctx.db).filter((r) => r.targetType === 'shared' && r.targetId === playlistId);
+  if (rows.length === 0) return;
+  const shared = sharedPlaylistsOf(ctx);
+  const playlist = shared.repo.byId(playlistId);
+  if (!playlist) return;
+  for (const row of rows) {
+    for (const item of playlistImports.queuedItems(ctx.db, row.id)) {
+      const entry = item.jobId !== null ? shared.repo.entryOfJob(playlist.seq, item.jobId) : undefined;
+      if (entry && entry.available === 1 && entry.track_id !== null) playlistImports.setItem(ctx.db, row.id, item.position, { state: 'added', trackId: entry.track_id, jobId: item.jobId, recordingMbid: item.recordingMbid });
+    }
+    refreshStatus(ctx, row.id);
+  }
 }
 
 /** Puts a track into the import's playlist where its source position says (after the earlier tracks present). */
@@ -313,6 +394,9 @@ export function startImports(ctx: AppContext): void {
     }
   });
   placeStaticTracks(ctx, (job, trackId) => placeImportedTrack(ctx, job, trackId));
+  playlistsOf(ctx).onChange((change) => {
+    if (change.type === 'changed' && change.ref.kind === 'shared') noteSharedJoins(ctx, change.ref.id);
+  });
   // After a restart: imports cut short go on (downloads filed meanwhile join through the playlists' sweep).
   for (const row of playlistImports.unfinished(ctx.db))
     if (row.status === 'matching') ctx.jobs.enqueue(IMPORT_QUEUE, { importId: row.id }, { dedupeKey: `import:${row.id}`, name: `import ${row.name}` });

@@ -50,6 +50,9 @@ export interface SyncResult {
   total: number;
 }
 
+/** A track to add: `trackId` names the library track when the caller already matched it; `position` places it. */
+export type NewEntry = PlaylistEntry & { trackId?: number | null; position?: number };
+
 export const viewerOf = (p: Principal): PlaylistViewer => ({ id: p.userId, role: p.role });
 
 function refOf(row: SharedPlaylistRow): PlaylistRef {
@@ -187,7 +190,7 @@ export class SharedPlaylists {
   }
 
   /** Creates the playlist with its tracks in one transaction; jobs for missing tracks start after it. */
-  create(principal: Principal, settings: SharedSettings & { name: string }, tracks: PlaylistEntry[] = [], source?: { url: string | null; format: PlaylistFormat | null }) {
+  create(principal: Principal, settings: SharedSettings & { name: string }, tracks: NewEntry[] = [], source?: { url: string | null; format: PlaylistFormat | null }) {
     if (!isUserAccount(principal)) throw new ForbiddenError('User account required', 'Forbidden', 'USER_REQUIRED');
     const name = this.checkName(settings.name);
     const sourceUrl = source?.url ?? settings.sourceUrl ?? null;
@@ -207,7 +210,7 @@ export class SharedPlaylists {
         keepRemovedTracks: settings.keepRemovedTracks ?? false,
         now,
       });
-      for (const t of tracks) this.addEntry(seq, id, principal.userId, t, source !== undefined && source.url !== null, now);
+      for (const t of tracks) this.addEntry(seq, id, principal.userId, t, source !== undefined && source.url !== null, now, t.position);
       if (source?.url) this.repo.update(seq, { last_synced_at: now }, now);
       return seq;
     })();
@@ -272,8 +275,19 @@ export class SharedPlaylists {
    * One entry with its job: an owned track gets a done job linked to it (so every entry has a job,
    * as the track routes address them), a missing one a download job of this playlist.
    */
-  private addEntry(seq: number, id: string, ownerId: number | null, t: PlaylistEntry, fromSource: boolean, now: number, position?: number): { entryId: number; job: DownloadJobRow } {
-    const owned = requests.ownedTrackId(this.ctx.db, { mbid: t.recordingMbid, title: t.trackName, artistName: t.artistName });
+  private addEntry(
+    seq: number,
+    id: string,
+    ownerId: number | null,
+    entry: NewEntry,
+    fromSource: boolean,
+    now: number,
+    position?: number,
+    priority?: number,
+  ): { entryId: number; job: DownloadJobRow } {
+    const { trackId: known, position: _position, ...rest } = entry;
+    let t: PlaylistEntry = rest;
+    const owned = known ?? requests.ownedTrackId(this.ctx.db, { mbid: t.recordingMbid, title: t.trackName, artistName: t.artistName });
     const svc = downloadsOf(this.ctx);
     const fields = {
       userId: ownerId,
@@ -304,7 +318,7 @@ export class SharedPlaylists {
       job =
         svc.transition(job.id, { status: 'done', progress: 100, reusedTrackId: owned, finalPath: file, streamFormat: file ? path.extname(file).slice(1).toLowerCase() || null : null, completedAt: now }, ['pending']) ?? job;
     } else {
-      job = svc.create(fields);
+      job = svc.create(fields, priority !== undefined ? { priority } : undefined);
     }
     const entryId = this.repo.addEntry(seq, { ...t, trackId: owned ?? null, jobId: job.id, fromSource }, now, position);
     return { entryId, job };
@@ -344,13 +358,27 @@ export class SharedPlaylists {
 
   addTrack(principal: Principal, id: string, input: AddTrackInput) {
     const row = this.editable(id, principal);
-    let entry: PlaylistEntry;
+    return this.addTo(row, row.owner_user_id ?? (isUserAccount(principal) ? principal.userId : null), input);
+  }
+
+  /**
+   * A playlist import (server/domain/imports) adds the tracks it matched later on, in the owner's
+   * name: the same entry and job as `addTrack`, at the track's place in the source (`position`)
+   * and with the import's download priority.
+   */
+  addImported(id: string, input: AddTrackInput, opts: { position?: number; priority?: number } = {}) {
+    const row = this.row(id);
+    return this.addTo(row, row.owner_user_id, input, opts);
+  }
+
+  private addTo(row: SharedPlaylistRow, ownerId: number | null, input: AddTrackInput, opts: { position?: number; priority?: number } = {}) {
+    let entry: NewEntry;
     if ('trackId' in input) {
       const track = this.ctx.db
         .prepare('SELECT title, artist_name, duration_ms, mbid, (SELECT title FROM library_albums a WHERE a.id = t.album_id) AS album FROM library_tracks t WHERE id = ?')
         .get(input.trackId) as { title: string; artist_name: string; duration_ms: number; mbid: string | null; album: string | null } | undefined;
       if (!track) throw new NotFoundError('Track not found', `No library track ${input.trackId}`);
-      entry = { artistName: track.artist_name, trackName: track.title, albumName: track.album, durationMs: track.duration_ms || null, recordingMbid: track.mbid };
+      entry = { artistName: track.artist_name, trackName: track.title, albumName: track.album, durationMs: track.duration_ms || null, recordingMbid: track.mbid, trackId: input.trackId };
     } else {
       const artistName = input.artistName.trim();
       const trackName = input.trackName.trim();
@@ -359,7 +387,7 @@ export class SharedPlaylists {
     }
     const now = this.ctx.clock.now();
     const added = this.ctx.db.transaction(() => {
-      const r = this.addEntry(row.seq, row.id, row.owner_user_id ?? (isUserAccount(principal) ? principal.userId : null), entry, false, now);
+      const r = this.addEntry(row.seq, row.id, ownerId, entry, false, now, opts.position, opts.priority);
       this.repo.touch(row.seq, now);
       return r;
     })();

@@ -3,7 +3,8 @@ import type { AppContext } from '../../context.js';
 import { plexAccount, plexLinks, plexServerTokens } from '../../db/plex.js';
 import { PlexServerClient, PlexTvClient, type PlexProduct } from '../../integrations/plex/index.js';
 import { decrypt, encrypt } from '../../secrets.js';
-import { NotConfiguredError } from '../errors.js';
+import { NotConfiguredError, ValidationError } from '../errors.js';
+import { originOf, SECRET_REENTRY_REQUIRED } from '../settings/secretOrigin.js';
 import type { Settings } from '../settings/schema.js';
 
 /**
@@ -76,6 +77,67 @@ export function plexTokenForUser(ctx: AppContext, userId: number): string | null
   return link ? open(ctx, link.tokenEnc) : null;
 }
 
+/**
+ * Where the stored Plex tokens may go (the rule of settings/secretOrigin.ts for Plex): the origins of
+ * the connection URIs plex.tv listed for a server (kept each time the account's servers are listed),
+ * and the origin `integrations.plex.url` named when the account was connected. Any other address
+ * gets no token until the administrator connects Plex again with that address saved.
+ */
+const ORIGINS_KEY = 'plex.tokenOrigins';
+
+interface TokenOrigins {
+  /** machineIdentifier → origins of the connections plex.tv listed for that server. */
+  listed: Record<string, string[]>;
+  /** The server address saved when the account token was stored, or null. */
+  linked: string | null;
+}
+
+function tokenOrigins(ctx: AppContext): TokenOrigins {
+  const stored = ctx.kv.get<TokenOrigins>(ORIGINS_KEY);
+  return { listed: stored?.listed ?? {}, linked: stored?.linked ?? null };
+}
+
+/** plex.tv's current list of the account's servers and their connections replaces the remembered one. */
+export function rememberListedOrigins(ctx: AppContext, servers: { clientIdentifier: string; connections: { uri: string }[] }[]): void {
+  const listed: Record<string, string[]> = {};
+  for (const s of servers) listed[s.clientIdentifier] = [...new Set(s.connections.map((c) => originOf(c.uri)).filter((o) => o !== ''))];
+  ctx.kv.put(ORIGINS_KEY, { ...tokenOrigins(ctx), listed });
+}
+
+/** The account was (re)connected: its token is meant for the server address saved now (if any). */
+export function bindTokenToSavedServer(ctx: AppContext): void {
+  const url = plexSettings(ctx).url;
+  ctx.kv.put(ORIGINS_KEY, { ...tokenOrigins(ctx), linked: url ? originOf(url) || null : null });
+}
+
+export function forgetTokenOrigins(ctx: AppContext): void {
+  ctx.kv.put(ORIGINS_KEY, { listed: {}, linked: null });
+}
+
+/**
+ * May a stored token go to this address? Its origin is one plex.tv listed for the server (for any of
+ * the account's servers when none is named), or the one the account was connected with.
+ */
+export function tokenMayGoTo(ctx: AppContext, url: string, machineIdentifier: string | null | undefined): boolean {
+  const origin = originOf(url);
+  if (origin === '') return false;
+  const t = tokenOrigins(ctx);
+  if (t.linked === origin) return true;
+  if (machineIdentifier) return (t.listed[machineIdentifier] ?? []).includes(origin);
+  return Object.values(t.listed).some((origins) => origins.includes(origin));
+}
+
+const relinkMessage = (url: string) =>
+  `${originOf(url) || url} is not an address plex.tv lists for this Plex server, and the Plex token was not stored for it: ` +
+  'choose one of the server\'s connections (Settings → Plex → servers), or save this address and connect Plex again ' +
+  '(a stored Plex token is only sent to the addresses it is meant for)';
+
+/** 400 SECRET_REENTRY_REQUIRED for an address a connection test names. */
+export function relinkRequired(url: string, path = 'url'): ValidationError {
+  const message = relinkMessage(url);
+  return new ValidationError(message, SECRET_REENTRY_REQUIRED, [{ path, message }]);
+}
+
 export function plexServerClient(ctx: AppContext, baseUrl: string, token: string | null): PlexServerClient {
   return new PlexServerClient({ baseUrl, token, product: plexProduct(ctx), timeoutMs: TIMEOUT_MS });
 }
@@ -95,6 +157,8 @@ export function plexServerOf(ctx: AppContext): PlexServerConnection {
   if (!s.enabled) throw new NotConfiguredError('integrations.plex.enabled', 'Plex is switched off in Settings (integrations.plex.enabled)');
   const token = serverToken(ctx, s.machineIdentifier);
   if (!token) throw new NotConfiguredError('integrations.plex', PLEX_NOT_CONNECTED);
+  // The saved address moved somewhere no token was meant for: nothing is sent, the administrator re-links.
+  if (!tokenMayGoTo(ctx, s.url, s.machineIdentifier)) throw new NotConfiguredError('integrations.plex.url', relinkMessage(s.url));
   return { client: plexServerClient(ctx, s.url, token), url: s.url, machineIdentifier: s.machineIdentifier, librarySectionId: s.librarySectionId };
 }
 

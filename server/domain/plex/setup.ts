@@ -6,7 +6,20 @@ import { mapLidarrPath } from '../../library/lidarrPaths.js';
 import type { Principal } from '../auth/principal.js';
 import { isUserAccount } from '../auth/principal.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
-import { plexServerClient, plexServerOf, plexSettings, plexTv, requireAccountToken, sealToken, serverToken } from './connection.js';
+import {
+  bindTokenToSavedServer,
+  forgetTokenOrigins,
+  plexServerClient,
+  plexServerOf,
+  plexSettings,
+  plexTv,
+  rememberListedOrigins,
+  relinkRequired,
+  requireAccountToken,
+  sealToken,
+  serverToken,
+  tokenMayGoTo,
+} from './connection.js';
 import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin } from './pins.js';
 
 /** Settings → Plex (api.md §4.13): connect the administrator's account, choose a server and its music library. */
@@ -29,12 +42,14 @@ export async function checkServerPin(ctx: AppContext, principal: Principal, pinI
     connectedBy: isUserAccount(principal) ? principal.userId : null,
     connectedAt: ctx.clock.now(),
   });
+  bindTokenToSavedServer(ctx);
   ctx.log.info('Plex account connected', { plexUsername: account.username ?? account.title });
   return { pending: false, linked: true, expired: false, plexUsername: account.username ?? account.title };
 }
 
 export function disconnectPlex(ctx: AppContext): { success: true; connected: false } {
   plexAccount.clear(ctx.db);
+  forgetTokenOrigins(ctx);
   return { success: true, connected: false };
 }
 
@@ -72,6 +87,7 @@ export async function listPlexServers(ctx: AppContext) {
   const resources = await plexTv(ctx, requireAccountToken(ctx)).servers();
   const now = ctx.clock.now();
   for (const r of resources) if (r.accessToken) plexServerTokens.put(ctx.db, r.clientIdentifier, r.name, sealToken(ctx, r.accessToken), now);
+  rememberListedOrigins(ctx, resources);
   return { servers: resources.map(presentServer), total: resources.length };
 }
 
@@ -82,6 +98,13 @@ export async function testPlexServer(ctx: AppContext, url?: string) {
   const identity = await plexServerClient(ctx, target, null).identity();
   const token = serverToken(ctx, identity.machineIdentifier);
   if (!token) throw new NotConfiguredError('integrations.plex', 'Connect a Plex account first: Settings → Plex → Connect with Plex');
+  // Whatever identity the address claims, a stored token goes only where plex.tv or the connection put it.
+  // plex.tv's list may be newer than the one remembered (or predate it): asked once more before refusing.
+  if (!tokenMayGoTo(ctx, target, identity.machineIdentifier)) await listPlexServers(ctx);
+  if (!tokenMayGoTo(ctx, target, identity.machineIdentifier)) {
+    if (url === undefined) throw new NotConfiguredError('integrations.plex.url', relinkRequired(target).message);
+    throw relinkRequired(target);
+  }
   const music = await plexServerClient(ctx, target, token).musicSections();
   return {
     success: true as const,
