@@ -97,6 +97,16 @@ describe('publishing playlists to Plex (fake Plex Media Server)', () => {
     for (const r of f.pms.requests.filter((q) => q.path.startsWith('/playlists'))) expect(r.headers['x-plex-token']).toBe(f.serverToken);
   });
 
+  it('publishes a track Plex did not have once a Plex sync maps it', async () => {
+    const row = rows().find((r) => r.remote_id === remoteByTitle('Night drive')[0]!.ratingKey)!;
+    expect(row.matched_count).toBe(3);
+    f.pms.tracks.push({ ratingKey: rkOf(8), sectionKey: '3', title: files[7]!.title, artist: files[7]!.artist, album: files[7]!.album, file: plexFile(files[7]!) });
+    expect((await admin('/api/settings/plex/sync', { method: 'POST' })).status).toBe(200);
+    await waitFor('song 8 published', () => itemsOf('Night drive').join() === [rkOf(3), rkOf(1), rkOf(8), rkOf(2)].join());
+    await waitFor('fully matched', () => rows().find((r) => r.playlist_id === row.playlist_id)!.matched_count === 4);
+    expect(remoteByTitle('Night drive')).toHaveLength(1);
+  });
+
   it('follows additions, removals and renames in the same playlist (items removed by playlistItemID), then deletes it', async () => {
     const lists = staticPlaylists(server);
     const listId = lists.create(adminId, 'Harbour mix', [id(1), id(2), id(3), id(4)]);
