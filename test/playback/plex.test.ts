@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueOf } from '../../server/domain/playback/service.js';
+import { playlistsOf, restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
 import { waitForScans } from '../rest/harness.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { body, connectPlex, plexEnv, startPlexFakes, type PlexFakes } from '../plex/helpers.js';
@@ -160,6 +161,51 @@ describe('publishing playlists to Plex (fake Plex Media Server)', () => {
     expect(itemsOf('Storm watch')).toEqual([rkOf(4), rkOf(6)]);
     const status2 = await admin('/api/settings/playback');
     expect(status2.body.destinations[1]).toMatchObject({ pending: 0, lastError: null });
+  });
+
+  it('publishes a flow, follows it, takes it down when flows are switched off and when it is deleted', async () => {
+    // A stand-in for the flows provider: every kind reaches the destinations through the registry.
+    const registry = playlistsOf(server.ctx);
+    const flowId = '0d5a7c1e-6f2b-4e8a-9c3d-5b7e1f2a4c60';
+    let tracks = [id(6), id(5)];
+    let ref: PlaylistRef | undefined = {
+      kind: 'flow', id: flowId, restNumber: restNumberOf('flow', 7), name: 'Weekly flow', comment: '', ownerUserId: adminId, owner: 'admin',
+      public: false, createdAt: 0, updatedAt: 0, songCount: 2, durationMs: 2000, firstTrackId: null,
+    };
+    const previous = registry.provider('flow');
+    registry.register({
+      kind: 'flow',
+      visibleTo: (viewer) => (ref && viewer.id === adminId ? [ref] : []),
+      find: (fid) => (fid === flowId ? ref : undefined),
+      findByRestNumber: () => undefined,
+      canSee: () => true,
+      canEdit: () => true,
+      trackIds: () => tracks,
+    });
+    try {
+      registry.changed(ref!);
+      const row = await settled(flowId);
+      expect(itemsOf('Weekly flow')).toEqual([rkOf(6), rkOf(5)]);
+      expect(f.pms.playlists.get(row.remote_id!)!.summary).toContain(`Tonearm flow:${flowId}`);
+      tracks = [id(7), id(6)];
+      registry.changed(ref!);
+      await waitFor('flow regenerated', () => itemsOf('Weekly flow').join() === [rkOf(7), rkOf(6)].join());
+
+      const save = (publishFlows: boolean) => admin('/api/settings', { method: 'POST', json: { playback: { plex: { publishFlows } } } });
+      expect((await save(false)).status).toBe(200);
+      await waitFor('flow taken down', () => remoteByTitle('Weekly flow').length === 0);
+      expect(remoteByTitle('Night drive')).toHaveLength(1);
+      expect((await save(true)).status).toBe(200);
+      await waitFor('flow published again', () => remoteByTitle('Weekly flow').length === 1);
+
+      const gone = ref!;
+      ref = undefined;
+      registry.deleted(gone);
+      await waitFor('flow deleted there', () => remoteByTitle('Weekly flow').length === 0);
+      await waitFor('publication removed', () => !rows().some((r) => r.playlist_id === flowId));
+    } finally {
+      if (previous) registry.register(previous);
+    }
   });
 
   it('finds a playlist it created but did not record (by title) instead of making a second one', async () => {
