@@ -18,6 +18,9 @@ import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subso
  * `want_seq` and enqueues one durable job per (destination, playlist) — coalesced by a dedupe key,
  * retried with backoff while the destination is down, and re-found by the reconcile task if a job
  * ever dies — that publishes the newest state.
+ *
+ * Each destination is one `PlaybackDestination` (its connection under some settings, publish and
+ * unpublish one playlist): Navidrome or any Subsonic server (`subsonic.ts`) and Plex (`plex.ts`).
  */
 
 export const PLAYBACK_BACKOFF = { baseMs: 15_000, maxMs: 30 * 60_000 };
