@@ -5,6 +5,9 @@ import {
   draftFrom,
   draftProblem,
   playbackTestBody,
+  plexDraftFrom,
+  plexProblem,
+  plexSettingsPatch,
   settingsPatch,
   statusLine,
   testText,
@@ -76,5 +79,25 @@ describe('playback destinations card', () => {
     const supy = testText({ success: true, message: 'Connected to a Subsonic server 1.10.2', authentication: 'password', canScan: false, playlists: 0 });
     expect(supy.tone).toBe('warn');
     expect(supy.text).toContain('does not take tokens');
+  });
+});
+
+describe('the Plex destination card', () => {
+  it('reads what to publish and which server and library are chosen, and saves only playback.plex', () => {
+    const read = plexDraftFrom({
+      integrations: { plex: { url: 'http://den:32400', serverName: 'Den', librarySectionId: '3' } },
+      playback: { plex: { enabled: true, publishFlows: false, ownerPrefix: 'never' } },
+    });
+    expect(read).toEqual({ draft: { enabled: true, publishFlows: false, publishPlaylists: true, ownerPrefix: 'never' }, server: 'Den', library: '3' });
+    expect(plexSettingsPatch(read.draft)).toEqual({ playback: { plex: { enabled: true, publishFlows: false, publishPlaylists: true, ownerPrefix: 'never' } } });
+    expect(plexDraftFrom({}).draft).toEqual({ enabled: false, publishFlows: true, publishPlaylists: true, ownerPrefix: 'auto' });
+  });
+
+  it('asks for a server and a music library before publishing is switched on', () => {
+    const on = { enabled: true, publishFlows: true, publishPlaylists: true, ownerPrefix: 'auto' as const };
+    expect(plexProblem(on, { server: '', library: '' })).toMatch(/choose a server/);
+    expect(plexProblem(on, { server: 'Den', library: '' })).toMatch(/music library/);
+    expect(plexProblem(on, { server: 'Den', library: '3' })).toBeNull();
+    expect(plexProblem({ ...on, enabled: false }, { server: '', library: '' })).toBeNull();
   });
 });

@@ -122,3 +122,36 @@ export function ago(then: number, now: number): string {
   if (h < 48) return `${h} h ago`;
   return `${Math.round(h / 24)} days ago`;
 }
+
+/** The Plex card edits what to publish (playback.plex); the connection itself is chosen in Settings → Plex. */
+export interface PlexPlaybackDraft {
+  enabled: boolean;
+  publishFlows: boolean;
+  publishPlaylists: boolean;
+  ownerPrefix: 'auto' | 'always' | 'never';
+}
+
+/** The Plex draft from GET /api/settings, and what of the connection is chosen (server and music library). */
+export function plexDraftFrom(settings: unknown): { draft: PlexPlaybackDraft; server: string; library: string } {
+  const s = obj(settings);
+  const c = obj(obj(s.integrations).plex);
+  const p = obj(obj(s.playback).plex);
+  const prefix = p.ownerPrefix === 'always' || p.ownerPrefix === 'never' ? p.ownerPrefix : 'auto';
+  return {
+    draft: { enabled: p.enabled === true, publishFlows: p.publishFlows !== false, publishPlaylists: p.publishPlaylists !== false, ownerPrefix: prefix },
+    server: typeof c.serverName === 'string' && c.serverName ? c.serverName : typeof c.url === 'string' ? c.url : '',
+    library: typeof c.librarySectionId === 'string' ? c.librarySectionId : '',
+  };
+}
+
+export function plexSettingsPatch(d: PlexPlaybackDraft): Json {
+  return { playback: { plex: { enabled: d.enabled, publishFlows: d.publishFlows, publishPlaylists: d.publishPlaylists, ownerPrefix: d.ownerPrefix } } };
+}
+
+/** Why the Plex destination cannot publish yet (null when a server and a music library are chosen). */
+export function plexProblem(d: PlexPlaybackDraft, chosen: { server: string; library: string }): string | null {
+  if (!d.enabled) return null;
+  if (!chosen.server) return 'To publish to Plex, connect Plex and choose a server first (Settings → Plex)';
+  if (!chosen.library) return 'To publish to Plex, choose its music library first (Settings → Plex)';
+  return null;
+}

@@ -58,7 +58,7 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
       method: 'post',
       path: '/api/settings/playback/:key/test',
       summary:
-        'Test a playback destination (ping, playlists, scan permission) with the body values or the saved ones; the saved password only goes to the saved address',
+        'Test a playback destination (ping, playlists, scan permission) with the body values or the saved ones; the saved password only goes to the saved address. `plex` checks the server and music library chosen in Settings → Plex',
       params: z.object({ key: z.string().min(1).max(64) }),
       body: testBody.optional(),
       response: testResult,
@@ -67,6 +67,8 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
         if (!service.destinations().some((d) => d.key === params.key)) {
           throw new NotFoundError('Playback destination not found', `No playback destination named ${params.key}`);
         }
+        // Plex uses the connection of Settings → Plex (its token never leaves the server).
+        if (params.key === 'plex') return service.testPlex();
         const key = params.key as 'navidrome';
         const saved = ctx.settings.get().integrations[key];
         const url = body?.url ?? saved.url;

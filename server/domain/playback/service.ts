@@ -6,6 +6,10 @@ import type { Job } from '../../jobs/queue.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
 import { playlistsOf, type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
 import type { Settings } from '../settings/schema.js';
+import { plexAccount, plexTracks } from '../../db/plex.js';
+import { plexServerOf } from '../plex/connection.js';
+import { onPlexSynced } from '../plex/sync.js';
+import { PLEX_DESTINATION, publishToPlex, unpublishFromPlex, type PlexTarget } from './plex.js';
 import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subsonic.js';
 
 /**
@@ -14,6 +18,9 @@ import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subso
  * `want_seq` and enqueues one durable job per (destination, playlist) — coalesced by a dedupe key,
  * retried with backoff while the destination is down, and re-found by the reconcile task if a job
  * ever dies — that publishes the newest state.
+ *
+ * Each destination is one `PlaybackDestination` (its connection under some settings, publish and
+ * unpublish one playlist): Navidrome or any Subsonic server (`subsonic.ts`) and Plex (`plex.ts`).
  */
 
 export const PLAYBACK_BACKOFF = { baseMs: 15_000, maxMs: 30 * 60_000 };
@@ -36,22 +43,54 @@ export interface DestinationStatus {
   lastErrorAt: string | null;
 }
 
-interface SubsonicDestinationDef {
-  key: 'navidrome';
-  name: string;
+export type DestinationKey = 'navidrome' | 'plex';
+
+/** What the service needs to know about a destination under some settings. */
+export interface DestinationConnection {
+  enabled: boolean;
+  configured: boolean;
+  /** Enabled and configured: changes are published. */
+  publishing: boolean;
+  publishFlows: boolean;
+  publishPlaylists: boolean;
+  ownerPrefix: 'auto' | 'always' | 'never';
+  /** Who remote ids belong to (address and user, or server and library): another one starts afresh. */
+  account: string;
+  /** Changes whenever anything that decides what is published there changes. */
+  fingerprint: string;
 }
 
-/** The destinations this build publishes to (Plex joins here). */
-const DESTINATIONS: SubsonicDestinationDef[] = [{ key: 'navidrome', name: 'Navidrome' }];
+export interface DestinationPublish {
+  account: string;
+  name: string;
+  /** `Tonearm <kind>:<id>`: marks our playlist there. */
+  marker: string;
+  trackIds: number[];
+  /** The remote id stored for this playlist (same account), or null. */
+  remoteId: string | null;
+  /** Called as soon as the remote id is known. */
+  recordRemote: (remoteId: string) => void;
+  signal: AbortSignal;
+}
+
+/** One playback destination: its connection, and publishing and unpublishing one playlist there. */
+export interface PlaybackDestination {
+  key: DestinationKey;
+  name: string;
+  connection(settings: Settings): DestinationConnection;
+  /** Makes the remote playlist hold the matched tracks in order; remoteId null when there was nothing to create yet. */
+  publish(p: DestinationPublish): Promise<{ remoteId: string | null; trackCount: number; matchedCount: number }>;
+  unpublish(p: { account: string; remoteId: string | null; marker: string; signal: AbortSignal }): Promise<void>;
+}
 
 export const queueOf = (destination: string) => `playback:${destination}`;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
 const markerOf = (kind: string, id: string) => `Tonearm ${kind}:${id}`;
 
-function connection(settings: Settings, key: 'navidrome') {
-  const c = settings.integrations[key];
-  const options = settings.playback[key];
+function subsonicConnection(settings: Settings) {
+  const c = settings.integrations.navidrome;
+  const options = settings.playback.navidrome;
   const configured = c.url !== '' && c.username !== '' && c.password !== '';
   return { ...c, ...options, integrationEnabled: c.enabled, publishing: options.enabled && c.enabled && configured, configured };
 }
@@ -62,17 +101,87 @@ const accountOf = (url: string, username: string) => `${url.replace(/\/+$/, '')}
 export class PlaybackService {
   readonly repo: PlaybackRepository;
   private stopListening: (() => void) | null = null;
+  private readonly list: PlaybackDestination[];
 
   constructor(private readonly ctx: AppContext) {
     this.repo = playbackRepository(ctx.db);
+    this.list = [this.navidrome(), this.plex()];
   }
 
-  destinations(): SubsonicDestinationDef[] {
-    return DESTINATIONS;
+  destinations(): PlaybackDestination[] {
+    return this.list;
+  }
+
+  private destination(key: string): PlaybackDestination | undefined {
+    return this.list.find((d) => d.key === key);
+  }
+
+  /** Navidrome or any Subsonic server (`integrations.navidrome` + `playback.navidrome`). */
+  private navidrome(): PlaybackDestination {
+    const def = { key: 'navidrome' as const, name: 'Navidrome' };
+    const connection = (settings: Settings): DestinationConnection => {
+      const c = subsonicConnection(settings);
+      return {
+        enabled: c.enabled,
+        configured: c.configured,
+        publishing: c.publishing,
+        publishFlows: c.publishFlows,
+        publishPlaylists: c.publishPlaylists,
+        ownerPrefix: c.ownerPrefix,
+        account: accountOf(c.url, c.username),
+        fingerprint: JSON.stringify([c.publishing, c.url, c.username, c.password, c.publishFlows, c.publishPlaylists, c.ownerPrefix]),
+      };
+    };
+    const target = (account: string, signal: AbortSignal): SubsonicTarget => {
+      const c = subsonicConnection(this.ctx.settings.get());
+      return {
+        destination: def.key,
+        account,
+        username: c.username,
+        client: new NavidromeClient({ baseUrl: c.url, username: c.username, password: c.password, timeoutMs: 20_000, label: def.name }),
+        repo: this.repo,
+        now: () => this.ctx.clock.now(),
+        signal,
+        scanTimeoutMs: c.scanTimeoutSeconds * 1000,
+        log: this.ctx.log,
+      };
+    };
+    return {
+      ...def,
+      connection,
+      publish: (p) => publishPlaylist(target(p.account, p.signal), p),
+      unpublish: (p) => unpublishPlaylist(target(p.account, p.signal), p.remoteId, p.marker),
+    };
+  }
+
+  /** Plex: native playlists of the music library chosen in `integrations.plex` (`playback.plex`). */
+  private plex(): PlaybackDestination {
+    const target = (): PlexTarget => ({ ctx: this.ctx, repo: this.repo, server: plexServerOf(this.ctx) });
+    return {
+      key: 'plex',
+      name: 'Plex',
+      connection: (settings) => {
+        const i = settings.integrations.plex;
+        const o = settings.playback.plex;
+        const configured = i.enabled && i.url !== '' && i.machineIdentifier !== '' && i.librarySectionId !== '' && plexAccount.get(this.ctx.db) !== undefined;
+        return {
+          enabled: o.enabled,
+          configured,
+          publishing: o.enabled && configured,
+          publishFlows: o.publishFlows,
+          publishPlaylists: o.publishPlaylists,
+          ownerPrefix: o.ownerPrefix,
+          account: `${i.url.replace(/\/+$/, '')}|${i.machineIdentifier}|${i.librarySectionId}`,
+          fingerprint: JSON.stringify([o.enabled && configured, i.url, i.machineIdentifier, i.librarySectionId, o.publishFlows, o.publishPlaylists, o.ownerPrefix]),
+        };
+      },
+      publish: (p) => publishToPlex(target(), p),
+      unpublish: (p) => unpublishFromPlex(target(), p.remoteId, p.marker),
+    };
   }
 
   start(): void {
-    for (const d of DESTINATIONS) {
+    for (const d of this.list) {
       this.ctx.jobs.register<{ kind: PlaylistKind; id: string }>(queueOf(d.key), {
         concurrency: 1,
         maxAttempts: ATTEMPTS,
@@ -82,29 +191,28 @@ export class PlaybackService {
       });
     }
     this.stopListening = playlistsOf(this.ctx).onChange((change) => {
-      for (const d of DESTINATIONS) {
+      for (const d of this.list) {
         const key = { destination: d.key, kind: change.ref.kind, id: change.ref.id };
-        if (connection(this.ctx.settings.get(), d.key).publishing) this.touch(key, change.type === 'deleted');
+        if (d.connection(this.ctx.settings.get()).publishing) this.touch(key, change.type === 'deleted');
         // Off for now: a playlist published before remembers the change for when publishing is back on.
         else this.repo.bump(key, change.type === 'deleted', this.ctx.clock.now());
       }
     });
     this.ctx.onClose(() => this.stopListening?.());
     this.ctx.settings.onChange((next, previous) => {
-      for (const d of DESTINATIONS) {
-        const a = connection(next, d.key);
-        const b = connection(previous, d.key);
-        const changed =
-          a.publishing !== b.publishing ||
-          a.url !== b.url ||
-          a.username !== b.username ||
-          a.password !== b.password ||
-          a.publishFlows !== b.publishFlows ||
-          a.publishPlaylists !== b.publishPlaylists ||
-          a.ownerPrefix !== b.ownerPrefix;
-        if (changed && a.publishing) setImmediate(() => this.reconcile(d.key));
+      for (const d of this.list) {
+        const a = d.connection(next);
+        if (a.fingerprint !== d.connection(previous).fingerprint && a.publishing) setImmediate(() => this.reconcile(d.key));
       }
     });
+    // A Plex sync maps new tracks: publications that missed some try again now.
+    const stopSynced = onPlexSynced(this.ctx, () => {
+      this.ctx.db
+        .prepare('UPDATE playback_publications SET retry_at = ? WHERE destination = ? AND retry_at IS NOT NULL AND matched_count < track_count')
+        .run(this.ctx.clock.now(), PLEX_DESTINATION);
+      setImmediate(() => this.reconcile('plex'));
+    });
+    this.ctx.onClose(stopSynced);
     this.ctx.scheduler.define({ name: 'playback-reconcile', every: RECONCILE_EVERY_MS, handler: () => void this.reconcileAll() });
     setImmediate(() => this.reconcileAll());
   }
@@ -133,7 +241,7 @@ export class PlaybackService {
   }
 
   reconcileAll(): void {
-    for (const d of DESTINATIONS) this.reconcile(d.key);
+    for (const d of this.list) this.reconcile(d.key);
   }
 
   /**
@@ -141,21 +249,23 @@ export class PlaybackService {
    * another account, excluded kinds and deleted playlists all become jobs; jobs that died are queued
    * again. Runs at start, when the destination's settings change, and every 10 minutes.
    */
-  reconcile(destination: 'navidrome'): void {
+  reconcile(destination: DestinationKey): void {
     try {
+      const d = this.destination(destination);
+      if (!d) return;
       const settings = this.ctx.settings.get();
-      const c = connection(settings, destination);
+      const c = d.connection(settings);
       if (!c.publishing) return;
-      const account = accountOf(c.url, c.username);
+      const account = c.account;
       this.repo.dropOtherAccounts(destination, account);
       const now = this.ctx.clock.now();
       const rows = new Map(this.repo.all(destination).map((r) => [`${r.playlist_kind}:${r.playlist_id}`, r]));
       for (const ref of this.allPlaylists()) {
-        if (!this.wanted(ref, settings)) continue;
+        if (!this.wanted(d, ref, settings)) continue;
         const row = rows.get(`${ref.kind}:${ref.id}`);
         rows.delete(`${ref.kind}:${ref.id}`);
         const key = { destination, kind: ref.kind, id: ref.id };
-        const stale = !row || row.account !== account || row.remote_name !== this.remoteName(ref, settings) || row.remote_id === null;
+        const stale = !row || row.account !== account || row.remote_name !== this.remoteName(ref, settings, destination) || row.remote_id === null;
         if (stale || (row.retry_at !== null && row.retry_at <= now)) {
           if (!row || row.want_seq <= row.done_seq) this.touch(key, false);
           else this.enqueue(key);
@@ -186,30 +296,26 @@ export class PlaybackService {
     return [...seen.values()];
   }
 
-  private wanted(ref: PlaylistRef, settings: Settings): boolean {
-    const c = connection(settings, 'navidrome');
+  private wanted(d: PlaybackDestination, ref: PlaylistRef, settings: Settings): boolean {
+    const c = d.connection(settings);
     return ref.kind === 'flow' ? c.publishFlows : c.publishPlaylists;
   }
 
   /** "alice · Night drive" when several people share the destination account. */
-  remoteName(ref: PlaylistRef, settings: Settings): string {
-    const mode = connection(settings, 'navidrome').ownerPrefix;
+  remoteName(ref: PlaylistRef, settings: Settings, destination: DestinationKey = 'navidrome'): string {
+    const mode = settings.playback[destination].ownerPrefix;
     const prefix = mode === 'always' || (mode === 'auto' && this.ctx.users.count() > 1);
     return prefix && ref.owner ? `${ref.owner} · ${ref.name}` : ref.name;
   }
 
-  private client(c: ReturnType<typeof connection>, def: SubsonicDestinationDef): NavidromeClient {
-    return new NavidromeClient({ baseUrl: c.url, username: c.username, password: c.password, timeoutMs: 20_000, label: def.name });
-  }
-
   /** One job: publish (or delete there) until the newest change is published. */
-  private async run(def: SubsonicDestinationDef, job: Job<{ kind: PlaylistKind; id: string }>): Promise<void> {
+  private async run(def: PlaybackDestination, job: Job<{ kind: PlaylistKind; id: string }>): Promise<void> {
     const key = { destination: def.key, kind: job.payload.kind, id: job.payload.id };
     for (let round = 0; round < 5; round++) {
       const row = this.repo.get(key);
       if (!row || row.want_seq <= row.done_seq) return;
       const settings = this.ctx.settings.get();
-      const c = connection(settings, def.key);
+      const c = def.connection(settings);
       // Switched off or unconfigured: the change stays recorded and is published when it is back on.
       if (!c.publishing) return;
       try {
@@ -226,34 +332,17 @@ export class PlaybackService {
     }
   }
 
-  private async publishOnce(
-    def: SubsonicDestinationDef,
-    c: ReturnType<typeof connection>,
-    row: PublicationRow,
-    settings: Settings,
-    signal: AbortSignal,
-  ): Promise<void> {
+  private async publishOnce(def: PlaybackDestination, c: DestinationConnection, row: PublicationRow, settings: Settings, signal: AbortSignal): Promise<void> {
     const key = { destination: def.key, kind: row.playlist_kind, id: row.playlist_id };
     const seq = row.want_seq;
-    const account = accountOf(c.url, c.username);
+    const account = c.account;
     const now = () => this.ctx.clock.now();
-    const target: SubsonicTarget = {
-      destination: def.key,
-      account,
-      username: c.username,
-      client: this.client(c, def),
-      repo: this.repo,
-      now,
-      signal,
-      scanTimeoutMs: c.scanTimeoutSeconds * 1000,
-      log: this.ctx.log,
-    };
     // Ids from another address or user mean nothing here.
     const remoteId = row.account === account ? row.remote_id : null;
     const ref = row.deleted ? undefined : playlistsOf(this.ctx).find(row.playlist_id);
     const marker = markerOf(row.playlist_kind, row.playlist_id);
-    if (!ref || ref.kind !== row.playlist_kind || !this.wanted(ref, settings)) {
-      await unpublishPlaylist(target, remoteId, marker);
+    if (!ref || ref.kind !== row.playlist_kind || !this.wanted(def, ref, settings)) {
+      await def.unpublish({ account, remoteId, marker, signal });
       this.ctx.db.transaction(() => {
         const current = this.repo.get(key);
         if (current && current.want_seq > seq && !current.deleted) {
@@ -264,13 +353,15 @@ export class PlaybackService {
       })();
       return;
     }
-    const name = this.remoteName(ref, settings);
-    const result = await publishPlaylist(target, {
+    const name = this.remoteName(ref, settings, def.key);
+    const result = await def.publish({
+      account,
       name,
       marker,
       trackIds: playlistsOf(this.ctx).trackIds(ref),
       remoteId,
       recordRemote: (id) => this.repo.setRemote(key, account, id, name, now()),
+      signal,
     });
     const retryAt = result.matchedCount < result.trackCount ? now() + UNMATCHED_RETRY_MS : null;
     this.repo.done(key, { seq, trackCount: result.trackCount, matchedCount: result.matchedCount, retryAt }, now());
@@ -278,8 +369,8 @@ export class PlaybackService {
 
   status(): DestinationStatus[] {
     const settings = this.ctx.settings.get();
-    return DESTINATIONS.map((d) => {
-      const c = connection(settings, d.key);
+    return this.list.map((d) => {
+      const c = d.connection(settings);
       const row = this.repo.destination(d.key);
       return {
         key: d.key,
@@ -302,7 +393,7 @@ export class PlaybackService {
    * manage playlists and ask for scans. A success also makes waiting retries due now.
    */
   async test(key: string, creds: { url: string; username: string; password: string }) {
-    const def = DESTINATIONS.find((d) => d.key === key);
+    const def = this.destination(key);
     if (!def) throw new NotFoundError('Playback destination not found', `No playback destination named ${key}`);
     if (!creds.url || !creds.username) {
       throw new NotConfiguredError(`integrations.${key}`, `${def.name} is not configured: set its URL, username and password`);
@@ -317,7 +408,7 @@ export class PlaybackService {
       if (!(err instanceof IntegrationError) || err.kind === 'unreachable' || err.kind === 'timeout') throw err;
       canScan = false;
     }
-    const saved = connection(this.ctx.settings.get(), def.key);
+    const saved = subsonicConnection(this.ctx.settings.get());
     if (saved.publishing && creds.url === saved.url && creds.username === saved.username) this.retryNow(def.key);
     return {
       success: true as const,
@@ -332,6 +423,36 @@ export class PlaybackService {
     };
   }
 
+  /**
+   * Checks the Plex destination with the saved connection: the server answers as the chosen machine,
+   * the chosen music library is there, playlists can be listed; how many library tracks the sync maps.
+   */
+  async testPlex() {
+    const s = this.ctx.settings.get().integrations.plex;
+    const server = plexServerOf(this.ctx);
+    if (!server.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library first: Settings → Plex');
+    const identity = await server.client.identity();
+    if (s.machineIdentifier && identity.machineIdentifier !== s.machineIdentifier) {
+      throw new IntegrationError('plex', 'wrong_url', `The Plex server at this address is not ${s.serverName || 'the chosen server'} any more: choose the server again in Settings → Plex`);
+    }
+    const section = (await server.client.musicSections()).find((x) => x.key === server.librarySectionId);
+    if (!section) throw new NotFoundError('Plex library not found', `The Plex music library ${server.librarySectionId} is gone: choose another in Settings → Plex`);
+    const playlists = await server.client.playlists();
+    const counts = plexTracks.counts(this.ctx.db, server.librarySectionId);
+    if (this.destination('plex')!.connection(this.ctx.settings.get()).publishing) this.retryNow('plex');
+    return {
+      success: true as const,
+      key: 'plex',
+      version: identity.version ?? '',
+      type: 'Plex Media Server',
+      serverVersion: identity.version,
+      authentication: 'token' as const,
+      playlists: playlists.length,
+      canScan: true,
+      message: `Connected to Plex Media Server ${identity.version ?? ''}`.trim() + `: library “${section.title}”, ${counts.matched} of ${counts.total} Plex tracks matched to this library${counts.syncedAt === null ? ' (not synced yet: publishing syncs first)' : ''}`,
+    };
+  }
+
   /** The destination answers again: publications waiting for their backoff go now. */
   retryNow(destination: string): void {
     const queue = queueOf(destination);
@@ -339,7 +460,7 @@ export class PlaybackService {
       .prepare(`UPDATE jobs SET run_at = ? WHERE queue = ? AND status = 'pending' AND run_at > ?`)
       .run(this.ctx.clock.now(), queue, this.ctx.clock.now()).changes;
     if (changed > 0) this.ctx.jobs.wake(queue);
-    this.reconcile(destination as 'navidrome');
+    this.reconcile(destination as DestinationKey);
   }
 }
 

@@ -290,7 +290,16 @@ const subsonicDestination = z
     scanTimeoutSeconds: z.number().int().min(0).max(3600).default(120),
   })
   .strict();
-export const playbackSettings = z.object({ navidrome: subsonicDestination.prefault({}) }).strict();
+/** Plex: published as native audio playlists of the music library chosen in `integrations.plex`. */
+const plexDestination = z
+  .object({
+    enabled: z.boolean().default(false),
+    publishFlows: z.boolean().default(true),
+    publishPlaylists: z.boolean().default(true),
+    ownerPrefix: z.enum(['auto', 'always', 'never']).default('auto'),
+  })
+  .strict();
+export const playbackSettings = z.object({ navidrome: subsonicDestination.prefault({}), plex: plexDestination.prefault({}) }).strict();
 
 export const settingsSchema = z
   .object({
