@@ -5,7 +5,7 @@ import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../com
 import { qualityTiers, saveWorkerSettings, setWorkerRunning, workerSettings, type WorkerSettings, type WorkerSettingsPatch } from '../downloads/api';
 import { parseWhole } from '../downloads/logic';
 import { Link } from '../router';
-import { SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
+import { SaveActions, SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
 import '../downloads/downloads.css';
 
@@ -260,23 +260,7 @@ function WorkerCard() {
         <span>Prefer lossless files</span>
       </label>
       {order.length > 0 && <p class="muted small">Sources are tried in this order: {order.join(', ')}. Change a source’s priority in its card below.</p>}
-      <div class="form-actions">
-        <button type="button" class="primary" disabled={draft === null || save.busy} onClick={() => void save.trigger()}>
-          {save.busy ? 'Saving…' : 'Save worker settings'}
-        </button>
-        {draft && (
-          <button type="button" onClick={() => (setDraft(null), setInvalid(null))}>
-            Discard changes
-          </button>
-        )}
-      </div>
-      {invalid && (
-        <div class="error" role="alert">
-          {invalid}
-        </div>
-      )}
-      {done && <Notice tone="success">{done}</Notice>}
-      <ErrorMessage error={save.error} />
+      <SaveActions label="Save worker settings" dirty={draft !== null} action={save} onDiscard={() => (setDraft(null), setInvalid(null))} invalid={invalid} done={done} />
     </Card>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Notice, useAction } from '../components/ui';
 import { gotifySpec } from './DownloadsSettings';
-import { Input, SourceCard } from './SourceCard';
+import { Input, SaveActions, SourceCard } from './SourceCard';
 import type { SettingsState } from './useSettings';
 
 /** What notifies (Gotify, webhooks), the texts Gotify sends, and the webhooks (settings `notifications`). */
@@ -129,23 +129,14 @@ function GotifyEventsCard({ settings }: { settings: SettingsState }) {
           </div>
         </fieldset>
       ))}
-      <div class="form-actions">
-        <button type="button" class="primary" disabled={draft === null || save.busy} onClick={() => void save.trigger()}>
-          {save.busy ? 'Saving…' : 'Save notification settings'}
-        </button>
-        {draft && (
-          <button type="button" onClick={() => (setDraft(null), setInvalid(null))}>
-            Discard changes
-          </button>
-        )}
-      </div>
-      {invalid && (
-        <div class="error" role="alert">
-          {invalid}
-        </div>
-      )}
-      {done && !draft && <Notice tone="success">Notification settings saved.</Notice>}
-      <ErrorMessage error={save.error} />
+      <SaveActions
+        label="Save notification settings"
+        dirty={draft !== null}
+        action={save}
+        onDiscard={() => (setDraft(null), setInvalid(null))}
+        invalid={invalid}
+        done={done && !draft ? 'Notification settings saved.' : null}
+      />
     </Card>
   );
 }

@@ -34,40 +34,133 @@ export function PlaybackSettings({ settings }: { settings: SettingsState }) {
   );
 }
 
-function SubsonicCard({ settings, destination, onChanged }: { settings: SettingsState; destination: PlaybackDestination | undefined; onChanged: () => void }) {
-  const saved = draftFrom(settings.data);
-  const [draft, setDraft] = useState<PlaybackDraft | null>(null);
+/** What both destination cards share: what is published, and how names are prefixed. */
+interface PublishDraft {
+  enabled: boolean;
+  publishPlaylists: boolean;
+  publishFlows: boolean;
+  ownerPrefix: 'auto' | 'always' | 'never';
+}
+
+/**
+ * A destination card's form: the draft over the saved settings, Save (checked first, then one
+ * settings patch) and Test (whose answer is shown in words). Any edit clears the last messages.
+ */
+function useDestinationForm<D extends PublishDraft>(options: {
+  settings: SettingsState;
+  saved: D;
+  problemOf: (draft: D) => string | null;
+  patchOf: (draft: D) => Parameters<SettingsState['save']>[0];
+  savedText: (draft: D) => string;
+  test: (draft: D) => Promise<PlaybackTestAnswer>;
+  onChanged: () => void;
+}) {
+  const [draft, setDraft] = useState<D | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [tested, setTested] = useState<{ tone: 'success' | 'warn'; text: string } | null>(null);
-  const current = draft ?? saved;
-  const set = <K extends keyof PlaybackDraft>(key: K, value: PlaybackDraft[K]) => {
+  const current = draft ?? options.saved;
+  const set = <K extends keyof D>(key: K, value: D[K]) => {
     setDraft({ ...current, [key]: value });
     setProblem(null);
     setDone(null);
     setTested(null);
   };
   const save = useAction(async () => {
-    const p = draftProblem(current);
+    const p = options.problemOf(current);
     if (p) return setProblem(p);
-    await settings.save(settingsPatch(current));
+    await options.settings.save(options.patchOf(current));
     setDraft(null);
-    setDone(current.enabled ? 'Saved. Playlists are being published.' : 'Saved. Publishing is off.');
-    onChanged();
+    setDone(options.savedText(current));
+    options.onChanged();
   });
   const test = useAction(async () => {
     setTested(null);
-    const answer = await api<PlaybackTestAnswer>('/api/settings/playback/navidrome/test', { method: 'POST', body: playbackTestBody(current) });
-    setTested(testText(answer));
-    onChanged();
+    setTested(testText(await options.test(current)));
+    options.onChanged();
   });
+  return { current, set, edited: draft !== null, save, test, problem, done, tested };
+}
+
+type DestinationForm<D extends PublishDraft> = ReturnType<typeof useDestinationForm<D>>;
+
+function DestinationStatus({ id, destination }: { id: string; destination: PlaybackDestination | undefined }) {
   const line = statusLine(destination);
   return (
-    <Card title="Navidrome (or any Subsonic server)" id="playback-navidrome">
-      <p class="small" data-testid="playback-navidrome-status">
+    <>
+      <p class="small" data-testid={`playback-${id}-status`}>
         <span class={`badge ${line.tone === 'success' ? 'status-done' : line.tone === 'warn' ? 'badge-warn' : ''}`}>{line.text}</span>
       </p>
       {!destination && <Loading label="Loading the status…" />}
+    </>
+  );
+}
+
+/** What is published and whether owners' names go before playlist names. */
+function PublishChoices<D extends PublishDraft>({ id, form }: { id: string; form: DestinationForm<D> }) {
+  const { current, set } = form;
+  return (
+    <>
+      <label class="check">
+        <input type="checkbox" id={`playback-${id}-playlists`} checked={current.publishPlaylists} onChange={(e) => set('publishPlaylists', e.currentTarget.checked as D['publishPlaylists'])} />
+        <span>Publish playlists (static and shared)</span>
+      </label>
+      <label class="check">
+        <input type="checkbox" id={`playback-${id}-flows`} checked={current.publishFlows} onChange={(e) => set('publishFlows', e.currentTarget.checked as D['publishFlows'])} />
+        <span>Publish flows</span>
+      </label>
+      <div class="field">
+        <label for={`playback-${id}-prefix`}>Owner’s name before playlist names</label>
+        <select id={`playback-${id}-prefix`} value={current.ownerPrefix} onChange={(e) => set('ownerPrefix', e.currentTarget.value as D['ownerPrefix'])}>
+          <option value="auto">When several people use Tonearm (“alice · Night drive”)</option>
+          <option value="always">Always</option>
+          <option value="never">Never</option>
+        </select>
+      </div>
+    </>
+  );
+}
+
+/** Save and Test, then what they answered. */
+function FormActions<D extends PublishDraft>({ form }: { form: DestinationForm<D> }) {
+  const { save, test, problem, tested, done } = form;
+  return (
+    <>
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={!form.edited || save.busy} onClick={() => void save.trigger()}>
+          {save.busy ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" disabled={test.busy} onClick={() => void test.trigger()}>
+          {test.busy ? 'Testing…' : 'Test connection'}
+        </button>
+      </div>
+      {problem && (
+        <div class="error" role="alert">
+          {problem}
+        </div>
+      )}
+      {tested && <Notice tone={tested.tone}>{tested.text}</Notice>}
+      {done && <Notice tone="success">{done}</Notice>}
+      <ErrorMessage error={save.error} />
+      <ErrorMessage error={test.error} />
+    </>
+  );
+}
+
+function SubsonicCard({ settings, destination, onChanged }: { settings: SettingsState; destination: PlaybackDestination | undefined; onChanged: () => void }) {
+  const form = useDestinationForm<PlaybackDraft>({
+    settings,
+    saved: draftFrom(settings.data),
+    problemOf: draftProblem,
+    patchOf: settingsPatch,
+    savedText: (d) => (d.enabled ? 'Saved. Playlists are being published.' : 'Saved. Publishing is off.'),
+    test: (d) => api<PlaybackTestAnswer>('/api/settings/playback/navidrome/test', { method: 'POST', body: playbackTestBody(d) }),
+    onChanged,
+  });
+  const { current, set } = form;
+  return (
+    <Card title="Navidrome (or any Subsonic server)" id="playback-navidrome">
+      <DestinationStatus id="navidrome" destination={destination} />
       <label class="check">
         <input type="checkbox" id="playback-navidrome-enabled" checked={current.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
         <span>Publish playlists to this server</span>
@@ -96,39 +189,8 @@ function SubsonicCard({ settings, destination, onChanged }: { settings: Settings
           </small>
         </div>
       </div>
-      <label class="check">
-        <input type="checkbox" checked={current.publishPlaylists} onChange={(e) => set('publishPlaylists', e.currentTarget.checked)} />
-        <span>Publish playlists (static and shared)</span>
-      </label>
-      <label class="check">
-        <input type="checkbox" checked={current.publishFlows} onChange={(e) => set('publishFlows', e.currentTarget.checked)} />
-        <span>Publish flows</span>
-      </label>
-      <div class="field">
-        <label for="playback-navidrome-prefix">Owner’s name before playlist names</label>
-        <select id="playback-navidrome-prefix" value={current.ownerPrefix} onChange={(e) => set('ownerPrefix', e.currentTarget.value as PlaybackDraft['ownerPrefix'])}>
-          <option value="auto">When several people use Tonearm (“alice · Night drive”)</option>
-          <option value="always">Always</option>
-          <option value="never">Never</option>
-        </select>
-      </div>
-      <div class="form-actions">
-        <button type="button" class="primary" disabled={draft === null || save.busy} onClick={() => void save.trigger()}>
-          {save.busy ? 'Saving…' : 'Save'}
-        </button>
-        <button type="button" disabled={test.busy} onClick={() => void test.trigger()}>
-          {test.busy ? 'Testing…' : 'Test connection'}
-        </button>
-      </div>
-      {problem && (
-        <div class="error" role="alert">
-          {problem}
-        </div>
-      )}
-      {tested && <Notice tone={tested.tone}>{tested.text}</Notice>}
-      {done && <Notice tone="success">{done}</Notice>}
-      <ErrorMessage error={save.error} />
-      <ErrorMessage error={test.error} />
+      <PublishChoices id="navidrome" form={form} />
+      <FormActions form={form} />
     </Card>
   );
 }
@@ -136,38 +198,19 @@ function SubsonicCard({ settings, destination, onChanged }: { settings: Settings
 /** Plex: native playlists in the music library chosen in Settings → Plex (the connection lives there). */
 function PlexCard({ settings, destination, onChanged }: { settings: SettingsState; destination: PlaybackDestination | undefined; onChanged: () => void }) {
   const saved = plexDraftFrom(settings.data);
-  const [draft, setDraft] = useState<PlexPlaybackDraft | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const [tested, setTested] = useState<{ tone: 'success' | 'warn'; text: string } | null>(null);
-  const current = draft ?? saved.draft;
-  const set = <K extends keyof PlexPlaybackDraft>(key: K, value: PlexPlaybackDraft[K]) => {
-    setDraft({ ...current, [key]: value });
-    setProblem(null);
-    setDone(null);
-    setTested(null);
-  };
-  const save = useAction(async () => {
-    const p = plexProblem(current, saved);
-    if (p) return setProblem(p);
-    await settings.save(plexSettingsPatch(current));
-    setDraft(null);
-    setDone(current.enabled ? 'Saved. Playlists are being published to Plex.' : 'Saved. Publishing to Plex is off.');
-    onChanged();
+  const form = useDestinationForm<PlexPlaybackDraft>({
+    settings,
+    saved: saved.draft,
+    problemOf: (d) => plexProblem(d, saved),
+    patchOf: plexSettingsPatch,
+    savedText: (d) => (d.enabled ? 'Saved. Playlists are being published to Plex.' : 'Saved. Publishing to Plex is off.'),
+    test: () => api<PlaybackTestAnswer>('/api/settings/playback/plex/test', { method: 'POST', body: {} }),
+    onChanged,
   });
-  const test = useAction(async () => {
-    setTested(null);
-    const answer = await api<PlaybackTestAnswer>('/api/settings/playback/plex/test', { method: 'POST', body: {} });
-    setTested(testText(answer));
-    onChanged();
-  });
-  const line = statusLine(destination);
+  const { current, set } = form;
   return (
     <Card title="Plex" id="playback-plex">
-      <p class="small" data-testid="playback-plex-status">
-        <span class={`badge ${line.tone === 'success' ? 'status-done' : line.tone === 'warn' ? 'badge-warn' : ''}`}>{line.text}</span>
-      </p>
-      {!destination && <Loading label="Loading the status…" />}
+      <DestinationStatus id="plex" destination={destination} />
       <p class="small muted">
         {saved.server ? `Server: ${saved.server}` : 'No Plex server chosen yet'}
         {saved.server && (saved.library ? ` · music library ${saved.library}` : ' · no music library chosen')}. The server, its music library and path mappings are
@@ -177,39 +220,8 @@ function PlexCard({ settings, destination, onChanged }: { settings: SettingsStat
         <input type="checkbox" id="playback-plex-enabled" checked={current.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
         <span>Publish playlists to Plex</span>
       </label>
-      <label class="check">
-        <input type="checkbox" id="playback-plex-playlists" checked={current.publishPlaylists} onChange={(e) => set('publishPlaylists', e.currentTarget.checked)} />
-        <span>Publish playlists (static and shared)</span>
-      </label>
-      <label class="check">
-        <input type="checkbox" id="playback-plex-flows" checked={current.publishFlows} onChange={(e) => set('publishFlows', e.currentTarget.checked)} />
-        <span>Publish flows</span>
-      </label>
-      <div class="field">
-        <label for="playback-plex-prefix">Owner’s name before playlist names</label>
-        <select id="playback-plex-prefix" value={current.ownerPrefix} onChange={(e) => set('ownerPrefix', e.currentTarget.value as PlexPlaybackDraft['ownerPrefix'])}>
-          <option value="auto">When several people use Tonearm (“alice · Night drive”)</option>
-          <option value="always">Always</option>
-          <option value="never">Never</option>
-        </select>
-      </div>
-      <div class="form-actions">
-        <button type="button" class="primary" disabled={draft === null || save.busy} onClick={() => void save.trigger()}>
-          {save.busy ? 'Saving…' : 'Save'}
-        </button>
-        <button type="button" disabled={test.busy} onClick={() => void test.trigger()}>
-          {test.busy ? 'Testing…' : 'Test connection'}
-        </button>
-      </div>
-      {problem && (
-        <div class="error" role="alert">
-          {problem}
-        </div>
-      )}
-      {tested && <Notice tone={tested.tone}>{tested.text}</Notice>}
-      {done && <Notice tone="success">{done}</Notice>}
-      <ErrorMessage error={save.error} />
-      <ErrorMessage error={test.error} />
+      <PublishChoices id="plex" form={form} />
+      <FormActions form={form} />
     </Card>
   );
 }

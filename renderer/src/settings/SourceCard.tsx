@@ -97,23 +97,14 @@ export function SourceCard({ settings, title, id, intro, specs }: { settings: Se
           <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
         ),
       )}
-      <div class="form-actions">
-        <button type="button" class="primary" disabled={!dirty || save.busy} onClick={() => void save.trigger()}>
-          {save.busy ? 'Saving…' : `Save ${title}`}
-        </button>
-        {dirty && (
-          <button type="button" onClick={() => (setDrafts({}), setInvalid(null))}>
-            Discard changes
-          </button>
-        )}
-      </div>
-      {invalid && (
-        <div class="error" role="alert">
-          {invalid}
-        </div>
-      )}
-      {done && !dirty && <Notice tone="success">{title} settings saved.</Notice>}
-      <ErrorMessage error={save.error} />
+      <SaveActions
+        label={`Save ${title}`}
+        dirty={dirty}
+        action={save}
+        onDiscard={() => (setDrafts({}), setInvalid(null))}
+        invalid={invalid}
+        done={done && !dirty ? `${title} settings saved.` : null}
+      />
     </Card>
   );
 }
@@ -190,3 +181,35 @@ export function Input({ id, field, value, onInput }: { id: string; field: FieldS
   );
 }
 
+/** Save (and Discard while edited), then the refusal, the success note and the request's error. */
+export function SaveActions(props: {
+  label: string;
+  dirty: boolean;
+  action: { busy: boolean; error: unknown; trigger: () => Promise<unknown> };
+  onDiscard: () => void;
+  invalid: string | null;
+  done: string | null;
+}) {
+  const { label, dirty, action, invalid, done } = props;
+  return (
+    <>
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={!dirty || action.busy} onClick={() => void action.trigger()}>
+          {action.busy ? 'Saving…' : label}
+        </button>
+        {dirty && (
+          <button type="button" onClick={props.onDiscard}>
+            Discard changes
+          </button>
+        )}
+      </div>
+      {invalid && (
+        <div class="error" role="alert">
+          {invalid}
+        </div>
+      )}
+      {done && <Notice tone="success">{done}</Notice>}
+      <ErrorMessage error={action.error} />
+    </>
+  );
+}
