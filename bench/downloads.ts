@@ -182,4 +182,8 @@ export async function runDownloadsBench(
   return runs;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runDownloadsBench();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runDownloadsBench();
+  // A CLI run ends here (and writes its --cpu-prof profiles), whatever idle handle is left.
+  process.exit(0);
+}

@@ -4,6 +4,7 @@ import { scanRuns } from '../db/libraryScanRuns.js';
 import { LidarrClient } from '../integrations/lidarr/index.js';
 import { indexLidarrLibrary, LidarrIndexStoppedError, type LidarrIndexCounts } from './lidarrIndexer.js';
 import type { PathMapping } from './lidarrPaths.js';
+import { lowerThisThread } from '../priority.js';
 
 /**
  * Worker-thread entry: a long-lived Lidarr indexer on its own database connection. It runs one index
@@ -33,6 +34,8 @@ export type LidarrIndexWorkerMessage =
 
 const data = workerData as LidarrIndexWorkerData;
 const post = (message: LidarrIndexWorkerMessage) => parentPort?.postMessage(message);
+// Indexing is background work: requests and streams on the main thread go first (priority.ts).
+lowerThisThread();
 const db = openWorkerConnection(data.dbPath);
 let stopRequested = false;
 let running: Promise<void> = Promise.resolve();

@@ -4,12 +4,15 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { collectGarbage } from '../memory.js';
+import { startThreadPoolHere } from '../priority.js';
 
 /**
  * Starts `<dir>/<name>.js` (compiled) or, in development (tsx, vitest), `<dir>/<name>.ts` with tsx
  * registered inside the worker first, since loader flags do not reach worker threads.
  */
 export function spawnModuleWorker(dir: string, name: string, workerData: unknown): Worker {
+  // Background workers lower their priority (priority.ts); the thread pool must not inherit it.
+  startThreadPoolHere();
   const js = path.join(dir, `${name}.js`);
   if (fs.existsSync(js)) return new Worker(js, { workerData });
   const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openWorkerConnection } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode } from '../db/libraryScanRuns.js';
 import { scanLibrary, ScanStoppedError, type ScanPhase } from './scanner.js';
+import { lowerThisThread } from '../priority.js';
 
 /**
  * Worker-thread entry: a long-lived scanner on its own database connection. It runs one scan per
@@ -32,6 +33,8 @@ export type ScanWorkerMessage =
 
 const data = workerData as ScanWorkerData;
 const post = (message: ScanWorkerMessage) => parentPort?.postMessage(message);
+// Scans are background work: requests and streams on the main thread go first (priority.ts).
+lowerThisThread();
 const db = openWorkerConnection(data.dbPath);
 let stopRequested = false;
 let running: Promise<void> = Promise.resolve();

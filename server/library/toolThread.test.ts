@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { backgroundNice } from '../priority.js';
 import { runTool } from './toolThread.js';
 
 describe('tool thread', () => {
@@ -22,5 +26,26 @@ describe('tool thread', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     // The thread keeps serving after a kill.
     expect(await runTool('/bin/sh', ['-c', 'exit 0'])).toMatchObject({ code: 0 });
+  });
+
+  it.runIf(process.platform === 'linux')('tools run below the main thread, which keeps its priority', async () => {
+    const main = os.getPriority(0);
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-nice-')), 'nice');
+    // Field 19 of /proc/<pid>/stat is the nice value of the tool itself.
+    expect(await runTool('/bin/sh', ['-c', `cut -d' ' -f19 /proc/$$/stat > ${out}`])).toMatchObject({ code: 0 });
+    expect(Number(fs.readFileSync(out, 'utf8'))).toBe(Math.max(main, backgroundNice()));
+    expect(os.getPriority(0)).toBe(main);
+    fs.rmSync(path.dirname(out), { recursive: true, force: true });
+  });
+});
+
+describe('backgroundNice', () => {
+  it('is 10 by default, 0 switches it off, and values are kept within 0–19', () => {
+    expect(backgroundNice({})).toBe(10);
+    expect(backgroundNice({ TONEARM_BACKGROUND_NICE: '0' })).toBe(0);
+    expect(backgroundNice({ TONEARM_BACKGROUND_NICE: '5' })).toBe(5);
+    expect(backgroundNice({ TONEARM_BACKGROUND_NICE: '40' })).toBe(19);
+    expect(backgroundNice({ TONEARM_BACKGROUND_NICE: '-5' })).toBe(0);
+    expect(backgroundNice({ TONEARM_BACKGROUND_NICE: 'high' })).toBe(10);
   });
 });

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { backgroundNice, startThreadPoolHere, workerNice } from '../priority.js';
 
 /**
  * Runs short command-line tools (ffmpeg tagging a download) from a worker thread. Starting a child
@@ -17,8 +18,13 @@ export interface ToolResult {
 }
 
 const SCRIPT = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { spawn } = require('node:child_process');
+// Background work (priority.ts): this thread, and the tools it starts, give way to the main thread.
+const os = require('node:os');
+if (workerData.nice > 0) {
+  try { if (os.getPriority(0) < workerData.nice) os.setPriority(0, workerData.nice); } catch {}
+}
 const running = new Map();
 parentPort.on('message', (m) => {
   if (m.kill !== undefined) {
@@ -34,6 +40,10 @@ parentPort.on('message', (m) => {
   } catch (err) {
     parentPort.postMessage({ id: m.id, code: null, stderr: '', startError: String(err && err.message || err) });
     return;
+  }
+  // Where the thread could not be lowered (outside Linux), the tool itself is.
+  if (workerData.childNice > 0 && child.pid !== undefined) {
+    try { if (os.getPriority(child.pid) < workerData.childNice) os.setPriority(child.pid, workerData.childNice); } catch {}
   }
   running.set(m.id, child);
   child.stderr.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
@@ -51,7 +61,8 @@ const pending = new Map<number, (r: ToolResult) => void>();
 
 function thread(): Worker {
   if (worker) return worker;
-  const w = new Worker(SCRIPT, { eval: true });
+  startThreadPoolHere();
+  const w = new Worker(SCRIPT, { eval: true, workerData: { nice: workerNice(), childNice: backgroundNice() } });
   // A server's listener keeps the process alive; this thread must not.
   w.unref();
   w.on('message', (m: ToolResult & { id: number }) => {

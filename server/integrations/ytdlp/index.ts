@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { IntegrationError } from '../errors.js';
+import { lowerChild } from '../../priority.js';
 
 /**
  * yt-dlp, the command-line downloader: a program this server runs, not a web API. Every call
@@ -287,6 +288,8 @@ export class YtdlpClient {
       } catch (err) {
         return reject(spawnError(this.binary, err));
       }
+      // A download tool is background work (priority.ts); the programs it starts inherit this.
+      lowerChild(child.pid);
       if (child.pid !== undefined) options.onSpawn?.(child.pid);
       let stdout = '';
       let stderr = '';
