@@ -94,20 +94,6 @@ export type DownloadJobPatch = Partial<
   >
 >;
 
-export interface DownloadAlbumRow {
-  id: number;
-  albumMbid: string;
-  releaseMbid: string | null;
-  artistMbid: string | null;
-  artistName: string;
-  albumName: string;
-  userId: number | null;
-  monitored: number;
-  waitingForSource: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
 export interface JobListQuery {
   /** Only this user's jobs; undefined: everyone's. */
   userId?: number;
@@ -128,10 +114,6 @@ const JOB_COLUMNS = `id, user_id AS userId, playlist_type AS playlistType, playl
   quality_tier AS qualityTier, upgrade, error, block_reason AS blockReason, reused_track_id AS reusedTrackId,
   queue_job_id AS queueJobId, blocked_at AS blockedAt, completed_at AS completedAt, created_at AS createdAt,
   updated_at AS updatedAt`;
-
-const ALBUM_COLUMNS = `id, album_mbid AS albumMbid, release_mbid AS releaseMbid, artist_mbid AS artistMbid,
-  artist_name AS artistName, album_name AS albumName, user_id AS userId, monitored,
-  waiting_for_source AS waitingForSource, created_at AS createdAt, updated_at AS updatedAt`;
 
 const PATCH_COLUMN: Record<keyof DownloadJobPatch, string> = {
   phase: 'phase',
@@ -403,57 +385,5 @@ export const downloads = {
         )
         .get(exceptJobId, file, file) !== undefined
     );
-  },
-
-  // --- albums ---------------------------------------------------------------------------------
-
-  upsertAlbum(
-    db: Db,
-    a: { albumMbid: string; releaseMbid: string | null; artistMbid: string | null; artistName: string; albumName: string; userId: number | null; waitingForSource: boolean },
-    now: number,
-  ): DownloadAlbumRow {
-    return statement(db, 
-        `INSERT INTO download_albums (album_mbid, release_mbid, artist_mbid, artist_name, album_name, user_id, monitored,
-           waiting_for_source, created_at, updated_at)
-         VALUES (@albumMbid, @releaseMbid, @artistMbid, @artistName, @albumName, @userId, 1, @waiting, @now, @now)
-         ON CONFLICT (album_mbid) DO UPDATE SET release_mbid = COALESCE(excluded.release_mbid, release_mbid),
-           artist_mbid = COALESCE(excluded.artist_mbid, artist_mbid), monitored = 1,
-           waiting_for_source = excluded.waiting_for_source, updated_at = excluded.updated_at
-         RETURNING ${ALBUM_COLUMNS}`,
-      )
-      .get({ ...a, waiting: a.waitingForSource ? 1 : 0, now }) as DownloadAlbumRow;
-  },
-
-  album(db: Db, id: number): DownloadAlbumRow | undefined {
-    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE id = ?`).get(id) as DownloadAlbumRow | undefined;
-  },
-
-  albumByMbid(db: Db, albumMbid: string): DownloadAlbumRow | undefined {
-    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE album_mbid = ?`).get(albumMbid) as DownloadAlbumRow | undefined;
-  },
-
-  albums(db: Db): DownloadAlbumRow[] {
-    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums ORDER BY id DESC`).all() as DownloadAlbumRow[];
-  },
-
-  albumsWaitingForSource(db: Db): DownloadAlbumRow[] {
-    return statement(db, `SELECT ${ALBUM_COLUMNS} FROM download_albums WHERE waiting_for_source = 1 AND monitored = 1 ORDER BY id`)
-      .all() as DownloadAlbumRow[];
-  },
-
-  updateAlbum(db: Db, id: number, patch: { monitored?: boolean; waitingForSource?: boolean }, now: number): void {
-    const sets: string[] = ['updated_at = @now'];
-    if (patch.monitored !== undefined) sets.push('monitored = @monitored');
-    if (patch.waitingForSource !== undefined) sets.push('waiting_for_source = @waiting');
-    statement(db, `UPDATE download_albums SET ${sets.join(', ')} WHERE id = @id`).run({
-      id,
-      now,
-      monitored: patch.monitored ? 1 : 0,
-      waiting: patch.waitingForSource ? 1 : 0,
-    });
-  },
-
-  deleteAlbum(db: Db, id: number): number {
-    return statement(db, 'DELETE FROM download_albums WHERE id = ?').run(id).changes;
   },
 };

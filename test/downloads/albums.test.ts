@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads, type DownloadJobRow } from '../../server/db/downloads.js';
+import { downloadAlbums } from '../../server/db/downloadAlbums.js';
 import { downloadsOf, type DownloadEvent } from '../../server/domain/downloads/service.js';
 import type { DownloadSource } from '../../server/domain/downloads/types.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
@@ -288,7 +289,7 @@ describe('single tracks (rules 1–3)', () => {
     const res = await call('DELETE', `/api/requests/album/${duskRequest.id}`);
     expect(res).toEqual({ status: 200, body: { success: true, removed: 1 } });
     expect(events.some((e) => e.job.id === open[0]!.id && e.job.status === 'cancelled')).toBe(true);
-    expect(downloads.album(server.ctx.db, duskRequest.albumId)).toBeUndefined();
+    expect(downloadAlbums.get(server.ctx.db, duskRequest.albumId)).toBeUndefined();
     expect(((await call('GET', '/api/requests')).body as any[]).some((a) => a.title === 'Dusk')).toBe(false);
     expect((await call('DELETE', `/api/requests/album/${duskRequest.id}`)).status).toBe(404);
   });
@@ -311,7 +312,7 @@ describe('a self-managed artist', () => {
       expect.arrayContaining([expect.objectContaining({ releaseGroupId: ids.rgLive, reason: 'not a studio album' })]),
     );
     // The queue requests Dusk again (it was removed above): its jobs come back.
-    const album = await until(() => downloads.albumByMbid(server.ctx.db, ids.rgDusk));
+    const album = await until(() => downloadAlbums.byMbid(server.ctx.db, ids.rgDusk));
     await until(() => jobsOf(album.id).length === 2);
     const activity = ((await call('GET', '/api/requests')).body as any[]).find((a) => a.kind === 'artist_added');
     expect(activity).toMatchObject({ mbid: ids.aurora, title: 'Aurora Lane', managedBy: 'aurral' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryRepository, userScope } from '../../server/db/discovery.js';
 import { downloads } from '../../server/db/downloads.js';
+import { downloadAlbums } from '../../server/db/downloadAlbums.js';
 import { NewsRepository } from '../../server/db/news.js';
 import { requests } from '../../server/db/requests.js';
 import { inboxOf, INBOX_TASK } from '../../server/domain/inbox/service.js';
@@ -318,7 +319,7 @@ describe('item actions', () => {
     expect(r.status).toBe(200);
     expect(r.body.item).toMatchObject({ isAdded: true, isRead: true });
     expect(r.body.result).toMatchObject({ success: true, album: { mbid: ids.rgDusk, managedBy: 'aurral' } });
-    const album = downloads.albumByMbid(server.ctx.db, ids.rgDusk);
+    const album = downloadAlbums.byMbid(server.ctx.db, ids.rgDusk);
     expect(album?.userId).toBe(pat.id);
   });
 

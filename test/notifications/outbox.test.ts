@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads } from '../../server/db/downloads.js';
+import { downloadAlbums } from '../../server/db/downloadAlbums.js';
 import { notificationDeliveries, type DeliveryRow } from '../../server/db/notifications.js';
 import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { NOTIFICATIONS_QUEUE } from '../../server/domain/notifications/service.js';
@@ -206,7 +207,7 @@ describe('webhook notifications', () => {
   });
 
   it('finished tracks and a completed album reach the webhooks subscribed to them', async () => {
-    const album = downloads.upsertAlbum(
+    const album = downloadAlbums.upsert(
       ctx().db,
       { albumMbid: 'a0b3f5c8-0000-4000-8000-000000000001', releaseMbid: null, artistMbid: null, artistName: 'Boards of Canada', albumName: 'Geogaddi', userId: null, waitingForSource: false },
       server.clock.now(),

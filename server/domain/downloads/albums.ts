@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { downloads, type DownloadAlbumRow, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
+import { downloads, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
+import { downloadAlbums, type DownloadAlbumRow } from '../../db/downloadAlbums.js';
 import { requests } from '../../db/requests.js';
 import type { MbRelease, MbReleaseGroup } from '../../integrations/musicbrainz/schemas.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
@@ -139,11 +140,11 @@ export class AlbumDownloads {
     this.resuming = (async () => {
       if (!this.hasSource()) return 0;
       let n = 0;
-      for (const album of downloads.albumsWaitingForSource(this.ctx.db)) {
+      for (const album of downloadAlbums.waitingForSource(this.ctx.db)) {
         try {
           const tracks = await this.tracksOf(album);
           this.createJobs(album, tracks, album.userId);
-          downloads.updateAlbum(this.ctx.db, album.id, { waitingForSource: false }, this.ctx.clock.now());
+          downloadAlbums.update(this.ctx.db, album.id, { waitingForSource: false }, this.ctx.clock.now());
           n++;
         } catch (err) {
           this.ctx.log.warn('waiting album could not be queued', { albumId: album.id, error: err instanceof Error ? err.message : String(err) });
@@ -189,9 +190,9 @@ export class AlbumDownloads {
     const userId = typeof user === 'number' || user === null ? user : userIdOf(user);
     const { group, release, tracks } = await this.resolve(input.albumMbid);
     const artistCredit = group['artist-credit'];
-    const existing = downloads.albumByMbid(this.ctx.db, group.id);
+    const existing = downloadAlbums.byMbid(this.ctx.db, group.id);
     const source = this.hasSource();
-    const album = downloads.upsertAlbum(
+    const album = downloadAlbums.upsert(
       this.ctx.db,
       {
         albumMbid: group.id,
@@ -205,7 +206,7 @@ export class AlbumDownloads {
       this.ctx.clock.now(),
     );
     const created = source ? this.createJobs(album, tracks, userId ?? album.userId) : [];
-    const status = this.statusOf(downloads.album(this.ctx.db, album.id)!, tracks);
+    const status = this.statusOf(downloadAlbums.get(this.ctx.db, album.id)!, tracks);
     return {
       success: true as const,
       createdArtist: false,
@@ -295,7 +296,7 @@ export class AlbumDownloads {
   // --- status --------------------------------------------------------------------------------
 
   album(id: number): DownloadAlbumRow {
-    const album = downloads.album(this.ctx.db, id);
+    const album = downloadAlbums.get(this.ctx.db, id);
     if (!album) throw new NotFoundError('Album not found', `No self-managed album ${id}`);
     return album;
   }
@@ -308,7 +309,7 @@ export class AlbumDownloads {
   statuses(ids: number[]): Record<string, AlbumStatus> {
     const out: Record<string, AlbumStatus> = {};
     for (const id of ids) {
-      const album = downloads.album(this.ctx.db, id);
+      const album = downloadAlbums.get(this.ctx.db, id);
       if (album) out[`aurral:${id}`] = this.statusOf(album);
     }
     return out;
@@ -317,7 +318,7 @@ export class AlbumDownloads {
   /** Every self-managed album's status. */
   allStatuses(): Record<string, AlbumStatus> {
     const out: Record<string, AlbumStatus> = {};
-    for (const album of downloads.albums(this.ctx.db)) out[`aurral:${album.id}`] = this.statusOf(album);
+    for (const album of downloadAlbums.all(this.ctx.db)) out[`aurral:${album.id}`] = this.statusOf(album);
     return out;
   }
 
@@ -410,7 +411,7 @@ export class AlbumDownloads {
   cancel(id: number): { success: true; cancelled: number; albumStatus: AlbumStatus } {
     const album = this.album(id);
     const cancelled = this.cancelOpen(album.id, ['pending', 'downloading']);
-    downloads.updateAlbum(this.ctx.db, album.id, { monitored: false, waitingForSource: false }, this.ctx.clock.now());
+    downloadAlbums.update(this.ctx.db, album.id, { monitored: false, waitingForSource: false }, this.ctx.clock.now());
     return { success: true, cancelled, albumStatus: this.status(album.id) };
   }
 
@@ -429,7 +430,7 @@ export class AlbumDownloads {
     if (monitored) {
       await this.request(principal ?? album.userId, { albumMbid: album.albumMbid });
     } else {
-      downloads.updateAlbum(this.ctx.db, album.id, { monitored: false, waitingForSource: false }, this.ctx.clock.now());
+      downloadAlbums.update(this.ctx.db, album.id, { monitored: false, waitingForSource: false }, this.ctx.clock.now());
     }
     return this.status(album.id);
   }
@@ -439,14 +440,14 @@ export class AlbumDownloads {
    * removed from staging), then the album and its job rows go. Files in the library stay.
    */
   remove(id: number): number {
-    const album = downloads.album(this.ctx.db, id);
+    const album = downloadAlbums.get(this.ctx.db, id);
     if (!album) return 0;
     this.cancelOpen(album.id, ['pending', 'downloading', 'blocked']);
-    return downloads.deleteAlbum(this.ctx.db, album.id);
+    return downloadAlbums.delete(this.ctx.db, album.id);
   }
 
   byMbid(albumMbid: string): DownloadAlbumRow | undefined {
-    return downloads.albumByMbid(this.ctx.db, albumMbid);
+    return downloadAlbums.byMbid(this.ctx.db, albumMbid);
   }
 
   // --- single tracks -------------------------------------------------------------------------
@@ -528,7 +529,7 @@ export class AlbumDownloads {
   /** Album requests and single-track jobs as activity items (api.md's activity object). */
   activity() {
     const items = [];
-    for (const album of downloads.albums(this.ctx.db)) {
+    for (const album of downloadAlbums.all(this.ctx.db)) {
       const s = this.statusOf(album);
       items.push({
         id: `aurral:${album.id}`,

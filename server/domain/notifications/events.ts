@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import { downloadAlbums } from '../../db/downloadAlbums.js';
 import { notificationDeliveries } from '../../db/notifications.js';
 import type { DownloadEvent } from '../downloads/service.js';
 import type { NotificationEventType } from '../settings/schema.js';
@@ -27,7 +28,7 @@ export function notificationEventsOf(db: Db, e: DownloadEvent, reviewUrl: (jobId
   if (job.albumId !== null && job.upgrade === 0) {
     const progress = notificationDeliveries.albumProgress(db, job.albumId);
     if (progress.total > 0 && progress.done === progress.total) {
-      const album = downloads.album(db, job.albumId);
+      const album = downloadAlbums.get(db, job.albumId);
       events.push({
         key: `album_complete:${job.albumId}:${job.completedAt ?? job.updatedAt}`,
         vars: {
