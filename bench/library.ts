@@ -15,6 +15,8 @@ export function libraryShape(tracks: number) {
   return { tracks, albums: Math.max(1, Math.round(tracks / 10)), artists: Math.max(1, Math.round(tracks / 100)), genres: 300 };
 }
 
+/** Bumped whenever the seeded data changes (v2: names without negative syllable indexes). */
+const SEED_VERSION = 'v2';
 const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ne', 'to', 'su', 'vi', 'an', 'el', 'or', 'ix'];
 const NON_LATIN = ['東京', '夜明け', 'サクラ', 'Москва', 'Ночь', 'Ωμέγα', 'ללא', 'سماء', '서울', 'Björk', 'Sigur Rós', 'Motörhead'];
 export function benchName(seed: number, words: number): string {
@@ -22,7 +24,7 @@ export function benchName(seed: number, words: number): string {
   let x = seed * 2654435761 >>> 0;
   for (let w = 0; w < words; w++) {
     if (x % 7 === 0) out.push(NON_LATIN[x % NON_LATIN.length]!);
-    else out.push(SYLLABLES[x % 12]! + SYLLABLES[(x >> 4) % 12]! + SYLLABLES[(x >> 8) % 12]!);
+    else out.push(SYLLABLES[x % 12]! + SYLLABLES[(x >>> 4) % 12]! + SYLLABLES[(x >>> 8) % 12]!);
     x = (x * 1103515245 + 12345) >>> 0;
   }
   const s = out.join(' ');
@@ -85,7 +87,8 @@ function seed(dbPath: string, tracks: number): { seedInsertSeconds: number; seed
  */
 export async function seededLibrary(dataDir: string, tracks: number): Promise<{ seedInsertSeconds: number; seedDerivedSeconds: number } | null> {
   const cacheDir = process.env.BENCH_SEED_CACHE;
-  const cached = cacheDir ? path.join(cacheDir, `library-${tracks}.db`) : null;
+  // The name carries the seed's version: a cache made by an older seed is not reused.
+  const cached = cacheDir ? path.join(cacheDir, `library-${SEED_VERSION}-${tracks}.db`) : null;
   if (cached && fs.existsSync(cached)) {
     fs.copyFileSync(cached, path.join(dataDir, 'tonearm.db'));
     console.log(`seeded database copied from ${cached}`);

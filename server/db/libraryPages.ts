@@ -70,6 +70,15 @@ export function ftsExpression(query: string): string | null {
 
 type EntityKind = 'artists' | 'albums' | 'tracks';
 
+/** Matches a suggestion reads from the full-text index at most (see CanonicalPages.suggest). */
+const SUGGEST_CANDIDATES = 200;
+
+/** What an entity's search document holds (migration 010's FTS documents), from its row. */
+function searchText(kind: EntityKind, row: Record<string, unknown>): string {
+  const parts = kind === 'artists' ? [row.name] : kind === 'albums' ? [row.title, row.album_artist] : [row.title, row.artist_name, row.album_title];
+  return parts.filter((p) => typeof p === 'string').join(' ');
+}
+
 export class CanonicalPages {
   private readonly stmts;
 
@@ -94,6 +103,44 @@ export class CanonicalPages {
     if (q.kind === 'genres') return { kind: 'genres', ...this.genrePage(q) };
     const { rows, total } = this.entityPage(q);
     return { kind: q.kind, rows, total } as CanonicalRows;
+  }
+
+  /**
+   * As-you-type suggestions: up to `limit` entities matching `query`, names that start with it first
+   * (a walk of the name index), then other matches (a word inside the name, or in the artist or album
+   * name the search document carries) in name order. Unlike a page it neither counts nor sorts every
+   * match: a common word matches tens of thousands of tracks in a large library, and reading all of
+   * them costs tens of milliseconds per keystroke. The other matches are chosen among the first
+   * SUGGEST_CANDIDATES the full-text index yields.
+   */
+  suggest(kind: EntityKind, query: string, limit: number): unknown[] {
+    const text = query.trim();
+    if (text === '' || limit <= 0) return [];
+    const prefix = sortName(text);
+    const ids = this.prepare(`SELECT id FROM ${TABLE[kind]} WHERE sort_name >= ? AND sort_name < ? ORDER BY sort_name, id LIMIT ?`)
+      .pluck()
+      .all(prefix, prefixUpperBound(prefix), limit) as number[];
+    const expr = ftsExpression(text);
+    if (ids.length >= limit || !expr) return this.rowsByIds(kind, ids);
+    const seen = new Set(ids);
+    const others = (
+      this.prepare(
+        `SELECT e.id FROM ${TABLE[kind]} e WHERE e.id IN (SELECT rowid FROM ${FTS[kind]} WHERE ${FTS[kind]} MATCH ? LIMIT ?)
+         ORDER BY e.sort_name, e.id`,
+      )
+        .pluck()
+        .all(expr, SUGGEST_CANDIDATES) as number[]
+    ).filter((id) => !seen.has(id));
+    const rows = this.rowsByIds(kind, ids);
+    // Words under three characters are not in the trigram expression: they must still be there.
+    const short = foldText(text).split(' ').filter((w) => [...w].length < 3);
+    const candidates = this.rowsByIds(kind, short.length === 0 ? others.slice(0, limit - ids.length) : others);
+    for (const row of candidates) {
+      if (rows.length >= limit) break;
+      const haystack = short.length === 0 ? '' : foldText(searchText(kind, row as Record<string, unknown>));
+      if (short.every((w) => haystack.includes(w))) rows.push(row);
+    }
+    return rows;
   }
 
   private entityPage(q: CanonicalQuery): { rows: unknown[]; total: number } {

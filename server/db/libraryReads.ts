@@ -125,6 +125,11 @@ export class LibraryReader {
   }
 
   /** One bounded canonical page (api.md: GET /api/library/canonical); see libraryPages.ts. */
+  /** As-you-type suggestions of one kind (CanonicalPages.suggest). */
+  suggest<K extends 'artists' | 'albums' | 'tracks'>(kind: K, query: string, limit: number): K extends 'artists' ? ArtistRow[] : K extends 'albums' ? AlbumRow[] : TrackRow[] {
+    return this.pages.suggest(kind, query, limit) as K extends 'artists' ? ArtistRow[] : K extends 'albums' ? AlbumRow[] : TrackRow[];
+  }
+
   canonicalPage(q: CanonicalQuery): CanonicalRows {
     return this.pages.page(q);
   }

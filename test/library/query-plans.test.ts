@@ -115,3 +115,25 @@ describe('appearance pages (an artist on other artists\' albums)', () => {
     });
   }
 });
+
+describe('as-you-type suggestions', () => {
+  it('puts names starting with the words first, then other matches in name order, and reads no more than it needs', () => {
+    // "Track 1" starts 20 × 5 track names; "album" starts none, it is only in their search documents.
+    expect((reader.suggest('tracks', 'track 1', 3) as { title: string }[]).map((t) => t.title)).toEqual(['Track 1', 'Track 1', 'Track 1']);
+    const byAlbum = reader.suggest('tracks', 'album', 4) as { title: string; album_title: string | null }[];
+    expect(byAlbum).toHaveLength(4);
+    expect(byAlbum.every((t) => t.album_title?.startsWith('Album '))).toBe(true);
+    expect(byAlbum.map((t) => t.title)).toEqual([...byAlbum.map((t) => t.title)].sort());
+    // Prefix hits first, then the full-text ones: "Artist 1" starts artist names, "rtist 1" only matches inside them.
+    // (Sort keys pad numbers, so "artist 1" starts only "Artist 1"; then full-text matches holding a "1".)
+    expect((reader.suggest('artists', 'artist 1', 3) as { name: string }[]).map((a) => a.name)).toEqual(['Artist 1', 'Artist 10', 'Artist 11']);
+    expect((reader.suggest('artists', 'rtist', 3) as { name: string }[]).map((a) => a.name)).toEqual(['Artist 0', 'Artist 1', 'Artist 2']);
+    expect(reader.suggest('albums', 'nothing like this', 5)).toEqual([]);
+    expect(reader.suggest('albums', '  ', 5)).toEqual([]);
+    // Neither query walks a whole table: the name index by prefix, the full-text index with a limit.
+    const plans = ['SELECT id FROM library_tracks WHERE sort_name >= ? AND sort_name < ? ORDER BY sort_name, id LIMIT ?'].map((sql) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('a', 'b', 5) as { detail: string }[]).map((r) => r.detail).join(' | '),
+    );
+    expect(plans[0]).toMatch(/library_tracks_by_name \(sort_name>\? AND sort_name<\?\)/);
+  });
+});

@@ -125,6 +125,10 @@ export class LibraryService {
     return realPathWithin(file, this.servingRoots());
   }
 
+  suggest<K extends 'artists' | 'albums' | 'tracks'>(kind: K, query: string, limit: number) {
+    return this.reader.suggest(kind, query, limit);
+  }
+
   canonicalPage(q: CanonicalQuery) {
     return this.reader.canonicalPage(q);
   }

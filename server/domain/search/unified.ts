@@ -31,7 +31,8 @@ export interface UnifiedAnswer {
 }
 
 /**
- * As-you-type suggestions: the library's own full-text index first (the canonical page search), then
+ * As-you-type suggestions: the library's own names first (names starting with the words typed, then
+ * other full-text matches; LibraryReader.suggest), then
  * MusicBrainz artists and albums when they arrive within REMOTE_BUDGET_MS.
  */
 /** Per server and caller, the controller of the caller's latest suggestion request. */
@@ -44,13 +45,12 @@ const latest = new WeakMap<AppContext, Map<string, AbortController>>();
  */
 export async function unifiedSearch(ctx: AppContext, q: string, limit: number, caller: string, budgetMs = REMOTE_BUDGET_MS): Promise<UnifiedAnswer> {
   const library = libraryServiceOf(ctx);
-  const page = <K extends 'artists' | 'albums' | 'tracks'>(kind: K) => library.canonicalPage({ kind, page: 1, pageSize: limit, query: q }).rows;
   const local: UnifiedAnswer['library'] = {
-    artists: (page('artists') as ArtistRow[]).map((a) => ({ id: String(a.id), name: a.name, mbid: a.mbid, imageUrl: imageUrl(a.image_key) })),
-    albums: (page('albums') as AlbumRow[]).map((a) => ({
+    artists: library.suggest('artists', q, limit).map((a) => ({ id: String(a.id), name: a.name, mbid: a.mbid, imageUrl: imageUrl(a.image_key) })),
+    albums: library.suggest('albums', q, limit).map((a) => ({
       id: String(a.id), title: a.title, artistName: a.album_artist, mbid: a.mbid, year: a.year || null, imageUrl: imageUrl(a.image_key),
     })),
-    tracks: (page('tracks') as TrackRow[]).map((t) => ({
+    tracks: library.suggest('tracks', q, limit).map((t) => ({
       id: String(t.id), title: t.title, artistName: t.artist_name, albumId: t.album_id === null ? null : String(t.album_id), albumTitle: t.album_title,
     })),
   };
