@@ -5,7 +5,8 @@
  * per-refresh budget, not by the library), `GET /api/discover` p95 from the cache (target ≤ 25 ms)
  * and `/api/health/live` p99 while a refresh runs (target ≤ 20 ms).
  */
-import { discoveryOf, DISCOVERY_CALL_BUDGET } from '../server/domain/discovery/service.js';
+import { discoveryOf } from '../server/domain/discovery/service.js';
+import { DISCOVERY_CALL_BUDGET } from '../server/domain/discovery/refresh.js';
 import { startLastFmFake } from '../test/fakes/lastfm/index.js';
 import { startTestServer } from '../test/helpers/server.js';
 

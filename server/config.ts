@@ -60,6 +60,8 @@ const envSchema = z.object({
   TONEARM_YOUTUBE_URL: z.url({ protocol: /^https?$/ }).default('https://www.youtube.com'),
   TONEARM_TIDAL_OEMBED_URL: z.url({ protocol: /^https?$/ }).default('https://oembed.tidal.com'),
   TONEARM_BANDCAMP_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Tests and mirrors: the built-in news feeds are read from `<url>/<host><path>` instead of the publishers' sites. */
+  TONEARM_NEWS_FEEDS_URL: z.url({ protocol: /^https?$/ }).optional(),
   TONEARM_LASTFM_URL: z.url({ protocol: /^https?$/ }).default('https://ws.audioscrobbler.com/2.0'),
   /** Last.fm's web authorization page (account linking for scrobbling). */
   TONEARM_LASTFM_AUTH_URL: z.url({ protocol: /^https?$/ }).default('https://www.last.fm/api/auth'),
@@ -139,6 +141,8 @@ export interface Config {
     tidalOembed: string;
     /** Null: Bandcamp pages are read from bandcamp.com itself. */
     bandcamp: string | null;
+    /** Null: the built-in news feeds are read from the publishers' sites. */
+    newsFeeds: string | null;
     spacingMs: number | null;
   };
   /** Where the web UI sends a user to sign out of the reverse proxy (null: no such page). */
@@ -243,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       youtube: e.TONEARM_YOUTUBE_URL,
       tidalOembed: e.TONEARM_TIDAL_OEMBED_URL,
       bandcamp: e.TONEARM_BANDCAMP_URL ?? null,
+      newsFeeds: e.TONEARM_NEWS_FEEDS_URL ?? null,
       lastfm: e.TONEARM_LASTFM_URL,
       lastfmAuth: e.TONEARM_LASTFM_AUTH_URL,
       metadata: e.TONEARM_METADATA_URL ?? null,

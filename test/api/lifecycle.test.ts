@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { OFFLINE_UPSTREAMS } from '../helpers/offline.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -15,7 +16,7 @@ const sha = (file: string) => crypto.createHash('sha256').update(fs.readFileSync
 function runServer(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: repo,
-    env: { ...process.env, LOG_LEVEL: 'warn', TONEARM_HOST: '127.0.0.1', TONEARM_PORT: '0', ...env },
+    env: { ...process.env, ...OFFLINE_UPSTREAMS, LOG_LEVEL: 'warn', TONEARM_HOST: '127.0.0.1', TONEARM_PORT: '0', ...env },
   });
   let stdout = '';
   let stderr = '';

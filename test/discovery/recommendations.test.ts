@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallBudget, DISCOVERY_CALL_BUDGET, discoveryOf } from '../../server/domain/discovery/service.js';
+import { CallBudget, DISCOVERY_CALL_BUDGET } from '../../server/domain/discovery/refresh.js';
+import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';
 import { FFMPEG } from '../fixtures/audio.js';
+import { OFFLINE_UPSTREAMS } from '../helpers/offline.js';
 import { ADMIN } from '../helpers/server.js';
 import { waitFor } from './helpers.js';
 
@@ -28,7 +29,7 @@ function start(): Promise<string> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: repo,
     detached: true,
-    env: { ...process.env, LOG_LEVEL: 'warn', TONEARM_HOST: '127.0.0.1', TONEARM_PORT: '0', TONEARM_DATA_DIR: dataDir, FFMPEG_PATH: path.join(dir, 'slow-ffmpeg') },
+    env: { ...process.env, ...OFFLINE_UPSTREAMS, LOG_LEVEL: 'warn', TONEARM_HOST: '127.0.0.1', TONEARM_PORT: '0', TONEARM_DATA_DIR: dataDir, FFMPEG_PATH: path.join(dir, 'slow-ffmpeg') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = proc;

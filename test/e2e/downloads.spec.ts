@@ -7,8 +7,7 @@ import { startFakeNzbget, type FakeNzbget } from '../fakes/nzbget/index.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startFakeSabnzbd, type FakeSabnzbd } from '../fakes/sabnzbd/index.js';
 import { defaultUsers, startSlskdFake, type FakeSlskdFile, type SlskdFake } from '../fakes/slskd/index.js';
-import { startServer } from './global-setup.js';
-import { ADMIN, snap, goByNav } from './helpers.js';
+import { goByNav, openSignedIn, snap, startOwnServer, stopOwnServer, type ApiCall } from './helpers.js';
 
 // Self-managed downloads in the web UI, on a server of its own with slskd, Prowlarr, SABnzbd and
 // NZBGet fakes: the Downloads settings (each source's test and save, the worker), the Downloads
@@ -20,19 +19,12 @@ let tmp: string;
 let child: ChildProcess;
 let url: string;
 let token: string;
+let call: ApiCall;
 let page: Page;
 let slskd: SlskdFake;
 let prowlarr: FakeProwlarr;
 let sabnzbd: FakeSabnzbd;
 let nzbget: FakeNzbget;
-
-async function call(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url + pathname, { ...init, headers, ...(init.json !== undefined && { body: JSON.stringify(init.json) }) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
 
 const card = (name: string): Locator => page.getByRole('region', { name, exact: true });
 
@@ -63,21 +55,13 @@ test.beforeAll(async ({ browser }) => {
   prowlarr = await startFakeProwlarr();
   sabnzbd = await startFakeSabnzbd({ completedDir: completed });
   nzbget = await startFakeNzbget({ completedDir: completed });
-  ({ child, url } = await startServer(path.join(tmp, 'data'), { TONEARM_MUSIC_DIRS: music, TONEARM_LIBRARY_WATCH: 'false', TONEARM_UPSTREAM_SPACING_MS: '0' }));
-  await call('/api/onboarding/complete', { method: 'POST', json: { authUser: ADMIN.username, authPassword: ADMIN.password } });
-  ({ token } = (await call('/api/auth/login', { method: 'POST', json: ADMIN })).body);
-  page = await browser.newPage({ baseURL: url });
-  await page.goto('/');
-  await page.evaluate((t) => localStorage.setItem('tonearm.token', t), token);
+  ({ child, url, token, call } = await startOwnServer(path.join(tmp, 'data'), { TONEARM_MUSIC_DIRS: music, TONEARM_LIBRARY_WATCH: 'false', TONEARM_UPSTREAM_SPACING_MS: '0' }));
+  page = await openSignedIn(browser, url, token);
 });
 
 test.afterAll(async () => {
   await page?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
-  }
+  await stopOwnServer(child);
   await Promise.all([slskd?.close(), prowlarr?.close(), sabnzbd?.close(), nzbget?.close()]);
   fs.rmSync(tmp, { recursive: true, force: true });
 });

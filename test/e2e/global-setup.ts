@@ -7,6 +7,7 @@ import { startCoverArtFake } from '../fakes/coverart/index.js';
 import { startLidarrFake } from '../fakes/lidarr/index.js';
 import { startMusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { catalogue } from '../fixtures/catalogue.js';
+import { OFFLINE_UPSTREAMS } from '../helpers/offline.js';
 import { LIBRARY } from './library.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -34,6 +35,8 @@ export function startServer(dataDir: string, env: Record<string, string> = {}): 
     cwd: repoRoot,
     env: {
       ...process.env,
+      // No spec reaches a public service: each points at a closed port unless the spec passes a fake's URL.
+      ...OFFLINE_UPSTREAMS,
       TONEARM_PORT: '0',
       TONEARM_HOST: '127.0.0.1',
       TONEARM_DATA_DIR: dataDir,

@@ -10,8 +10,7 @@ import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { flowWorld } from '../flows/helpers.js';
-import { startServer } from './global-setup.js';
-import { ADMIN, goByNav, snap } from './helpers.js';
+import { goByNav, openSignedIn, snap, startOwnServer, stopOwnServer, type ApiCall } from './helpers.js';
 
 // The screens that grow a library, on a server of its own with Last.fm (the flow tests' world),
 // ListenBrainz, Deezer and MusicBrainz fakes: Discover (first refresh, "Less like this"), Flows (a template, its
@@ -24,19 +23,12 @@ let tmp: string;
 let child: ChildProcess;
 let url: string;
 let token: string;
+let call: ApiCall;
 let page: Page;
 let lastfm: LastFmFake;
 let deezer: DeezerFake;
 let mb: MusicBrainzFake;
 let lb: ListenBrainzFake;
-
-async function call(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url + pathname, { ...init, headers, ...(init.json !== undefined && { body: JSON.stringify(init.json) }) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
 
 /** Lib A and Lib B, the library artists the Last.fm world recommends from, two tracks each. */
 function makeLibrary(dir: string): string {
@@ -63,7 +55,7 @@ test.beforeAll(async ({ browser }) => {
   const music = makeLibrary(tmp);
   fs.mkdirSync(path.join(tmp, 'data'));
   [lastfm, deezer, mb, lb] = await Promise.all([startLastFmFake(flowWorld()), startDeezerFake(), startMusicBrainzFake(structuredClone(catalogue)), startListenBrainzFake()]);
-  ({ child, url } = await startServer(path.join(tmp, 'data'), {
+  ({ child, url, token, call } = await startOwnServer(path.join(tmp, 'data'), {
     TONEARM_MUSIC_DIRS: music,
     TONEARM_LIBRARY_WATCH: 'false',
     TONEARM_LASTFM_URL: lastfm.url,
@@ -73,25 +65,17 @@ test.beforeAll(async ({ browser }) => {
     TONEARM_UPSTREAM_SPACING_MS: '0',
     ALLOW_PRIVATE_TARGETS: '127.0.0.1',
   }));
-  await call('/api/onboarding/complete', { method: 'POST', json: { authUser: ADMIN.username, authPassword: ADMIN.password } });
-  ({ token } = (await call('/api/auth/login', { method: 'POST', json: ADMIN })).body);
   // Last.fm is set in the Settings screen by the tests; news off (its built-in feeds are on the
   // internet); flows' downloads stay queued.
   const saved = await call('/api/settings', { method: 'POST', json: { integrations: { news: { enabled: false } }, downloads: { worker: { running: false } } } });
   expect(saved.status).toBe(200);
   await expect.poll(async () => (await call('/api/library/canonical?kind=tracks&pageSize=1')).body.total, { timeout: 30_000 }).toBe(4);
-  page = await browser.newPage({ baseURL: url });
-  await page.goto('/');
-  await page.evaluate((t) => localStorage.setItem('tonearm.token', t), token);
+  page = await openSignedIn(browser, url, token);
 });
 
 test.afterAll(async () => {
   await page?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
-  }
+  await stopOwnServer(child);
   await Promise.all([lastfm?.close(), deezer?.close(), mb?.close(), lb?.close()]);
   fs.rmSync(tmp, { recursive: true, force: true });
 });

@@ -8,8 +8,7 @@ import { catalogue, ids } from '../fixtures/catalogue.js';
 import { startCoverArtFake, type CoverArtFake } from '../fakes/coverart/index.js';
 import { startLidarrFake, type LidarrFake } from '../fakes/lidarr/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
-import { startServer } from './global-setup.js';
-import { ADMIN, snap } from './helpers.js';
+import { openSignedIn, snap, startOwnServer, stopOwnServer, type ApiCall } from './helpers.js';
 
 // The metadata pages against MusicBrainz and Cover Art Archive fakes, on a server of its own: the
 // library holds one album tagged with MusicBrainz ids (Aurora Lane's "Dawn", two of its three tracks).
@@ -19,6 +18,7 @@ let tmp: string;
 let child: ChildProcess;
 let url: string;
 let token: string;
+let call: ApiCall;
 let page: Page;
 let mb: MusicBrainzFake;
 let coverart: CoverArtFake;
@@ -27,14 +27,6 @@ let mbClosed = false;
 
 /** The head of a detail page (artist, release, library album): picture, title, credits, actions. */
 const detailHead = (p: Page) => p.getByRole('main').locator('header.detail-head');
-
-async function call(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url + pathname, { ...init, headers, ...(init.json !== undefined && { body: JSON.stringify(init.json) }) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
 
 function makeLibrary(dir: string): string {
   const music = path.join(dir, 'music');
@@ -76,28 +68,20 @@ test.beforeAll(async ({ browser }) => {
       { title: 'Dusk', foreignAlbumId: ids.rgDusk, tracks: ['Evening', 'Low Sun'] },
     ],
   });
-  ({ child, url } = await startServer(path.join(tmp, 'data'), {
+  ({ child, url, token, call } = await startOwnServer(path.join(tmp, 'data'), {
     TONEARM_MUSIC_DIRS: music,
     TONEARM_LIBRARY_WATCH: 'false',
     TONEARM_MUSICBRAINZ_URL: mb.url,
     TONEARM_COVERART_URL: coverart.url,
     TONEARM_UPSTREAM_SPACING_MS: '0',
   }));
-  await call('/api/onboarding/complete', { method: 'POST', json: { authUser: ADMIN.username, authPassword: ADMIN.password } });
-  ({ token } = (await call('/api/auth/login', { method: 'POST', json: ADMIN })).body);
   await expect.poll(async () => (await call('/api/library/canonical?kind=tracks&pageSize=1')).body.total, { timeout: 30_000 }).toBe(2);
-  page = await browser.newPage({ baseURL: url });
-  await page.goto('/');
-  await page.evaluate((t) => localStorage.setItem('tonearm.token', t), token);
+  page = await openSignedIn(browser, url, token);
 });
 
 test.afterAll(async () => {
   await page?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
-  }
+  await stopOwnServer(child);
   await Promise.all([mbClosed ? null : mb?.close(), coverart?.close(), lidarr?.close()]);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
@@ -214,10 +198,7 @@ async function userPage(username: string, addAlbum: boolean): Promise<Page> {
   expect(made.status).toBe(201);
   const res = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
   const { token: theirs } = (await res.json()) as { token: string };
-  const p = await page.context().browser()!.newPage({ baseURL: url });
-  await p.goto('/');
-  await p.evaluate((t) => localStorage.setItem('tonearm.token', t), theirs);
-  return p;
+  return openSignedIn(page.context().browser()!, url, theirs);
 }
 
 test('requests follow the addAlbum permission; a user without a download source is sent to an administrator', async () => {
@@ -261,9 +242,7 @@ test('MusicBrainz unreachable: a never-seen artist says so and offers a retry', 
 });
 
 test('phone layout: artist and release pages fit 390 px', async () => {
-  const phone = await page.context().browser()!.newPage({ baseURL: url, viewport: { width: 390, height: 844 } });
-  await phone.goto('/');
-  await phone.evaluate((t) => localStorage.setItem('tonearm.token', t), token);
+  const phone = await openSignedIn(page.context().browser()!, url, token, { viewport: { width: 390, height: 844 } });
   // Served from the metadata cache while MusicBrainz is down.
   await phone.goto(`/artist/${ids.aurora}`);
   await expect(phone.getByRole('heading', { level: 1, name: 'Aurora Lane' })).toBeVisible();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../../server/config.js';
 import type { InterfaceLister } from '../../server/domain/auth/lanBypass.js';
 import { startServer, type RunningServer } from '../../server/server.js';
+import { OFFLINE_UPSTREAMS } from './offline.js';
 
 /** A clock tests can move forward (session expiry, stream tokens). */
 export class TestClock {
@@ -26,6 +27,7 @@ export interface TestServer extends RunningServer {
 }
 
 export interface TestServerOptions {
+  /** Environment for the server; every public service points at a closed port (OFFLINE_UPSTREAMS) unless set here, e.g. to a fake's URL. */
   env?: Record<string, string>;
   onboard?: boolean;
   dataDir?: string;
@@ -48,6 +50,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-test-'));
   const ownsDir = !options.dataDir;
   const config = loadConfig({
+    ...OFFLINE_UPSTREAMS,
     TONEARM_PORT: '0',
     TONEARM_HOST: '127.0.0.1',
     TONEARM_DATA_DIR: dataDir,

@@ -8,6 +8,7 @@ import { BlockedJobNotifier } from '../../main/notifications.js';
 import { RotatingLogFile } from '../../main/serverLog.js';
 import { createChildProcessLauncher } from '../../main/serverProcess.js';
 import { ServerSupervisor, type ServerAddress } from '../../main/supervisor.js';
+import { OFFLINE_UPSTREAMS } from '../helpers/offline.js';
 
 // The desktop shell's supervisor and notifier against the real server, run from its TypeScript sources.
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -24,7 +25,7 @@ beforeAll(async () => {
     launcher: createChildProcessLauncher({ execArgv: ['--import', 'tsx'] }),
     modulePath: path.join(repoRoot, 'server', 'index.ts'),
     config: () => ({ port: 0, host: '127.0.0.1', dataDir: path.join(workDir, 'data'), musicDirs: [] }),
-    baseEnv: { PATH: process.env.PATH },
+    baseEnv: { PATH: process.env.PATH, ...OFFLINE_UPSTREAMS },
     log,
   });
   address = await supervisor.start();

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Principal } from '../../domain/auth/principal.js';
 import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
-import { MAX_UPLOAD_BYTES, artworkOf, etagMatches, sizedArtwork } from '../../domain/playlists/artwork.js';
+import { MAX_UPLOAD_BYTES, artworkOf, etagMatches } from '../../domain/playlists/artwork.js';
+import { sizedArtwork } from '../../domain/playlists/artworkImages.js';
 import type { PlaylistViewer } from '../../domain/playlists/registry.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 

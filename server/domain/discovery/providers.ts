@@ -4,7 +4,7 @@ import { KoitoClient } from '../../integrations/koito/client.js';
 import { LastFmClient } from '../../integrations/lastfm/client.js';
 import { ListenBrainzClient } from '../../integrations/listenbrainz/client.js';
 import { fetchNewsFeed, type NewsFeed } from '../../integrations/news/feed.js';
-import { activeNewsFeeds, type NewsSource } from '../../integrations/news/sources.js';
+import { activeNewsFeeds, feedFetchUrl, type NewsSource } from '../../integrations/news/sources.js';
 import { NewsApiClient } from '../../integrations/newsapi/client.js';
 import { TicketmasterClient } from '../../integrations/ticketmaster/client.js';
 import { NotConfiguredError } from '../errors.js';
@@ -108,9 +108,9 @@ export class DiscoveryProviders {
     return s.enabled ? activeNewsFeeds(s) : [];
   }
 
-  /** One feed through the private-address guard with the ALLOW_PRIVATE_TARGETS allow-list. */
+  /** One feed through the private-address guard with the ALLOW_PRIVATE_TARGETS allow-list (a built-in one from TONEARM_NEWS_FEEDS_URL when set). */
   fetchFeed(url: string, signal?: AbortSignal): Promise<NewsFeed & { url: string }> {
-    return fetchNewsFeed(url, { allowPrivateTargets: this.ctx.config.allowPrivateTargets, userAgent: this.userAgent(), ...(signal && { signal }) });
+    return fetchNewsFeed(feedFetchUrl(url, this.ctx.config.upstreams.newsFeeds), { allowPrivateTargets: this.ctx.config.allowPrivateTargets, userAgent: this.userAgent(), ...(signal && { signal }) });
   }
 }
 

@@ -70,7 +70,7 @@ describe('UsenetSource', () => {
     expect([done.state, fs.readdirSync(done.folder!)]).toEqual(['completed', ['02 - Paranoid Android.mp3']]);
     nzbget.downloads.failNextDownloads(1);
     const bad = await source.progress(await source.grab(release!));
-    expect([bad.state, bad.message]).toEqual(['failed', 'NZBGet reports FAILURE/PAR']);
+    expect([bad.state, bad.message]).toEqual(['failed', 'NZBGet reports the download failed: par repair failed (FAILURE/PAR)']);
     expect((await source.progress({ client: 'nzbget', id: '999' })).state).toBe('missing');
   });
 });

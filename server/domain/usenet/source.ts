@@ -26,6 +26,28 @@ export interface UsenetProgress {
 
 const TIMEOUT_MS = 45_000;
 
+/** What NZBGet's history statuses mean, for the job's error. */
+const nzbgetFailures: Record<string, string> = {
+  'FAILURE/HEALTH': 'articles are missing on the news server',
+  'FAILURE/PAR': 'par repair failed',
+  'FAILURE/UNPACK': 'unpacking failed',
+  'FAILURE/MOVE': 'moving the files failed',
+  'FAILURE/FETCH': 'the NZB could not be fetched',
+  'FAILURE/BAD': 'the release is marked bad',
+  'FAILURE/SCAN': 'the NZB could not be read',
+  'DELETED/MANUAL': 'it was deleted in NZBGet',
+  'DELETED/DUPE': 'its duplicate check removed it',
+  'DELETED/COPY': 'it is a copy of another download',
+  'DELETED/GOOD': 'another copy already succeeded',
+  'DELETED/HEALTH': 'articles are missing on the news server',
+};
+
+/** "NZBGet reports the download failed: par repair failed (FAILURE/PAR)". */
+export function nzbgetFailure(status: string): string {
+  const why = nzbgetFailures[status.toUpperCase()];
+  return `NZBGet reports the download failed${why ? `: ${why}` : ''} (${status})`;
+}
+
 export class UsenetSource {
   private constructor(
     private readonly prowlarr: ProwlarrClient,
@@ -86,11 +108,12 @@ export class UsenetSource {
     if (group) {
       const size = group.FileSizeMB ?? 0;
       const percent = size > 0 ? Math.floor((100 * (size - (group.RemainingSizeMB ?? size))) / size) : 0;
-      return { state: /QUEUED|PAUSED/.test(group.Status) ? 'queued' : 'downloading', percent, folder: null, message: null };
+      // Post-processing (PP_QUEUED, UNPACKING, MOVING…) comes after the articles: still under way, not queued.
+      return { state: /^(QUEUED|PAUSED)$/.test(group.Status) ? 'queued' : 'downloading', percent, folder: null, message: null };
     }
     const item = (await d.client.history()).find((h) => h.NZBID === id);
     if (!item) return { state: 'missing', percent: 0, folder: null, message: 'NZBGet no longer knows this download' };
-    if (historyOutcome(item.Status) === 'failed') return { state: 'failed', percent: 100, folder: null, message: `NZBGet reports ${item.Status}` };
+    if (historyOutcome(item.Status) === 'failed') return { state: 'failed', percent: 100, folder: null, message: nzbgetFailure(item.Status) };
     const reported = item.FinalDir || item.DestDir || '';
     const folder = reported ? localCompletedPath(reported, await this.clientCompleteDir(), d.completedPath) : null;
     return { state: 'completed', percent: 100, folder, message: null };

@@ -28,6 +28,16 @@ export const DEFAULT_NEWS_FEEDS: readonly NewsSource[] = [
   builtIn('concerts', 'JamBase', 'https://www.jambase.com/feed'),
 ];
 
+/**
+ * Where a feed is fetched: a built-in feed under `mirror` (`<mirror>/<host><path>`, for tests and
+ * mirrors) when one is set; any other feed, and every feed without a mirror, at its own URL.
+ */
+export function feedFetchUrl(url: string, mirror: string | null): string {
+  if (!mirror || !DEFAULT_NEWS_FEEDS.some((f) => f.url === url)) return url;
+  const u = new URL(url);
+  return `${mirror.replace(/\/+$/, '')}/${u.host}${u.pathname}${u.search}`;
+}
+
 /** The feeds to read: built-in ones not disabled, then the custom ones (group `custom`), each URL once. */
 export function activeNewsFeeds(settings: { feeds: readonly { url: string; name: string }[]; disabledFeeds: readonly string[] }): NewsSource[] {
   const disabled = new Set(settings.disabledFeeds);

@@ -50,8 +50,8 @@ describe('NzbgetClient', () => {
     expect(await client().listGroups()).toEqual([]);
     const [item] = await client().history();
     expect([item!.NZBID, item!.Status, historyOutcome(item!.Status)]).toEqual([id, 'SUCCESS/ALL', 'completed']);
-    const files = fs.readdirSync(item!.FinalDir!);
-    const meta = await parseFile(path.join(item!.FinalDir!, files[0]!));
+    const files = fs.readdirSync(item!.DestDir!);
+    const meta = await parseFile(path.join(item!.DestDir!, files[0]!));
     expect([meta.common.artist, meta.common.title, meta.common.track.no]).toEqual(['Radiohead', 'Paranoid Android', 2]);
 
     await client().deleteFromHistory(id);

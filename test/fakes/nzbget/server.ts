@@ -1,14 +1,29 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FakeFaults } from '../http.js';
-import { FakeDownloads, type FakeDownload } from '../usenet/downloads.js';
+import { FakeDownloads, type FakeDownload, type FakeFailure } from '../usenet/downloads.js';
+import { parseNzb } from '../usenet/nzb.js';
 
 /**
  * A fake NZBGet (JSON-RPC at `/jsonrpc`, external-services.md (k)): HTTP basic auth (401 for wrong
- * credentials), `version`, `append` (11 positional params, fetches the NZB URL), `listgroups`
- * with the download progressing over time, `history` with `SUCCESS/ALL` and `FinalDir` holding a
- * real MP3, `editqueue` deletes. Faults: slow, 5xx, down (FakeFaults).
+ * credentials), `version`, `status`, `config`, `append` (11 positional params; fetches the NZB
+ * URL, or takes base64 content and answers 0 for content that is no NZB), `listgroups` with the
+ * download progressing over time (QUEUED → DOWNLOADING → PP_QUEUED → UNPACKING → MOVING, the
+ * group staying listed while post-processed, as NZBGet does), `history` newest first with
+ * `SUCCESS/ALL` and `DestDir` holding a real MP3 (`FinalDir` empty, as without a moving script), or
+ * the failure statuses `FAILURE/HEALTH|PAR|UNPACK`, `DELETED/MANUAL`, and `Kind:"URL"` with
+ * `FAILURE/FETCH` for an NZB that could not be fetched; `editqueue` deletes. NZBGet pages neither
+ * list: both answer everything they hold. Faults: slow, 5xx, down (FakeFaults).
  */
+
+/** The history status and the per-step fields NZBGet reports for each way a download ends. */
+const failureFields: Record<FakeFailure, { Status: string; ParStatus: string; UnpackStatus: string; DeleteStatus: string; Health: number }> = {
+  health: { Status: 'FAILURE/HEALTH', ParStatus: 'NONE', UnpackStatus: 'NONE', DeleteStatus: 'HEALTH', Health: 620 },
+  par: { Status: 'FAILURE/PAR', ParStatus: 'FAILURE', UnpackStatus: 'NONE', DeleteStatus: 'NONE', Health: 940 },
+  unpack: { Status: 'FAILURE/UNPACK', ParStatus: 'SUCCESS', UnpackStatus: 'FAILURE', DeleteStatus: 'NONE', Health: 1000 },
+  deleted: { Status: 'DELETED/MANUAL', ParStatus: 'NONE', UnpackStatus: 'NONE', DeleteStatus: 'MANUAL', Health: 1000 },
+  fetch: { Status: 'FAILURE/FETCH', ParStatus: 'NONE', UnpackStatus: 'NONE', DeleteStatus: 'NONE', Health: 1000 },
+};
 export interface FakeNzbget {
   url: string;
   username: string;
@@ -27,6 +42,12 @@ export async function startFakeNzbget(options: { completedDir: string; username?
   const calls: FakeNzbget['calls'] = [];
   const sockets = new Set<Socket>();
 
+  const groupStatus = (j: FakeDownload) => {
+    const stage = downloads.stage(j);
+    if (stage !== 'post-processing') return stage === 'downloading' ? 'DOWNLOADING' : 'QUEUED';
+    const pp = downloads.postProgress(j);
+    return pp < 1 / 3 ? 'PP_QUEUED' : pp < 2 / 3 ? 'UNPACKING' : 'MOVING';
+  };
   const group = (j: FakeDownload) => {
     const progress = downloads.progress(j);
     const mb = Math.round(j.sizeBytes / 1_000_000);
@@ -34,8 +55,9 @@ export async function startFakeNzbget(options: { completedDir: string; username?
       NZBID: j.id,
       NZBName: j.name,
       NZBFilename: `${j.name}.nzb`,
+      Kind: 'NZB',
       Category: j.category,
-      Status: progress > 0 ? 'DOWNLOADING' : 'QUEUED',
+      Status: groupStatus(j),
       FileSizeMB: mb,
       RemainingSizeMB: Math.round(mb * (1 - progress)),
       DownloadedSizeMB: Math.round(mb * progress),
@@ -44,18 +66,26 @@ export async function startFakeNzbget(options: { completedDir: string; username?
       FinalDir: '',
     };
   };
-  const historyItem = (j: FakeDownload) => ({
-    NZBID: j.id,
-    ID: j.id,
-    Name: j.name,
-    Kind: 'NZB',
-    Category: j.category,
-    Status: j.finished!.ok ? 'SUCCESS/ALL' : 'FAILURE/PAR',
-    DestDir: j.finished!.folder ?? '',
-    FinalDir: j.finished!.folder ?? '',
-    FileSizeMB: Math.max(1, Math.round(j.sizeBytes / 1_000_000)),
-    HistoryTime: Math.floor(j.finished!.at / 1000),
-  });
+  const historyItem = (j: FakeDownload) => {
+    const done = j.finished!;
+    const fields = done.ok
+      ? { Status: 'SUCCESS/ALL', ParStatus: 'SUCCESS', UnpackStatus: 'SUCCESS', DeleteStatus: 'NONE', Health: 1000 }
+      : failureFields[done.failure ?? 'par'];
+    return {
+      NZBID: j.id,
+      ID: j.id,
+      Name: j.name,
+      Kind: done.failure === 'fetch' ? 'URL' : 'NZB',
+      Category: j.category,
+      ...fields,
+      MoveStatus: done.ok ? 'SUCCESS' : 'NONE',
+      // Where the files went; NZBGet fills FinalDir only when a script moved them elsewhere.
+      DestDir: done.folder ?? (done.failure === 'fetch' ? '' : `${options.completedDir}/../intermediate/${j.name}.#${j.id}`),
+      FinalDir: '',
+      FileSizeMB: done.failure === 'fetch' ? 0 : Math.max(1, Math.round(j.sizeBytes / 1_000_000)),
+      HistoryTime: Math.floor(done.at / 1000),
+    };
+  };
 
   async function rpc(method: string, params: unknown[]): Promise<{ result?: unknown; error?: { name: string; code: number; message: string } }> {
     downloads.settle();
@@ -70,16 +100,16 @@ export async function startFakeNzbget(options: { completedDir: string; username?
         if (params.length !== 11 || typeof params[0] !== 'string' || typeof params[1] !== 'string') {
           return { error: { name: 'JSONRPCError', code: 1, message: 'Invalid parameter' } };
         }
-        // The second parameter is the NZB's URL, or its content in base64.
-        const job = /^https?:\/\//.test(params[1])
-          ? await downloads.add(params[1], params[0], String(params[2] ?? ''), Number(params[3] ?? 0))
-          : downloads.addContent(Buffer.from(params[1], 'base64').toString('utf8'), params[0], String(params[2] ?? ''), Number(params[3] ?? 0));
-        return { result: job.id };
+        // The second parameter is the NZB's URL, or its content in base64; content that is no NZB is refused with 0.
+        if (/^https?:\/\//.test(params[1])) return { result: (await downloads.add(params[1], params[0], String(params[2] ?? ''), Number(params[3] ?? 0))).id };
+        const content = Buffer.from(params[1], 'base64').toString('utf8');
+        if (!parseNzb(content)) return { result: 0 };
+        return { result: downloads.addContent(content, params[0], String(params[2] ?? ''), Number(params[3] ?? 0)).id };
       }
       case 'listgroups':
         return { result: downloads.queued().map(group) };
       case 'history':
-        return { result: downloads.history().reverse().map(historyItem) };
+        return { result: downloads.history().sort((a, b) => b.finished!.at - a.finished!.at || b.id - a.id).map(historyItem) };
       case 'editqueue': {
         const [command, , ids] = params as [string, string, number[]];
         const pool = command === 'GroupFinalDelete' ? downloads.queued() : command === 'HistoryFinalDelete' ? downloads.history() : null;

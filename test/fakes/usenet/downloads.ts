@@ -5,9 +5,24 @@ import { parseNzb, type NzbTrack } from './nzb.js';
 
 /**
  * The download engine both Usenet client fakes share: an added NZB is fetched (really, over HTTP),
- * sits in the queue progressing with time, then lands in history; a completed job's folder under
- * `completedDir` holds a real, tagged MP3.
+ * sits in the queue progressing with time, is post-processed (repair, unpack, move) for a while,
+ * then lands in history; a completed job's folder under `completedDir` holds a real, tagged MP3.
  */
+
+/**
+ * Why a download failed, as the real clients tell apart: articles missing on the news server
+ * (health), par repair, unpacking, removed by hand or the duplicate check, or the NZB URL that
+ * could not be fetched.
+ */
+export type FakeFailure = 'health' | 'par' | 'unpack' | 'deleted' | 'fetch';
+
+const failMessages: Record<FakeFailure, string> = {
+  health: 'Download failed - Not on your server(s)',
+  par: 'Repair failed, not enough repair blocks (12 short)',
+  unpack: 'Unpacking failed, archive requires a password',
+  deleted: 'Deleted by the user',
+  fetch: 'URL Fetching failed',
+};
 export interface FakeDownload {
   id: number;
   name: string;
@@ -16,15 +31,22 @@ export interface FakeDownload {
   addedAt: number;
   sizeBytes: number;
   track: NzbTrack | null;
+  /** How it will end failed, decided when it was added (failNextDownloads); null to succeed. */
+  failure: FakeFailure | null;
   /** Set when it left the queue. */
-  finished: null | { at: number; ok: boolean; failMessage: string; folder: string | null };
+  finished: null | { at: number; ok: boolean; failure: FakeFailure | null; failMessage: string; folder: string | null };
 }
 
+/** Where a download is: waiting, fetching articles, post-processing (repair/unpack/move), or in history. */
+export type FakeStage = 'queued' | 'downloading' | 'post-processing' | 'finished';
+
 export class FakeDownloads {
-  /** How long a download takes from add to history. */
+  /** How long fetching the articles takes. */
   durationMs = 300;
-  /** The next `count` downloads end failed (e.g. a missing article). */
-  private failuresLeft = 0;
+  /** How long post-processing (repair, unpack, move) takes after that, before the job reaches history. */
+  postProcessMs = 0;
+  /** How the next downloads end failed, one entry per download. */
+  private failures: FakeFailure[] = [];
   private nextId = 1;
   readonly jobs: FakeDownload[] = [];
   /** Made once when the fake starts, so answering a poll never waits for ffmpeg. */
@@ -36,21 +58,22 @@ export class FakeDownloads {
     fs.rmSync(path.join(completedDir, '..', `.fake-template-${process.pid}`), { recursive: true, force: true });
   }
 
-  failNextDownloads(count: number): void {
-    this.failuresLeft += count;
+  /** The next `count` downloads added end failed, for `why` (default: par repair failed). */
+  failNextDownloads(count: number, why: FakeFailure = 'par'): void {
+    for (let i = 0; i < count; i++) this.failures.push(why);
   }
 
   /** Fetches the NZB at `url`; a fetch that fails leaves a failed history entry, as the real clients do. */
   async add(url: string, name: string, category: string, priority: number): Promise<FakeDownload> {
-    const job: FakeDownload = { id: this.nextId++, name: name.replace(/\.nzb$/i, ''), category, priority, addedAt: this.now(), sizeBytes: 0, track: null, finished: null };
+    const job: FakeDownload = { id: this.nextId++, name: name.replace(/\.nzb$/i, ''), category, priority, addedAt: this.now(), sizeBytes: 0, track: null, failure: this.failures.shift() ?? null, finished: null };
     this.jobs.push(job);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
       const text = await res.text();
       job.track = res.ok ? parseNzb(text) : null;
-      if (!job.track) job.finished = { at: this.now(), ok: false, failMessage: res.ok ? 'Invalid NZB file' : `URL Fetching failed; HTTP ${res.status}`, folder: null };
+      if (!job.track) job.finished = { at: this.now(), ok: false, failure: 'fetch', failMessage: res.ok ? 'Invalid NZB file' : `URL Fetching failed; HTTP ${res.status}`, folder: null };
     } catch {
-      job.finished = { at: this.now(), ok: false, failMessage: 'URL Fetching failed; connection refused', folder: null };
+      job.finished = { at: this.now(), ok: false, failure: 'fetch', failMessage: 'URL Fetching failed; connection refused', folder: null };
     }
     job.sizeBytes = 4_000_000;
     return job;
@@ -58,8 +81,8 @@ export class FakeDownloads {
 
   /** An NZB uploaded as content (SABnzbd `addfile`, NZBGet `append` with content). */
   addContent(nzb: string, name: string, category: string, priority: number): FakeDownload {
-    const job: FakeDownload = { id: this.nextId++, name: name.replace(/\.nzb$/i, ''), category, priority, addedAt: this.now(), sizeBytes: 4_000_000, track: parseNzb(nzb), finished: null };
-    if (!job.track) job.finished = { at: this.now(), ok: false, failMessage: 'Invalid NZB file', folder: null };
+    const job: FakeDownload = { id: this.nextId++, name: name.replace(/\.nzb$/i, ''), category, priority, addedAt: this.now(), sizeBytes: 4_000_000, track: parseNzb(nzb), failure: this.failures.shift() ?? null, finished: null };
+    if (!job.track) job.finished = { at: this.now(), ok: false, failure: 'fetch', failMessage: 'Invalid NZB file', folder: null };
     this.jobs.push(job);
     return job;
   }
@@ -67,10 +90,9 @@ export class FakeDownloads {
   /** Moves every job whose time has come to history (writing its file); call before answering. */
   settle(): void {
     for (const job of this.jobs) {
-      if (job.finished || this.progress(job) < 1) continue;
-      if (this.failuresLeft > 0) {
-        this.failuresLeft--;
-        job.finished = { at: this.now(), ok: false, failMessage: 'Download failed - Not on your server(s)', folder: null };
+      if (this.stage(job) !== 'post-processing' || this.now() < job.addedAt + this.durationMs + this.postProcessMs) continue;
+      if (job.failure) {
+        job.finished = { at: this.now(), ok: false, failure: job.failure, failMessage: failMessages[job.failure], folder: null };
         continue;
       }
       const folder = path.join(this.completedDir, ...(job.category ? [job.category] : []), job.name.replace(/[/\\]/g, '_'));
@@ -78,14 +100,29 @@ export class FakeDownloads {
       const file = path.join(folder, `${String(t.track ?? 1).padStart(2, '0')} - ${t.title.replace(/[/\\]/g, '_')}.mp3`);
       writeTaggedMp3(file, this.template, { artist: t.artist, albumArtist: t.artist, album: t.album, title: t.title, track: t.track ?? 1 });
       job.sizeBytes = fs.statSync(file).size;
-      job.finished = { at: this.now(), ok: true, failMessage: '', folder };
+      job.finished = { at: this.now(), ok: true, failure: null, failMessage: '', folder };
     }
   }
 
-  /** 0..1 */
+  /** Share of the articles fetched, 0..1. */
   progress(job: FakeDownload): number {
     if (job.finished) return 1;
     return this.durationMs <= 0 ? 1 : Math.min(1, (this.now() - job.addedAt) / this.durationMs);
+  }
+
+  /** Share of post-processing done, 0..1 (0 before the articles are all fetched). */
+  postProgress(job: FakeDownload): number {
+    if (job.finished) return 1;
+    const since = this.now() - job.addedAt - this.durationMs;
+    if (since < 0) return 0;
+    return this.postProcessMs <= 0 ? 1 : Math.min(1, since / this.postProcessMs);
+  }
+
+  stage(job: FakeDownload): FakeStage {
+    if (job.finished) return 'finished';
+    const p = this.progress(job);
+    if (p >= 1) return 'post-processing';
+    return p > 0 ? 'downloading' : 'queued';
   }
 
   queued(): FakeDownload[] {

@@ -97,6 +97,31 @@ describe('fake NZBGet', () => {
     nzbget.downloads.durationMs = 0;
     const [item] = (await rpc('history', [false])).body!.result;
     expect(item).toMatchObject({ NZBID: id, Status: 'SUCCESS/ALL', Kind: 'NZB' });
-    expect(fs.readdirSync(item.FinalDir)).toEqual(['02 - Paranoid Android.mp3']);
+    expect(fs.readdirSync(item.DestDir)).toEqual(['02 - Paranoid Android.mp3']);
+  });
+
+  it('keeps a group listed while post-processing, then reports each failure with its NZBGet status', async () => {
+    Object.assign(nzbget.downloads, { durationMs: 0, postProcessMs: 60_000 });
+    const url = prowlarr.downloadUrlOf(prowlarr.releases[0]!);
+    const append = (u: string) => rpc('append', ['c.nzb', u, 'Music', 0, false, false, '', 0, 'FORCE', false, []]);
+    const id = (await append(url)).body!.result as number;
+    expect((await rpc('listgroups', [0])).body!.result.find((g: { NZBID: number }) => g.NZBID === id)).toMatchObject({ Status: 'PP_QUEUED', RemainingSizeMB: 0 });
+    nzbget.downloads.postProcessMs = 0;
+    const failures = ['health', 'unpack', 'deleted'] as const;
+    const ids: number[] = [];
+    for (const why of failures) {
+      nzbget.downloads.failNextDownloads(1, why);
+      ids.push((await append(url)).body!.result as number);
+      await rpc('listgroups', [0]);
+    }
+    const unfetchable = (await append(`${prowlarr.url}/1/download?apikey=wrong&link=nzb-1`)).body!.result as number;
+    const history = (await rpc('history', [false])).body!.result as Array<{ NZBID: number; Status: string; Kind: string }>;
+    const of = (n: number) => history.find((h) => h.NZBID === n)!;
+    expect(ids.map((n) => of(n).Status)).toEqual(['FAILURE/HEALTH', 'FAILURE/UNPACK', 'DELETED/MANUAL']);
+    expect(of(id).Status).toBe('SUCCESS/ALL');
+    expect(of(unfetchable)).toMatchObject({ Kind: 'URL', Status: 'FAILURE/FETCH' });
+    // Content that is no NZB is refused with 0, as NZBGet does.
+    const refused = await rpc('append', ['d.nzb', Buffer.from('not an nzb').toString('base64'), '', 0, false, false, '', 0, 'FORCE', false, []]);
+    expect(refused.body!.result).toBe(0);
   });
 });
