@@ -12,6 +12,7 @@ import { researchJob, restart } from '../downloads/control.js';
 import { downloadsOf } from '../downloads/service.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
+import { artworkOf } from './artwork.js';
 import { attachFinishedJobs } from './attach.js';
 import { parsePlaylist, toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
 import { playlistsOf, restNumberOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
@@ -133,6 +134,7 @@ export class SharedPlaylists {
       missingCount: row.track_count - row.song_count,
       durationMs: row.duration_ms,
       canEdit: viewer ? canEditRow(row, viewer) : false,
+      artwork: artworkOf(this.ctx).info(refOf(row)),
       createdAt: new Date(row.created_at).toISOString(),
       updatedAt: new Date(row.updated_at).toISOString(),
       ...(withTracks && { tracks: entries.map(presentEntry) }),
