@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { playlistHref } from '../../renderer/src/imports/logic.js';
 import {
   ago,
   canResearch,
@@ -97,5 +98,10 @@ describe('shared playlist logic', () => {
     expect([less.trackCount, less.availableCount, less.missingCount]).toEqual([2, 1, 1]);
     expect(withoutTrack(detail, '101').availableCount).toBe(0);
     expect(withoutTrack(detail, 'nope')).toBe(detail);
+  });
+
+  it('links an import to the playlist it made', () => {
+    expect(playlistHref({ type: 'static', id: '12' })).toBe('/playlists/12');
+    expect(playlistHref({ type: 'shared', id: 'a-b' })).toBe('/playlists/shared/a-b');
   });
 });

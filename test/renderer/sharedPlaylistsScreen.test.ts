@@ -17,7 +17,7 @@ import { createUser, mbids, musicbrainzCatalogue, scanLibrary, writeLibrary } fr
  * tracks, ListenBrainz and MusicBrainz fakes, a web page serving a playlist): the list with counts
  * and sync state, create, import from a file and from a web address with sync options, the tracks
  * with their owned / downloading / missing state, search again, retries, add, remove, export, edit,
- * delete, live updates over /ws, read-only for others.
+ * delete, live updates over /ws, read-only for others; and the import dialog's choice of target.
  */
 
 // Renderer modules are loaded by a computed specifier so the server's typecheck does not follow them into TSX.
@@ -38,6 +38,7 @@ let sourceBody = '';
 let m: Modules;
 let PlaylistsScreen: FunctionComponent;
 let SharedPlaylistScreen: FunctionComponent<{ id: string }>;
+let ImportScreen: FunctionComponent;
 let eve: Session;
 let reader: Session;
 let root: El | null = null;
@@ -121,6 +122,7 @@ beforeAll(async () => {
   };
   ({ PlaylistsScreen } = (await renderer('playlists/PlaylistsScreen.tsx')) as { PlaylistsScreen: FunctionComponent });
   ({ SharedPlaylistScreen } = (await renderer('playlists/SharedPlaylistScreen.tsx')) as { SharedPlaylistScreen: FunctionComponent<{ id: string }> });
+  ({ ImportScreen } = (await renderer('imports/ImportScreen.tsx')) as { ImportScreen: FunctionComponent });
   // What the browser would save: the export's blob (the anchor's click itself goes nowhere here).
   const create = URL.createObjectURL.bind(URL);
   URL.createObjectURL = (blob: Blob) => {
@@ -369,5 +371,46 @@ describe('shared playlists on the Playlists screen', () => {
     expect(find(r, 'button', /^Remove /)).toHaveLength(0);
     expect(button(r, 'Play').disabled).toBe(false);
     expect(button(r, 'Export').disabled).toBe(false);
+  });
+});
+
+describe('the import dialog', () => {
+  it('imports as a static playlist by default, as a shared one when chosen, and links to what it made', async () => {
+    expect((await api('/api/scrobbling/listenbrainz/link', eve, { method: 'PUT', json: { token: 'lb-token-eve' } })).status).toBe(200);
+    const r = show(eve, h(ImportScreen, {}), '/import');
+    const pick = async () => {
+      click(one(r, 'button[role="tab"]', 'ListenBrainz'));
+      const choice = await waitFor(() => one(r, 'ul.import-playlists button', /^Harbor Mix/));
+      click(choice);
+      const dialog = await waitFor(() => one(r, '[role="dialog"]'));
+      await waitFor(() => expect(text(dialog)).toContain('Harbor Mix (2 tracks)'), 10_000);
+      return dialog;
+    };
+
+    let dialog = await pick();
+    const radio = (value: string) => one(dialog, `input[type="radio"][value="${value}"]`);
+    expect(radio('static').checked).toBe(true);
+    expect(radio('shared').checked).toBe(false);
+    click(button(dialog, 'Import as a playlist'));
+    let link = await waitFor(() => one(dialog, '[role="status"] a'));
+    const staticId = server.ctx.db.prepare("SELECT id FROM static_playlists WHERE name = 'Harbor Mix'").pluck().get() as number;
+    expect(staticId).toBeGreaterThan(0);
+    expect(link.getAttribute('href')).toBe(`/playlists/${staticId}`);
+    expect(text(link)).toBe('Open “Harbor Mix”');
+
+    // A second time, as a shared playlist.
+    click(one(r, 'button[role="tab"]', 'Spotify'));
+    await waitFor(() => expect(find(r, '[role="dialog"]')).toHaveLength(0));
+    dialog = await pick();
+    click(radio('shared'));
+    await new Promise((res) => setTimeout(res, 0));
+    expect(radio('shared').checked).toBe(true);
+    click(button(dialog, 'Import as a shared playlist'));
+    link = await waitFor(() => one(dialog, '[role="status"] a'));
+    const shared = await madeRow('Harbor Mix');
+    expect(link.getAttribute('href')).toBe(`/playlists/shared/${shared.id}`);
+    const detail = await api(`/api/playlists/shared-playlists/${shared.id}`, eve);
+    expect(detail.body).toMatchObject({ ownerUserId: eve.id, canEdit: true });
+    expect(detail.body.tracks.map((t: any) => t.trackName)).toContain('Anchor');
   });
 });
