@@ -26,14 +26,14 @@ export function SharedPlaylistsSection() {
       <div class="list-actions">
         <h2 id="shared-title">Shared playlists</h2>
         {canManage && (
-          <>
+          <span class="shared-actions">
             <button type="button" aria-expanded={open === 'create'} onClick={() => setOpen(open === 'create' ? null : 'create')}>
               New shared playlist
             </button>
             <button type="button" aria-expanded={open === 'import'} onClick={() => setOpen(open === 'import' ? null : 'import')}>
               Import a playlist…
             </button>
-          </>
+          </span>
         )}
       </div>
       <p class="muted">Every user can read and play a shared playlist; its owner and administrators change it. Missing tracks are downloaded.</p>
