@@ -18,6 +18,7 @@ import { NewsScreen } from './news/NewsScreen';
 import { SearchScreen } from './metadata/SearchScreen';
 import { PlayerBar } from './player/PlayerBar';
 import { PlaylistScreen, PlaylistsScreen } from './playlists/PlaylistsScreen';
+import { SharedPlaylistScreen } from './playlists/SharedPlaylistScreen';
 import { detectQueueSaving, resetPlayer, restoreQueue } from './player/player';
 import { Link, match, navigate, useLocation } from './router';
 import { ConnectScreen } from './screens/Connect';
@@ -202,6 +203,7 @@ function Routes({ path }: { path: string }) {
     return <LibraryScreen tab={m.tab as 'artists'} />;
   if ((m = match('/settings/:tab', path))) return <SettingsScreen tab={m.tab as SettingsTab} />;
   if (path === '/playlists') return <PlaylistsScreen />;
+  if ((m = match('/playlists/shared/:id', path))) return <SharedPlaylistScreen id={m.id!} />;
   if ((m = match('/playlists/:id', path))) return <PlaylistScreen id={m.id!} />;
   if (path === '/downloads') return <DownloadsScreen />;
   if (path === '/discover' || ['tags', 'shows', 'tuning'].some((t) => path === `/discover/${t}`)) return <DiscoverScreen path={path} />;

@@ -14,7 +14,8 @@ import { goByNav, openSignedIn, snap, startOwnServer, stopOwnServer, type ApiCal
 
 // The screens that grow a library, on a server of its own with Last.fm (the flow tests' world),
 // ListenBrainz, Deezer and MusicBrainz fakes: Discover (first refresh, "Less like this"), Flows (a template, its
-// schedule, the switch, deleting), Playlists (create, rename, generated artwork), the Inbox (filled
+// schedule, the switch, deleting), Playlists (create, rename, generated artwork; a shared playlist
+// imported from a file and exported), the Inbox (filled
 // by the recommendations, with its nav badge), News (switched off here: no feed reaches the
 // internet) and the Last.fm and Navidrome cards of Settings.
 test.describe.configure({ mode: 'serial' });
@@ -186,6 +187,39 @@ test('Playlists: a new static playlist, renamed, with generated artwork that loa
   await expect(tile).toBeVisible();
   await expect.poll(() => tile.getByRole('img', { name: 'Artwork of Night drive' }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
   await snap(page, 'growth-10-playlists');
+});
+
+test('Playlists: a shared playlist imported from a JSPF file, its tracks owned and missing, exported as a file', async () => {
+  await goByNav(page, 'Playlists');
+  await expect(page.getByRole('heading', { name: 'Shared playlists', level: 2 })).toBeVisible();
+  await expect(page.getByText('No shared playlists yet.')).toBeVisible();
+  await page.getByRole('button', { name: 'Import a playlist…' }).click();
+  const form = page.getByRole('form', { name: 'Import a shared playlist' });
+  const jspf = { playlist: { title: 'Growth picks', track: [{ creator: 'Lib A', title: 'Lib A Song 1' }, { creator: 'Nobody Known', title: 'Missing Song' }] } };
+  await form.getByLabel('Playlist file').setInputFiles({ name: 'picks.jspf', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(jspf)) });
+  await snap(page, 'growth-10a-shared-import');
+  await form.getByRole('button', { name: 'Import', exact: true }).click();
+  await expect(page).toHaveURL(/\/playlists\/shared\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole('heading', { name: 'Growth picks', level: 1 })).toBeVisible();
+  // The library's track is there; the other waits for a download (the worker is stopped here).
+  const row = (title: string) => page.getByRole('row').filter({ has: page.getByText(title, { exact: true }) });
+  await expect(row('Lib A Song 1').getByText('In your library')).toBeVisible();
+  await expect(row('Missing Song').getByText('Waiting to download')).toBeVisible();
+  await expect(page.getByTestId('shared-counts')).toHaveText('2 tracks · 1 missing · Yours');
+  await snap(page, 'growth-10b-shared-tracks');
+  const download = page.waitForEvent('download');
+  await page.getByRole('group', { name: 'Export' }).getByRole('button', { name: 'Export' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe('Growth picks.json');
+  const exported = JSON.parse(fs.readFileSync(await file.path(), 'utf8'));
+  expect(exported).toMatchObject({ format: 'tonearm-playlist', name: 'Growth picks' });
+  expect(exported.tracks.map((t: { artistName: string; trackName: string }) => `${t.artistName} - ${t.trackName}`)).toEqual(['Lib A - Lib A Song 1', 'Nobody Known - Missing Song']);
+  await expect(page.getByText('Exported as Growth picks.json.')).toBeVisible();
+  // Back on the list: the tile with its counts.
+  await page.getByRole('link', { name: '← Playlists' }).click();
+  const tile = page.getByRole('list', { name: 'Shared playlists' }).getByRole('link', { name: /Growth picks/ });
+  await expect(tile).toContainText('2 tracks · 1 missing · Yours');
+  await snap(page, 'growth-10c-shared-list');
 });
 
 test('Inbox: the recommendations arrive as discoveries, with the unread badge in the nav', async () => {

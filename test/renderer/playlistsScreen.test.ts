@@ -45,6 +45,7 @@ async function fakeApi(input: string | URL | Request, init: RequestInit = {}): P
         { id: '8', kind: 'static', name: 'Her mix', comment: '', public: true, owner: 'alice', editable: false, songCount: 0, durationMs: 0, artwork: null },
       ],
     });
+  if (route === 'GET /api/playlists/shared-playlists') return reply(200, []);
   if (route === 'GET /api/playlists/playlists/7') return reply(200, detail);
   if (route === 'GET /api/playlists/playlists/9') return reply(404, { error: 'Playlist not found' });
   if (route === 'PUT /api/playlists/playlists/7') {

@@ -2,7 +2,18 @@ import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { Card, Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { Link } from '../router';
-import { importOutcome, playlistLine, sources, type ImportPreview, type ImportResult, type ImportSource, type SourcePlaylist } from './logic';
+import {
+  importOutcome,
+  importTargets,
+  playlistHref,
+  playlistLine,
+  sources,
+  type ImportPreview,
+  type ImportResult,
+  type ImportSource,
+  type ImportTarget,
+  type SourcePlaylist,
+} from './logic';
 import { PreviewView } from './PreviewView';
 import './imports.css';
 
@@ -20,6 +31,9 @@ export function ImportScreen() {
         ))}
       </div>
       <SourcePanel key={source} source={source} />
+      <p class="muted">
+        Have a JSPF or M3U file, or a playlist on the web? Import it as a shared playlist on the <Link href="/playlists">Playlists</Link> screen.
+      </p>
     </div>
   );
 }
@@ -62,8 +76,9 @@ function ImportDialog({ source, playlist, onClose }: { source: ImportSource; pla
     [source, playlist.id],
   );
   const [result, setResult] = useState<ImportResult | null>(null);
+  const [target, setTarget] = useState<ImportTarget>('static');
   const run = useAction(async () => {
-    const body = { playlistId: playlist.id, target: 'static' };
+    const body = { playlistId: playlist.id, target };
     if (source === 'spotify') setResult((await api<{ imports: ImportResult[] }>('/api/playlists/import/spotify', { method: 'POST', body })).imports[0] ?? null);
     else setResult(await api<ImportResult>(`/api/playlists/import/${source}`, { method: 'POST', body }));
   });
@@ -73,11 +88,22 @@ function ImportDialog({ source, playlist, onClose }: { source: ImportSource; pla
       <ErrorMessage error={preview.error} onRetry={preview.reload} />
       {preview.data && <PreviewView preview={preview.data} />}
       {result ? (
-        <Notice tone="success">{importOutcome(result)}</Notice>
+        <Notice tone="success">
+          {importOutcome(result)} <Link href={playlistHref(result.target)}>Open “{result.name}”</Link>
+        </Notice>
       ) : (
         <div class="actions">
+          <fieldset class="import-target">
+            <legend>Import as</legend>
+            {importTargets.map((t) => (
+              <label key={t.id} class="check">
+                <input type="radio" name={`import-target-${playlist.id}`} value={t.id} checked={target === t.id} onChange={() => setTarget(t.id)} />
+                {t.label} <span class="muted small">({t.hint})</span>
+              </label>
+            ))}
+          </fieldset>
           <button type="button" class="primary" disabled={!preview.data || run.busy || preview.data.total === 0} onClick={() => void run.trigger()}>
-            {run.busy ? 'Importing…' : 'Import as a playlist'}
+            {run.busy ? 'Importing…' : target === 'shared' ? 'Import as a shared playlist' : 'Import as a playlist'}
           </button>
           <button type="button" onClick={onClose}>
             Cancel

@@ -48,6 +48,14 @@ export interface ImportPreview {
   canDownload: boolean;
 }
 
+/** What an import creates: a static playlist (the user's own) or a shared one (every user can play it). */
+export type ImportTarget = 'static' | 'shared';
+
+export const importTargets: { id: ImportTarget; label: string; hint: string }[] = [
+  { id: 'static', label: 'Static playlist', hint: 'yours; also in Subsonic apps' },
+  { id: 'shared', label: 'Shared playlist', hint: 'every user can play it; you and administrators change it' },
+];
+
 export interface ImportResult {
   importId: string;
   name: string;
@@ -106,4 +114,9 @@ export function importOutcome(r: ImportResult): string {
   const owned = r.counts.owned ?? 0;
   const tail = pending > 0 ? `${plural(pending, 'track')} are being matched; missing ones will download and join the playlist.` : queued > 0 ? `${plural(queued, 'track')} will download and join the playlist.` : 'Nothing to download.';
   return `“${r.name}” was created with ${plural(owned, 'track')}. ${tail}`;
+}
+
+/** Where the UI shows the playlist an import created. */
+export function playlistHref(target: { type: string; id: string }): string {
+  return target.type === 'shared' ? `/playlists/shared/${encodeURIComponent(target.id)}` : `/playlists/${encodeURIComponent(target.id)}`;
 }

@@ -1,43 +1,17 @@
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { isNotFound } from '../api';
 import { Icon } from '../components/icons';
 import { Empty, ErrorMessage, Loading, Notice, formatDuration, useAction, useAsync } from '../components/ui';
 import { enqueue, player, playTracks } from '../player/player';
 import { Link, navigate } from '../router';
-import { session } from '../session';
 import { useStore } from '../store';
-import { createPlaylist, deletePlaylist, generateArtwork, getPlaylist, listPlaylists, removeArtwork, removeEntry, renamePlaylist, uploadArtwork } from './api';
-import {
-  artworkLabel,
-  artworkSrc,
-  checkName,
-  ownershipText,
-  playableTracks,
-  summaryText,
-  uploadProblem,
-  withoutEntry,
-  type PlaylistArtwork,
-  type PlaylistDetail,
-} from './logic';
+import { createPlaylist, deletePlaylist, getPlaylist, listPlaylists, removeEntry, renamePlaylist } from './api';
+import { checkName, ownershipText, playableTracks, summaryText, withoutEntry, type PlaylistArtwork } from './logic';
+import { ArtworkBox, PlaylistArt, type Note } from './PlaylistArt';
+import { SharedPlaylistsSection } from './SharedPlaylists';
 import './playlists.css';
 
-/** A playlist's picture, or a lettered tile while it has none (or it fails to load). */
-function PlaylistArt({ artwork, name, size, class: cls = '' }: { artwork: PlaylistArtwork | null; name: string; size: number; class?: string }) {
-  const { token } = useStore(session);
-  const [failed, setFailed] = useState<string | null>(null);
-  const src = artworkSrc(artwork, size, token);
-  if (!src || failed === src) {
-    const hue = [...name].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 360, 7);
-    return (
-      <div class={`art art-placeholder ${cls}`} style={{ '--hue': String(hue) }} aria-hidden="true">
-        {name.trim().charAt(0).toUpperCase() || '♪'}
-      </div>
-    );
-  }
-  return <img class={`art ${cls}`} src={src} alt={`Artwork of ${name}`} loading="lazy" decoding="async" onError={() => setFailed(src)} />;
-}
-
-/** The user's static playlists (and everyone's public ones), with a form to start a new one. */
+/** The user's static playlists (and everyone's public ones), with a form to start a new one; then the shared playlists. */
 export function PlaylistsScreen() {
   const lists = useAsync((signal) => listPlaylists(signal), []);
   const [name, setName] = useState('');
@@ -93,6 +67,7 @@ export function PlaylistsScreen() {
           ))}
         </ul>
       )}
+      <SharedPlaylistsSection />
     </div>
   );
 }
@@ -104,8 +79,7 @@ export function PlaylistScreen({ id }: { id: string }) {
   const playingId = current.queue[current.index]?.id;
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [note, setNote] = useState<{ tone: 'info' | 'success' | 'warn'; text: string } | null>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
+  const [note, setNote] = useState<Note | null>(null);
 
   const detail = loaded.data;
   const setArtwork = (artwork: PlaylistArtwork | null) => detail && loaded.setData({ ...detail, artwork });
@@ -132,22 +106,6 @@ export function PlaylistScreen({ id }: { id: string }) {
       throw err;
     }
   });
-  const upload = useAction(async (file: File) => {
-    const problem = uploadProblem(file);
-    if (problem) return setNote({ tone: 'warn', text: problem });
-    setArtwork(await uploadArtwork(id, file));
-    setNote({ tone: 'success', text: 'Artwork uploaded.' });
-  });
-  const generate = useAction(async () => {
-    setArtwork(await generateArtwork(id));
-    setNote({ tone: 'success', text: 'Artwork generated from the album covers.' });
-  });
-  const clearArt = useAction(async () => {
-    await removeArtwork(id);
-    setArtwork(null);
-    setNote({ tone: 'info', text: 'Artwork removed.' });
-  });
-
   if (loaded.loading && !detail) return <Loading label="Loading the playlist…" />;
   if (loaded.error && isNotFound(loaded.error))
     return (
@@ -158,7 +116,6 @@ export function PlaylistScreen({ id }: { id: string }) {
   if (loaded.error) return <ErrorMessage error={loaded.error} onRetry={loaded.reload} />;
   if (!detail) return null;
   const tracks = playableTracks(detail);
-  const artBusy = upload.busy || generate.busy || clearArt.busy;
 
   return (
     <div class="detail playlist-detail">
@@ -166,37 +123,7 @@ export function PlaylistScreen({ id }: { id: string }) {
         <Link href="/playlists">← Playlists</Link>
       </p>
       <header class="detail-head">
-        <div class="playlist-art-box">
-          <PlaylistArt artwork={detail.artwork} name={detail.name} size={400} class="detail-art" />
-          {detail.editable && (
-            <div class="artwork-actions" role="group" aria-label="Artwork">
-              <input
-                ref={fileInput}
-                type="file"
-                accept="image/jpeg,image/png,image/webp,image/gif,image/avif,image/tiff"
-                class="visually-hidden"
-                aria-label="Choose a picture to upload"
-                onChange={(e) => {
-                  const file = e.currentTarget.files?.[0];
-                  e.currentTarget.value = '';
-                  if (file) void upload.trigger(file);
-                }}
-              />
-              <button type="button" disabled={artBusy} onClick={() => fileInput.current?.click()}>
-                Upload…
-              </button>
-              <button type="button" disabled={artBusy} onClick={() => void generate.trigger()}>
-                Generate
-              </button>
-              {detail.artwork && (
-                <button type="button" disabled={artBusy} onClick={() => void clearArt.trigger()}>
-                  Remove
-                </button>
-              )}
-            </div>
-          )}
-          <p class="muted small">{artworkLabel(detail.artwork)}</p>
-        </div>
+        <ArtworkBox id={id} name={detail.name} artwork={detail.artwork} editable={detail.editable} onChange={setArtwork} onNote={setNote} />
         <div>
           <p class="muted eyebrow">Playlist</p>
           {renaming === null ? (
@@ -256,7 +183,7 @@ export function PlaylistScreen({ id }: { id: string }) {
         </div>
       </header>
       {note && <Notice tone={note.tone}>{note.text}</Notice>}
-      {[rename, remove, dropEntry, upload, generate, clearArt].map((a, i) => (
+      {[rename, remove, dropEntry].map((a, i) => (
         <ErrorMessage key={i} error={a.error} />
       ))}
       {detail.tracks.length === 0 ? (

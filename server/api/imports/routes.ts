@@ -11,7 +11,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
 const sourceId = z.string().trim().min(1).max(200);
-/** `static` only for now; `shared` is added here once shared playlists exist. */
+/** What an import creates: the user's static playlist (default) or a shared playlist. */
 const target = z.enum(['static', 'shared']).default('static');
 const playlistName = z.string().trim().min(1).max(200).optional();
 

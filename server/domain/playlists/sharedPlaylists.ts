@@ -2,20 +2,19 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
-import { sortName } from '../../db/libraryText.js';
 import { requests } from '../../db/requests.js';
 import { sharedPlaylistsRepository, type SharedEntryRow, type SharedPlaylistRow } from '../../db/sharedPlaylists.js';
-import { FetchFailedError, FetchRefusedError, guardedRequest } from '../../integrations/guardedFetch.js';
-import { IntegrationError } from '../../integrations/errors.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { researchJob, restart } from '../downloads/control.js';
 import { downloadsOf } from '../downloads/service.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
+import { artworkOf } from './artwork.js';
 import { attachFinishedJobs } from './attach.js';
 import { parsePlaylist, toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
 import { playlistsOf, restNumberOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
 import { isRetryPaused } from './retryCycle.js';
+import { fetchSource, syncFromSource, type SyncResult } from './sharedSync.js';
 
 /**
  * Shared playlists: one list every user can read and play, changed by its owner and by
@@ -26,7 +25,6 @@ import { isRetryPaused } from './retryCycle.js';
 
 export const SHARED = 'shared';
 const DEFAULT_SYNC_HOURS = 24;
-const SOURCE_MAX_BYTES = 5 * 1024 * 1024;
 export const SHARED_SYNC_QUEUE = 'shared-playlist-sync';
 export const SHARED_SYNC_TASK = 'shared-playlist-sync-check';
 
@@ -40,15 +38,6 @@ export interface SharedSettings {
 }
 
 export type AddTrackInput = { trackId: number } | { artistName: string; trackName: string; albumName?: string | null; durationMs?: number | null; recordingMbid?: string | null };
-
-export interface SyncResult {
-  success: true;
-  playlistId: string;
-  added: number;
-  removed: number;
-  kept: number;
-  total: number;
-}
 
 /** A track to add: `trackId` names the library track when the caller already matched it; `position` places it. */
 export type NewEntry = PlaylistEntry & { trackId?: number | null; position?: number };
@@ -100,8 +89,6 @@ function presentEntry(e: SharedEntryRow) {
   };
 }
 
-const keyOf = (t: { artistName: string; trackName: string }) => `${sortName(t.artistName)}\u0000${sortName(t.trackName)}`;
-
 export class SharedPlaylists {
   readonly repo;
 
@@ -133,6 +120,7 @@ export class SharedPlaylists {
       missingCount: row.track_count - row.song_count,
       durationMs: row.duration_ms,
       canEdit: viewer ? canEditRow(row, viewer) : false,
+      artwork: artworkOf(this.ctx).info(refOf(row)),
       createdAt: new Date(row.created_at).toISOString(),
       updatedAt: new Date(row.updated_at).toISOString(),
       ...(withTracks && { tracks: entries.map(presentEntry) }),
@@ -161,7 +149,8 @@ export class SharedPlaylists {
     return row;
   }
 
-  private announce(seq: number): void {
+  /** Tells the registry (and so /ws and the artwork) that the list changed. */
+  announce(seq: number): void {
     const row = this.repo.bySeq(seq);
     if (row) playlistsOf(this.ctx).changed(refOf(row));
   }
@@ -228,7 +217,7 @@ export class SharedPlaylists {
     if (input.content !== undefined) parsed = parsePlaylist(input.content, input.format);
     else {
       this.checkSettings({}, input.url!);
-      parsed = parsePlaylist(await this.fetchSource(input.url!), input.format);
+      parsed = parsePlaylist(await fetchSource(this.ctx, input.url!), input.format);
     }
     const name = input.name ?? parsed.name;
     if (!name) throw new ValidationError('The playlist has no name: send one (name)');
@@ -241,41 +230,11 @@ export class SharedPlaylists {
     );
   }
 
-  /** Reads the import source (public content: private addresses only when ALLOW_PRIVATE_TARGETS lists them). */
-  async fetchSource(url: string): Promise<string> {
-    const timeoutMs = 15_000;
-    try {
-      const res = await guardedRequest({
-        url,
-        method: 'GET',
-        headers: { Accept: 'application/json, audio/x-mpegurl, application/vnd.apple.mpegurl, text/plain;q=0.9, */*;q=0.5', 'User-Agent': `Tonearm/${this.ctx.appVersion}` },
-        allowPrivateTargets: this.ctx.config.allowPrivateTargets,
-        redirects: 'any',
-        timeoutMs,
-        maxBytes: SOURCE_MAX_BYTES,
-        signal: AbortSignal.timeout(timeoutMs * 2),
-      });
-      if (res.status < 200 || res.status >= 300) {
-        res.abort();
-        throw new IntegrationError('playlist-source', res.status === 404 || res.status === 410 ? 'not_found' : res.status >= 500 ? 'server_error' : 'bad_response', `The playlist source answered HTTP ${res.status}`, res.status);
-      }
-      const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(c);
-      return Buffer.concat(chunks).toString('utf8');
-    } catch (err) {
-      if (err instanceof IntegrationError) throw err;
-      if (err instanceof FetchRefusedError) throw new IntegrationError('playlist-source', 'refused', err.message);
-      if (err instanceof FetchFailedError && err.reason === 'too_large') throw new ValidationError(`The playlist source is larger than ${SOURCE_MAX_BYTES} bytes`);
-      if (err instanceof FetchFailedError && err.reason === 'timeout') throw new IntegrationError('playlist-source', 'timeout', 'The playlist source did not answer in time');
-      throw new IntegrationError('playlist-source', 'unreachable', `The playlist source could not be fetched (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-  }
-
   /**
    * One entry with its job: an owned track gets a done job linked to it (so every entry has a job,
    * as the track routes address them), a missing one a download job of this playlist.
    */
-  private addEntry(
+  addEntry(
     seq: number,
     id: string,
     ownerId: number | null,
@@ -460,70 +419,9 @@ export class SharedPlaylists {
 
   // --- sync ----------------------------------------------------------------------------------------
 
-  /**
-   * Reads the import source again: tracks new there are added (downloaded when missing), tracks gone
-   * from it are removed, or kept and marked when `keepRemovedTracks`. Tracks added by hand stay.
-   * A failed fetch or a broken document changes nothing but `lastSyncError`.
-   */
-  async sync(id: string, principal?: Principal): Promise<SyncResult> {
-    const row = principal ? this.editable(id, principal) : this.row(id);
-    if (!row.source_url) throw new ValidationError('This shared playlist has no import source to sync from', 'SYNC_SOURCE_MISSING');
-    let parsed;
-    try {
-      parsed = parsePlaylist(await this.fetchSource(row.source_url), (row.source_format as PlaylistFormat | null) ?? undefined);
-    } catch (err) {
-      this.repo.update(row.seq, { last_sync_error: (err instanceof Error ? err.message : String(err)).slice(0, 500), last_synced_at: this.ctx.clock.now() }, row.updated_at);
-      throw err;
-    }
-    const now = this.ctx.clock.now();
-    const result = this.ctx.db.transaction(() => {
-      const fresh = this.repo.bySeq(row.seq);
-      if (!fresh) throw new NotFoundError('Shared playlist not found');
-      const entries = this.repo.entries(row.seq);
-      const fromSource = new Map<string, SharedEntryRow[]>();
-      for (const e of entries) {
-        if (e.from_source !== 1) continue;
-        const k = keyOf({ artistName: e.artist_name, trackName: e.track_name });
-        fromSource.set(k, [...(fromSource.get(k) ?? []), e]);
-      }
-      const order: number[] = [];
-      let added = 0;
-      for (const t of parsed.tracks) {
-        const match = fromSource.get(keyOf(t))?.shift();
-        if (match) {
-          if (match.removed_from_source) this.repo.markRemoved(match.id, false);
-          order.push(match.id);
-        } else {
-          order.push(this.addEntry(row.seq, row.id, row.owner_user_id, t, true, now, 1_000_000 + added).entryId);
-          added++;
-        }
-      }
-      let removed = 0;
-      let kept = 0;
-      const gone = new Set([...fromSource.values()].flat().map((e) => e.id));
-      for (const e of entries) {
-        if (!gone.has(e.id)) continue;
-        if (fresh.keep_removed_tracks === 1) {
-          this.repo.markRemoved(e.id, true);
-          kept++;
-        } else {
-          this.repo.removeEntry(e.id);
-          if (e.job_status === 'pending' && e.job_id !== null) {
-            const j = downloadsOf(this.ctx).transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist source' }, ['pending']);
-            if (j?.queueJobId) this.ctx.jobs.cancel(j.queueJobId);
-          }
-          removed++;
-        }
-      }
-      // Source order first, then what stays beyond it (kept and hand-added tracks) in their order.
-      const inOrder = new Set(order);
-      const rest = entries.filter((e) => !inOrder.has(e.id) && (!gone.has(e.id) || fresh.keep_removed_tracks === 1)).map((e) => e.id);
-      [...order, ...rest].forEach((entryId, i) => this.repo.setPosition(entryId, i));
-      this.repo.update(row.seq, { last_synced_at: now, last_sync_error: null }, now);
-      return { added, removed, kept, total: order.length + rest.length };
-    })();
-    this.announce(row.seq);
-    return { success: true, playlistId: row.id, ...result };
+  /** Reads the import source again (sharedSync.ts). */
+  sync(id: string, principal?: Principal): Promise<SyncResult> {
+    return syncFromSource(this.ctx, this, id, principal);
   }
 
   // --- export ---------------------------------------------------------------------------------------
