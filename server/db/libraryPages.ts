@@ -183,6 +183,12 @@ export class CanonicalPages {
         params.push(prefix, prefixUpperBound(prefix));
       }
     }
+    // Tracks a flow keeps out of the library (flowVisibility.ts): the search index and the genre
+    // memberships never hold them; other walks leave out their few ids, probed in the partial index
+    // of hidden ids, so a walk of a sort index stays index-only. Nothing is added while none is hidden.
+    if (ftsExpr === null && genreId === undefined && this.anyHidden(kind)) {
+      where.push(`e.id NOT IN (SELECT id FROM ${TABLE[kind]} WHERE flow_hidden = 1)`);
+    }
     const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
 
     let total: number | undefined;
@@ -230,6 +236,10 @@ export class CanonicalPages {
     const fromNearestEnd = Math.min(offset, Math.max(0, members - offset - q.pageSize));
     const walked = ((fromNearestEnd + q.pageSize) * all) / members;
     return walked < members * 4;
+  }
+
+  private anyHidden(kind: EntityKind): boolean {
+    return statement(this.db, `SELECT 1 FROM ${TABLE[kind]} WHERE flow_hidden = 1 LIMIT 1`).get() !== undefined;
   }
 
   /** The SQL text a page query runs, for EXPLAIN QUERY PLAN checks. */

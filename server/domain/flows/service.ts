@@ -19,6 +19,7 @@ import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from
 import { FlowPlanner } from './planner.js';
 import { startStatusPush } from './status.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS, type FlowTemplate } from './templates.js';
+import { refreshFlowVisibility, startFlowVisibility } from './visibility.js';
 
 /** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
 export const FLOW_RUN_QUEUE = 'flow-run';
@@ -383,6 +384,7 @@ export class FlowService {
     const fields = this.fields(rest, f, f.ownerUserId, f.id);
     flows.update(this.ctx.db, id, fields, this.now());
     const after = flows.get(this.ctx.db, id)!;
+    if (after.showInLibrary !== f.showInLibrary) refreshFlowVisibility(this.ctx, { flowId: id });
     this.scheduleNext(after);
     playlistsOf(this.ctx).changed(this.ref(after));
     return flows.get(this.ctx.db, id)!;
@@ -532,14 +534,19 @@ export class FlowService {
     );
     const del = this.ctx.db.prepare('DELETE FROM download_jobs WHERE id = ?');
     const removed: string[] = [];
+    // Files that stay (something else uses them) and reused tracks: whether the library shows them may change.
+    const kept: string[] = [];
+    const reused: number[] = [];
     for (const job of jobs) {
       if ((OPEN_STATUSES as readonly string[]).includes(job.status)) cancelJob(this.ctx, job, [...OPEN_STATUSES], 'Rotated out of the flow');
       del.run(job.id);
       const file = job.finalPath;
+      if (job.reusedTrackId !== null) reused.push(job.reusedTrackId);
       if (!file || job.reusedTrackId !== null || job.status !== 'done') continue;
-      if (inStatic.get(file) !== undefined) continue;
-      if (removeSafely(this.ctx.db, root, file, job.id)) removed.push(file);
+      if (inStatic.get(file) === undefined && removeSafely(this.ctx.db, root, file, job.id)) removed.push(file);
+      else kept.push(file);
     }
+    if (kept.length > 0 || reused.length > 0) refreshFlowVisibility(this.ctx, { paths: kept, trackIds: reused });
     if (removed.length > 0) {
       try {
         libraryServiceOf(this.ctx).scans.requestScan('quick', 'flow tracks rotated out', removed);
@@ -756,6 +763,7 @@ export function startFlows(ctx: AppContext): void {
   });
   ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => svc.refreshSchedules() });
   svc.watchTrackSummaries();
+  startFlowVisibility(ctx);
   startStatusPush(ctx);
   ctx.features.add('flows');
 }
