@@ -44,6 +44,8 @@ export interface FlowInput {
   recordHistory?: boolean;
   showInLibrary?: boolean;
   includeLibraryTracks?: boolean;
+  /** At most one track per artist (release radar: else several tracks of a new album). */
+  onePerArtist?: boolean;
   yearFrom?: number | null;
   yearTo?: number | null;
   scheduleDays?: number[];
@@ -210,6 +212,7 @@ export class FlowService {
       recordHistory: f.recordHistory,
       showInLibrary: f.showInLibrary,
       includeLibraryTracks: f.includeLibraryTracks,
+      onePerArtist: f.onePerArtist,
       yearFrom: f.yearFrom,
       yearTo: f.yearTo,
       scheduleDays: f.scheduleDays,
@@ -355,7 +358,7 @@ export class FlowService {
       recordHistory: input.recordHistory ?? start?.recordHistory ?? false,
       showInLibrary: input.showInLibrary ?? start?.showInLibrary ?? false,
       includeLibraryTracks: input.includeLibraryTracks ?? start?.includeLibraryTracks ?? false,
-      onePerArtist: start?.onePerArtist ?? false,
+      onePerArtist: input.onePerArtist ?? start?.onePerArtist ?? false,
       yearFrom,
       yearTo,
       scheduleDays: [...new Set(scheduleDays)].sort(),
