@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { trackHiddenSql } from './flowVisibility.js';
 import { KIND } from './libraryWrites.js';
 
 /** Dirty entities per set-based refresh transaction, by kind. */
@@ -81,21 +82,29 @@ export function rebuildDerived(db: Db): DerivedResult {
              FROM library_media_files WHERE track_id BETWEEN ? AND ? GROUP BY track_id) m
        WHERE library_tracks.id = m.track_id`,
     ),
+    // Only tracks hidden now or with a file a flow filed can be hidden: the rule runs for those alone.
+    hidden: db.prepare(
+      `UPDATE library_tracks SET flow_hidden = ${trackHiddenSql('library_tracks.id')}
+       WHERE id BETWEEN @lo AND @hi AND (flow_hidden = 1 OR id IN (
+         SELECT m.track_id FROM download_jobs j JOIN library_media_files m ON m.path = j.final_path
+         WHERE j.playlist_type = 'flow' AND m.track_id BETWEEN @lo AND @hi))`,
+    ),
     unlink: db.prepare('DELETE FROM library_genre_links WHERE kind = 3 AND entity_id BETWEEN ? AND ?'),
     link: db.prepare(
       `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
        SELECT g.genre_id, 3, t.id, t.sort_name, t.latest_media_at, t.available
-       FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id WHERE g.track_id BETWEEN ? AND ?`,
+       FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id WHERE g.track_id BETWEEN ? AND ? AND t.flow_hidden = 0`,
     ),
     docs: db.prepare(
       `INSERT INTO library_tracks_fts (rowid, doc)
        SELECT t.id, t.title || ' • ' || t.artist_name || ' • ' || COALESCE(a.title, '')
-       FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id BETWEEN ? AND ?`,
+       FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id BETWEEN ? AND ? AND t.flow_hidden = 0`,
     ),
   };
   chunks('library_tracks', 50_000, (lo, hi) => {
     t.clear.run(lo, hi);
     t.update.run(lo, hi);
+    t.hidden.run({ lo, hi });
     t.unlink.run(lo, hi);
     t.link.run(lo, hi);
     t.docs.run(lo, hi);
@@ -104,16 +113,17 @@ export function rebuildDerived(db: Db): DerivedResult {
   const a = {
     clear: db.prepare(
       `UPDATE library_albums SET track_count = 0, available_track_count = 0, size_on_disk = 0, duration_ms = 0,
-         sources = 0, available = 0, latest_media_at = 0
+         sources = 0, available = 0, latest_media_at = 0, flow_hidden = 0
        WHERE id BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM library_album_tracks l WHERE l.album_id = library_albums.id)`,
     ),
     update: db.prepare(
       `UPDATE library_albums SET track_count = x.n, available_track_count = x.av, size_on_disk = x.size,
-         duration_ms = x.duration, sources = x.sources, available = x.av > 0, latest_media_at = x.latest
-       FROM (SELECT l.album_id, COUNT(*) AS n, SUM(t.available) AS av, SUM(t.size_on_disk) AS size,
-               SUM(t.duration_ms) AS duration, MAX(t.sources & 1) | MAX(t.sources & 2) AS sources,
-               MAX(t.latest_media_at) AS latest
-             FROM library_album_tracks l JOIN library_tracks t ON t.id = l.track_id
+         duration_ms = x.duration, sources = x.sources, available = x.av > 0, latest_media_at = x.latest,
+         flow_hidden = x.n = 0
+       FROM (SELECT l.album_id, COUNT(t.id) AS n, COALESCE(SUM(t.available), 0) AS av, COALESCE(SUM(t.size_on_disk), 0) AS size,
+               COALESCE(SUM(t.duration_ms), 0) AS duration, COALESCE(MAX(t.sources & 1), 0) | COALESCE(MAX(t.sources & 2), 0) AS sources,
+               COALESCE(MAX(t.latest_media_at), 0) AS latest
+             FROM library_album_tracks l LEFT JOIN library_tracks t ON t.id = l.track_id AND t.flow_hidden = 0
              WHERE l.album_id BETWEEN ? AND ? GROUP BY l.album_id) x
        WHERE library_albums.id = x.album_id`,
     ),
@@ -127,11 +137,12 @@ export function rebuildDerived(db: Db): DerivedResult {
       `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
        SELECT DISTINCT g.genre_id, 2, a.id, a.sort_name, a.latest_media_at, a.available
        FROM library_album_tracks l JOIN library_track_genres g ON g.track_id = l.track_id
+       JOIN library_tracks t ON t.id = l.track_id AND t.flow_hidden = 0
        JOIN library_albums a ON a.id = l.album_id WHERE l.album_id BETWEEN ? AND ?`,
     ),
     docs: db.prepare(
       `INSERT INTO library_albums_fts (rowid, doc)
-       SELECT id, title || ' • ' || album_artist FROM library_albums WHERE id BETWEEN ? AND ?`,
+       SELECT id, title || ' • ' || album_artist FROM library_albums WHERE id BETWEEN ? AND ? AND flow_hidden = 0`,
     ),
   };
   chunks('library_albums', 20_000, (lo, hi) => {
@@ -149,7 +160,7 @@ export function rebuildDerived(db: Db): DerivedResult {
     unlink: db.prepare('DELETE FROM library_genre_links WHERE kind = 1 AND entity_id BETWEEN @lo AND @hi'),
     link: db.prepare(artistGenreLinksSql(idRange)),
     docs: db.prepare(
-      'INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id BETWEEN @lo AND @hi',
+      'INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id BETWEEN @lo AND @hi AND flow_hidden = 0',
     ),
   };
   chunks('library_artists', 2_000, (lo, hi) => {
@@ -195,7 +206,7 @@ export function recountSnapshots(db: Db): void {
           `SELECT COUNT(*) AS total, COALESCE(SUM(available), 0) AS avail,
              COALESCE(SUM(sources & 1 != 0), 0) AS aurral, COALESCE(SUM(sources & 1 != 0 AND available), 0) AS aurralAvail,
              COALESCE(SUM(sources & 2 != 0), 0) AS lidarr, COALESCE(SUM(sources & 2 != 0 AND available), 0) AS lidarrAvail
-           FROM ${table}`,
+           FROM ${table} WHERE flow_hidden = 0`,
         )
         .get() as Record<string, number>;
       put.run(`${kind}:all:0`, row.total ?? 0);
@@ -231,6 +242,10 @@ function build(db: Db) {
   db.exec('CREATE TEMP TABLE IF NOT EXISTS library_refresh_ids (id INTEGER PRIMARY KEY)');
   const chunk = `IN (${IDS})`;
   const track = [
+    // Flow visibility first: a hidden track gets no genre membership and no search document.
+    `UPDATE library_tracks SET flow_hidden = x.hidden
+     FROM (SELECT d.id AS track_id, ${trackHiddenSql('d.id')} AS hidden FROM temp.library_refresh_ids d) x
+     WHERE library_tracks.id = x.track_id AND library_tracks.flow_hidden != x.hidden`,
     `DELETE FROM library_genre_links WHERE kind = 3 AND entity_id IN (${IDS})`,
     // Only rows whose values change are written (and so only they touch indexes and count triggers).
     `UPDATE library_tracks SET size_on_disk = x.size, available = x.available, sources = x.sources,
@@ -245,11 +260,11 @@ function build(db: Db) {
          library_tracks.latest_media_at) IS NOT (x.size, x.available, x.sources, x.latest)`,
     `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
      SELECT g.genre_id, 3, t.id, t.sort_name, t.latest_media_at, t.available
-     FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id WHERE g.track_id IN (${IDS})`,
+     FROM library_track_genres g JOIN library_tracks t ON t.id = g.track_id WHERE g.track_id IN (${IDS}) AND t.flow_hidden = 0`,
     `DELETE FROM library_tracks_fts WHERE rowid IN (${IDS})`,
     `INSERT INTO library_tracks_fts (rowid, doc)
      SELECT t.id, t.title || ' \u2022 ' || t.artist_name || ' \u2022 ' || COALESCE(a.title, '')
-     FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id IN (${IDS})`,
+     FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id IN (${IDS}) AND t.flow_hidden = 0`,
     `INSERT OR IGNORE INTO library_dirty (kind, entity_id)
      SELECT 2, album_id FROM library_tracks WHERE id IN (${IDS}) AND album_id IS NOT NULL
      UNION SELECT 2, album_id FROM library_album_tracks WHERE track_id IN (${IDS})
@@ -257,24 +272,27 @@ function build(db: Db) {
   ];
   const album = [
     `DELETE FROM library_genre_links WHERE kind = 2 AND entity_id IN (${IDS})`,
+    // Counts of the tracks the library shows; an album whose tracks are all hidden is hidden.
     `UPDATE library_albums SET track_count = x.n, available_track_count = x.av, size_on_disk = x.size,
        duration_ms = x.duration, sources = x.sources, available = x.av > 0, latest_media_at = x.latest,
+       flow_hidden = x.n = 0 AND x.linked > 0,
        image_key = (SELECT m.image_key FROM library_media_files m WHERE m.album_id = library_albums.id
          AND m.image_key IS NOT NULL ORDER BY m.available DESC, m.id LIMIT 1)
-     FROM (SELECT d.id AS album_id, COUNT(t.id) AS n, COALESCE(SUM(t.available), 0) AS av,
+     FROM (SELECT d.id AS album_id, COUNT(t.id) AS n, COUNT(l.track_id) AS linked, COALESCE(SUM(t.available), 0) AS av,
              COALESCE(SUM(t.size_on_disk), 0) AS size, COALESCE(SUM(t.duration_ms), 0) AS duration,
              COALESCE(MAX(t.sources & 1), 0) | COALESCE(MAX(t.sources & 2), 0) AS sources,
              COALESCE(MAX(t.latest_media_at), 0) AS latest
            FROM temp.library_refresh_ids d LEFT JOIN library_album_tracks l ON l.album_id = d.id
-           LEFT JOIN library_tracks t ON t.id = l.track_id GROUP BY d.id) x
+           LEFT JOIN library_tracks t ON t.id = l.track_id AND t.flow_hidden = 0 GROUP BY d.id) x
      WHERE library_albums.id = x.album_id`,
     `INSERT INTO library_genre_links (genre_id, kind, entity_id, sort_name, latest_media_at, available)
      SELECT DISTINCT g.genre_id, 2, a.id, a.sort_name, a.latest_media_at, a.available
      FROM library_album_tracks l JOIN library_track_genres g ON g.track_id = l.track_id
+     JOIN library_tracks t ON t.id = l.track_id AND t.flow_hidden = 0
      JOIN library_albums a ON a.id = l.album_id WHERE l.album_id IN (${IDS})`,
     `DELETE FROM library_albums_fts WHERE rowid IN (${IDS})`,
     `INSERT INTO library_albums_fts (rowid, doc)
-     SELECT id, title || ' \u2022 ' || album_artist FROM library_albums WHERE id IN (${IDS})`,
+     SELECT id, title || ' \u2022 ' || album_artist FROM library_albums WHERE id IN (${IDS}) AND flow_hidden = 0`,
     `INSERT OR IGNORE INTO library_dirty (kind, entity_id) SELECT 1, artist_id FROM library_albums WHERE id IN (${IDS})`,
   ];
   const artist = [
@@ -282,7 +300,7 @@ function build(db: Db) {
     artistRollupSql(chunk),
     artistGenreLinksSql(chunk),
     `DELETE FROM library_artists_fts WHERE rowid IN (${IDS})`,
-    `INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id IN (${IDS})`,
+    `INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id IN (${IDS}) AND flow_hidden = 0`,
   ];
   return {
     countDirty: db.prepare('SELECT COUNT(*) FROM library_dirty WHERE kind = ?').pluck(),
@@ -299,9 +317,10 @@ function build(db: Db) {
 }
 
 /** Own tracks and album tracks of the artists whose id matches `artistIn` (e.g. `BETWEEN @lo AND @hi`). */
-const tracksOfArtistsSql = (artistIn: string) => `
-  SELECT artist_id, id AS track_id FROM library_tracks WHERE artist_id ${artistIn}
+const tracksOfArtistsSql = (artistIn: string, hidden = 0) => `
+  SELECT artist_id, id AS track_id FROM library_tracks WHERE artist_id ${artistIn} AND flow_hidden = ${hidden}
   UNION SELECT al.artist_id, l.track_id FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
+  JOIN library_tracks t ON t.id = l.track_id AND t.flow_hidden = ${hidden}
   WHERE al.artist_id ${artistIn}`;
 
 /**
@@ -311,7 +330,7 @@ const tracksOfArtistsSql = (artistIn: string) => `
 function appearsOnCountSql(artistId: string): string {
   return `SELECT COUNT(DISTINCT l.album_id) FROM library_tracks t
     JOIN library_album_tracks l ON l.track_id = t.id JOIN library_albums al ON al.id = l.album_id
-    WHERE t.artist_id = ${artistId} AND al.artist_id != ${artistId}`;
+    WHERE t.artist_id = ${artistId} AND al.artist_id != ${artistId} AND t.flow_hidden = 0 AND al.flow_hidden = 0`;
 }
 
 /** Recomputes counts, size, sources, availability, newest media and image of the matching artists. */
@@ -321,13 +340,18 @@ function artistRollupSql(artistIn: string): string {
                MAX(t.sources & 1) | MAX(t.sources & 2) AS sources, MAX(t.latest_media_at) AS latest
              FROM ids JOIN library_tracks t ON t.id = ids.track_id GROUP BY ids.artist_id)
      UPDATE library_artists SET
-       album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id),
+       album_count = (SELECT COUNT(*) FROM library_albums WHERE artist_id = library_artists.id AND flow_hidden = 0),
        appears_on_count = (${appearsOnCountSql('library_artists.id')}),
        track_count = COALESCE(y.n, 0), available_track_count = COALESCE(y.av, 0),
        size_on_disk = COALESCE(y.size, 0), sources = COALESCE(y.sources, 0),
        available = COALESCE(y.av, 0) > 0, latest_media_at = COALESCE(y.latest, 0),
+       flow_hidden = y.n IS NULL
+         AND NOT EXISTS (SELECT 1 FROM library_albums WHERE artist_id = library_artists.id AND flow_hidden = 0)
+         AND (EXISTS (SELECT 1 FROM library_tracks WHERE artist_id = library_artists.id AND flow_hidden = 1)
+           OR EXISTS (SELECT 1 FROM library_albums al JOIN library_album_tracks l ON l.album_id = al.id
+             JOIN library_tracks t ON t.id = l.track_id WHERE al.artist_id = library_artists.id AND t.flow_hidden = 1)),
        image_key = (SELECT image_key FROM library_albums WHERE artist_id = library_artists.id AND image_key IS NOT NULL
-         ORDER BY available DESC, year DESC, id LIMIT 1)
+         AND flow_hidden = 0 ORDER BY available DESC, year DESC, id LIMIT 1)
      FROM (SELECT e.id AS artist_id, x.n, x.av, x.size, x.sources, x.latest
            FROM library_artists e LEFT JOIN agg x ON x.artist_id = e.id WHERE e.id ${artistIn}) y
      WHERE library_artists.id = y.artist_id`;

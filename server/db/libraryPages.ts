@@ -230,6 +230,12 @@ export class CanonicalPages {
         params.push(prefix, prefixUpperBound(prefix));
       }
     }
+    // Tracks a flow keeps out of the library (flowVisibility.ts): the search index and the genre
+    // memberships never hold them; other walks leave out their few ids, probed in the partial index
+    // of hidden ids, so a walk of a sort index stays index-only. Nothing is added while none is hidden.
+    const baseWhere = [...where];
+    const hiding = ftsExpr === null && genreId === undefined && this.anyHidden(kind);
+    if (hiding) where.push(`e.id NOT IN (SELECT id FROM ${TABLE[kind]} WHERE flow_hidden = 1)`);
     const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
 
     let total: number | undefined;
@@ -259,7 +265,10 @@ export class CanonicalPages {
     const order = columns.map((c) => `${c.includes('.') ? c : orderPrefix + c} ${dir}`).join(', ');
     // Ids first (an index walk that skips offset rows without reading them), then the page's rows.
     const sql = `SELECT e.id FROM ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`;
-    const ids = this.prepare(sql).pluck().all(...params, limit, effectiveOffset) as number[];
+    const ids =
+      hiding && orderPrefix === 'e.' && effectiveOffset > 0
+        ? this.pageSkippingHidden(kind, from, baseWhere, params, columns, dir as 'ASC' | 'DESC', limit, effectiveOffset)
+        : (this.prepare(sql).pluck().all(...params, limit, effectiveOffset) as number[]);
     if (reverse) ids.reverse();
     return { rows: this.rowsByIds(kind, ids), total };
   }
@@ -277,6 +286,59 @@ export class CanonicalPages {
     const fromNearestEnd = Math.min(offset, Math.max(0, members - offset - q.pageSize));
     const walked = ((fromNearestEnd + q.pageSize) * all) / members;
     return walked < members * 4;
+  }
+
+  /**
+   * A page at `offset` among the visible rows when some are hidden, without probing every skipped
+   * row: the row at the same raw offset is found by the plain index walk, then moved forward by the
+   * hidden rows sorting before it (counted among the few hidden ones) until that count stops
+   * changing; the page is read from there and the hidden rows dropped. Costs one walk to the offset,
+   * as when nothing is hidden, plus short steps.
+   */
+  private pageSkippingHidden(
+    kind: EntityKind,
+    from: string,
+    baseWhere: string[],
+    params: unknown[],
+    columns: readonly string[],
+    dir: 'ASC' | 'DESC',
+    limit: number,
+    offset: number,
+  ): number[] {
+    const table = TABLE[kind];
+    const cols = columns.map((c) => `e.${c}`);
+    const tuple = `(${cols.join(', ')})`;
+    const marks = `(${cols.map(() => '?').join(', ')})`;
+    const after = dir === 'ASC' ? '>' : '<';
+    const before = dir === 'ASC' ? '<' : '>';
+    const whereOf = (extra: string[]) => {
+      const w = [...baseWhere, ...extra];
+      return w.length > 0 ? `WHERE ${w.join(' AND ')}` : '';
+    };
+    const order = cols.map((c) => `${c} ${dir}`).join(', ');
+    const rowAt = this.prepare(`SELECT ${cols.join(', ')} FROM ${from} ${whereOf([])} ORDER BY ${order} LIMIT 1 OFFSET ?`).raw();
+    const stepFrom = this.prepare(`SELECT ${cols.join(', ')} FROM ${from} ${whereOf([`${tuple} ${after} ${marks}`])} ORDER BY ${order} LIMIT 1 OFFSET ?`).raw();
+    const hiddenBefore = this.prepare(
+      `SELECT COUNT(*) FROM ${table} e INDEXED BY ${table}_flow_hidden ${whereOf(['e.flow_hidden = 1', `${tuple} ${before} ${marks}`])}`,
+    ).pluck();
+    let raw = offset;
+    let key = rowAt.get(...params, raw) as unknown[] | undefined;
+    while (key) {
+      const wanted = offset + (hiddenBefore.get(...params, ...key) as number);
+      if (wanted <= raw) break;
+      key = stepFrom.get(...params, ...key, wanted - raw - 1) as unknown[] | undefined;
+      raw = wanted;
+    }
+    if (!key) return [];
+    const hidden = statement(this.db, `SELECT COUNT(*) FROM ${table} WHERE flow_hidden = 1`).pluck().get() as number;
+    const rows = this.prepare(`SELECT e.id, e.flow_hidden FROM ${from} ${whereOf([`${tuple} ${after}= ${marks}`])} ORDER BY ${order} LIMIT ?`)
+      .raw()
+      .all(...params, ...key, limit + hidden) as [number, number][];
+    return rows.filter((r) => r[1] === 0).slice(0, limit).map((r) => r[0]);
+  }
+
+  private anyHidden(kind: EntityKind): boolean {
+    return statement(this.db, `SELECT 1 FROM ${TABLE[kind]} WHERE flow_hidden = 1 LIMIT 1`).get() !== undefined;
   }
 
   /** The SQL text a page query runs, for EXPLAIN QUERY PLAN checks. */

@@ -65,11 +65,11 @@ export class LibraryReader {
       artistByMbid: db.prepare('SELECT * FROM library_artists WHERE mbid = ? ORDER BY id LIMIT 1'),
       album: db.prepare('SELECT * FROM library_albums WHERE id = ?'),
       albumByMbid: db.prepare('SELECT * FROM library_albums WHERE mbid = ? OR release_mbid = ? ORDER BY id LIMIT 1'),
-      albumsOfArtist: db.prepare('SELECT * FROM library_albums WHERE artist_id = ? ORDER BY year, sort_name, id'),
+      albumsOfArtist: db.prepare('SELECT * FROM library_albums WHERE artist_id = ? AND flow_hidden = 0 ORDER BY year, sort_name, id'),
       appearances: db.prepare(
         `SELECT l.album_id AS albumId, l.track_id AS trackId
          FROM library_tracks t JOIN library_album_tracks l ON l.track_id = t.id JOIN library_albums al ON al.id = l.album_id
-         WHERE t.artist_id = @artist AND al.artist_id != @artist
+         WHERE t.artist_id = @artist AND al.artist_id != @artist AND t.flow_hidden = 0 AND al.flow_hidden = 0
          ORDER BY al.year, al.sort_name, al.id, l.disc_number, l.track_number, l.track_id LIMIT @limit`,
       ),
       track: db.prepare(
@@ -77,7 +77,7 @@ export class LibraryReader {
       ),
       tracksOfAlbum: db.prepare(
         `SELECT ${TRACK_COLUMNS} FROM library_album_tracks l JOIN library_tracks e ON e.id = l.track_id
-         LEFT JOIN library_albums al ON al.id = e.album_id WHERE l.album_id = ?
+         LEFT JOIN library_albums al ON al.id = e.album_id WHERE l.album_id = ? AND e.flow_hidden = 0
          ORDER BY l.disc_number, l.track_number, e.id`,
       ),
       filesOfTrack: db.prepare(
@@ -107,10 +107,10 @@ export class LibraryReader {
         `SELECT DISTINCT e.mbid FROM library_album_tracks l JOIN library_tracks e ON e.id = l.track_id
          WHERE l.album_id = ? AND e.available = 1 AND e.mbid IS NOT NULL ORDER BY e.mbid`,
       ).pluck(),
-      artistsPage: db.prepare('SELECT * FROM library_artists ORDER BY sort_name, id LIMIT ? OFFSET ?'),
-      recentArtists: db.prepare('SELECT * FROM library_artists ORDER BY created_at DESC, id DESC LIMIT ?'),
+      artistsPage: db.prepare('SELECT * FROM library_artists WHERE flow_hidden = 0 ORDER BY sort_name, id LIMIT ? OFFSET ?'),
+      recentArtists: db.prepare('SELECT * FROM library_artists WHERE flow_hidden = 0 ORDER BY created_at DESC, id DESC LIMIT ?'),
       randomTrackIds: db.prepare(
-        `SELECT id FROM library_tracks WHERE available = 1 AND id >= ? ORDER BY id LIMIT ?`,
+        `SELECT id FROM library_tracks WHERE available = 1 AND flow_hidden = 0 AND id >= ? ORDER BY id LIMIT ?`,
       ).pluck(),
       maxTrackId: db.prepare('SELECT MAX(id) FROM library_tracks').pluck(),
       genres: db.prepare(

@@ -144,7 +144,7 @@ export class SubsonicLibrary {
       songs: db.prepare(`${SONG_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`),
       albums: db.prepare(`${ALBUM_SELECT} WHERE a.id IN (SELECT value FROM json_each(?))`),
       artists: db.prepare(`${ARTIST_SELECT} WHERE id IN (SELECT value FROM json_each(?))`),
-      indexArtists: db.prepare(`${ARTIST_SELECT} WHERE available = 1 AND album_count > 0`),
+      indexArtists: db.prepare(`${ARTIST_SELECT} WHERE available = 1 AND album_count > 0 AND flow_hidden = 0`),
       albumsOfArtist: pluck(
         'SELECT id FROM library_albums WHERE artist_id = ? AND available = 1 ORDER BY year, sort_name, id',
       ),
@@ -152,16 +152,16 @@ export class SubsonicLibrary {
       appearanceAlbums: pluck(
         `SELECT al.id FROM library_tracks t JOIN library_album_tracks l ON l.track_id = t.id
          JOIN library_albums al ON al.id = l.album_id
-         WHERE t.artist_id = @artist AND al.artist_id != @artist AND al.available = 1
+         WHERE t.artist_id = @artist AND al.artist_id != @artist AND al.available = 1 AND t.flow_hidden = 0
          GROUP BY al.id ORDER BY al.year, al.sort_name, al.id LIMIT 1000`,
       ),
       songsOfAlbum: pluck(
         `SELECT t.id FROM library_album_tracks l JOIN library_tracks t ON t.id = l.track_id
-         WHERE l.album_id = ? AND t.available = 1 ORDER BY l.disc_number, l.track_number, t.id`,
+         WHERE l.album_id = ? AND t.available = 1 AND t.flow_hidden = 0 ORDER BY l.disc_number, l.track_number, t.id`,
       ),
       allArtists: pluck('SELECT id FROM library_artists WHERE available = 1 AND album_count > 0 ORDER BY id LIMIT ? OFFSET ?'),
       allAlbums: pluck('SELECT id FROM library_albums WHERE available = 1 ORDER BY id LIMIT ? OFFSET ?'),
-      allSongs: pluck('SELECT id FROM library_tracks WHERE available = 1 ORDER BY id LIMIT ? OFFSET ?'),
+      allSongs: pluck('SELECT id FROM library_tracks WHERE available = 1 AND flow_hidden = 0 ORDER BY id LIMIT ? OFFSET ?'),
       genreId: pluck('SELECT id FROM library_genres WHERE name = ?'),
       genres: db.prepare(
         `SELECT g.name, s.available_album_count AS albums, s.available_track_count AS songs
@@ -182,9 +182,9 @@ export class SubsonicLibrary {
       ),
       maxTrackId: pluck('SELECT MAX(id) FROM library_tracks'),
       maxAlbumId: pluck('SELECT MAX(id) FROM library_albums'),
-      seekSong: pluck('SELECT id FROM library_tracks WHERE available = 1 AND id >= ? ORDER BY id LIMIT 1'),
+      seekSong: pluck('SELECT id FROM library_tracks WHERE available = 1 AND flow_hidden = 0 AND id >= ? ORDER BY id LIMIT 1'),
       seekSongInYears: pluck(
-        `SELECT id FROM library_tracks WHERE available = 1 AND id >= ? AND year BETWEEN ? AND ?
+        `SELECT id FROM library_tracks WHERE available = 1 AND flow_hidden = 0 AND id >= ? AND year BETWEEN ? AND ?
          ORDER BY id LIMIT 1`,
       ),
       seekAlbum: pluck('SELECT id FROM library_albums WHERE available = 1 AND id >= ? ORDER BY id LIMIT 1'),
@@ -193,12 +193,12 @@ export class SubsonicLibrary {
         `SELECT t.id FROM library_tracks t LEFT JOIN (
            SELECT entity_id, SUM(play_count) AS plays FROM subsonic_play_stats WHERE entity_kind = 'track' GROUP BY entity_id
          ) p ON p.entity_id = t.id
-         WHERE t.artist_id = ? AND t.available = 1 ORDER BY COALESCE(p.plays, 0) DESC, t.sort_name, t.id LIMIT ?`,
+         WHERE t.artist_id = ? AND t.available = 1 AND t.flow_hidden = 0 ORDER BY COALESCE(p.plays, 0) DESC, t.sort_name, t.id LIMIT ?`,
       ),
       artistByName: pluck('SELECT id FROM library_artists WHERE sort_name = ? ORDER BY album_count DESC, id LIMIT 1'),
-      songsOfArtist: pluck('SELECT id FROM library_tracks WHERE artist_id = ? AND available = 1 ORDER BY sort_name, id LIMIT ?'),
+      songsOfArtist: pluck('SELECT id FROM library_tracks WHERE artist_id = ? AND available = 1 AND flow_hidden = 0 ORDER BY sort_name, id LIMIT ?'),
       songByTitle: pluck(
-        `SELECT id FROM library_tracks WHERE sort_name = ? AND available = 1
+        `SELECT id FROM library_tracks WHERE sort_name = ? AND available = 1 AND flow_hidden = 0
          AND (? IS NULL OR artist_sort_name = ?) ORDER BY id LIMIT 1`,
       ),
       fingerprint: db.prepare(
@@ -282,7 +282,7 @@ export class SubsonicLibrary {
       return this.db
         .prepare(
           `SELECT e.id FROM ${table}_fts f JOIN ${table} e ON e.id = f.rowid
-           WHERE ${table}_fts MATCH ? AND e.available = 1${extra} ORDER BY f.rowid LIMIT ? OFFSET ?`,
+           WHERE ${table}_fts MATCH ? AND e.available = 1 AND e.flow_hidden = 0${extra} ORDER BY f.rowid LIMIT ? OFFSET ?`,
         )
         .pluck()
         .all(expr, count, offset) as number[];
@@ -291,7 +291,7 @@ export class SubsonicLibrary {
     const prefix = sortName(term);
     return this.db
       .prepare(
-        `SELECT e.id FROM ${table} e WHERE e.sort_name >= ? AND e.sort_name < ? AND e.available = 1${extra}
+        `SELECT e.id FROM ${table} e WHERE e.sort_name >= ? AND e.sort_name < ? AND e.available = 1 AND e.flow_hidden = 0${extra}
          ORDER BY e.sort_name, e.id LIMIT ? OFFSET ?`,
       )
       .pluck()
@@ -400,13 +400,13 @@ export class SubsonicLibrary {
       const hi = Math.max(from, to);
       if (total <= 5000)
         return this.db
-          .prepare('SELECT id FROM library_tracks WHERE available = 1 AND year BETWEEN ? AND ? ORDER BY random() LIMIT ?')
+          .prepare('SELECT id FROM library_tracks WHERE available = 1 AND flow_hidden = 0 AND year BETWEEN ? AND ? ORDER BY random() LIMIT ?')
           .pluck()
           .all(lo, hi, size) as number[];
       return seekRandom(size, max, (start) => this.s.seekSongInYears.get(start, lo, hi) as number | undefined);
     }
     if (total <= 5000)
-      return this.db.prepare('SELECT id FROM library_tracks WHERE available = 1 ORDER BY random() LIMIT ?').pluck().all(size) as number[];
+      return this.db.prepare('SELECT id FROM library_tracks WHERE available = 1 AND flow_hidden = 0 ORDER BY random() LIMIT ?').pluck().all(size) as number[];
     return seekRandom(size, max, (start) => this.s.seekSong.get(start) as number | undefined);
   }
 

@@ -7,9 +7,11 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addLibrary, flowWorld, json, runFlow, runTracks } from './helpers.js';
 
 /**
- * Release radar against the Last.fm and MusicBrainz fakes: one track per recent Album or EP of the
+ * Release radar against the Last.fm and MusicBrainz fakes: tracks of the recent Albums and EPs of the
  * recommended artists that the library lacks (old albums, live albums and owned albums are left out),
- * the artist's most played track of the album when it has one, with the album's name and year.
+ * the artist's most played track of the album first, with the album's name and year. With
+ * onePerArtist one track per artist (its newest album's); without (the template's default), several
+ * tracks of each new album and of several albums of one artist, spread across the artists.
  */
 
 let server: TestServer;
@@ -17,6 +19,7 @@ let lastfm: LastFmFake;
 let mb: MusicBrainzFake;
 const REC1 = '00000000-0000-4000-8000-000100000001';
 const REC2 = '00000000-0000-4000-8000-000100000002';
+const REC3 = '00000000-0000-4000-8000-000100000003';
 
 const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 const tracks = (prefix: string, titles: string[]) => titles.map((title, i) => ({ id: `${prefix}-t${i}`, recordingId: `${prefix}-r${i}`, title, lengthMs: 200_000 + i }));
@@ -43,6 +46,14 @@ beforeAll(async () => {
       { id: '22222222-0000-4000-8000-000000000005', title: 'Owned One', primaryType: 'Album', firstReleaseDate: recent, releases: [{ id: '22222222-0000-4000-8000-000000000010', title: 'Owned One', tracks: tracks('own', ['Rec 2 Song 1']) }] },
     ],
   });
+  mb.add({
+    id: REC3,
+    name: 'Rec 3',
+    releaseGroups: [
+      { id: '22222222-0000-4000-8000-000000000011', title: 'Third EP', primaryType: 'EP', firstReleaseDate: day(now - 10 * 86_400_000), releases: [{ id: '22222222-0000-4000-8000-000000000012', title: 'Third EP', tracks: tracks('tep', ['EP Two', 'Rec 3 Song 2']) }] },
+      { id: '22222222-0000-4000-8000-000000000013', title: 'Third Light', primaryType: 'Album', firstReleaseDate: day(now - 30 * 86_400_000), releases: [{ id: '22222222-0000-4000-8000-000000000014', title: 'Third Light', tracks: tracks('tl', ['T1', 'Rec 3 Song 1', 'T3', 'T4']) }] },
+    ],
+  });
   const settings = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { integrations: { lastfm: { apiKey: lastfm.apiKey } }, downloads: { worker: { running: false } } } });
   expect(settings.status).toBe(200);
   addLibrary(server, ['Lib A', 'Lib B'], []);
@@ -60,13 +71,14 @@ afterAll(async () => {
 });
 
 describe('release radar', () => {
-  it('plans one track per recent album the library lacks, from the metadata layer', async () => {
-    const { flow } = await json(await server.api('/api/playlists/flows', { method: 'POST', token: server.admin.token, json: { templateId: 'release-radar', size: 5 } }));
+  it('plans one track per artist with onePerArtist, from its newest album the library lacks, from the metadata layer', async () => {
+    const { flow } = await json(await server.api('/api/playlists/flows', { method: 'POST', token: server.admin.token, json: { templateId: 'release-radar', size: 5, onePerArtist: true } }));
+    expect(flow).toMatchObject({ onePerArtist: true, templateId: 'release-radar' });
     const run = await runFlow(server, server.admin.token, flow.id);
     const planned = [...runTracks(server, run.id), ...runTracks(server, run.id, 1)];
-    expect(planned.map((t) => `${t.artistName}|${t.trackName}`)).toEqual(['Rec 2|Only Here', 'Rec 1|Rec 1 Song 3']);
+    expect(planned.map((t) => `${t.artistName}|${t.trackName}`)).toEqual(['Rec 2|Only Here', 'Rec 3|Rec 3 Song 2', 'Rec 1|Rec 1 Song 3']);
     const rows = server.ctx.db.prepare('SELECT album_name AS album, year FROM flow_tracks WHERE run_id = ? ORDER BY reserve, position').all(run.id) as { album: string; year: number }[];
-    expect(rows.map((r) => r.album)).toEqual(['New EP', 'Fresh Album']);
+    expect(rows.map((r) => r.album)).toEqual(['New EP', 'Third EP', 'Fresh Album']);
     expect(rows.every((r) => r.year === new Date(server.clock.now()).getUTCFullYear() || r.year === new Date(server.clock.now()).getUTCFullYear() - 1)).toBe(true);
     // Bounded: the recommended artists were looked up, each at most once.
     const artistLookups = mb.requests.filter((r) => /\/artist\/[0-9a-f-]{36}/.test(r.path) || /\/release-group\?artist=/.test(r.path));
@@ -77,6 +89,37 @@ describe('release radar', () => {
     expect(run2.status).not.toBe('planning');
     expect(mb.requests.slice(before).filter((r) => /\/release(-group)?\/22222222-/.test(r.path))).toEqual([]);
     expect(mb.requests.length - before).toBeLessThanOrEqual(24);
+  }, 30_000);
+
+  it('takes several tracks of each new album and several albums of an artist without onePerArtist, spread across artists', async () => {
+    const templates = await json(await server.api('/api/playlists/flow-templates', { token: server.admin.token }));
+    expect(templates.templates.find((t: { id: string }) => t.id === 'release-radar')).toBeDefined();
+    const { flow } = await json(await server.api('/api/playlists/flows', { method: 'POST', token: server.admin.token, json: { templateId: 'release-radar', name: 'Radar All', size: 6 } }));
+    // The template's default.
+    expect(flow.onePerArtist).toBe(false);
+    const run = await runFlow(server, server.admin.token, flow.id);
+    const main = runTracks(server, run.id);
+    const reserve = runTracks(server, run.id, 1);
+    const label = (t: { artistName: string; trackName: string }) => `${t.artistName}|${t.trackName}`;
+    // Pass by pass: every album's best track (each artist's newest album first), then every album's
+    // next one; Rec 3 (two albums) is held to its share, ceil((6 + 5) / 3 artists) = 4 tracks: T3 and T4 stay out.
+    expect(main.map(label)).toEqual(['Rec 2|Only Here', 'Rec 3|Rec 3 Song 2', 'Rec 1|Rec 1 Song 3', 'Rec 3|Rec 3 Song 1', 'Rec 3|EP Two', 'Rec 1|Intro']);
+    expect(reserve.map(label)).toEqual(['Rec 3|T1', 'Rec 1|Outro']);
+    const count = (list: { artistName: string }[]) => list.reduce<Record<string, number>>((m, t) => ({ ...m, [t.artistName]: (m[t.artistName] ?? 0) + 1 }), {});
+    expect(count(main)).toEqual({ 'Rec 1': 2, 'Rec 2': 1, 'Rec 3': 3 });
+    expect(count([...main, ...reserve])).toEqual({ 'Rec 1': 3, 'Rec 2': 1, 'Rec 3': 4 });
+    const albums = server.ctx.db.prepare(`SELECT album_name AS album, COUNT(*) AS n FROM flow_tracks WHERE run_id = ? GROUP BY album_name ORDER BY album_name`).all(run.id);
+    expect(albums).toEqual([
+      { album: 'Fresh Album', n: 3 },
+      { album: 'New EP', n: 1 },
+      { album: 'Third EP', n: 2 },
+      { album: 'Third Light', n: 2 },
+    ]);
+    // Switched to onePerArtist: one track per artist again.
+    const updated = await json(await server.api(`/api/playlists/flows/${flow.id}`, { method: 'PUT', token: server.admin.token, json: { onePerArtist: true } }));
+    expect(updated.flow.onePerArtist).toBe(true);
+    const plan = await new FlowPlanner(server.ctx).plan({ ...updated.flow, ownerUserId: 1, templateId: 'release-radar' }, { reserveSize: 0 });
+    expect(plan.tracks.map(label)).toEqual(['Rec 2|Only Here', 'Rec 3|Rec 3 Song 2', 'Rec 1|Rec 1 Song 3']);
   }, 30_000);
 
   it('filters by year with the album year the metadata cache knows when a track has none', async () => {

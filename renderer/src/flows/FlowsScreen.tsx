@@ -226,6 +226,13 @@ function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel }: { prefix
       <label class="check">
         <input type="checkbox" aria-label="Deep dive" checked={form.deepDive} onChange={(e) => set({ deepDive: (e.currentTarget as HTMLInputElement).checked })} /> Deep dive (less popular tracks)
       </label>
+      <label class="check">
+        <input type="checkbox" aria-label="One track per artist" checked={form.onePerArtist} onChange={(e) => set({ onePerArtist: (e.currentTarget as HTMLInputElement).checked })} /> One track per artist
+      </label>
+      <label class="check">
+        <input type="checkbox" aria-label="Show in library" checked={form.showInLibrary} onChange={(e) => set({ showInLibrary: (e.currentTarget as HTMLInputElement).checked })} /> Show its tracks in the library
+        (else only this flow's playlist holds them)
+      </label>
       <fieldset class="flow-days">
         <legend>Runs on</legend>
         {DAY_NAMES.map((d, i) => (

@@ -35,6 +35,10 @@ export interface Flow {
   tags: string[];
   relatedArtists: string[];
   deepDive: boolean;
+  /** The flow's downloaded tracks are library content too (else only its playlist holds them). */
+  showInLibrary: boolean;
+  /** At most one track per artist (release radar: else several tracks of each new album). */
+  onePerArtist: boolean;
   yearFrom: number | null;
   yearTo: number | null;
   scheduleDays: number[];
@@ -92,6 +96,10 @@ export interface FlowInput {
   tags: string[];
   relatedArtists: string[];
   deepDive: boolean;
+  /** The flow's downloaded tracks are library content too (else only its playlist holds them). */
+  showInLibrary: boolean;
+  /** At most one track per artist (release radar: else several tracks of each new album). */
+  onePerArtist: boolean;
   yearFrom: number | null;
   yearTo: number | null;
   scheduleDays: number[];

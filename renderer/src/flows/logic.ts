@@ -46,6 +46,8 @@ export interface FormState {
   tags: string;
   relatedArtists: string;
   deepDive: boolean;
+  showInLibrary: boolean;
+  onePerArtist: boolean;
   yearFrom: string;
   yearTo: string;
   scheduleDays: number[];
@@ -59,6 +61,8 @@ export const emptyForm = (): FormState => ({
   tags: '',
   relatedArtists: '',
   deepDive: false,
+  showInLibrary: false,
+  onePerArtist: false,
   yearFrom: '',
   yearTo: '',
   scheduleDays: [5],
@@ -72,6 +76,8 @@ export const formOf = (f: Flow): FormState => ({
   tags: f.tags.join(', '),
   relatedArtists: f.relatedArtists.join(', '),
   deepDive: f.deepDive,
+  showInLibrary: f.showInLibrary,
+  onePerArtist: f.onePerArtist,
   yearFrom: f.yearFrom === null ? '' : String(f.yearFrom),
   yearTo: f.yearTo === null ? '' : String(f.yearTo),
   scheduleDays: [...f.scheduleDays],
@@ -93,6 +99,8 @@ export const inputOf = (f: FormState): FlowInput => ({
   tags: list(f.tags),
   relatedArtists: list(f.relatedArtists),
   deepDive: f.deepDive,
+  showInLibrary: f.showInLibrary,
+  onePerArtist: f.onePerArtist,
   yearFrom: year(f.yearFrom),
   yearTo: year(f.yearTo),
   scheduleDays: [...f.scheduleDays].sort((a, b) => a - b),

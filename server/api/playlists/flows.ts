@@ -30,6 +30,7 @@ const flowBody = z.looseObject({
   recordHistory: z.boolean().optional(),
   showInLibrary: z.boolean().optional(),
   includeLibraryTracks: z.boolean().optional(),
+  onePerArtist: z.boolean().optional(),
   yearFrom: z.number().nullable().optional(),
   yearTo: z.number().nullable().optional(),
   scheduleDays: z.array(z.number()).optional(),

@@ -198,11 +198,12 @@ export class FlowPlanner {
   /**
    * Release radar (reference §3.8: "up to one track per recent album missing from the library"):
    * recent Album and EP release groups (no secondary types) of the recommended and library artists,
-   * from the metadata layer's release groups; an artist never looked up is looked up now, and an
-   * album's track list comes from its first release, within RADAR_LOOKUPS upstream calls per plan.
-   * The track is the artist's most played one on the album, else the album's first track.
+   * from the metadata layer's release groups, newest first; an artist never looked up is looked up
+   * now, and an album's track list comes from its first release, within RADAR_LOOKUPS upstream calls
+   * per plan. Each album's tracks are ranked: the artist's most played ones on the album first (in
+   * play order), then the album's other tracks in album order.
    */
-  async releaseRadar(input: PlanInput): Promise<{ artist: Artist; track: TopTrack }[]> {
+  async releaseRadar(input: PlanInput): Promise<RadarAlbum[]> {
     const metadata = metadataServiceOf(this.ctx);
     const recs = discoveryOf(this.ctx).repo.allRecommendations(input.ownerUserId).filter((r) => r.mbid).map((r) => ({ name: r.name, mbid: r.mbid! }));
     const libs = this.ctx.db.prepare('SELECT name, mbid FROM library_artists WHERE mbid IS NOT NULL AND track_count > 0 ORDER BY track_count DESC, id LIMIT ?').all(RADAR_ARTISTS) as { name: string; mbid: string }[];
@@ -233,7 +234,7 @@ export class FlowPlanner {
       )
       .all(JSON.stringify([...byMbid.keys()]), day(now - RADAR_WINDOW_DAYS * 86_400_000), day(now)) as { artistMbid: string; mbid: string; title: string; date: string }[];
     const ownedAlbum = this.ctx.db.prepare('SELECT 1 FROM library_albums al WHERE lower(al.title) = lower(?) AND lower(al.album_artist) = lower(?) LIMIT 1');
-    const out: { artist: Artist; track: TopTrack }[] = [];
+    const out: RadarAlbum[] = [];
     for (const g of groups) {
       const artist = byMbid.get(g.artistMbid)!;
       if (ownedAlbum.get(g.title, artist.name) !== undefined) continue;
@@ -260,8 +261,9 @@ export class FlowPlanner {
       if (titles.length === 0) continue;
       const top = await this.topTracks(artist);
       const onAlbum = new Map(titles.map((t) => [nameKey(t.title), t]));
-      const pick = top.map((t) => onAlbum.get(nameKey(t.name))).find((t) => t !== undefined) ?? titles[0]!;
-      out.push({ artist, track: { name: pick.title, mbid: pick.mbid, albumName: g.title, durationMs: pick.durationMs, year } });
+      const played = top.map((t) => onAlbum.get(nameKey(t.name))).filter((t) => t !== undefined);
+      const ranked = [...new Set([...played, ...titles])];
+      out.push({ artist, album: g.title, tracks: ranked.map((t) => ({ name: t.title, mbid: t.mbid, albumName: g.title, durationMs: t.durationMs, year })) });
     }
     return out;
   }
@@ -307,12 +309,12 @@ export class FlowPlanner {
       yearMemo.set(key, y);
       return y;
     };
-    const acceptable = (artist: Artist, t: TopTrack): boolean => {
+    const acceptable = (artist: Artist, t: TopTrack, cap = perArtist): boolean => {
       const a = nameKey(artist.name);
       const key = `${a}\u0000${nameKey(t.name)}`;
       if (taken.has(key) || blocked.has(a) || played.has(key)) return false;
       if (exclude.has(`${artist.name.toLowerCase()}\u0000${t.name.toLowerCase()}`)) return false;
-      if ((perArtistCount.get(a) ?? 0) >= perArtist) return false;
+      if ((perArtistCount.get(a) ?? 0) >= cap) return false;
       if (input.yearFrom !== null || input.yearTo !== null) {
         const year = t.year ?? albumYear(artist, t.albumName);
         if (year !== null && ((input.yearFrom !== null && year < input.yearFrom) || (input.yearTo !== null && year > input.yearTo))) return false;
@@ -339,8 +341,10 @@ export class FlowPlanner {
     // Each source: a queue of artists (library artists in a shuffled order, the others best first
     // with a little variety), walked in passes, one track per artist per pass.
     const walkers = new Map<MixSource, { artists: Artist[]; pass: number; index: number; done: boolean }>();
-    // Release radar: the discover share is one track per recent album, newest first.
-    const radar = input.templateId === 'release-radar' && quotas.discover + reserveQuotas.discover > 0 ? await this.releaseRadar(input) : null;
+    // Release radar: the discover share comes from the recent albums (radarQueue).
+    const radar = input.templateId === 'release-radar' && quotas.discover + reserveQuotas.discover > 0
+      ? radarQueue(await this.releaseRadar(input), perArtist, input.size + reserveSize)
+      : null;
     for (const source of MIX_SOURCES) {
       if (quotas[source] + reserveQuotas[source] === 0) continue;
       if (source === 'discover' && radar) continue;
@@ -355,9 +359,9 @@ export class FlowPlanner {
 
     const next = async (source: MixSource): Promise<PlannedTrack | null> => {
       if (source === 'discover' && radar) {
-        while (radar.length > 0) {
-          const c = radar.shift()!;
-          if (acceptable(c.artist, c.track)) return take(source, c.artist, c.track);
+        while (radar.candidates.length > 0) {
+          const c = radar.candidates.shift()!;
+          if (acceptable(c.artist, c.track, radar.cap)) return take(source, c.artist, c.track);
         }
         return null;
       }
@@ -424,6 +428,42 @@ export class FlowPlanner {
     await fill(reserveQuotas, reserve);
     return { tracks, reserve, counts, calls: this.calls };
   }
+}
+
+/** One recent album of the release radar, its tracks ranked. */
+export interface RadarAlbum {
+  artist: Artist;
+  album: string;
+  tracks: TopTrack[];
+}
+
+/**
+ * The release radar's candidates in the order the playlist takes them, spread across artists: in
+ * passes, one track of every album per pass (the first pass takes each album's best track, the next
+ * the second best...), and within a pass every artist's newest album before anyone's second one.
+ * `cap` is how many tracks one artist may have: 1 with onePerArtist (its newest album's best track),
+ * else its fair share of the `wanted` tracks among the artists with new albums, at least `minCap`,
+ * so a few new albums fill the playlist with their tracks while many spread it across artists.
+ */
+export function radarQueue(albums: RadarAlbum[], minCap: number, wanted: number): { candidates: { artist: Artist; track: TopTrack }[]; cap: number } {
+  const artists = new Set(albums.map((a) => nameKey(a.artist.name)));
+  const cap = minCap === 1 ? 1 : Math.max(minCap, Math.ceil(wanted / Math.max(1, artists.size)));
+  const nth = new Map<string, number>();
+  const ordered = albums
+    .map((a, i) => {
+      const k = nameKey(a.artist.name);
+      const rank = nth.get(k) ?? 0;
+      nth.set(k, rank + 1);
+      return { a, rank, i };
+    })
+    .sort((x, y) => x.rank - y.rank || x.i - y.i)
+    .map((x) => x.a);
+  const longest = Math.max(0, ...albums.map((a) => a.tracks.length));
+  const candidates: { artist: Artist; track: TopTrack }[] = [];
+  for (let pass = 0; pass < longest; pass++) {
+    for (const a of ordered) if (pass < a.tracks.length) candidates.push({ artist: a.artist, track: a.tracks[pass]! });
+  }
+  return { candidates, cap };
 }
 
 /** Shuffles within windows of `size`: the best stay near the top, the order still changes between runs. */

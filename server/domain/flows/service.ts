@@ -17,8 +17,11 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
 import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
 import { FlowPlanner } from './planner.js';
+import { feedOf, importListOf } from './feed.js';
 import { startStatusPush } from './status.js';
+import { FlowTrackSummaries } from './summaries.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS, type FlowTemplate } from './templates.js';
+import { refreshFlowVisibility, startFlowVisibility } from './visibility.js';
 
 /** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
 export const FLOW_RUN_QUEUE = 'flow-run';
@@ -43,6 +46,8 @@ export interface FlowInput {
   recordHistory?: boolean;
   showInLibrary?: boolean;
   includeLibraryTracks?: boolean;
+  /** At most one track per artist (release radar: else several tracks of a new album). */
+  onePerArtist?: boolean;
   yearFrom?: number | null;
   yearTo?: number | null;
   scheduleDays?: number[];
@@ -69,7 +74,12 @@ export function nextFireAfter(days: number[], time: string, after: number): numb
 }
 
 export class FlowService {
-  constructor(private readonly ctx: AppContext) {}
+  /** Track counts and durations of the current runs (summaries.ts). */
+  private readonly summaries: FlowTrackSummaries;
+
+  constructor(private readonly ctx: AppContext) {
+    this.summaries = new FlowTrackSummaries(ctx);
+  }
 
   private now(): number {
     return this.ctx.clock.now();
@@ -136,7 +146,7 @@ export class FlowService {
    */
   presentMany(fs: FlowRow[], counts: Map<string, Record<DownloadStatus, number>>, ownerUserId?: number) {
     const runs = flows.currentRuns(this.ctx.db, ownerUserId);
-    const tracks = this.trackSummaries(ownerUserId);
+    const tracks = this.summaries.get(ownerUserId);
     const none = Object.fromEntries(downloadStatuses.map((k) => [k, 0])) as Record<DownloadStatus, number>;
     return fs.map((f) => {
       const t = f.currentRunId === null ? undefined : tracks.get(f.currentRunId);
@@ -149,45 +159,9 @@ export class FlowService {
     });
   }
 
-  /**
-   * Track counts and durations of the current runs, by run id. Walking every done job of every flow
-   * is the one costly part of the status, so once `watchTrackSummaries` runs the answer is kept per
-   * audience until a download event or playlist change (a flow's file joining the library is one),
-   * and at most 2 s in any case (a library track removed without a playlist change).
-   */
-  private summaries = new Map<string, { at: number; map: Map<number, { songCount: number; durationMs: number }> }>();
-  private summariesWatched = false;
-
+  /** Keeps the track summaries per audience until something changes (see FlowTrackSummaries). */
   watchTrackSummaries(): void {
-    this.summariesWatched = true;
-    const clear = () => this.summaries.clear();
-    downloadsOf(this.ctx).onEvent(clear);
-    playlistsOf(this.ctx).onChange(clear);
-  }
-
-  private trackSummaries(ownerUserId: number | undefined): Map<number, { songCount: number; durationMs: number }> {
-    const key = String(ownerUserId ?? 'all');
-    const hit = this.summaries.get(key);
-    if (this.summariesWatched && hit && performance.now() - hit.at < 2000) return hit.map;
-    const map = new Map(
-      (
-        statement(
-          this.ctx.db,
-          `WITH ids AS MATERIALIZED (
-             SELECT t.run_id AS runId, COALESCE(j.reused_track_id, (SELECT m.track_id FROM library_media_files m WHERE m.path = j.final_path LIMIT 1)) AS trackId
-             FROM flow_tracks t JOIN download_jobs j ON j.id = t.job_id
-             WHERE t.run_id IN (SELECT current_run_id FROM flows WHERE current_run_id IS NOT NULL AND (@owner IS NULL OR owner_user_id = @owner))
-               AND t.state = 'queued' AND j.status = 'done'),
-           counts AS (SELECT runId, count(trackId) AS songCount FROM ids GROUP BY runId),
-           durations AS (
-             SELECT d.runId, SUM(lt.duration_ms) AS durationMs
-             FROM (SELECT DISTINCT runId, trackId FROM ids WHERE trackId IS NOT NULL) d JOIN library_tracks lt ON lt.id = d.trackId GROUP BY d.runId)
-           SELECT c.runId, c.songCount, COALESCE(d.durationMs, 0) AS durationMs FROM counts c LEFT JOIN durations d ON d.runId = c.runId`,
-        ).all({ owner: ownerUserId ?? null }) as { runId: number; songCount: number; durationMs: number }[]
-      ).map((r) => [r.runId, { songCount: r.songCount, durationMs: r.durationMs }]),
-    );
-    if (this.summariesWatched) this.summaries.set(key, { at: performance.now(), map });
-    return map;
+    this.summaries.watch();
   }
 
   present(f: FlowRow, pre?: { counts: Record<DownloadStatus, number>; run: FlowRunRow | undefined; songCount: number; durationMs: number }) {
@@ -209,6 +183,7 @@ export class FlowService {
       recordHistory: f.recordHistory,
       showInLibrary: f.showInLibrary,
       includeLibraryTracks: f.includeLibraryTracks,
+      onePerArtist: f.onePerArtist,
       yearFrom: f.yearFrom,
       yearTo: f.yearTo,
       scheduleDays: f.scheduleDays,
@@ -354,7 +329,7 @@ export class FlowService {
       recordHistory: input.recordHistory ?? start?.recordHistory ?? false,
       showInLibrary: input.showInLibrary ?? start?.showInLibrary ?? false,
       includeLibraryTracks: input.includeLibraryTracks ?? start?.includeLibraryTracks ?? false,
-      onePerArtist: start?.onePerArtist ?? false,
+      onePerArtist: input.onePerArtist ?? start?.onePerArtist ?? false,
       yearFrom,
       yearTo,
       scheduleDays: [...new Set(scheduleDays)].sort(),
@@ -383,6 +358,7 @@ export class FlowService {
     const fields = this.fields(rest, f, f.ownerUserId, f.id);
     flows.update(this.ctx.db, id, fields, this.now());
     const after = flows.get(this.ctx.db, id)!;
+    if (after.showInLibrary !== f.showInLibrary) refreshFlowVisibility(this.ctx, { flowId: id });
     this.scheduleNext(after);
     playlistsOf(this.ctx).changed(this.ref(after));
     return flows.get(this.ctx.db, id)!;
@@ -532,14 +508,19 @@ export class FlowService {
     );
     const del = this.ctx.db.prepare('DELETE FROM download_jobs WHERE id = ?');
     const removed: string[] = [];
+    // Files that stay (something else uses them) and reused tracks: whether the library shows them may change.
+    const kept: string[] = [];
+    const reused: number[] = [];
     for (const job of jobs) {
       if ((OPEN_STATUSES as readonly string[]).includes(job.status)) cancelJob(this.ctx, job, [...OPEN_STATUSES], 'Rotated out of the flow');
       del.run(job.id);
       const file = job.finalPath;
+      if (job.reusedTrackId !== null) reused.push(job.reusedTrackId);
       if (!file || job.reusedTrackId !== null || job.status !== 'done') continue;
-      if (inStatic.get(file) !== undefined) continue;
-      if (removeSafely(this.ctx.db, root, file, job.id)) removed.push(file);
+      if (inStatic.get(file) === undefined && removeSafely(this.ctx.db, root, file, job.id)) removed.push(file);
+      else kept.push(file);
     }
+    if (kept.length > 0 || reused.length > 0) refreshFlowVisibility(this.ctx, { paths: kept, trackIds: reused });
     if (removed.length > 0) {
       try {
         libraryServiceOf(this.ctx).scans.requestScan('quick', 'flow tracks rotated out', removed);
@@ -660,54 +641,14 @@ export class FlowService {
     return { success: true, playlistId: String(id), name: label, trackCount: ids.length };
   }
 
-  // ---- Lidarr import list ----------------------------------------------------------------------
+  // ---- Lidarr import list (feed.ts) ------------------------------------------------------------
 
   importList(principal: Principal, flowId: string) {
-    const f = this.visible(principal, flowId);
-    let token = f.feedToken;
-    if (!token) {
-      token = crypto.randomBytes(24).toString('hex');
-      flows.setState(this.ctx.db, flowId, { feedToken: token }, this.now());
-    }
-    const items = this.feedItems(f);
-    const path = `/api/feeds/lidarr/flows/${encodeURIComponent(f.id)}.json?token=${token}`;
-    return { success: true, flowId: f.id, token, path, url: path, itemCount: items.length };
+    return importListOf(this.ctx, this.visible(principal, flowId));
   }
 
-  /** The feed, or undefined when the flow or the token is wrong (the route answers 401 either way). */
   feed(flowId: string, token: string | undefined) {
-    const f = flows.get(this.ctx.db, flowId);
-    if (!f || !f.feedToken || !token) return undefined;
-    const a = Buffer.from(f.feedToken);
-    const b = Buffer.from(token);
-    if (a.length !== b.length || !crypto.timingSafeEqual(a, b)) return undefined;
-    return this.feedItems(f);
-  }
-
-  /**
-   * Lidarr's Custom List: one item per artist of the flow's current run that has a MusicBrainz id
-   * (`MusicBrainzId`, what Lidarr reads), with the artist's name and the flow's albums of it.
-   */
-  feedItems(f: FlowRow): { MusicBrainzId: string; ArtistName: string; Albums: { Title: string; MusicBrainzId: string | null }[] }[] {
-    if (f.currentRunId === null) return [];
-    const rows = this.ctx.db
-      .prepare(
-        `SELECT t.artist_name AS artistName, t.artist_mbid AS artistMbid, t.album_name AS albumName, j.album_mbid AS albumMbid, j.artist_mbid AS jobArtistMbid
-         FROM flow_tracks t LEFT JOIN download_jobs j ON j.id = t.job_id WHERE t.run_id = ? AND t.state = 'queued' ORDER BY t.position`,
-      )
-      .all(f.currentRunId) as { artistName: string; artistMbid: string | null; albumName: string | null; albumMbid: string | null; jobArtistMbid: string | null }[];
-    const byMbid = this.ctx.db.prepare('SELECT mbid FROM library_artists WHERE identity_key = ? AND mbid IS NOT NULL LIMIT 1');
-    const recs = new Map(discoveryOf(this.ctx).repo.allRecommendations(f.ownerUserId ?? -1).filter((r) => r.mbid).map((r) => [r.name_key, r.mbid!]));
-    const out = new Map<string, { MusicBrainzId: string; ArtistName: string; Albums: { Title: string; MusicBrainzId: string | null }[] }>();
-    for (const r of rows) {
-      const key = nameKey(r.artistName);
-      const mbid = r.artistMbid ?? r.jobArtistMbid ?? recs.get(key) ?? ((byMbid.get(`name:${key}`) as { mbid: string } | undefined)?.mbid ?? null);
-      if (!mbid) continue;
-      let item = out.get(mbid);
-      if (!item) out.set(mbid, (item = { MusicBrainzId: mbid, ArtistName: r.artistName, Albums: [] }));
-      if (r.albumName && !item.Albums.some((a) => a.Title === r.albumName)) item.Albums.push({ Title: r.albumName, MusicBrainzId: r.albumMbid });
-    }
-    return [...out.values()];
+    return feedOf(this.ctx, flowId, token);
   }
 }
 
@@ -756,6 +697,7 @@ export function startFlows(ctx: AppContext): void {
   });
   ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => svc.refreshSchedules() });
   svc.watchTrackSummaries();
+  startFlowVisibility(ctx);
   startStatusPush(ctx);
   ctx.features.add('flows');
 }

@@ -6,6 +6,7 @@ export interface FlowTemplate {
   name: string;
   description: string;
   mix: Mix;
+  /** The flow's default onePerArtist (at most one track per artist). */
   onePerArtist?: boolean;
   /** Related artists come from the user's listening history. */
   fromHistory?: boolean;
@@ -27,9 +28,10 @@ export const FLOW_TEMPLATES: FlowTemplate[] = [
   {
     id: 'release-radar',
     name: 'Release Radar',
-    description: 'One track from each recent album you do not have yet, by artists close to your taste and in your library',
+    description: 'Tracks of the recent albums you do not have yet, by artists close to your taste and in your library',
     mix: mix({ discover: 100 }),
-    onePerArtist: true,
+    // Several tracks of a new album, spread across the artists (onePerArtist: one track per artist).
+    onePerArtist: false,
   },
 ];
 

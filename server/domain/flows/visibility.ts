@@ -1,0 +1,42 @@
+import type { AppContext } from '../../context.js';
+import { hiddenTrackIds, markVisibilityDirty } from '../../db/flowVisibility.js';
+import { downloadsOf } from '../downloads/service.js';
+import { libraryServiceOf } from '../library/service.js';
+import { playlistsOf } from '../playlists/registry.js';
+
+/**
+ * Keeps `showInLibrary` true to its word (the rule is in db/flowVisibility.ts): whenever something
+ * may change whether a flow's track belongs in the library, the tracks concerned are marked dirty and
+ * a scan scoped to their files runs the derived refresh on the scan thread (counts, search documents
+ * and genre memberships follow). A file a flow files joins the library through the scan its filing
+ * requests, which computes its visibility the same way.
+ */
+export function refreshFlowVisibility(ctx: AppContext, sel: { flowId?: string; trackIds?: number[]; paths?: string[] }): void {
+  const paths = markVisibilityDirty(ctx.db, sel);
+  if (paths.length === 0) return;
+  try {
+    libraryServiceOf(ctx).scans.requestScan('quick', 'flow library visibility', paths);
+  } catch (err) {
+    ctx.log.warn('library scan request failed', { error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/**
+ * What makes a hidden track wanted elsewhere: a finished job that is not a hiding flow's (a normal
+ * request or a playlist download reaching the same file, a job reusing the track), and a static or
+ * shared playlist taking the track.
+ */
+export function startFlowVisibility(ctx: AppContext): void {
+  downloadsOf(ctx).onEvent((e) => {
+    if (e.type !== 'job_updated' || e.job.status !== 'done' || e.previousStatus === 'done') return;
+    const j = e.job;
+    if (j.reusedTrackId !== null) refreshFlowVisibility(ctx, { trackIds: [j.reusedTrackId] });
+    else if (j.finalPath && j.playlistType !== 'flow') refreshFlowVisibility(ctx, { paths: [j.finalPath] });
+  });
+  const registry = playlistsOf(ctx);
+  registry.onChange((change) => {
+    if (change.type !== 'changed' || change.ref.kind === 'flow') return;
+    const hidden = hiddenTrackIds(ctx.db, registry.trackIds(change.ref));
+    if (hidden.length > 0) refreshFlowVisibility(ctx, { trackIds: hidden });
+  });
+}
