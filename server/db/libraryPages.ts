@@ -111,13 +111,14 @@ export class CanonicalPages {
    * name the search document carries) in name order. Unlike a page it neither counts nor sorts every
    * match: a common word matches tens of thousands of tracks in a large library, and reading all of
    * them costs tens of milliseconds per keystroke. The other matches are chosen among the first
-   * SUGGEST_CANDIDATES the full-text index yields.
+   * SUGGEST_CANDIDATES the full-text index yields. Hidden flow tracks (migration 066) have no search
+   * documents and are skipped by the name walk.
    */
   suggest(kind: EntityKind, query: string, limit: number): unknown[] {
     const text = query.trim();
     if (text === '' || limit <= 0) return [];
     const prefix = sortName(text);
-    const ids = this.prepare(`SELECT id FROM ${TABLE[kind]} WHERE sort_name >= ? AND sort_name < ? ORDER BY sort_name, id LIMIT ?`)
+    const ids = this.prepare(`SELECT id FROM ${TABLE[kind]} WHERE sort_name >= ? AND sort_name < ? AND flow_hidden = 0 ORDER BY sort_name, id LIMIT ?`)
       .pluck()
       .all(prefix, prefixUpperBound(prefix), limit) as number[];
     const expr = ftsExpression(text);

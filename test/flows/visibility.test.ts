@@ -120,6 +120,9 @@ describe('showInLibrary', () => {
     expect((await canonical('genres')).items).not.toContainEqual(expect.objectContaining({ name: 'Flowgaze' }));
     const found = await rest.ok('search3', { query: 'Song', artistCount: 20, albumCount: 20, songCount: 20 });
     expect(found.searchResult3.song ?? []).toHaveLength(0);
+    const suggested = async (q: string) => (await json(await server.api(`/api/search/unified?q=${encodeURIComponent(q)}`, { token: token() }))).library;
+    expect((await suggested('Song')).tracks).toEqual([]);
+    expect((await suggested('Flow Album')).albums).toEqual([]);
     expect((await rest.ok('getGenres')).genres.genre ?? []).not.toContainEqual(expect.objectContaining({ value: 'Flowgaze' }));
 
     // ...but the flow's playlist holds them, in JSON and /rest, and they stream.
@@ -160,6 +163,7 @@ describe('showInLibrary', () => {
     expect(all.totals).toEqual({ artists: before.totals.artists + 3, albums: before.totals.albums + 3, tracks: 6 });
     expect((await canonical('tracks', '&query=Song')).total).toBe(3);
     expect((await rest.ok('search3', { query: 'Song', songCount: 20 })).searchResult3.song).toHaveLength(3);
+    expect((await suggested('Song')).tracks.map((t: { title: string }) => t.title).sort()).toEqual([...titles].sort());
     expect((await rest.ok('getGenres')).genres.genre).toContainEqual(expect.objectContaining({ value: 'Flowgaze', songCount: 3 }));
 
     // Off again: what nothing else wants goes back out; the requested track stays.

@@ -131,7 +131,7 @@ describe('as-you-type suggestions', () => {
     expect(reader.suggest('albums', 'nothing like this', 5)).toEqual([]);
     expect(reader.suggest('albums', '  ', 5)).toEqual([]);
     // Neither query walks a whole table: the name index by prefix, the full-text index with a limit.
-    const plans = ['SELECT id FROM library_tracks WHERE sort_name >= ? AND sort_name < ? ORDER BY sort_name, id LIMIT ?'].map((sql) =>
+    const plans = ['SELECT id FROM library_tracks WHERE sort_name >= ? AND sort_name < ? AND flow_hidden = 0 ORDER BY sort_name, id LIMIT ?'].map((sql) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('a', 'b', 5) as { detail: string }[]).map((r) => r.detail).join(' | '),
     );
     expect(plans[0]).toMatch(/library_tracks_by_name \(sort_name>\? AND sort_name<\?\)/);
