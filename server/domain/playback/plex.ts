@@ -3,7 +3,7 @@ import type { PlaybackRepository } from '../../db/playback.js';
 import { plexTracks } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { PlexPlaylist } from '../../integrations/plex/index.js';
-import type { PlexServerConnection } from '../plex/connection.js';
+import { plexServerOf, type PlexServerConnection } from '../plex/connection.js';
 import { syncPlex } from '../plex/sync.js';
 import { planUpdate } from './subsonic.js';
 
@@ -48,7 +48,8 @@ export async function plexRatingKeys(target: PlexTarget, trackIds: number[]): Pr
     repo.scanned(PLEX_DESTINATION, now);
     // New files: ask Plex to scan the section (it runs on its own; a later sync sees what it found), then read its tracks again.
     try {
-      await server.client.refreshSection(server.librarySectionId);
+      // Only the server's owner may scan: with the administrator's token whoever publishes.
+      await plexServerOf(ctx).client.refreshSection(server.librarySectionId);
     } catch (err) {
       if (transient(err)) throw err;
       ctx.log.warn('Plex did not start a library scan', { error: err instanceof Error ? err.message : String(err) });

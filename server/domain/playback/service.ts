@@ -9,7 +9,9 @@ import type { Settings } from '../settings/schema.js';
 import { plexAccount, plexTracks } from '../../db/plex.js';
 import { plexServerOf } from '../plex/connection.js';
 import { onPlexSynced } from '../plex/sync.js';
-import { PLEX_DESTINATION, publishToPlex, unpublishFromPlex, type PlexTarget } from './plex.js';
+import { plexAccountFor, plexBaseAccount, plexServerAccount, plexServerForAccount, prunePlexIdentities } from '../plex/identities.js';
+import { onPlexLinkChanged } from '../plex/links.js';
+import { PLEX_DESTINATION, publishToPlex, unpublishFromPlex } from './plex.js';
 import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subsonic.js';
 
 /**
@@ -81,6 +83,19 @@ export interface PlaybackDestination {
   /** Makes the remote playlist hold the matched tracks in order; remoteId null when there was nothing to create yet. */
   publish(p: DestinationPublish): Promise<{ remoteId: string | null; trackCount: number; matchedCount: number }>;
   unpublish(p: { account: string; remoteId: string | null; marker: string; signal: AbortSignal }): Promise<void>;
+  /**
+   * The account a playlist of this owner is published under, and whether it is the owner's own
+   * (their own playlist there: no owner prefix). Without it, every playlist goes to the connection's
+   * account, named with the owner prefix.
+   */
+  accountFor?(c: DestinationConnection, ownerUserId: number | null): { account: string; own: boolean };
+  /**
+   * A publication on account `from` moves to `to` (same server, another identity): the playlist is
+   * deleted under the old identity, then made under the new. Without it, another account starts afresh.
+   */
+  movable?(from: string, to: string): boolean;
+  /** A publication left an account (moved away, or taken down): what was kept for it may go. */
+  released?(account: string): void;
 }
 
 export const queueOf = (destination: string) => `playback:${destination}`;
@@ -156,7 +171,12 @@ export class PlaybackService {
 
   /** Plex: native playlists of the music library chosen in `integrations.plex` (`playback.plex`). */
   private plex(): PlaybackDestination {
-    const target = (): PlexTarget => ({ ctx: this.ctx, repo: this.repo, server: plexServerOf(this.ctx) });
+    const ctx = this.ctx;
+    const server = async (account: string) => {
+      const s = await plexServerForAccount(ctx, account);
+      if (!s) throw new NotConfiguredError('plex-link', 'The Plex link this playlist was published under is gone');
+      return s;
+    };
     return {
       key: 'plex',
       name: 'Plex',
@@ -171,12 +191,30 @@ export class PlaybackService {
           publishFlows: o.publishFlows,
           publishPlaylists: o.publishPlaylists,
           ownerPrefix: o.ownerPrefix,
-          account: `${i.url.replace(/\/+$/, '')}|${i.machineIdentifier}|${i.librarySectionId}`,
+          account: plexServerAccount(i),
           fingerprint: JSON.stringify([o.enabled && configured, i.url, i.machineIdentifier, i.librarySectionId, o.publishFlows, o.publishPlaylists, o.ownerPrefix]),
         };
       },
-      publish: (p) => publishToPlex(target(), p),
-      unpublish: (p) => unpublishFromPlex(target(), p.remoteId, p.marker),
+      // Users with a Plex link get their playlists as their own Plex playlists (plex/identities.ts).
+      accountFor: (c, ownerUserId) => plexAccountFor(ctx, c.account, ownerUserId),
+      movable: (from, to) => plexBaseAccount(from) === plexBaseAccount(to),
+      publish: async (p) => publishToPlex({ ctx, repo: this.repo, server: await server(p.account) }, p),
+      unpublish: async (p) => {
+        const s = await plexServerForAccount(ctx, p.account);
+        if (s === null) {
+          // A link that is gone and whose server token was never known: nothing can reach that playlist.
+          ctx.log.warn('a Plex playlist of a removed link cannot be deleted there', { marker: p.marker });
+        } else {
+          try {
+            await unpublishFromPlex({ ctx, repo: this.repo, server: s }, p.remoteId, p.marker);
+          } catch (err) {
+            // The old identity lost access (token revoked, server unshared): that playlist is out of reach for good.
+            if (!(err instanceof IntegrationError && err.kind === 'unauthorized' && p.account !== plexBaseAccount(p.account))) throw err;
+            ctx.log.warn('a Plex playlist of a previous link cannot be deleted there: its token is refused', { marker: p.marker });
+          }
+        }
+      },
+      released: () => void prunePlexIdentities(ctx),
     };
   }
 
@@ -213,6 +251,9 @@ export class PlaybackService {
       setImmediate(() => this.reconcile('plex'));
     });
     this.ctx.onClose(stopSynced);
+    // A user linked or unlinked Plex: their playlists move to their own Plex account or back.
+    const stopLinks = onPlexLinkChanged(this.ctx, () => setImmediate(() => this.reconcile('plex')));
+    this.ctx.onClose(stopLinks);
     this.ctx.scheduler.define({ name: 'playback-reconcile', every: RECONCILE_EVERY_MS, handler: () => void this.reconcileAll() });
     setImmediate(() => this.reconcileAll());
   }
@@ -256,8 +297,7 @@ export class PlaybackService {
       const settings = this.ctx.settings.get();
       const c = d.connection(settings);
       if (!c.publishing) return;
-      const account = c.account;
-      this.repo.dropOtherAccounts(destination, account);
+      this.repo.dropOtherAccounts(destination, c.account);
       const now = this.ctx.clock.now();
       const rows = new Map(this.repo.all(destination).map((r) => [`${r.playlist_kind}:${r.playlist_id}`, r]));
       for (const ref of this.allPlaylists()) {
@@ -265,7 +305,9 @@ export class PlaybackService {
         const row = rows.get(`${ref.kind}:${ref.id}`);
         rows.delete(`${ref.kind}:${ref.id}`);
         const key = { destination, kind: ref.kind, id: ref.id };
-        const stale = !row || row.account !== account || row.remote_name !== this.remoteName(ref, settings, destination) || row.remote_id === null;
+        const { account, own } = this.accountOf(d, c, ref);
+        const stale =
+          !row || row.account !== account || row.remote_name !== this.remoteName(ref, settings, destination, own) || row.remote_id === null || row.previous_account !== null;
         if (stale || (row.retry_at !== null && row.retry_at <= now)) {
           if (!row || row.want_seq <= row.done_seq) this.touch(key, false);
           else this.enqueue(key);
@@ -274,7 +316,7 @@ export class PlaybackService {
       // Publications of playlists that are gone or no longer wanted there.
       for (const row of rows.values()) {
         const key = { destination, kind: row.playlist_kind, id: row.playlist_id };
-        if (row.remote_id === null && row.want_seq <= row.done_seq && !row.deleted) continue;
+        if (row.remote_id === null && row.previous_account === null && row.want_seq <= row.done_seq && !row.deleted) continue;
         if (row.want_seq > row.done_seq) this.enqueue(key);
         else this.touch(key, false);
       }
@@ -301,8 +343,14 @@ export class PlaybackService {
     return ref.kind === 'flow' ? c.publishFlows : c.publishPlaylists;
   }
 
-  /** "alice · Night drive" when several people share the destination account. */
-  remoteName(ref: PlaylistRef, settings: Settings, destination: DestinationKey = 'navidrome'): string {
+  /** The account a playlist goes to there (its owner's own, where the destination has them). */
+  private accountOf(d: PlaybackDestination, c: DestinationConnection, ref: PlaylistRef): { account: string; own: boolean } {
+    return d.accountFor?.(c, ref.ownerUserId) ?? { account: c.account, own: false };
+  }
+
+  /** "alice · Night drive" when several people share the destination account; the plain name in the owner's own account. */
+  remoteName(ref: PlaylistRef, settings: Settings, destination: DestinationKey = 'navidrome', own = false): string {
+    if (own) return ref.name;
     const mode = settings.playback[destination].ownerPrefix;
     const prefix = mode === 'always' || (mode === 'auto' && this.ctx.users.count() > 1);
     return prefix && ref.owner ? `${ref.owner} · ${ref.name}` : ref.name;
@@ -335,13 +383,27 @@ export class PlaybackService {
   private async publishOnce(def: PlaybackDestination, c: DestinationConnection, row: PublicationRow, settings: Settings, signal: AbortSignal): Promise<void> {
     const key = { destination: def.key, kind: row.playlist_kind, id: row.playlist_id };
     const seq = row.want_seq;
-    const account = c.account;
     const now = () => this.ctx.clock.now();
-    // Ids from another address or user mean nothing here.
-    const remoteId = row.account === account ? row.remote_id : null;
     const ref = row.deleted ? undefined : playlistsOf(this.ctx).find(row.playlist_id);
     const marker = markerOf(row.playlist_kind, row.playlist_id);
-    if (!ref || ref.kind !== row.playlist_kind || !this.wanted(def, ref, settings)) {
+    const live = ref && ref.kind === row.playlist_kind && this.wanted(def, ref, settings) ? ref : undefined;
+    const same = (a: string, b: string) => a === b || (def.movable?.(a, b) ?? false);
+    // Where it goes: its owner's identity when it is published; the one it was published under when it is taken down.
+    const { account, own } = live ? this.accountOf(def, c, live) : { account: row.account !== '' && same(row.account, c.account) ? row.account : c.account, own: false };
+    if (row.remote_id !== null && row.account !== '' && row.account !== account && def.movable?.(row.account, account)) {
+      // Another identity on the same server (a link made or removed): recorded first, so a crash leaves the old playlist still to delete.
+      this.repo.moveTo(key, account, now());
+      this.ctx.log.info('playlist moves to another identity there', { destination: def.key, playlist: key.id });
+      row = this.repo.get(key)!;
+    }
+    if (row.previous_account !== null) {
+      await def.unpublish({ account: row.previous_account, remoteId: row.previous_remote_id, marker, signal });
+      this.repo.previousGone(key, now());
+      def.released?.(row.previous_account);
+    }
+    // Ids from another address or user mean nothing here.
+    const remoteId = row.account === account ? row.remote_id : null;
+    if (!live) {
       await def.unpublish({ account, remoteId, marker, signal });
       this.ctx.db.transaction(() => {
         const current = this.repo.get(key);
@@ -351,14 +413,15 @@ export class PlaybackService {
           this.repo.done(key, { seq, trackCount: 0, matchedCount: 0, retryAt: null }, now());
         } else this.repo.remove(key);
       })();
+      def.released?.(account);
       return;
     }
-    const name = this.remoteName(ref, settings, def.key);
+    const name = this.remoteName(live, settings, def.key, own);
     const result = await def.publish({
       account,
       name,
       marker,
-      trackIds: playlistsOf(this.ctx).trackIds(ref),
+      trackIds: playlistsOf(this.ctx).trackIds(live),
       remoteId,
       recordRemote: (id) => this.repo.setRemote(key, account, id, name, now()),
       signal,
