@@ -1,18 +1,13 @@
 import type { AppContext } from '../../context.js';
 import { playbackRepository, type PlaybackRepository, type PublicationKey, type PublicationRow } from '../../db/playback.js';
-import { IntegrationError } from '../../integrations/errors.js';
-import { NavidromeClient } from '../../integrations/navidrome/index.js';
 import type { Job } from '../../jobs/queue.js';
-import { NotConfiguredError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import { playlistsOf, type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
 import type { Settings } from '../settings/schema.js';
-import { plexAccount, plexTracks } from '../../db/plex.js';
-import { plexServerOf } from '../plex/connection.js';
-import { onPlexSynced } from '../plex/sync.js';
-import { plexAccountFor, plexBaseAccount, plexServerAccount, plexServerForAccount, prunePlexIdentities } from '../plex/identities.js';
 import { onPlexLinkChanged } from '../plex/links.js';
-import { PLEX_DESTINATION, publishToPlex, unpublishFromPlex } from './plex.js';
-import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subsonic.js';
+import { onPlexSynced } from '../plex/sync.js';
+import { PLEX_DESTINATION, plexDestination } from './plex.js';
+import { subsonicDestination } from './subsonic.js';
 
 /**
  * Playback destinations: every playlist (static, flow, shared — whatever the registry knows) is
@@ -21,8 +16,9 @@ import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subso
  * retried with backoff while the destination is down, and re-found by the reconcile task if a job
  * ever dies — that publishes the newest state.
  *
- * Each destination is one `PlaybackDestination` (its connection under some settings, publish and
- * unpublish one playlist): Navidrome or any Subsonic server (`subsonic.ts`) and Plex (`plex.ts`).
+ * Each destination is one `PlaybackDestination` (its connection under some settings, whose account
+ * a playlist goes to, publish and unpublish one playlist, test the connection): Navidrome or any
+ * Subsonic server (`subsonic.ts`) and Plex (`plex.ts`).
  */
 
 export const PLAYBACK_BACKOFF = { baseMs: 15_000, maxMs: 30 * 60_000 };
@@ -96,22 +92,40 @@ export interface PlaybackDestination {
   movable?(from: string, to: string): boolean;
   /** A publication left an account (moved away, or taken down): what was kept for it may go. */
   released?(account: string): void;
+  /** Checks the connection (the given values or the saved ones); a success with the saved connection makes waiting retries due now. */
+  test(input: DestinationTestInput): Promise<DestinationTestResult>;
+}
+
+export interface DestinationTestInput {
+  url?: string;
+  username?: string;
+  password?: string;
+}
+
+export interface DestinationTestResult {
+  success: true;
+  key: string;
+  version: string;
+  type: string | null;
+  serverVersion: string | null;
+  authentication: 'token' | 'password';
+  playlists: number;
+  canScan: boolean;
+  message: string;
+}
+
+/** What a destination is made with. */
+export interface DestinationDeps {
+  ctx: AppContext;
+  repo: PlaybackRepository;
+  /** The destination answers again: waiting publications go now. */
+  retryNow(key: DestinationKey): void;
 }
 
 export const queueOf = (destination: string) => `playback:${destination}`;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
 const markerOf = (kind: string, id: string) => `Tonearm ${kind}:${id}`;
-
-function subsonicConnection(settings: Settings) {
-  const c = settings.integrations.navidrome;
-  const options = settings.playback.navidrome;
-  const configured = c.url !== '' && c.username !== '' && c.password !== '';
-  return { ...c, ...options, integrationEnabled: c.enabled, publishing: options.enabled && c.enabled && configured, configured };
-}
-
-/** Identifies the account remote ids belong to: another address or user starts afresh. */
-const accountOf = (url: string, username: string) => `${url.replace(/\/+$/, '')}|${username}`;
 
 export class PlaybackService {
   readonly repo: PlaybackRepository;
@@ -120,7 +134,8 @@ export class PlaybackService {
 
   constructor(private readonly ctx: AppContext) {
     this.repo = playbackRepository(ctx.db);
-    this.list = [this.navidrome(), this.plex()];
+    const deps: DestinationDeps = { ctx, repo: this.repo, retryNow: (key) => this.retryNow(key) };
+    this.list = [subsonicDestination(deps), plexDestination(deps)];
   }
 
   destinations(): PlaybackDestination[] {
@@ -129,93 +144,6 @@ export class PlaybackService {
 
   private destination(key: string): PlaybackDestination | undefined {
     return this.list.find((d) => d.key === key);
-  }
-
-  /** Navidrome or any Subsonic server (`integrations.navidrome` + `playback.navidrome`). */
-  private navidrome(): PlaybackDestination {
-    const def = { key: 'navidrome' as const, name: 'Navidrome' };
-    const connection = (settings: Settings): DestinationConnection => {
-      const c = subsonicConnection(settings);
-      return {
-        enabled: c.enabled,
-        configured: c.configured,
-        publishing: c.publishing,
-        publishFlows: c.publishFlows,
-        publishPlaylists: c.publishPlaylists,
-        ownerPrefix: c.ownerPrefix,
-        account: accountOf(c.url, c.username),
-        fingerprint: JSON.stringify([c.publishing, c.url, c.username, c.password, c.publishFlows, c.publishPlaylists, c.ownerPrefix]),
-      };
-    };
-    const target = (account: string, signal: AbortSignal): SubsonicTarget => {
-      const c = subsonicConnection(this.ctx.settings.get());
-      return {
-        destination: def.key,
-        account,
-        username: c.username,
-        client: new NavidromeClient({ baseUrl: c.url, username: c.username, password: c.password, timeoutMs: 20_000, label: def.name }),
-        repo: this.repo,
-        now: () => this.ctx.clock.now(),
-        signal,
-        scanTimeoutMs: c.scanTimeoutSeconds * 1000,
-        log: this.ctx.log,
-      };
-    };
-    return {
-      ...def,
-      connection,
-      publish: (p) => publishPlaylist(target(p.account, p.signal), p),
-      unpublish: (p) => unpublishPlaylist(target(p.account, p.signal), p.remoteId, p.marker),
-    };
-  }
-
-  /** Plex: native playlists of the music library chosen in `integrations.plex` (`playback.plex`). */
-  private plex(): PlaybackDestination {
-    const ctx = this.ctx;
-    const server = async (account: string) => {
-      const s = await plexServerForAccount(ctx, account);
-      if (!s) throw new NotConfiguredError('plex-link', 'The Plex link this playlist was published under is gone');
-      return s;
-    };
-    return {
-      key: 'plex',
-      name: 'Plex',
-      connection: (settings) => {
-        const i = settings.integrations.plex;
-        const o = settings.playback.plex;
-        const configured = i.enabled && i.url !== '' && i.machineIdentifier !== '' && i.librarySectionId !== '' && plexAccount.get(this.ctx.db) !== undefined;
-        return {
-          enabled: o.enabled,
-          configured,
-          publishing: o.enabled && configured,
-          publishFlows: o.publishFlows,
-          publishPlaylists: o.publishPlaylists,
-          ownerPrefix: o.ownerPrefix,
-          account: plexServerAccount(i),
-          fingerprint: JSON.stringify([o.enabled && configured, i.url, i.machineIdentifier, i.librarySectionId, o.publishFlows, o.publishPlaylists, o.ownerPrefix]),
-        };
-      },
-      // Users with a Plex link get their playlists as their own Plex playlists (plex/identities.ts).
-      accountFor: (c, ownerUserId) => plexAccountFor(ctx, c.account, ownerUserId),
-      movable: (from, to) => plexBaseAccount(from) === plexBaseAccount(to),
-      publish: async (p) => publishToPlex({ ctx, repo: this.repo, server: await server(p.account) }, p),
-      unpublish: async (p) => {
-        const s = await plexServerForAccount(ctx, p.account);
-        if (s === null) {
-          // A link that is gone and whose server token was never known: nothing can reach that playlist.
-          ctx.log.warn('a Plex playlist of a removed link cannot be deleted there', { marker: p.marker });
-        } else {
-          try {
-            await unpublishFromPlex({ ctx, repo: this.repo, server: s }, p.remoteId, p.marker);
-          } catch (err) {
-            // The old identity lost access (token revoked, server unshared): that playlist is out of reach for good.
-            if (!(err instanceof IntegrationError && err.kind === 'unauthorized' && p.account !== plexBaseAccount(p.account))) throw err;
-            ctx.log.warn('a Plex playlist of a previous link cannot be deleted there: its token is refused', { marker: p.marker });
-          }
-        }
-      },
-      released: () => void prunePlexIdentities(ctx),
-    };
   }
 
   start(): void {
@@ -451,69 +379,11 @@ export class PlaybackService {
     });
   }
 
-  /**
-   * Checks a destination with the given (or saved) credentials: ping, and whether the account may
-   * manage playlists and ask for scans. A success also makes waiting retries due now.
-   */
-  async test(key: string, creds: { url: string; username: string; password: string }) {
+  /** Tests a destination's connection (api.md §4.13 `playback/:key/test`): the body values or the saved ones. */
+  async test(key: string, input: DestinationTestInput = {}): Promise<DestinationTestResult> {
     const def = this.destination(key);
     if (!def) throw new NotFoundError('Playback destination not found', `No playback destination named ${key}`);
-    if (!creds.url || !creds.username) {
-      throw new NotConfiguredError(`integrations.${key}`, `${def.name} is not configured: set its URL, username and password`);
-    }
-    const client = new NavidromeClient({ baseUrl: creds.url, username: creds.username, password: creds.password, timeoutMs: 10_000, label: def.name });
-    const info = await client.ping();
-    const playlists = await client.getPlaylists();
-    let canScan = true;
-    try {
-      await client.getScanStatus();
-    } catch (err) {
-      if (!(err instanceof IntegrationError) || err.kind === 'unreachable' || err.kind === 'timeout') throw err;
-      canScan = false;
-    }
-    const saved = subsonicConnection(this.ctx.settings.get());
-    if (saved.publishing && creds.url === saved.url && creds.username === saved.username) this.retryNow(def.key);
-    return {
-      success: true as const,
-      key: def.key,
-      version: info.version,
-      type: info.type ?? null,
-      serverVersion: info.serverVersion ?? null,
-      authentication: client.authMode,
-      playlists: playlists.length,
-      canScan,
-      message: `Connected to ${info.type ?? 'a Subsonic server'} ${info.serverVersion ?? info.version}${canScan ? '' : ' (this user cannot start library scans: new tracks are matched after the server scans on its own)'}`,
-    };
-  }
-
-  /**
-   * Checks the Plex destination with the saved connection: the server answers as the chosen machine,
-   * the chosen music library is there, playlists can be listed; how many library tracks the sync maps.
-   */
-  async testPlex() {
-    const s = this.ctx.settings.get().integrations.plex;
-    const server = plexServerOf(this.ctx);
-    if (!server.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library first: Settings → Plex');
-    const identity = await server.client.identity();
-    if (s.machineIdentifier && identity.machineIdentifier !== s.machineIdentifier) {
-      throw new IntegrationError('plex', 'wrong_url', `The Plex server at this address is not ${s.serverName || 'the chosen server'} any more: choose the server again in Settings → Plex`);
-    }
-    const section = (await server.client.musicSections()).find((x) => x.key === server.librarySectionId);
-    if (!section) throw new NotFoundError('Plex library not found', `The Plex music library ${server.librarySectionId} is gone: choose another in Settings → Plex`);
-    const playlists = await server.client.playlists();
-    const counts = plexTracks.counts(this.ctx.db, server.librarySectionId);
-    if (this.destination('plex')!.connection(this.ctx.settings.get()).publishing) this.retryNow('plex');
-    return {
-      success: true as const,
-      key: 'plex',
-      version: identity.version ?? '',
-      type: 'Plex Media Server',
-      serverVersion: identity.version,
-      authentication: 'token' as const,
-      playlists: playlists.length,
-      canScan: true,
-      message: `Connected to Plex Media Server ${identity.version ?? ''}`.trim() + `: library “${section.title}”, ${counts.matched} of ${counts.total} Plex tracks matched to this library${counts.syncedAt === null ? ' (not synced yet: publishing syncs first)' : ''}`,
-    };
+    return def.test(input);
   }
 
   /** The destination answers again: publications waiting for their backoff go now. */
