@@ -90,6 +90,12 @@ describe('publishing to Plex under each user’s own Plex identity', () => {
       ['carl · Carl commute', w.f.serverToken],
     ]);
 
+    // Straight to the server: Ann's token lists Ann's playlist only, and another user's is not there for it.
+    const asAnn = (p: string) => fetch(`${w.f.pms.url}${p}`, { headers: { 'X-Plex-Token': annServerToken, Accept: 'application/json' } });
+    const listed = (await (await asAnn('/playlists?playlistType=audio')).json()) as { MediaContainer: { Metadata: Array<{ title: string }> } };
+    expect(listed.MediaContainer.Metadata.map((p) => p.title)).toEqual(['Ann evening']);
+    expect((await asAnn(`/playlists/${row(lists.bob!).remote_id}/items`)).status).toBe(404);
+
     // The users' server tokens are stored encrypted, each with the addresses plex.tv listed.
     const identities = w.server.ctx.db.prepare('SELECT * FROM plex_publish_identities ORDER BY user_id').all() as Array<{ user_id: number; token_enc: string; origins: string }>;
     expect(identities.map((i) => i.user_id)).toEqual([ann.id, bob.id]);
