@@ -267,7 +267,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_INBOX !== '0') await runInboxBench();
   // Scrobble forwarding (issue 15): what the outbox adds to /rest/scrobble; BENCH_SCROBBLE=0 skips it.
   if (process.env.BENCH_SCROBBLE !== '0') await runScrobblingBench();
-  // Playback destinations (issue 15): a 500-track playlist published to the Navidrome fake and supysonic; BENCH_PLAYBACK=0 skips it.
+  // Playback destinations (issue 15): a 500-track playlist published to the Navidrome fake, supysonic and the Plex fake
+  // (BENCH_PLAYBACK_TRACKS sets the count); BENCH_PLAYBACK=0 skips it.
   if (process.env.BENCH_PLAYBACK !== '0') await runPlaybackBench();
   // Playlist imports (issue 15): preview of a 10,000-track Spotify playlist; BENCH_IMPORTS=0 skips it.
   if (process.env.BENCH_IMPORTS !== '0') await runImportsBench();

@@ -17,6 +17,9 @@ export interface PublicationRow {
   last_attempt_at: number | null;
   last_error: string | null;
   retry_at: number | null;
+  /** Moving to another identity on the same destination: the remote playlist still to delete under the old one (067). */
+  previous_account: string | null;
+  previous_remote_id: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -77,6 +80,15 @@ export function playbackRepository(db: Db) {
     `UPDATE playback_publications SET last_attempt_at = @now, last_error = @error, updated_at = @now
      WHERE destination = @destination AND playlist_kind = @kind AND playlist_id = @id`,
   );
+  const moveTo = db.prepare(
+    `UPDATE playback_publications SET previous_account = account, previous_remote_id = remote_id, account = @account, remote_id = NULL,
+       remote_name = NULL, updated_at = @now
+     WHERE destination = @destination AND playlist_kind = @kind AND playlist_id = @id AND previous_account IS NULL AND remote_id IS NOT NULL`,
+  );
+  const previousGone = db.prepare(
+    `UPDATE playback_publications SET previous_account = NULL, previous_remote_id = NULL, updated_at = @now
+     WHERE destination = @destination AND playlist_kind = @kind AND playlist_id = @id`,
+  );
   const remove = db.prepare('DELETE FROM playback_publications WHERE destination = ? AND playlist_kind = ? AND playlist_id = ?');
   const pending = db.prepare('SELECT COUNT(*) FROM playback_publications WHERE destination = ? AND want_seq > done_seq').pluck();
   const published = db.prepare('SELECT COUNT(*) FROM playback_publications WHERE destination = ? AND remote_id IS NOT NULL').pluck();
@@ -122,6 +134,14 @@ export function playbackRepository(db: Db) {
     done: (k: PublicationKey, r: { seq: number; trackCount: number; matchedCount: number; retryAt: number | null }, now: number) =>
       void done.run({ ...named(k), ...r, now }),
     failed: (k: PublicationKey, error: string, now: number) => void failed.run({ ...named(k), error, now }),
+    /**
+     * Points the publication at another identity, remembering the remote playlist published under
+     * the old one (to delete there before the new one is made). Nothing to move, or a move already
+     * pending, leaves the row as it is (false).
+     */
+    moveTo: (k: PublicationKey, account: string, now: number) => moveTo.run({ ...named(k), account, now }).changes > 0,
+    /** The old identity's playlist is gone there. */
+    previousGone: (k: PublicationKey, now: number) => void previousGone.run({ ...named(k), now }),
     remove: (k: PublicationKey) => void remove.run(...key(k)),
     pendingCount: (destination: string) => pending.get(destination) as number,
     publishedCount: (destination: string) => published.get(destination) as number,

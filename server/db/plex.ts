@@ -150,3 +150,51 @@ export function libraryTrackIdByPath(db: Db): (path: string) => number | undefin
   const stmt = db.prepare('SELECT track_id AS trackId FROM library_media_files WHERE path = ? AND available = 1 ORDER BY id LIMIT 1');
   return (path) => (stmt.get(path) as { trackId: number } | undefined)?.trackId;
 }
+
+export interface PlexPublishIdentityRow {
+  account: string;
+  userId: number;
+  linkAt: number;
+  tokenEnc: string;
+  origins: string[];
+  updatedAt: number;
+}
+
+/** The Plex identities playlists are published under (067): a linked user's own server token and where it may go. */
+export const plexPublishIdentities = {
+  get(db: Db, account: string): PlexPublishIdentityRow | undefined {
+    const row = db
+      .prepare('SELECT account, user_id AS userId, link_at AS linkAt, token_enc AS tokenEnc, origins, updated_at AS updatedAt FROM plex_publish_identities WHERE account = ?')
+      .get(account) as (Omit<PlexPublishIdentityRow, 'origins'> & { origins: string }) | undefined;
+    return row ? { ...row, origins: JSON.parse(row.origins) as string[] } : undefined;
+  },
+  put(db: Db, row: PlexPublishIdentityRow): void {
+    db.prepare(
+      `INSERT INTO plex_publish_identities (account, user_id, link_at, token_enc, origins, updated_at) VALUES (@account, @userId, @linkAt, @tokenEnc, @origins, @updatedAt)
+       ON CONFLICT (account) DO UPDATE SET user_id = excluded.user_id, link_at = excluded.link_at, token_enc = excluded.token_enc,
+         origins = excluded.origins, updated_at = excluded.updated_at`,
+    ).run({ ...row, origins: JSON.stringify(row.origins) });
+  },
+  delete(db: Db, account: string): void {
+    db.prepare('DELETE FROM plex_publish_identities WHERE account = ?').run(account);
+  },
+  /**
+   * Forgets identities whose link is gone (or changed to another Plex user) and under which nothing is
+   * published any more: their token has no use left.
+   */
+  prune(db: Db, isCurrent: (row: { account: string; userId: number }) => boolean): number {
+    const rows = db
+      .prepare(
+        `SELECT account, user_id AS userId FROM plex_publish_identities i
+         WHERE NOT EXISTS (SELECT 1 FROM playback_publications p WHERE p.destination = 'plex' AND (p.account = i.account OR p.previous_account = i.account))`,
+      )
+      .all() as Array<{ account: string; userId: number }>;
+    let removed = 0;
+    for (const r of rows) {
+      if (isCurrent(r)) continue;
+      db.prepare('DELETE FROM plex_publish_identities WHERE account = ?').run(r.account);
+      removed++;
+    }
+    return removed;
+  },
+};

@@ -1,18 +1,15 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playbackOf, queueOf } from '../../server/domain/playback/service.js';
 import { playlistsOf, restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
 import { startNavidromeFake, type NavidromeFake } from '../fakes/navidrome/index.js';
-import { waitForScans } from '../rest/harness.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { configureNavidrome, makeLibrary, publications, staticPlaylists, trackIdsByTitle, waitFor, type LibraryFile } from './helpers.js';
+import type { TestServer } from '../helpers/server.js';
+import { configureNavidrome, publications, staticPlaylists, waitFor, type LibraryFile } from './helpers.js';
+import { startPlaybackWorld, type PlaybackWorld } from './setup.js';
 
 const PASSWORD = 'nävi secret 77';
 
 describe('publishing playlists to Navidrome (fake)', () => {
-  let dir: string;
+  let w: PlaybackWorld;
   let server: TestServer;
   let fake: NavidromeFake;
   let files: LibraryFile[];
@@ -20,21 +17,11 @@ describe('publishing playlists to Navidrome (fake)', () => {
   let adminId: number;
   const remoteByName = (name: string) => [...fake.state.playlists.values()].filter((p) => p.name === name);
   const titlesOf = (name: string) => remoteByName(name)[0]!.songIds.map((id) => fake.state.songs.get(id)!.title);
-  const settled = (id: number | string) =>
-    waitFor(`publication of ${id}`, () => {
-      const row = publications(server).find((r) => r.playlist_id === String(id));
-      return row && row.done_seq >= row.want_seq && row.remote_id ? row : null;
-    });
+  const settled = (id: number | string) => w.settled(id);
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-playback-nd-'));
-    const music = path.join(dir, 'music');
-    files = makeLibrary(music, 12, 6);
-    server = await startTestServer({ musicDirs: [music] });
-    await waitForScans(server);
-    ids = trackIdsByTitle(server);
-    expect(ids.size).toBe(12);
-    adminId = server.ctx.users.findByUsername('admin')!.id;
+    w = await startPlaybackWorld({ prefix: 'nd', destination: 'navidrome', count: 12, perAlbum: 6 });
+    ({ server, files, ids, adminId } = w);
     fake = await startNavidromeFake({ username: 'tonearm', password: PASSWORD });
     // Navidrome shares the music folder: ten files indexed, two new ones only after its next scan.
     const song = (f: LibraryFile) => ({ title: f.title, artist: f.artist, album: f.album, path: f.rel, duration: 1, track: f.track });
@@ -43,9 +30,8 @@ describe('publishing playlists to Navidrome (fake)', () => {
     await configureNavidrome(server, fake.url, 'tonearm', PASSWORD);
   });
   afterAll(async () => {
-    await server?.stop();
+    await w?.close();
     await fake?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const id = (n: number) => ids.get(`Night Song ${n}`)!;

@@ -1,75 +1,35 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueOf } from '../../server/domain/playback/service.js';
 import { playlistsOf, restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
-import { waitForScans } from '../rest/harness.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { body, connectPlex, plexEnv, startPlexFakes, type PlexFakes } from '../plex/helpers.js';
-import { makeLibrary, publications, staticPlaylists, trackIdsByTitle, waitFor, type LibraryFile } from './helpers.js';
+import type { TestServer } from '../helpers/server.js';
+import type { PlexFakes } from '../plex/helpers.js';
+import { staticPlaylists, waitFor, type LibraryFile } from './helpers.js';
+import { startPlexPlayback, type PlexWorld } from './setup.js';
 
 /** Flows and playlists published to Plex as native playlists (the PMS fake), kept in sync, through a Plex that goes down. */
 describe('publishing playlists to Plex (fake Plex Media Server)', () => {
-  let dir: string;
-  let music: string;
+  let w: PlexWorld;
   let server: TestServer;
   let f: PlexFakes;
   let files: LibraryFile[];
-  let ids: Map<string, number>;
   let adminId: number;
-  const rkOf = (n: number) => String(1000 + n);
-  const plexFile = (file: LibraryFile) => `/plexmedia/music/${file.rel}`;
+  const rkOf = (n: number) => w.rkOf(n);
+  const plexFile = (file: LibraryFile) => w.plexFile(file);
   const remoteByTitle = (title: string) => [...f.pms.playlists.values()].filter((p) => p.title === title);
   const itemsOf = (title: string) => remoteByTitle(title)[0]!.items.map((i) => i.ratingKey);
-  const id = (n: number) => ids.get(`Night Song ${n}`)!;
-  const rows = () => publications(server, 'plex');
-  const settled = (listId: number | string) =>
-    waitFor(`publication of ${listId}`, () => {
-      const row = rows().find((r) => r.playlist_id === String(listId));
-      return row && row.done_seq >= row.want_seq && row.remote_id ? row : null;
-    });
-  const admin = async (p: string, init: { method?: string; json?: unknown } = {}) => {
-    const res = await server.api(p, { ...init, token: server.admin.token });
-    return { status: res.status, body: await body(res) };
-  };
+  const id = (n: number) => w.id(n);
+  const rows = () => w.rows();
+  const settled = (listId: number | string) => w.settled(listId);
+  const admin = (p: string, init: { method?: string; json?: unknown } = {}) => w.admin(p, init);
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-playback-plex-'));
-    music = path.join(dir, 'music');
-    files = makeLibrary(music, 8, 4);
-    f = await startPlexFakes();
-    server = await startTestServer({ musicDirs: [music], env: { ...plexEnv(f), TONEARM_LIBRARY_WATCH: '0' } });
-    await waitForScans(server);
-    ids = trackIdsByTitle(server);
-    expect(ids.size).toBe(8);
-    adminId = server.ctx.users.findByUsername('admin')!.id;
     // Plex sees the same files under its own path; the eighth one is not in Plex yet.
-    f.pms.sections = [{ key: '3', title: 'Music', type: 'artist', locations: ['/plexmedia/music'] }];
-    f.pms.tracks = files.slice(0, 7).map((file, i) => ({
-      ratingKey: rkOf(i + 1),
-      sectionKey: '3',
-      title: file.title,
-      artist: file.artist,
-      album: file.album,
-      file: plexFile(file),
-    }));
-    await connectPlex(server, f);
-    expect((await admin('/api/settings/plex/resources', { method: 'POST', json: {} })).status).toBe(200);
-    const saved = await admin('/api/settings', {
-      method: 'POST',
-      json: {
-        integrations: { plex: { url: f.pms.url, machineIdentifier: f.pms.machineIdentifier, serverName: 'Den', librarySectionId: '3', pathMappings: [{ from: '/plexmedia/music', to: music }] } },
-        playback: { plex: { enabled: true } },
-      },
-    });
-    expect(saved.status).toBe(200);
+    w = await startPlexPlayback({ prefix: 'plex', count: 8, perAlbum: 4, inPlex: 7 });
+    ({ server, f, files, adminId } = w);
   }, 60_000);
 
   afterAll(async () => {
-    await server?.stop();
-    await f?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await w?.close();
   });
 
   it('lists Plex among the destinations and tests it', async () => {

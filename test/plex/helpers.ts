@@ -19,8 +19,19 @@ export async function startPlexFakes(): Promise<PlexFakes> {
   const ownerToken = tv.addAccount({ username: 'owner', title: 'Owner' });
   const serverToken = 'den-server-token-5f2c';
   pms.tokens.add(serverToken);
-  tv.servers = [{ name: 'Den', clientIdentifier: pms.machineIdentifier, accessToken: serverToken, owned: true, uri: pms.url }];
+  tv.servers = [{ name: 'Den', clientIdentifier: pms.machineIdentifier, accessToken: serverToken, owned: true, ownerToken, uri: pms.url }];
   return { tv, pms, ownerToken, serverToken, close: async () => void (await Promise.all([tv.close(), pms.close()])) };
+}
+
+/**
+ * Gives a plex.tv account (a friend's token, or a Plex Home user's switched token) access to the Den
+ * server: plex.tv lists Den to it with a server token of its own, which the server knows as that user.
+ */
+export function shareDen(f: PlexFakes, plexTvToken: string, user: string): string {
+  const token = `den-${user}-token-${Math.random().toString(36).slice(2, 8)}`;
+  f.pms.userTokens.set(token, user);
+  f.tv.share(plexTvToken, f.pms.machineIdentifier, token);
+  return token;
 }
 
 export function plexEnv(f: PlexFakes): Record<string, string> {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plexLinks } from '../../server/db/plex.js';
-import { plexServerForUser, plexTokenForUser } from '../../server/domain/plex/connection.js';
+import { plexTokenForUser } from '../../server/domain/plex/connection.js';
+import { plexServerForUser } from '../../server/domain/plex/identities.js';
 import { decrypt } from '../../server/secrets.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { body, connectPlex, createUser, plexEnv, startPlexFakes, type PlexFakes } from './helpers.js';
+import { body, connectPlex, createUser, plexEnv, shareDen, startPlexFakes, type PlexFakes } from './helpers.js';
 
 /** Each user's Plex link (`/api/users/me/plex-link/*`) and an administrator's Plex Home links (api.md §4.12). */
 
@@ -150,16 +151,20 @@ describe('Plex Home links (administrator)', () => {
     expect([noHome.status, noHome.body.error]).toEqual([404, 'Plex home user not found']);
   });
 
-  it("a user's client uses their own token on the configured server", async () => {
+  it("a user's client uses their own server token (from plex.tv's resources for that user) on the configured server", async () => {
     // The server is chosen from plex.tv's list (whose connections are where tokens may go).
     expect((await call('/api/settings/plex/resources', server.admin.token, { method: 'POST', json: {} })).status).toBe(200);
     await call('/api/settings', server.admin.token, { method: 'POST', json: { integrations: { plex: { url: f.pms.url, machineIdentifier: f.pms.machineIdentifier } } } });
-    f.pms.tokens.add('kid-home-token-9a');
-    const forBob = plexServerForUser(server.ctx, bob.id)!;
+    // Not shared with Kid yet: plex.tv does not list the server to Kid's token.
+    await expect(plexServerForUser(server.ctx, bob.id)).rejects.toThrow(/not shared/);
+    expect(plexLinks.get(server.ctx.db, bob.id)!.lastError).toMatch(/not shared/);
+    const kidServerToken = shareDen(f, 'kid-home-token-9a', 'kid');
+    const forBob = (await plexServerForUser(server.ctx, bob.id))!;
     expect(forBob.machineIdentifier).toBe(f.pms.machineIdentifier);
     await forBob.client.playlists();
-    expect(f.pms.requests.at(-1)!.headers['x-plex-token']).toBe('kid-home-token-9a');
-    expect(plexServerForUser(server.ctx, 9999)).toBeNull();
+    expect(f.pms.requests.at(-1)!.headers['x-plex-token']).toBe(kidServerToken);
+    expect(plexLinks.get(server.ctx.db, bob.id)!.lastError).toBeNull();
+    expect(await plexServerForUser(server.ctx, 9999)).toBeNull();
   });
 
   it('an administrator removes a managed link', async () => {

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { NotFoundError } from '../../domain/errors.js';
 import { playbackOf } from '../../domain/playback/service.js';
-import { secretForTest } from '../../domain/settings/secretOrigin.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13: the playback destinations' status and their connection test. */
@@ -63,23 +61,9 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
       body: testBody.optional(),
       response: testResult,
       handler: ({ params, body }) => {
-        const service = playbackOf(ctx);
-        if (!service.destinations().some((d) => d.key === params.key)) {
-          throw new NotFoundError('Playback destination not found', `No playback destination named ${params.key}`);
-        }
-        // Plex uses the connection of Settings → Plex (its token never leaves the server).
-        if (params.key === 'plex') return service.testPlex();
-        const key = params.key as 'navidrome';
-        const saved = ctx.settings.get().integrations[key];
-        const url = body?.url ?? saved.url;
-        const password = secretForTest({
-          setting: `integrations.${key}`,
-          field: 'password',
-          saved: { url: saved.url, secret: saved.password },
-          url,
-          secret: body?.password,
-        });
-        return service.test(key, { url, username: body?.username ?? saved.username, password });
+        // Plex uses the connection of Settings → Plex (its token never leaves the server); a Subsonic
+        // server the body's values or the saved ones (the saved password only to the saved address).
+        return playbackOf(ctx).test(params.key, body ?? {});
       },
     }),
   ];

@@ -1,10 +1,13 @@
 import type { AppContext } from '../../context.js';
 import type { PlaybackRepository } from '../../db/playback.js';
-import { plexTracks } from '../../db/plex.js';
+import { plexAccount, plexTracks } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { PlexPlaylist } from '../../integrations/plex/index.js';
-import type { PlexServerConnection } from '../plex/connection.js';
+import { NotConfiguredError, NotFoundError } from '../errors.js';
+import { plexServerOf, type PlexServerConnection } from '../plex/connection.js';
+import { plexAccountFor, plexBaseAccount, plexServerAccount, plexServerForAccount, prunePlexIdentities } from '../plex/identities.js';
 import { syncPlex } from '../plex/sync.js';
+import type { DestinationDeps, DestinationTestResult, PlaybackDestination } from './service.js';
 import { planUpdate } from './subsonic.js';
 
 /**
@@ -48,7 +51,8 @@ export async function plexRatingKeys(target: PlexTarget, trackIds: number[]): Pr
     repo.scanned(PLEX_DESTINATION, now);
     // New files: ask Plex to scan the section (it runs on its own; a later sync sees what it found), then read its tracks again.
     try {
-      await server.client.refreshSection(server.librarySectionId);
+      // Only the server's owner may scan: with the administrator's token whoever publishes.
+      await plexServerOf(ctx).client.refreshSection(server.librarySectionId);
     } catch (err) {
       if (transient(err)) throw err;
       ctx.log.warn('Plex did not start a library scan', { error: err instanceof Error ? err.message : String(err) });
@@ -127,4 +131,91 @@ export async function unpublishFromPlex(target: PlexTarget, remoteId: string | n
     if (err instanceof IntegrationError && err.kind === 'not_found') return;
     throw err;
   }
+}
+
+// ---- the destination --------------------------------------------------------------------------
+
+/** Plex: native playlists of the music library chosen in `integrations.plex` (`playback.plex`), each user's under their own Plex identity when linked. */
+export function plexDestination(deps: DestinationDeps): PlaybackDestination {
+  const { ctx, repo } = deps;
+  const server = async (account: string) => {
+    const s = await plexServerForAccount(ctx, account);
+    if (!s) throw new NotConfiguredError('plex-link', 'The Plex link this playlist was published under is gone');
+    return s;
+  };
+
+  /**
+   * Checks the saved connection: the server answers as the chosen machine, the chosen music library
+   * is there, playlists can be listed; how many library tracks the sync maps. A success makes
+   * waiting retries due now.
+   */
+  const test = async (): Promise<DestinationTestResult> => {
+    const s = ctx.settings.get().integrations.plex;
+    const admin = plexServerOf(ctx);
+    if (!admin.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library first: Settings → Plex');
+    const identity = await admin.client.identity();
+    if (s.machineIdentifier && identity.machineIdentifier !== s.machineIdentifier) {
+      throw new IntegrationError('plex', 'wrong_url', `The Plex server at this address is not ${s.serverName || 'the chosen server'} any more: choose the server again in Settings → Plex`);
+    }
+    const section = (await admin.client.musicSections()).find((x) => x.key === admin.librarySectionId);
+    if (!section) throw new NotFoundError('Plex library not found', `The Plex music library ${admin.librarySectionId} is gone: choose another in Settings → Plex`);
+    const playlists = await admin.client.playlists();
+    const counts = plexTracks.counts(ctx.db, admin.librarySectionId);
+    if (destination.connection(ctx.settings.get()).publishing) deps.retryNow(destination.key);
+    return {
+      success: true,
+      key: destination.key,
+      version: identity.version ?? '',
+      type: 'Plex Media Server',
+      serverVersion: identity.version,
+      authentication: 'token',
+      playlists: playlists.length,
+      canScan: true,
+      message:
+        `Connected to Plex Media Server ${identity.version ?? ''}`.trim() +
+        `: library “${section.title}”, ${counts.matched} of ${counts.total} Plex tracks matched to this library${counts.syncedAt === null ? ' (not synced yet: publishing syncs first)' : ''}`,
+    };
+  };
+
+  const destination: PlaybackDestination = {
+    key: 'plex',
+    name: 'Plex',
+    connection: (settings) => {
+      const i = settings.integrations.plex;
+      const o = settings.playback.plex;
+      const configured = i.enabled && i.url !== '' && i.machineIdentifier !== '' && i.librarySectionId !== '' && plexAccount.get(ctx.db) !== undefined;
+      return {
+        enabled: o.enabled,
+        configured,
+        publishing: o.enabled && configured,
+        publishFlows: o.publishFlows,
+        publishPlaylists: o.publishPlaylists,
+        ownerPrefix: o.ownerPrefix,
+        account: plexServerAccount(i),
+        fingerprint: JSON.stringify([o.enabled && configured, i.url, i.machineIdentifier, i.librarySectionId, o.publishFlows, o.publishPlaylists, o.ownerPrefix]),
+      };
+    },
+    // Users with a Plex link get their playlists as their own Plex playlists (plex/identities.ts).
+    accountFor: (c, ownerUserId) => plexAccountFor(ctx, c.account, ownerUserId),
+    movable: (from, to) => plexBaseAccount(from) === plexBaseAccount(to),
+    publish: async (p) => publishToPlex({ ctx, repo, server: await server(p.account) }, p),
+    unpublish: async (p) => {
+      const s = await plexServerForAccount(ctx, p.account);
+      if (s === null) {
+        // A link that is gone and whose server token was never known: nothing can reach that playlist.
+        ctx.log.warn('a Plex playlist of a removed link cannot be deleted there', { marker: p.marker });
+        return;
+      }
+      try {
+        await unpublishFromPlex({ ctx, repo, server: s }, p.remoteId, p.marker);
+      } catch (err) {
+        // The old identity lost access (token revoked, server unshared): that playlist is out of reach for good.
+        if (!(err instanceof IntegrationError && err.kind === 'unauthorized' && p.account !== plexBaseAccount(p.account))) throw err;
+        ctx.log.warn('a Plex playlist of a previous link cannot be deleted there: its token is refused', { marker: p.marker });
+      }
+    },
+    released: () => void prunePlexIdentities(ctx),
+    test,
+  };
+  return destination;
 }

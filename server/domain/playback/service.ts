@@ -1,16 +1,13 @@
 import type { AppContext } from '../../context.js';
 import { playbackRepository, type PlaybackRepository, type PublicationKey, type PublicationRow } from '../../db/playback.js';
-import { IntegrationError } from '../../integrations/errors.js';
-import { NavidromeClient } from '../../integrations/navidrome/index.js';
 import type { Job } from '../../jobs/queue.js';
-import { NotConfiguredError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import { playlistsOf, type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
 import type { Settings } from '../settings/schema.js';
-import { plexAccount, plexTracks } from '../../db/plex.js';
-import { plexServerOf } from '../plex/connection.js';
+import { onPlexLinkChanged } from '../plex/links.js';
 import { onPlexSynced } from '../plex/sync.js';
-import { PLEX_DESTINATION, publishToPlex, unpublishFromPlex, type PlexTarget } from './plex.js';
-import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subsonic.js';
+import { PLEX_DESTINATION, plexDestination } from './plex.js';
+import { subsonicDestination } from './subsonic.js';
 
 /**
  * Playback destinations: every playlist (static, flow, shared — whatever the registry knows) is
@@ -19,8 +16,9 @@ import { publishPlaylist, unpublishPlaylist, type SubsonicTarget } from './subso
  * retried with backoff while the destination is down, and re-found by the reconcile task if a job
  * ever dies — that publishes the newest state.
  *
- * Each destination is one `PlaybackDestination` (its connection under some settings, publish and
- * unpublish one playlist): Navidrome or any Subsonic server (`subsonic.ts`) and Plex (`plex.ts`).
+ * Each destination is one `PlaybackDestination` (its connection under some settings, whose account
+ * a playlist goes to, publish and unpublish one playlist, test the connection): Navidrome or any
+ * Subsonic server (`subsonic.ts`) and Plex (`plex.ts`).
  */
 
 export const PLAYBACK_BACKOFF = { baseMs: 15_000, maxMs: 30 * 60_000 };
@@ -81,22 +79,53 @@ export interface PlaybackDestination {
   /** Makes the remote playlist hold the matched tracks in order; remoteId null when there was nothing to create yet. */
   publish(p: DestinationPublish): Promise<{ remoteId: string | null; trackCount: number; matchedCount: number }>;
   unpublish(p: { account: string; remoteId: string | null; marker: string; signal: AbortSignal }): Promise<void>;
+  /**
+   * The account a playlist of this owner is published under, and whether it is the owner's own
+   * (their own playlist there: no owner prefix). Without it, every playlist goes to the connection's
+   * account, named with the owner prefix.
+   */
+  accountFor?(c: DestinationConnection, ownerUserId: number | null): { account: string; own: boolean };
+  /**
+   * A publication on account `from` moves to `to` (same server, another identity): the playlist is
+   * deleted under the old identity, then made under the new. Without it, another account starts afresh.
+   */
+  movable?(from: string, to: string): boolean;
+  /** A publication left an account (moved away, or taken down): what was kept for it may go. */
+  released?(account: string): void;
+  /** Checks the connection (the given values or the saved ones); a success with the saved connection makes waiting retries due now. */
+  test(input: DestinationTestInput): Promise<DestinationTestResult>;
+}
+
+export interface DestinationTestInput {
+  url?: string;
+  username?: string;
+  password?: string;
+}
+
+export interface DestinationTestResult {
+  success: true;
+  key: string;
+  version: string;
+  type: string | null;
+  serverVersion: string | null;
+  authentication: 'token' | 'password';
+  playlists: number;
+  canScan: boolean;
+  message: string;
+}
+
+/** What a destination is made with. */
+export interface DestinationDeps {
+  ctx: AppContext;
+  repo: PlaybackRepository;
+  /** The destination answers again: waiting publications go now. */
+  retryNow(key: DestinationKey): void;
 }
 
 export const queueOf = (destination: string) => `playback:${destination}`;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
 const markerOf = (kind: string, id: string) => `Tonearm ${kind}:${id}`;
-
-function subsonicConnection(settings: Settings) {
-  const c = settings.integrations.navidrome;
-  const options = settings.playback.navidrome;
-  const configured = c.url !== '' && c.username !== '' && c.password !== '';
-  return { ...c, ...options, integrationEnabled: c.enabled, publishing: options.enabled && c.enabled && configured, configured };
-}
-
-/** Identifies the account remote ids belong to: another address or user starts afresh. */
-const accountOf = (url: string, username: string) => `${url.replace(/\/+$/, '')}|${username}`;
 
 export class PlaybackService {
   readonly repo: PlaybackRepository;
@@ -105,7 +134,8 @@ export class PlaybackService {
 
   constructor(private readonly ctx: AppContext) {
     this.repo = playbackRepository(ctx.db);
-    this.list = [this.navidrome(), this.plex()];
+    const deps: DestinationDeps = { ctx, repo: this.repo, retryNow: (key) => this.retryNow(key) };
+    this.list = [subsonicDestination(deps), plexDestination(deps)];
   }
 
   destinations(): PlaybackDestination[] {
@@ -114,70 +144,6 @@ export class PlaybackService {
 
   private destination(key: string): PlaybackDestination | undefined {
     return this.list.find((d) => d.key === key);
-  }
-
-  /** Navidrome or any Subsonic server (`integrations.navidrome` + `playback.navidrome`). */
-  private navidrome(): PlaybackDestination {
-    const def = { key: 'navidrome' as const, name: 'Navidrome' };
-    const connection = (settings: Settings): DestinationConnection => {
-      const c = subsonicConnection(settings);
-      return {
-        enabled: c.enabled,
-        configured: c.configured,
-        publishing: c.publishing,
-        publishFlows: c.publishFlows,
-        publishPlaylists: c.publishPlaylists,
-        ownerPrefix: c.ownerPrefix,
-        account: accountOf(c.url, c.username),
-        fingerprint: JSON.stringify([c.publishing, c.url, c.username, c.password, c.publishFlows, c.publishPlaylists, c.ownerPrefix]),
-      };
-    };
-    const target = (account: string, signal: AbortSignal): SubsonicTarget => {
-      const c = subsonicConnection(this.ctx.settings.get());
-      return {
-        destination: def.key,
-        account,
-        username: c.username,
-        client: new NavidromeClient({ baseUrl: c.url, username: c.username, password: c.password, timeoutMs: 20_000, label: def.name }),
-        repo: this.repo,
-        now: () => this.ctx.clock.now(),
-        signal,
-        scanTimeoutMs: c.scanTimeoutSeconds * 1000,
-        log: this.ctx.log,
-      };
-    };
-    return {
-      ...def,
-      connection,
-      publish: (p) => publishPlaylist(target(p.account, p.signal), p),
-      unpublish: (p) => unpublishPlaylist(target(p.account, p.signal), p.remoteId, p.marker),
-    };
-  }
-
-  /** Plex: native playlists of the music library chosen in `integrations.plex` (`playback.plex`). */
-  private plex(): PlaybackDestination {
-    const target = (): PlexTarget => ({ ctx: this.ctx, repo: this.repo, server: plexServerOf(this.ctx) });
-    return {
-      key: 'plex',
-      name: 'Plex',
-      connection: (settings) => {
-        const i = settings.integrations.plex;
-        const o = settings.playback.plex;
-        const configured = i.enabled && i.url !== '' && i.machineIdentifier !== '' && i.librarySectionId !== '' && plexAccount.get(this.ctx.db) !== undefined;
-        return {
-          enabled: o.enabled,
-          configured,
-          publishing: o.enabled && configured,
-          publishFlows: o.publishFlows,
-          publishPlaylists: o.publishPlaylists,
-          ownerPrefix: o.ownerPrefix,
-          account: `${i.url.replace(/\/+$/, '')}|${i.machineIdentifier}|${i.librarySectionId}`,
-          fingerprint: JSON.stringify([o.enabled && configured, i.url, i.machineIdentifier, i.librarySectionId, o.publishFlows, o.publishPlaylists, o.ownerPrefix]),
-        };
-      },
-      publish: (p) => publishToPlex(target(), p),
-      unpublish: (p) => unpublishFromPlex(target(), p.remoteId, p.marker),
-    };
   }
 
   start(): void {
@@ -213,6 +179,9 @@ export class PlaybackService {
       setImmediate(() => this.reconcile('plex'));
     });
     this.ctx.onClose(stopSynced);
+    // A user linked or unlinked Plex: their playlists move to their own Plex account or back.
+    const stopLinks = onPlexLinkChanged(this.ctx, () => setImmediate(() => this.reconcile('plex')));
+    this.ctx.onClose(stopLinks);
     this.ctx.scheduler.define({ name: 'playback-reconcile', every: RECONCILE_EVERY_MS, handler: () => void this.reconcileAll() });
     setImmediate(() => this.reconcileAll());
   }
@@ -256,8 +225,7 @@ export class PlaybackService {
       const settings = this.ctx.settings.get();
       const c = d.connection(settings);
       if (!c.publishing) return;
-      const account = c.account;
-      this.repo.dropOtherAccounts(destination, account);
+      this.repo.dropOtherAccounts(destination, c.account);
       const now = this.ctx.clock.now();
       const rows = new Map(this.repo.all(destination).map((r) => [`${r.playlist_kind}:${r.playlist_id}`, r]));
       for (const ref of this.allPlaylists()) {
@@ -265,7 +233,9 @@ export class PlaybackService {
         const row = rows.get(`${ref.kind}:${ref.id}`);
         rows.delete(`${ref.kind}:${ref.id}`);
         const key = { destination, kind: ref.kind, id: ref.id };
-        const stale = !row || row.account !== account || row.remote_name !== this.remoteName(ref, settings, destination) || row.remote_id === null;
+        const { account, own } = this.accountOf(d, c, ref);
+        const stale =
+          !row || row.account !== account || row.remote_name !== this.remoteName(ref, settings, destination, own) || row.remote_id === null || row.previous_account !== null;
         if (stale || (row.retry_at !== null && row.retry_at <= now)) {
           if (!row || row.want_seq <= row.done_seq) this.touch(key, false);
           else this.enqueue(key);
@@ -274,7 +244,7 @@ export class PlaybackService {
       // Publications of playlists that are gone or no longer wanted there.
       for (const row of rows.values()) {
         const key = { destination, kind: row.playlist_kind, id: row.playlist_id };
-        if (row.remote_id === null && row.want_seq <= row.done_seq && !row.deleted) continue;
+        if (row.remote_id === null && row.previous_account === null && row.want_seq <= row.done_seq && !row.deleted) continue;
         if (row.want_seq > row.done_seq) this.enqueue(key);
         else this.touch(key, false);
       }
@@ -301,8 +271,14 @@ export class PlaybackService {
     return ref.kind === 'flow' ? c.publishFlows : c.publishPlaylists;
   }
 
-  /** "alice · Night drive" when several people share the destination account. */
-  remoteName(ref: PlaylistRef, settings: Settings, destination: DestinationKey = 'navidrome'): string {
+  /** The account a playlist goes to there (its owner's own, where the destination has them). */
+  private accountOf(d: PlaybackDestination, c: DestinationConnection, ref: PlaylistRef): { account: string; own: boolean } {
+    return d.accountFor?.(c, ref.ownerUserId) ?? { account: c.account, own: false };
+  }
+
+  /** "alice · Night drive" when several people share the destination account; the plain name in the owner's own account. */
+  remoteName(ref: PlaylistRef, settings: Settings, destination: DestinationKey = 'navidrome', own = false): string {
+    if (own) return ref.name;
     const mode = settings.playback[destination].ownerPrefix;
     const prefix = mode === 'always' || (mode === 'auto' && this.ctx.users.count() > 1);
     return prefix && ref.owner ? `${ref.owner} · ${ref.name}` : ref.name;
@@ -335,13 +311,27 @@ export class PlaybackService {
   private async publishOnce(def: PlaybackDestination, c: DestinationConnection, row: PublicationRow, settings: Settings, signal: AbortSignal): Promise<void> {
     const key = { destination: def.key, kind: row.playlist_kind, id: row.playlist_id };
     const seq = row.want_seq;
-    const account = c.account;
     const now = () => this.ctx.clock.now();
-    // Ids from another address or user mean nothing here.
-    const remoteId = row.account === account ? row.remote_id : null;
     const ref = row.deleted ? undefined : playlistsOf(this.ctx).find(row.playlist_id);
     const marker = markerOf(row.playlist_kind, row.playlist_id);
-    if (!ref || ref.kind !== row.playlist_kind || !this.wanted(def, ref, settings)) {
+    const live = ref && ref.kind === row.playlist_kind && this.wanted(def, ref, settings) ? ref : undefined;
+    const same = (a: string, b: string) => a === b || (def.movable?.(a, b) ?? false);
+    // Where it goes: its owner's identity when it is published; the one it was published under when it is taken down.
+    const { account, own } = live ? this.accountOf(def, c, live) : { account: row.account !== '' && same(row.account, c.account) ? row.account : c.account, own: false };
+    if (row.remote_id !== null && row.account !== '' && row.account !== account && def.movable?.(row.account, account)) {
+      // Another identity on the same server (a link made or removed): recorded first, so a crash leaves the old playlist still to delete.
+      this.repo.moveTo(key, account, now());
+      this.ctx.log.info('playlist moves to another identity there', { destination: def.key, playlist: key.id });
+      row = this.repo.get(key)!;
+    }
+    if (row.previous_account !== null) {
+      await def.unpublish({ account: row.previous_account, remoteId: row.previous_remote_id, marker, signal });
+      this.repo.previousGone(key, now());
+      def.released?.(row.previous_account);
+    }
+    // Ids from another address or user mean nothing here.
+    const remoteId = row.account === account ? row.remote_id : null;
+    if (!live) {
       await def.unpublish({ account, remoteId, marker, signal });
       this.ctx.db.transaction(() => {
         const current = this.repo.get(key);
@@ -351,14 +341,15 @@ export class PlaybackService {
           this.repo.done(key, { seq, trackCount: 0, matchedCount: 0, retryAt: null }, now());
         } else this.repo.remove(key);
       })();
+      def.released?.(account);
       return;
     }
-    const name = this.remoteName(ref, settings, def.key);
+    const name = this.remoteName(live, settings, def.key, own);
     const result = await def.publish({
       account,
       name,
       marker,
-      trackIds: playlistsOf(this.ctx).trackIds(ref),
+      trackIds: playlistsOf(this.ctx).trackIds(live),
       remoteId,
       recordRemote: (id) => this.repo.setRemote(key, account, id, name, now()),
       signal,
@@ -388,69 +379,11 @@ export class PlaybackService {
     });
   }
 
-  /**
-   * Checks a destination with the given (or saved) credentials: ping, and whether the account may
-   * manage playlists and ask for scans. A success also makes waiting retries due now.
-   */
-  async test(key: string, creds: { url: string; username: string; password: string }) {
+  /** Tests a destination's connection (api.md §4.13 `playback/:key/test`): the body values or the saved ones. */
+  async test(key: string, input: DestinationTestInput = {}): Promise<DestinationTestResult> {
     const def = this.destination(key);
     if (!def) throw new NotFoundError('Playback destination not found', `No playback destination named ${key}`);
-    if (!creds.url || !creds.username) {
-      throw new NotConfiguredError(`integrations.${key}`, `${def.name} is not configured: set its URL, username and password`);
-    }
-    const client = new NavidromeClient({ baseUrl: creds.url, username: creds.username, password: creds.password, timeoutMs: 10_000, label: def.name });
-    const info = await client.ping();
-    const playlists = await client.getPlaylists();
-    let canScan = true;
-    try {
-      await client.getScanStatus();
-    } catch (err) {
-      if (!(err instanceof IntegrationError) || err.kind === 'unreachable' || err.kind === 'timeout') throw err;
-      canScan = false;
-    }
-    const saved = subsonicConnection(this.ctx.settings.get());
-    if (saved.publishing && creds.url === saved.url && creds.username === saved.username) this.retryNow(def.key);
-    return {
-      success: true as const,
-      key: def.key,
-      version: info.version,
-      type: info.type ?? null,
-      serverVersion: info.serverVersion ?? null,
-      authentication: client.authMode,
-      playlists: playlists.length,
-      canScan,
-      message: `Connected to ${info.type ?? 'a Subsonic server'} ${info.serverVersion ?? info.version}${canScan ? '' : ' (this user cannot start library scans: new tracks are matched after the server scans on its own)'}`,
-    };
-  }
-
-  /**
-   * Checks the Plex destination with the saved connection: the server answers as the chosen machine,
-   * the chosen music library is there, playlists can be listed; how many library tracks the sync maps.
-   */
-  async testPlex() {
-    const s = this.ctx.settings.get().integrations.plex;
-    const server = plexServerOf(this.ctx);
-    if (!server.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library first: Settings → Plex');
-    const identity = await server.client.identity();
-    if (s.machineIdentifier && identity.machineIdentifier !== s.machineIdentifier) {
-      throw new IntegrationError('plex', 'wrong_url', `The Plex server at this address is not ${s.serverName || 'the chosen server'} any more: choose the server again in Settings → Plex`);
-    }
-    const section = (await server.client.musicSections()).find((x) => x.key === server.librarySectionId);
-    if (!section) throw new NotFoundError('Plex library not found', `The Plex music library ${server.librarySectionId} is gone: choose another in Settings → Plex`);
-    const playlists = await server.client.playlists();
-    const counts = plexTracks.counts(this.ctx.db, server.librarySectionId);
-    if (this.destination('plex')!.connection(this.ctx.settings.get()).publishing) this.retryNow('plex');
-    return {
-      success: true as const,
-      key: 'plex',
-      version: identity.version ?? '',
-      type: 'Plex Media Server',
-      serverVersion: identity.version,
-      authentication: 'token' as const,
-      playlists: playlists.length,
-      canScan: true,
-      message: `Connected to Plex Media Server ${identity.version ?? ''}`.trim() + `: library “${section.title}”, ${counts.matched} of ${counts.total} Plex tracks matched to this library${counts.syncedAt === null ? ' (not synced yet: publishing syncs first)' : ''}`,
-    };
+    return def.test(input);
   }
 
   /** The destination answers again: publications waiting for their backoff go now. */

@@ -1,7 +1,11 @@
 import path from 'node:path';
 import type { LocalTrack, PlaybackRepository } from '../../db/playback.js';
 import { IntegrationError } from '../../integrations/errors.js';
-import type { NavidromeClient, SubsonicPlaylist, SubsonicSong } from '../../integrations/navidrome/index.js';
+import { NavidromeClient, type SubsonicPlaylist, type SubsonicSong } from '../../integrations/navidrome/index.js';
+import { NotConfiguredError } from '../errors.js';
+import { secretForTest } from '../settings/secretOrigin.js';
+import type { Settings } from '../settings/schema.js';
+import type { DestinationConnection, DestinationDeps, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './service.js';
 
 /**
  * Publishing one playlist to a Subsonic server (Navidrome, supysonic, …): local tracks matched to
@@ -294,4 +298,92 @@ export async function unpublishPlaylist(target: SubsonicTarget, remoteId: string
     if (err instanceof IntegrationError && err.kind === 'not_found') return;
     throw err;
   }
+}
+
+// ---- the destination --------------------------------------------------------------------------
+
+function subsonicConnection(settings: Settings) {
+  const c = settings.integrations.navidrome;
+  const options = settings.playback.navidrome;
+  const configured = c.url !== '' && c.username !== '' && c.password !== '';
+  return { ...c, ...options, integrationEnabled: c.enabled, publishing: options.enabled && c.enabled && configured, configured };
+}
+
+/** Identifies the account remote ids belong to: another address or user starts afresh. */
+const accountOf = (url: string, username: string) => `${url.replace(/\/+$/, '')}|${username}`;
+
+/** Navidrome or any Subsonic server (`integrations.navidrome` + `playback.navidrome`). */
+export function subsonicDestination(deps: DestinationDeps): PlaybackDestination {
+  const { ctx, repo } = deps;
+  const def = { key: 'navidrome' as const, name: 'Navidrome' };
+  const connection = (settings: Settings): DestinationConnection => {
+    const c = subsonicConnection(settings);
+    return {
+      enabled: c.enabled,
+      configured: c.configured,
+      publishing: c.publishing,
+      publishFlows: c.publishFlows,
+      publishPlaylists: c.publishPlaylists,
+      ownerPrefix: c.ownerPrefix,
+      account: accountOf(c.url, c.username),
+      fingerprint: JSON.stringify([c.publishing, c.url, c.username, c.password, c.publishFlows, c.publishPlaylists, c.ownerPrefix]),
+    };
+  };
+  const target = (account: string, signal: AbortSignal): SubsonicTarget => {
+    const c = subsonicConnection(ctx.settings.get());
+    return {
+      destination: def.key,
+      account,
+      username: c.username,
+      client: new NavidromeClient({ baseUrl: c.url, username: c.username, password: c.password, timeoutMs: 20_000, label: def.name }),
+      repo,
+      now: () => ctx.clock.now(),
+      signal,
+      scanTimeoutMs: c.scanTimeoutSeconds * 1000,
+      log: ctx.log,
+    };
+  };
+
+  /**
+   * Checks the server with the given (or saved) credentials: ping, and whether the account may
+   * manage playlists and ask for scans. The saved password only goes to the saved address. A success
+   * with the saved connection makes waiting retries due now.
+   */
+  const test = async (input: DestinationTestInput): Promise<DestinationTestResult> => {
+    const saved = subsonicConnection(ctx.settings.get());
+    const url = input.url ?? saved.url;
+    const username = input.username ?? saved.username;
+    const password = secretForTest({ setting: `integrations.${def.key}`, field: 'password', saved: { url: saved.url, secret: saved.password }, url, secret: input.password });
+    if (!url || !username) throw new NotConfiguredError(`integrations.${def.key}`, `${def.name} is not configured: set its URL, username and password`);
+    const client = new NavidromeClient({ baseUrl: url, username, password, timeoutMs: 10_000, label: def.name });
+    const info = await client.ping();
+    const playlists = await client.getPlaylists();
+    let canScan = true;
+    try {
+      await client.getScanStatus();
+    } catch (err) {
+      if (!(err instanceof IntegrationError) || err.kind === 'unreachable' || err.kind === 'timeout') throw err;
+      canScan = false;
+    }
+    if (saved.publishing && url === saved.url && username === saved.username) deps.retryNow(def.key);
+    return {
+      success: true,
+      key: def.key,
+      version: info.version,
+      type: info.type ?? null,
+      serverVersion: info.serverVersion ?? null,
+      authentication: client.authMode,
+      playlists: playlists.length,
+      canScan,
+      message: `Connected to ${info.type ?? 'a Subsonic server'} ${info.serverVersion ?? info.version}${canScan ? '' : ' (this user cannot start library scans: new tracks are matched after the server scans on its own)'}`,
+    };
+  };
+
+  return {
+    ...def,
+    connection,
+    publish: (p) => publishPlaylist(target(p.account, p.signal), p),
+    unpublish: (p) => unpublishPlaylist(target(p.account, p.signal), p.remoteId, p.marker),
+    test,
+  };
 }

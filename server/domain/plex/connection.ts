@@ -161,11 +161,3 @@ export function plexServerOf(ctx: AppContext): PlexServerConnection {
   if (!tokenMayGoTo(ctx, s.url, s.machineIdentifier)) throw new NotConfiguredError('integrations.plex.url', relinkMessage(s.url));
   return { client: plexServerClient(ctx, s.url, token), url: s.url, machineIdentifier: s.machineIdentifier, librarySectionId: s.librarySectionId };
 }
-
-/** The configured server with a user's own token (their playlists are theirs), or null when the user has no Plex link. */
-export function plexServerForUser(ctx: AppContext, userId: number): PlexServerConnection | null {
-  const token = plexTokenForUser(ctx, userId);
-  if (!token) return null;
-  const server = plexServerOf(ctx);
-  return { ...server, client: plexServerClient(ctx, server.url, token) };
-}

@@ -22,6 +22,26 @@ export interface PlexLinkStatus {
   lastError: string | null;
 }
 
+const linkListeners = new WeakMap<AppContext, Set<(userId: number) => void>>();
+
+/** Runs after a user's Plex link is made, replaced or removed (publishing moves that user's playlists). */
+export function onPlexLinkChanged(ctx: AppContext, listener: (userId: number) => void): () => void {
+  let set = linkListeners.get(ctx);
+  if (!set) linkListeners.set(ctx, (set = new Set()));
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+function linkChanged(ctx: AppContext, userId: number): void {
+  for (const listener of linkListeners.get(ctx) ?? []) {
+    try {
+      listener(userId);
+    } catch (err) {
+      ctx.log.warn('a Plex link listener failed', { userId, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
+
 function present(link: PlexLinkRow | undefined): PlexLinkStatus {
   return {
     linked: !!link,
@@ -58,12 +78,13 @@ export async function completeUserPin(ctx: AppContext, userId: number, pinId: st
     linkedAt: ctx.clock.now(),
   });
   ctx.log.info('Plex account linked', { userId, plexUsername: account.username ?? account.title });
+  linkChanged(ctx, userId);
   const link = plexLinkStatus(ctx, userId);
   return { pending: false, linked: true, expired: false, username: link.username, link };
 }
 
 export function unlinkPlex(ctx: AppContext, userId: number): { success: true; linked: false } {
-  plexLinks.delete(ctx.db, userId);
+  if (plexLinks.delete(ctx.db, userId)) linkChanged(ctx, userId);
   return { success: true, linked: false };
 }
 
@@ -115,6 +136,7 @@ export async function linkManagedPlexUser(ctx: AppContext, admin: Principal, use
     linkedAt: ctx.clock.now(),
   });
   ctx.log.info('Plex Home user linked', { userId, plexHomeUser: home.title });
+  linkChanged(ctx, userId);
   return plexLinkStatus(ctx, userId);
 }
 

@@ -11,6 +11,10 @@ import { UNAUTHORIZED_PAGE, xmlDocument } from './xml.js';
  * `PUT /playlists/:rk?title&summary`, `DELETE /playlists/:rk`. JSON when the client sends
  * `Accept: application/json`, XML otherwise (or always, with `xmlOnly`). A missing or unknown
  * `X-Plex-Token` gets Plex's small HTML 401 page.
+ *
+ * Playlists belong to users, as on a real server: the owner's tokens (`tokens`) and each user's own
+ * server token (`userTokens`, what plex.tv's resources hand a shared or Plex Home user) see, change
+ * and delete only their own playlists (another user's is 404); only the owner may start a scan.
  */
 export interface FakePlexSection {
   key: string;
@@ -32,6 +36,8 @@ export interface FakePlexTrack {
 
 export interface FakePlexPlaylist {
   ratingKey: string;
+  /** Whose playlist it is: OWNER for the server owner, else the user named in `userTokens`. */
+  owner: string;
   title: string;
   summary: string;
   items: { playlistItemID: string; ratingKey: string }[];
@@ -41,8 +47,12 @@ export interface FakePlexPlaylist {
 
 export interface PlexServerFake extends JsonFake {
   machineIdentifier: string;
-  /** Tokens the server accepts. */
+  /** Tokens of the server's owner. */
   tokens: Set<string>;
+  /** Other users' own tokens for this server → the user (shared friends, Plex Home and managed users). */
+  userTokens: Map<string, string>;
+  /** The playlists of one user (OWNER for the server owner). */
+  playlistsOf(user: string): FakePlexPlaylist[];
   sections: FakePlexSection[];
   tracks: FakePlexTrack[];
   playlists: Map<string, FakePlexPlaylist>;
@@ -53,6 +63,9 @@ export interface PlexServerFake extends JsonFake {
   /** Sections refreshed (scans started), in order. */
   refreshed: string[];
 }
+
+/** The user the server owner's playlists belong to. */
+export const OWNER = 'owner';
 
 const LIBRARY_URI = /^server:\/\/([^/]+)\/com\.plexapp\.plugins\.library\/library\/metadata\/([\w,]+)$/;
 
@@ -126,7 +139,14 @@ export async function startPlexServerFake(options: { machineIdentifier?: string 
     if (failing) return { status: failing, headers: { 'content-type': 'text/html' }, body: `<!DOCTYPE html><html><head><title>${failing} Internal Server Error</title><style>body{}</style></head><body><h1>Something broke</h1><p>secret stack trace at line 42</p></body></html>` };
     if (req.path === '/identity') return reply(req, { size: 0, claimed: true, machineIdentifier: fake.machineIdentifier, version: '1.41.3.9314-a0bfb8370' });
     const token = req.headers['x-plex-token'] ?? req.query.get('X-Plex-Token');
-    if (typeof token !== 'string' || !fake.tokens.has(token)) return { status: 401, headers: { 'content-type': 'text/html' }, body: UNAUTHORIZED_PAGE };
+    const user = typeof token !== 'string' ? undefined : fake.tokens.has(token) ? OWNER : fake.userTokens.get(token);
+    if (user === undefined) return { status: 401, headers: { 'content-type': 'text/html' }, body: UNAUTHORIZED_PAGE };
+    const notFound: FakeReply = { status: 404, headers: { 'content-type': 'text/html' }, body: '<html><head><title>Not Found</title></head><body><h1>404 Not Found</h1></body></html>' };
+    /** A playlist this token may see: its own. */
+    const own = (rk: string) => {
+      const p = fake.playlists.get(rk);
+      return p && p.owner === user ? p : undefined;
+    };
 
     if (req.path === '/library/sections' && req.method === 'GET') {
       return reply(req, {
@@ -155,6 +175,7 @@ export async function startPlexServerFake(options: { machineIdentifier?: string 
     if (section && req.method === 'GET') {
       if (!fake.sections.some((s) => s.key === section[1])) return { status: 404, headers: { 'content-type': 'text/html' }, body: '<html><head><title>Not Found</title></head><body><h1>404 Not Found</h1></body></html>' };
       if (section[2] === 'refresh') {
+        if (user !== OWNER) return { status: 403, headers: { 'content-type': 'text/html' }, body: '<html><head><title>Forbidden</title></head><body><h1>403 Forbidden</h1></body></html>' };
         fake.refreshed.push(section[1]!);
         return { status: 200 };
       }
@@ -164,21 +185,21 @@ export async function startPlexServerFake(options: { machineIdentifier?: string 
       return reply(req, { size: end - start, totalSize: all.length, offset: start, librarySectionID: Number(section[1]), Metadata: all.slice(start, end).map((t) => trackJson(t)) });
     }
     if (req.path === '/playlists' && req.method === 'GET') {
-      const list = [...fake.playlists.values()];
+      const list = fake.playlistsOf(user);
       return reply(req, { size: list.length, Metadata: list.map(playlistJson) });
     }
     if (req.path === '/playlists' && req.method === 'POST') {
       if (req.query.get('type') !== 'audio' || req.query.get('smart') !== '0' || !req.query.get('title')) return badRequest(req, 'type=audio, smart=0 and a title are required');
       const keys = uriKeys(req.query.get('uri'));
       if (typeof keys === 'string') return badRequest(req, keys);
-      const p: FakePlexPlaylist = { ratingKey: String(nextKey++), title: req.query.get('title')!, summary: '', items: keys.map((ratingKey) => ({ ratingKey, playlistItemID: String(nextItem++) })), addedAt: 1700000000, updatedAt: 1700000000 };
+      const p: FakePlexPlaylist = { ratingKey: String(nextKey++), owner: user, title: req.query.get('title')!, summary: '', items: keys.map((ratingKey) => ({ ratingKey, playlistItemID: String(nextItem++) })), addedAt: 1700000000, updatedAt: 1700000000 };
       fake.playlists.set(p.ratingKey, p);
       return reply(req, { size: 1, Metadata: [playlistJson(p)] });
     }
     const items = /^\/playlists\/(\d+)\/items(?:\/(\d+))?$/.exec(req.path);
     if (items) {
-      const p = fake.playlists.get(items[1]!);
-      if (!p) return { status: 404, headers: { 'content-type': 'text/html' }, body: '<html><head><title>Not Found</title></head><body><h1>404 Not Found</h1></body></html>' };
+      const p = own(items[1]!);
+      if (!p) return notFound;
       if (req.method === 'GET' && !items[2]) {
         const { start, end } = paging(req, p.items.length);
         const slice = p.items.slice(start, end);
@@ -209,8 +230,8 @@ export async function startPlexServerFake(options: { machineIdentifier?: string 
     }
     const one = /^\/playlists\/(\d+)$/.exec(req.path);
     if (one) {
-      const p = fake.playlists.get(one[1]!);
-      if (!p) return { status: 404, headers: { 'content-type': 'text/html' }, body: '<html><head><title>Not Found</title></head><body><h1>404 Not Found</h1></body></html>' };
+      const p = own(one[1]!);
+      if (!p) return notFound;
       if (req.method === 'PUT') {
         if (req.query.get('title')) p.title = req.query.get('title')!;
         if (req.query.has('summary')) p.summary = req.query.get('summary') ?? '';
@@ -232,6 +253,8 @@ export async function startPlexServerFake(options: { machineIdentifier?: string 
   fake.sections = [];
   fake.tracks = [];
   fake.playlists = new Map();
+  fake.userTokens = new Map();
+  fake.playlistsOf = (who) => [...fake.playlists.values()].filter((p) => p.owner === who);
   fake.xmlOnly = false;
   fake.refreshed = [];
   fake.htmlErrorNext = (count, status) => {

@@ -10,6 +10,12 @@ import { xmlDocument } from './xml.js';
  * `POST /api/home/users/:id/switch` (XML `<user authenticationToken>`). Tokens travel in
  * `X-Plex-Token`; a missing or unknown one is 401 with plex.tv's JSON error body. Every request
  * must name the client (`X-Plex-Client-Identifier`, `X-Plex-Product`) or it is 400.
+ *
+ * Resources are per account: a server with an `ownerToken` is listed (owned, with its own
+ * `accessToken`) to that account only; a server shared with another account (`share`) is listed to
+ * it with that account's own access token, as plex.tv does for friends and Plex Home users. A
+ * server without an `ownerToken` is listed to every account. Switching to a home user makes its
+ * token a plex.tv token of that user (it can list its own resources).
  */
 export interface FakePlexAccount {
   id: number;
@@ -24,6 +30,8 @@ export interface FakePlexServerResource {
   clientIdentifier: string;
   accessToken: string;
   owned: boolean;
+  /** The plex.tv token of the account that owns it; unset: listed to every account. */
+  ownerToken?: string;
   uri: string;
   local?: boolean;
   /** Other entries plex.tv lists (players, clients) are given with `provides: "client,player"`. */
@@ -67,6 +75,10 @@ export interface PlexTvFake extends JsonFake {
   approve(pinId: number | string, token: string): void;
   /** Moves the PIN past its expiry. */
   expire(pinId: number | string): void;
+  /** plex.tv token → (server clientIdentifier → that account's own access token for the server). */
+  shares: Map<string, Map<string, string>>;
+  /** Shares a server with an account (a friend, or a Plex Home user's switched token): resources list it with `accessToken`. */
+  share(plexTvToken: string, clientIdentifier: string, accessToken: string): void;
   /** Adds an account and returns its token. */
   addAccount(account: Partial<FakePlexAccount> & { username: string }, token?: string): string;
 }
@@ -112,8 +124,14 @@ export async function startPlexTvFake(): Promise<PlexTvFake> {
     if (!account) return unauthorized;
     if (req.path === '/api/v2/user' && req.method === 'GET') return { body: { ...account, thumb: `https://plex.tv/users/${account.uuid}/avatar`, authToken: token } };
     if (req.path === '/api/v2/resources' && req.method === 'GET') {
+      const shared = fake.shares.get(token as string);
+      const visible = fake.servers.flatMap((s) => {
+        if (s.ownerToken === undefined || s.ownerToken === token) return [s];
+        const accessToken = shared?.get(s.clientIdentifier);
+        return accessToken ? [{ ...s, owned: false, accessToken }] : [];
+      });
       return {
-        body: fake.servers.map((s) => {
+        body: visible.map((s) => {
           const url = new URL(s.uri);
           return {
             name: s.name,
@@ -182,6 +200,8 @@ export async function startPlexTvFake(): Promise<PlexTvFake> {
       const user = fake.homeUsers.find((u) => u.id === Number(switchMatch[2]));
       if (!user) return { status: 404, body: { errors: [{ code: 1002, message: 'User not found', status: 404 }] } };
       if (user.pin !== null && req.query.get('pin') !== user.pin) return { status: 403, body: { errors: [{ code: 1041, message: 'Invalid PIN', status: 403 }] } };
+      // The switched token is that home user's own plex.tv token.
+      if (!fake.accounts.has(user.token)) fake.accounts.set(user.token, { id: user.id, uuid: user.uuid, username: user.username, title: user.title, email: `${user.username || user.uuid}@example.org` });
       if (legacy) {
         return {
           headers: { 'content-type': 'application/xml' },
@@ -199,6 +219,12 @@ export async function startPlexTvFake(): Promise<PlexTvFake> {
   fake.homeUsers = [];
   fake.pins = new Map();
   fake.pinLifetimeSeconds = 1800;
+  fake.shares = new Map();
+  fake.share = (plexTvToken, clientIdentifier, accessToken) => {
+    let m = fake.shares.get(plexTvToken);
+    if (!m) fake.shares.set(plexTvToken, (m = new Map()));
+    m.set(clientIdentifier, accessToken);
+  };
   fake.legacySwitchOnly = false;
   fake.approve = (pinId, token) => {
     const p = fake.pins.get(Number(pinId));
