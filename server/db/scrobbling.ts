@@ -68,16 +68,36 @@ export const scrobbleLinks = {
 
 /** The scrobble outbox: one row per (play event, service), or per now-playing update and service. */
 export const scrobbleDeliveries = {
-  /** Records a delivery; undefined when this play was already recorded for this service. */
-  insert(db: Db, d: { userId: number; playEventId: number | null; service: ScrobbleService; kind: ScrobbleKind; play: string }, now: number): ScrobbleDeliveryRow | undefined {
-    return stmt(
+  /**
+   * Records the play for every service the user linked (Last.fm only when `lastfm` is true) in one
+   * statement, reading the links as it inserts; a play already recorded for a service is skipped.
+   * Returns the new rows' ids: they have no queue job yet (see `withoutJob` and `setQueueJob`).
+   */
+  insertForLinks(db: Db, d: { userId: number; playEventId: number | null; kind: ScrobbleKind; play: string; lastfm: boolean }, now: number): number[] {
+    const rows = stmt(
       db,
-        `INSERT INTO scrobble_deliveries (user_id, play_event_id, service, kind, play, created_at, updated_at)
-         VALUES (@userId, @playEventId, @service, @kind, @play, @now, @now)
-         ON CONFLICT (play_event_id, service) WHERE play_event_id IS NOT NULL DO NOTHING
-         RETURNING ${DELIVERY_COLUMNS}`,
-      )
-      .get({ ...d, now }) as ScrobbleDeliveryRow | undefined;
+      `INSERT INTO scrobble_deliveries (user_id, play_event_id, service, kind, play, created_at, updated_at)
+       SELECT user_id, @playEventId, service, @kind, @play, @now, @now FROM scrobble_links
+       WHERE user_id = @userId AND (service <> 'lastfm' OR @lastfm)
+       ON CONFLICT (play_event_id, service) WHERE play_event_id IS NOT NULL DO NOTHING
+       RETURNING id`,
+    ).all({ userId: d.userId, playEventId: d.playEventId, kind: d.kind, play: d.play, lastfm: d.lastfm ? 1 : 0, now }) as { id: number }[];
+    return rows.map((r) => r.id);
+  },
+
+  /** A pending row that has no queue job yet, or undefined (delivered, dropped, or given its job already). */
+  withoutJobById(db: Db, id: number): Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'> | undefined {
+    return stmt(db, "SELECT id, service, kind FROM scrobble_deliveries WHERE id = ? AND status = 'pending' AND queue_job_id IS NULL").get(id) as
+      | Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>
+      | undefined;
+  },
+
+  /** Every pending row without a queue job (written just before the process stopped), oldest first. */
+  withoutJob(db: Db): Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>[] {
+    return stmt(db, "SELECT id, service, kind FROM scrobble_deliveries WHERE status = 'pending' AND queue_job_id IS NULL ORDER BY id").all() as Pick<
+      ScrobbleDeliveryRow,
+      'id' | 'service' | 'kind'
+    >[];
   },
 
   get(db: Db, id: number): ScrobbleDeliveryRow | undefined {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { playEvents } from '../../server/db/libraryUserData.js';
 import { scrobbleDeliveries } from '../../server/db/scrobbling.js';
 import { SCROBBLE_QUEUE } from '../../server/domain/scrobbling/service.js';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
@@ -70,4 +71,49 @@ it('stopped with the outbox full, a new server on the same data folder delivers 
   expect(rows).toHaveLength(9);
   expect(new Set(rows.map((r) => `${r.playEventId}:${r.service}`)).size).toBe(9);
   expect(rows.every((r) => r.attempts === 2 && ids.includes(r.playEventId!))).toBe(true);
+});
+
+it('a play whose server stopped before its deliveries were queued is delivered once after the restart', async () => {
+  // What a /rest/scrobble request writes before it answers: the play and its outbox rows, no queue job
+  // yet (those come after the answer). Written here directly, as if the process ended right then.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-scrobble-undispatched-'));
+  const clock = new TestClock();
+  try {
+    const first = await startTestServer({ dataDir: dir, clock, env: scrobbleEnv(fakes) });
+    servers.push(first);
+    await configureLastFm(first, fakes);
+    const token = await createUser(first, 'dora');
+    await linkAll(first, fakes, token, 'dora');
+    const userId = first.ctx.db.prepare("SELECT id FROM users WHERE username = 'dora'").pluck().get() as number;
+    const playedAt = Date.UTC(2026, 10, 24, 7, 0, 0);
+    const play = { title: 'Undenied', artist: 'Portishead', album: null, durationMs: null, trackMbid: null, albumMbid: null, artistMbid: null, playedAt };
+    const eventId = playEvents.record(first.ctx.db, userId, { ...play, trackId: null, source: 'test' }, clock.now());
+    const ids = scrobbleDeliveries.insertForLinks(first.ctx.db, { userId, playEventId: eventId, kind: 'scrobble', play: JSON.stringify(play), lastfm: true }, clock.now());
+    expect(ids).toHaveLength(3);
+    // The same play again is not recorded twice.
+    expect(scrobbleDeliveries.insertForLinks(first.ctx.db, { userId, playEventId: eventId, kind: 'scrobble', play: JSON.stringify(play), lastfm: true }, clock.now())).toEqual([]);
+    await first.stop();
+    servers.pop();
+    const sent = () => ({
+      lastfm: fakes.lastfm.scrobbles.filter((s) => s.user === 'dora' && s.params.track === 'Undenied').length,
+      listenbrainz: fakes.listenbrainz.submissions.filter((s) => s.user === 'dora' && s.payload[0]!.track_metadata.track_name === 'Undenied').length,
+      koito: fakes.koito.submissions.filter((s) => s.user === 'dora' && s.payload[0]!.track_metadata.track_name === 'Undenied').length,
+    });
+    expect(sent()).toEqual({ lastfm: 0, listenbrainz: 0, koito: 0 });
+
+    const second = await startTestServer({ dataDir: dir, clock, env: scrobbleEnv(fakes) });
+    servers.push(second);
+    await until('all three delivered', () => {
+      const rows = scrobbleDeliveries.list(second.ctx.db, { userId });
+      return rows.length === 3 && rows.every((d) => d.status === 'delivered') && rows;
+    });
+    await settle(500);
+    expect(sent()).toEqual({ lastfm: 1, listenbrainz: 1, koito: 1 });
+    const rows = scrobbleDeliveries.list(second.ctx.db, { userId });
+    expect(rows.every((r) => r.attempts === 1 && r.queueJobId !== null && r.playEventId === eventId)).toBe(true);
+    await second.stop();
+    servers.pop();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -116,6 +116,60 @@ describe('a play reaches every linked service exactly once', () => {
     expect(got.listenbrainz[0]!.payload[0]!.track_metadata.additional_info).toMatchObject({ recording_mbid: '5d8fb3a2-6b6a-4a0b-9c1c-3a2b1f0e9d11' });
   });
 
+  it('/rest scrobble answers before the deliveries are queued or sent; each service still gets the play once', async () => {
+    const rest = new RestClient(server, BOB);
+    const song = (await rest.ok('search3', { query: 'Mysterons', artistCount: 0, albumCount: 0 })).searchResult3.song[0];
+    const bobId = server.ctx.db.prepare('SELECT id FROM users WHERE username = ?').pluck().get(BOB.username) as number;
+    const at = Date.UTC(2026, 10, 23, 9, 15, 0);
+    const seconds = String(at / 1000);
+    const sent = () => ({
+      lastfm: fakes.lastfm.scrobbles.filter((s) => s.user === 'bob' && s.params.timestamp === seconds).length,
+      listenbrainz: fakes.listenbrainz.submissions.filter((s) => s.user === 'bob' && s.payload[0]!.listened_at === at / 1000).length,
+      koito: fakes.koito.submissions.filter((s) => s.user === 'bob' && s.payload[0]!.listened_at === at / 1000).length,
+    });
+    const lastId = scrobbleDeliveries.list(server.ctx.db, { limit: 1 })[0]?.id ?? 0;
+    const mine = () => scrobbleDeliveries.list(server.ctx.db, { userId: bobId }).filter((d) => d.id > lastId);
+    // What the server has done at the moment it writes the answer to the player.
+    const atAnswer: { rows: ReturnType<typeof mine>; jobs: number; sent: ReturnType<typeof sent> }[] = [];
+    const queued = server.ctx.db.prepare("SELECT COUNT(*) FROM jobs WHERE queue = 'scrobbles'").pluck();
+    const jobsBefore = queued.get() as number;
+    const watch = (req: { url?: string }, res: { end: (...args: unknown[]) => unknown }) => {
+      if (!req.url?.startsWith('/rest/scrobble')) return;
+      const end = res.end.bind(res);
+      res.end = (...args: unknown[]) => {
+        atAnswer.push({ rows: mine(), jobs: (queued.get() as number) - jobsBefore, sent: sent() });
+        return end(...args);
+      };
+    };
+    server.http.prependListener('request', watch);
+    try {
+      await rest.ok('scrobble', { id: song.id, submission: true, time: at });
+    } finally {
+      server.http.off('request', watch);
+    }
+    expect(atAnswer).toHaveLength(1);
+    // The outbox rows are committed (a restart from here would still deliver them), nothing else has happened yet.
+    expect(atAnswer[0]!.rows.map((r) => [r.service, r.status, r.attempts, r.queueJobId]).sort()).toEqual([
+      ['koito', 'pending', 0, null],
+      ['lastfm', 'pending', 0, null],
+      ['listenbrainz', 'pending', 0, null],
+    ]);
+    expect(atAnswer[0]!.jobs).toBe(0);
+    expect(atAnswer[0]!.sent).toEqual({ lastfm: 0, listenbrainz: 0, koito: 0 });
+    await until('the scrobble at all three services', () => {
+      const s = sent();
+      return s.lastfm > 0 && s.listenbrainz > 0 && s.koito > 0;
+    });
+    await settle();
+    expect(sent()).toEqual({ lastfm: 1, listenbrainz: 1, koito: 1 });
+    const rows = mine();
+    expect(rows.map((r) => [r.service, r.status, r.attempts]).sort()).toEqual([['koito', 'delivered', 1], ['lastfm', 'delivered', 1], ['listenbrainz', 'delivered', 1]]);
+    // One queue job each, recorded on its row.
+    expect(new Set(rows.map((r) => r.queueJobId)).size).toBe(3);
+    expect(rows.every((r) => r.queueJobId !== null)).toBe(true);
+    expect((queued.get() as number) - jobsBefore).toBe(3);
+  });
+
   it('the web player reports now playing with submission=false: sent to all three, not recorded', async () => {
     const before = (await json(await server.api('/api/play-events', { token: ann }))).total;
     const res = await server.api('/api/play-events', { method: 'POST', token: ann, json: { title: 'Pedestal', artist: 'Portishead', album: 'Dummy', submission: false } });

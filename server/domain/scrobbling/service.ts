@@ -205,8 +205,10 @@ export function unlink(ctx: AppContext, userId: number, service: ScrobbleService
 
 /**
  * A finished play (`POST /api/play-events`, `/rest/scrobble` with submission=true): one outbox row
- * and queue job per linked service, written synchronously without any network call so the player's
- * answer never waits. A play event already forwarded is not forwarded again.
+ * per linked service, written synchronously (in the caller's transaction, when it has one) in a
+ * single statement and without any network call. Their queue jobs are created right after the
+ * player's answer has been written (`dispatchSoon`), so the request does only that one write. A play
+ * event already forwarded is not forwarded again.
  */
 export function forwardPlay(ctx: AppContext, userId: number, playEventId: number, play: ScrobblePlay): void {
   enqueue(ctx, userId, playEventId, 'scrobble', play);
@@ -220,29 +222,100 @@ export function forwardNowPlaying(ctx: AppContext, userId: number, play: Scrobbl
 function enqueue(ctx: AppContext, userId: number, playEventId: number | null, kind: ScrobbleKind, play: ScrobblePlay): void {
   if (!play.artist || !play.title) return;
   try {
-    const links = scrobbleLinks.list(ctx.db, userId);
-    if (links.length === 0) return;
-    const settings = ctx.settings.get();
-    ctx.db.transaction(() => {
-      for (const link of links) {
-        if (link.service === 'lastfm' && !lastfmConfigured(settings)) continue;
-        const row = scrobbleDeliveries.insert(ctx.db, { userId, playEventId, service: link.service, kind, play: JSON.stringify(play) }, ctx.clock.now());
-        if (!row) continue;
-        const queued = ctx.jobs.enqueue(SCROBBLE_QUEUE, { deliveryId: row.id }, {
-          dedupeKey: `scrobble:${row.id}`,
-          name: `${kind} → ${link.service}`,
-          ...(kind === 'now_playing' && { maxAttempts: NOW_PLAYING_ATTEMPTS, priority: -1 }),
-        });
-        scrobbleDeliveries.setQueueJob(ctx.db, row.id, queued.id);
-      }
-    })();
+    const lastfm = lastfmConfigured(ctx.settings.get());
+    const ids = scrobbleDeliveries.insertForLinks(ctx.db, { userId, playEventId, kind, play: JSON.stringify(play), lastfm }, ctx.clock.now());
+    if (ids.length > 0) dispatchSoon(ctx, ids);
   } catch (err) {
     // Recording the play matters more than forwarding it: never fail the player's request.
     ctx.log.warn('play not forwarded to the scrobbling services', { userId, error: describe(err) });
   }
 }
 
-/** Registers the outbox queue (areas.ts `services`). */
+/** Outbox rows written by requests whose queue jobs are still to be created, per server. */
+interface Dispatcher {
+  ids: number[];
+  scheduled: boolean;
+  retry: NodeJS.Timeout | null;
+  closed: boolean;
+}
+const dispatchers = new WeakMap<AppContext, Dispatcher>();
+/** After a failed dispatch (database busy or closing), rows without a job are looked for again this late. */
+const DISPATCH_RETRY_MS = 30_000;
+
+function dispatcherOf(ctx: AppContext): Dispatcher {
+  let d = dispatchers.get(ctx);
+  if (!d) {
+    d = { ids: [], scheduled: false, retry: null, closed: false };
+    dispatchers.set(ctx, d);
+  }
+  return d;
+}
+
+/**
+ * Creates the queue jobs of new outbox rows on the next turn of the event loop (setImmediate): the
+ * handler that wrote them has returned and its answer is on the wire by then, and the rows are
+ * committed (better-sqlite3 transactions are synchronous). Rows whose process stops before that are
+ * found by `dispatchAll` at the next start.
+ */
+function dispatchSoon(ctx: AppContext, ids: number[]): void {
+  const d = dispatcherOf(ctx);
+  d.ids.push(...ids);
+  if (d.scheduled) return;
+  d.scheduled = true;
+  setImmediate(() => {
+    d.scheduled = false;
+    const batch = d.ids;
+    d.ids = [];
+    if (d.closed || !ctx.db.open) return;
+    try {
+      ctx.db.transaction(() => {
+        for (const id of batch) {
+          const row = scrobbleDeliveries.withoutJobById(ctx.db, id);
+          if (row) queueDelivery(ctx, row);
+        }
+      })();
+    } catch (err) {
+      ctx.log.warn('scrobble deliveries not queued yet; trying again later', { error: describe(err) });
+      retryDispatch(ctx, d);
+    }
+  });
+}
+
+function retryDispatch(ctx: AppContext, d: Dispatcher): void {
+  if (d.retry || d.closed) return;
+  d.retry = setTimeout(() => {
+    d.retry = null;
+    if (d.closed || !ctx.db.open) return;
+    try {
+      dispatchAll(ctx);
+    } catch (err) {
+      ctx.log.warn('scrobble deliveries not queued yet; trying again later', { error: describe(err) });
+      retryDispatch(ctx, d);
+    }
+  }, DISPATCH_RETRY_MS);
+  d.retry.unref();
+}
+
+/** One queue job per outbox row; the row keeps its job's id (unlinking cancels it). */
+function queueDelivery(ctx: AppContext, row: Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>): void {
+  const queued = ctx.jobs.enqueue(SCROBBLE_QUEUE, { deliveryId: row.id }, {
+    dedupeKey: `scrobble:${row.id}`,
+    name: `${row.kind} → ${row.service}`,
+    ...(row.kind === 'now_playing' && { maxAttempts: NOW_PLAYING_ATTEMPTS, priority: -1 }),
+  });
+  scrobbleDeliveries.setQueueJob(ctx.db, row.id, queued.id);
+}
+
+/** Gives every pending outbox row without a queue job its job (at start: rows written just before a stop). */
+function dispatchAll(ctx: AppContext): number {
+  return ctx.db.transaction(() => {
+    const rows = scrobbleDeliveries.withoutJob(ctx.db);
+    for (const row of rows) queueDelivery(ctx, row);
+    return rows.length;
+  })();
+}
+
+/** Registers the outbox queue (areas.ts `services`) and queues the rows a stopped process left without a job. */
 export function startScrobbling(ctx: AppContext): void {
   scrobbleDeliveries.prune(ctx.db, ctx.clock.now() - KEEP_MS);
   ctx.jobs.register<{ deliveryId: number }>(SCROBBLE_QUEUE, {
@@ -252,6 +325,13 @@ export function startScrobbling(ctx: AppContext): void {
     visibilityTimeoutMs: 2 * 60_000,
     handler: (job) => deliver(ctx, job),
   });
+  const d = dispatcherOf(ctx);
+  ctx.onClose(() => {
+    d.closed = true;
+    if (d.retry) clearTimeout(d.retry);
+  });
+  const queued = dispatchAll(ctx);
+  if (queued > 0) ctx.log.info('scrobble deliveries queued after a restart', { count: queued });
 }
 
 async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promise<void> {
