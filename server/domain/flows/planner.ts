@@ -343,7 +343,7 @@ export class FlowPlanner {
     const walkers = new Map<MixSource, { artists: Artist[]; pass: number; index: number; done: boolean }>();
     // Release radar: the discover share comes from the recent albums (radarQueue).
     const radar = input.templateId === 'release-radar' && quotas.discover + reserveQuotas.discover > 0
-      ? radarQueue(await this.releaseRadar(input), perArtist, input.size + reserveSize)
+      ? radarQueue(await this.releaseRadar(input), input.onePerArtist)
       : null;
     for (const source of MIX_SOURCES) {
       if (quotas[source] + reserveQuotas[source] === 0) continue;
@@ -438,16 +438,14 @@ export interface RadarAlbum {
 }
 
 /**
- * The release radar's candidates in the order the playlist takes them, spread across artists: in
- * passes, one track of every album per pass (the first pass takes each album's best track, the next
- * the second best...), and within a pass every artist's newest album before anyone's second one.
- * `cap` is how many tracks one artist may have: 1 with onePerArtist (its newest album's best track),
- * else its fair share of the `wanted` tracks among the artists with new albums, at least `minCap`,
- * so a few new albums fill the playlist with their tracks while many spread it across artists.
+ * The release radar's candidates in the order the playlist takes them (reference §3.8: "up to one
+ * track per recent album missing from the library"): each album's best track, every artist's newest
+ * album before anyone's second one, so a playlist shorter than the albums on offer spreads across the
+ * artists. `cap` is how many tracks one artist may have: 1 with onePerArtist (its newest album's best
+ * track), else one per album of it.
  */
-export function radarQueue(albums: RadarAlbum[], minCap: number, wanted: number): { candidates: { artist: Artist; track: TopTrack }[]; cap: number } {
-  const artists = new Set(albums.map((a) => nameKey(a.artist.name)));
-  const cap = minCap === 1 ? 1 : Math.max(minCap, Math.ceil(wanted / Math.max(1, artists.size)));
+export function radarQueue(albums: RadarAlbum[], onePerArtist: boolean): { candidates: { artist: Artist; track: TopTrack }[]; cap: number } {
+  const cap = onePerArtist ? 1 : Math.max(1, albums.length);
   const nth = new Map<string, number>();
   const ordered = albums
     .map((a, i) => {
@@ -458,11 +456,7 @@ export function radarQueue(albums: RadarAlbum[], minCap: number, wanted: number)
     })
     .sort((x, y) => x.rank - y.rank || x.i - y.i)
     .map((x) => x.a);
-  const longest = Math.max(0, ...albums.map((a) => a.tracks.length));
-  const candidates: { artist: Artist; track: TopTrack }[] = [];
-  for (let pass = 0; pass < longest; pass++) {
-    for (const a of ordered) if (pass < a.tracks.length) candidates.push({ artist: a.artist, track: a.tracks[pass]! });
-  }
+  const candidates = ordered.filter((a) => a.tracks.length > 0).map((a) => ({ artist: a.artist, track: a.tracks[0]! }));
   return { candidates, cap };
 }
 

@@ -30,7 +30,7 @@ export const FLOW_TEMPLATES: FlowTemplate[] = [
     name: 'Release Radar',
     description: 'Tracks of the recent albums you do not have yet, by artists close to your taste and in your library',
     mix: mix({ discover: 100 }),
-    // Several tracks of a new album, spread across the artists (onePerArtist: one track per artist).
+    // One track per recent album, so an artist with several new albums has several (onePerArtist: one per artist).
     onePerArtist: false,
   },
 ];
