@@ -115,9 +115,8 @@ describe('track pipeline through Prowlarr and NZBGet', () => {
       const tags = await parseFile(filed);
       expect(tags.common).toMatchObject({ title: 'Paranoid Android', artist: 'Radiohead', album: 'OK Computer' });
       expect(tags.common.track.no).toBe(2);
-      // ffmpeg writes the recording id as TXXX "MusicBrainz Track Id" (music-metadata maps only the UFID frame to it).
-      const native = Object.values(tags.native).flat();
-      expect(native).toContainEqual({ id: 'TXXX:MusicBrainz Track Id', value: '11111111-1111-4111-8111-111111111111' });
+      // The recording id is in the UFID frame tag readers map it from.
+      expect(tags.common.musicbrainz_recordingid).toBe('11111111-1111-4111-8111-111111111111');
       expect(tags.common.musicbrainz_albumid).toBe('22222222-2222-4222-8222-222222222222');
       expect([done.format, done.qualityTier]).toEqual(['mp3', done.bitrate! >= 256 ? 'high' : done.bitrate! >= 160 ? 'medium' : 'low']);
 

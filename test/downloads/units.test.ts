@@ -9,13 +9,16 @@ import { describeRemoteFile } from '../../server/domain/downloads/sources/slskd.
 import { describeRelease, pickAudioFile } from '../../server/domain/downloads/sources/usenet.js';
 import { qualityTier, readAudio, verify } from '../../server/domain/downloads/verify.js';
 import type { Candidate, TrackQuery } from '../../server/domain/downloads/types.js';
+import { readFileTags } from '../../server/library/tags.js';
 import { FFMPEG, makeAudioFile } from '../fixtures/audio.js';
 
 let dir: string;
 let flac: string;
+let mp3: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-units-'));
   flac = makeAudioFile(path.join(dir, 'src', 'take.flac'), 'flac', { title: 'Wrong Name', artist: 'Somebody' }, { seconds: 2 });
+  mp3 = makeAudioFile(path.join(dir, 'src', 'take.mp3'), 'mp3', { title: 'Wrong Name', artist: 'Somebody' }, { seconds: 2 });
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -141,6 +144,26 @@ describe('filing', () => {
     // Filed again after a restart: the same file stays, no second copy.
     expect((await placeFile({ held, target, jobId: 1, tags, ffmpeg: FFMPEG })).path).toBe(target);
     expect(fs.readdirSync(path.dirname(target)).sort()).toEqual(['01 Harbor Lights (2).flac', '01 Harbor Lights.flac']);
+  });
+
+  it('tags an MP3 copy: the recording id in the UFID frame tag readers use, the other frames kept', async () => {
+    const root = path.join(dir, 'lib-mp3');
+    const held = stagingTargetFor(root, 4, mp3);
+    fs.mkdirSync(path.dirname(held), { recursive: true });
+    fs.copyFileSync(mp3, held);
+    const target = finalPath(root, { artistName: 'Velvet Harbors', albumName: 'Tidewater', trackName: 'Harbor Lights', trackNumber: 1 }, 'mp3');
+    const recording = '11111111-1111-4111-8111-111111111111';
+    const placed = await placeFile({ held, target, jobId: 4, tags: { ...tags, recordingMbid: recording }, ffmpeg: FFMPEG, expectDurationMs: 2000 });
+    expect(placed).toEqual({ path: target, tagged: true, tagError: null });
+    const { parseFile } = await import('music-metadata');
+    const read = await parseFile(target);
+    expect(read.common).toMatchObject({
+      title: 'Harbor Lights', artist: 'Velvet Harbors', album: 'Tidewater', year: 2019, track: { no: 1 },
+      musicbrainz_recordingid: recording, musicbrainz_albumid: 'rel-1', musicbrainz_releasegroupid: 'rg-1', musicbrainz_artistid: ['art-1'],
+    });
+    expect(read.format.duration).toBeGreaterThan(1.5);
+    // What the library's own scanner reads from the file.
+    expect((await readFileTags(target, path.dirname(target))).recordingMbid).toBe(recording);
   });
 
   it('files untagged when ffmpeg is missing', async () => {

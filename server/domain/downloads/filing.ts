@@ -5,6 +5,7 @@ import { downloads, type DownloadJobRow } from '../../db/downloads.js';
 import { runTool } from '../../library/toolThread.js';
 import { readAudio } from './verify.js';
 import { STAGING_DIR, finalPath, isInside, safeSegment, stagingDir } from './layout.js';
+import NodeID3 from 'node-id3';
 
 /**
  * The file side of the pipeline: holding a downloaded file in the job's staging folder, tagging
@@ -121,6 +122,16 @@ export function tagArguments(input: string, output: string, ext: string, t: TagV
   return args;
 }
 
+/**
+ * MP3: the recording MBID in the UFID frame owned by "http://musicbrainz.org", where MusicBrainz
+ * Picard writes it and tag readers (this library's scanner, Lidarr, Navidrome) look for it; ffmpeg
+ * cannot write UFID frames. node-id3 rewrites the tag with the frames ffmpeg wrote kept.
+ */
+function addRecordingUfid(file: string, mbid: string): Promise<void> {
+  const tags = { uniqueFileIdentifier: [{ ownerIdentifier: 'http://musicbrainz.org', identifier: Buffer.from(mbid, 'latin1') }] };
+  return new Promise((resolve, reject) => NodeID3.update(tags, file, (err: Error | null) => (err ? reject(err) : resolve())));
+}
+
 /** Runs ffmpeg; a write error it logs (it may still exit 0, leaving a truncated file) fails the run. */
 /** Runs ffmpeg from the tool thread (no fork of the server on its main thread); rejects with its own words. */
 async function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
@@ -180,6 +191,7 @@ export async function placeFile(opts: {
     if (opts.ffmpeg) {
       try {
         await run(opts.ffmpeg, tagArguments(held, tmp, ext, opts.tags), opts.signal);
+        if (ext === 'mp3' && opts.tags.recordingMbid) await addRecordingUfid(tmp, opts.tags.recordingMbid);
         tagged = true;
       } catch (err) {
         if (opts.signal?.aborted) throw err;
