@@ -155,4 +155,8 @@ export async function runFlowStatusBench(repeat = Number(process.env.BENCH_REPEA
   return out;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runFlowStatusBench();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runFlowStatusBench();
+  // A CLI run ends here (and writes its --cpu-prof profiles), whatever idle handle is left.
+  process.exit(0);
+}

@@ -7,6 +7,8 @@ import { downloadsRoot } from '../../server/domain/downloads/layout.js';
 import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { playlistsOf } from '../../server/domain/playlists/registry.js';
 import { FLOW_RUN_QUEUE, flowsOf } from '../../server/domain/flows/service.js';
+import { playlistStatus, type StatusRound } from '../../server/domain/flows/status.js';
+import type { Principal } from '../../server/domain/auth/principal.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -359,4 +361,21 @@ describe('status', () => {
       u.close();
     }
   }, 20_000);
+
+  it('a push round reads once for every audience and gives each the status its own request gets', async () => {
+    // Jobs of both owners in flows and outside them, so the per-owner split matters.
+    const svc = downloadsOf(server.ctx);
+    svc.create({ userId: user.id, artistName: 'Round', trackName: 'Mine' });
+    svc.create({ userId: ADMIN, artistName: 'Round', trackName: 'Theirs' });
+    const round: StatusRound = {};
+    const principal = (userId: number, role: 'admin' | 'user') => ({ userId, username: String(userId), role, permissions: {}, via: 'session' }) as unknown as Principal;
+    const shared = [playlistStatus(server.ctx, principal(ADMIN, 'admin'), round), playlistStatus(server.ctx, principal(user.id, 'user'), round)];
+    expect(round.grouped!.length).toBeGreaterThan(0);
+    const own = [
+      await json(await server.api('/api/playlists/status', { token: token() })),
+      await json(await server.api('/api/playlists/status', { token: user.token })),
+    ];
+    expect(JSON.parse(JSON.stringify(shared))).toEqual(own);
+    expect(own[0].stats.total).toBeGreaterThan(own[1].stats.total);
+  });
 });

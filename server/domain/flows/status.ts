@@ -29,7 +29,21 @@ const withTotal = (c: Record<DownloadStatus, number>): Counts => ({ ...c, total:
 /** The audience a principal belongs to: every administrator sees the same status, each user their own. */
 export const audienceOf = (p: Principal): string => (canSeeAllJobs(p) ? 'admin' : `user:${p.userId}`);
 
-export function playlistStatus(ctx: AppContext, principal: Principal) {
+/**
+ * What one push round computes once for all its audiences: the parts that do not depend on the
+ * caller (download sources, flow source availability, the flow operation queue) and the job counts
+ * by playlist, status and owner (one pass over the jobs instead of one per audience).
+ */
+export interface StatusRound {
+  grouped?: GroupedByOwner[];
+  sources?: ReturnType<ReturnType<typeof downloadsOf>['sources']>;
+  availability?: ReturnType<ReturnType<typeof flowsOf>['sourceAvailability']>;
+  lastfmRequired?: boolean;
+  ops?: { id: number; queue: string; status: string; payload: string; runAt: number }[];
+}
+
+/** The status for one caller; `round` shares what a push computes once for every audience. */
+export function playlistStatus(ctx: AppContext, principal: Principal, round?: StatusRound) {
   const db = ctx.db;
   const flows = flowsOf(ctx);
   const userId = canSeeAllJobs(principal) ? undefined : principal.userId;
@@ -48,7 +62,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
   const sharedIds = new Set(sharedPlaylists.map((p) => p.id));
   const perShared = new Map<string, Record<DownloadStatus, number>>();
   const perFlow = new Map<string, Record<DownloadStatus, number>>();
-  for (const r of groupedCounts(db, userId)) {
+  for (const r of round ? groupedFromRound(db, userId, round) : groupedCounts(db, userId)) {
     const mine = r.mine ?? r.n;
     all[r.status] += mine;
     if (r.type === 'flow') {
@@ -74,7 +88,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
   const active = downloads.list(db, { userId, status: 'downloading', limit: 1, offset: 0 });
   const hour = ctx.clock.now() - 3600_000;
   const metrics = downloadMetrics(db, hour, userId);
-  const sources = downloadsOf(ctx).sources();
+  const sources = round ? (round.sources ??= downloadsOf(ctx).sources()) : downloadsOf(ctx).sources();
 
   const running = settings.downloads.worker.running;
   const hint = !running
@@ -89,15 +103,15 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
             ? { phase: 'review', message: `${stats.blocked} track${stats.blocked === 1 ? '' : 's'} waiting for review` }
             : { phase: 'idle', message: 'Nothing to download' };
 
-  const avail = flows.sourceAvailability();
+  const avail = round ? (round.availability ??= flows.sourceAvailability()) : flows.sourceAvailability();
   const availableSources = Object.entries(avail).filter(([, r]) => r === null).map(([s]) => s);
   const unavailableSources = Object.entries(avail).filter(([, r]) => r !== null).map(([source, reason]) => ({ source, reason: reason! }));
 
   const flowIds = new Set(visibleFlows.map((f) => f.id));
-  const ops = (
+  const queued = () =>
     statement(db, `SELECT id, queue, status, payload, run_at AS runAt FROM jobs WHERE queue IN (?, ?) AND status IN ('pending', 'running') ORDER BY run_at, id`)
-      .all(FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as { id: number; queue: string; status: string; payload: string; runAt: number }[]
-  )
+      .all(FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as NonNullable<StatusRound['ops']>;
+  const ops = (round ? (round.ops ??= queued()) : queued())
     .map((j) => ({ ...j, p: JSON.parse(j.payload) as { flowId: string; trigger?: string; op?: string } }))
     // A scheduled run waiting for its day is the flow's nextRunAt, not queued work.
     .filter((j) => (userId === undefined || flowIds.has(j.p.flowId)) && j.runAt <= ctx.clock.now())
@@ -128,7 +142,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal) {
     capabilities: {
       availableSources,
       unavailableSources,
-      lastfmRequired: discoveryProvidersOf(ctx).lastfmUnavailable() !== null,
+      lastfmRequired: round ? (round.lastfmRequired ??= discoveryProvidersOf(ctx).lastfmUnavailable() !== null) : discoveryProvidersOf(ctx).lastfmUnavailable() !== null,
       downloadSources: sources.map((s) => s.id),
     },
     operationQueue: { pending: ops.filter((o) => o.status === 'pending').length, running: ops.filter((o) => o.status === 'running').length, items: ops },
@@ -151,6 +165,29 @@ function groupedCounts(db: Db, userId: number | undefined): GroupedCount[] {
     db,
     `SELECT playlist_type AS type, playlist_id AS id, status, count(*) AS n, SUM(user_id = ?) AS mine FROM download_jobs GROUP BY playlist_type, playlist_id, status`,
   ).all(userId) as GroupedCount[];
+}
+
+type GroupedByOwner = { type: string | null; id: string | null; status: DownloadStatus; userId: number | null; n: number };
+
+/**
+ * groupedCounts for one audience of a push round, from the round's counts by owner (read once: one
+ * pass over the jobs serves the administrators and every user).
+ */
+function groupedFromRound(db: Db, userId: number | undefined, round: StatusRound): GroupedCount[] {
+  round.grouped ??= statement(
+    db,
+    `SELECT playlist_type AS type, playlist_id AS id, status, user_id AS userId, count(*) AS n FROM download_jobs
+     GROUP BY playlist_type, playlist_id, status, user_id`,
+  ).all() as GroupedByOwner[];
+  const out = new Map<string, GroupedCount>();
+  for (const r of round.grouped) {
+    const key = `${r.type}\u0000${r.id}\u0000${r.status}`;
+    let c = out.get(key);
+    if (!c) out.set(key, (c = { type: r.type, id: r.id, status: r.status, n: 0, ...(userId !== undefined && { mine: 0 }) }));
+    c.n += r.n;
+    if (userId !== undefined && r.userId === userId) c.mine! += r.n;
+  }
+  return [...out.values()];
 }
 
 /** The last hour's downloads: two range reads on (status, completed_at) and (status, updated_at). */
@@ -205,11 +242,12 @@ export function startStatusPush(ctx: AppContext): void {
       const key = audienceOf(p);
       byAudience.set(key, [...(byAudience.get(key) ?? []), p]);
     }
+    const round: StatusRound = {};
     for (const principals of byAudience.values()) {
       let json: string;
       let body: ReturnType<typeof playlistStatus>;
       try {
-        body = playlistStatus(ctx, principals[0]!);
+        body = playlistStatus(ctx, principals[0]!, round);
         json = JSON.stringify(body);
       } catch (err) {
         ctx.log.warn('playlist status could not be computed', { error: err instanceof Error ? err.message : String(err) });
