@@ -32,6 +32,9 @@ export function refreshDerived(db: Db): DerivedResult {
   for (const kind of [KIND.track, KIND.album, KIND.artist]) {
     const steps = s.steps[kind]!;
     for (;;) {
+      // Asked outside a transaction: with nothing dirty, no write lock is taken (other writers, such
+      // as the main thread's job updates, never wait for an empty refresh).
+      if ((s.countDirty.get(kind) as number) === 0) break;
       let n = 0;
       db.transaction(() => {
         s.clearIds.run();

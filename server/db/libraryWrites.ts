@@ -6,6 +6,131 @@ import { KIND, SOURCE_BIT, type AlbumInput, type ArtistInput, type KnownMediaFil
 
 export * from './libraryModel.js';
 
+type WriterStatements = ReturnType<typeof prepareWriterStatements>;
+const writerStatements = new WeakMap<Db, WriterStatements>();
+
+function prepareWriterStatements(db: Db) {
+  return {
+    artistByKey: db.prepare('SELECT id, mbid, name, metadata_json FROM library_artists WHERE identity_key = ?'),
+    insertArtist: db.prepare(
+      `INSERT INTO library_artists (identity_key, mbid, name, sort_name, metadata_json, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    ),
+    updateArtist: db.prepare(
+      'UPDATE library_artists SET mbid = ?, name = ?, sort_name = ?, metadata_json = ?, updated_at = ? WHERE id = ?',
+    ),
+    albumByKey: db.prepare(
+      `SELECT id, mbid, release_mbid, artist_id, title, album_artist, release_date, album_type, secondary_types,
+              monitored, metadata_json FROM library_albums WHERE identity_key = ?`,
+    ),
+    insertAlbum: db.prepare(
+      `INSERT INTO library_albums (identity_key, mbid, release_mbid, artist_id, title, sort_name, album_artist,
+         artist_sort_name, release_date, year, album_type, secondary_types, monitored, metadata_json, created_at, updated_at)
+       VALUES (@identityKey, @mbid, @releaseMbid, @artistId, @title, @sortName, @albumArtist, @artistSortName,
+         @releaseDate, @year, @albumType, @secondaryTypes, @monitored, @metadata, @now, @now) RETURNING id`,
+    ),
+    updateAlbum: db.prepare(
+      `UPDATE library_albums SET mbid = @mbid, release_mbid = @releaseMbid, artist_id = @artistId, title = @title,
+         sort_name = @sortName, album_artist = @albumArtist, artist_sort_name = @artistSortName,
+         release_date = @releaseDate, year = @year, album_type = @albumType, secondary_types = @secondaryTypes,
+         monitored = @monitored, metadata_json = @metadata, updated_at = @now WHERE id = @id`,
+    ),
+    upsertTrack: db.prepare(
+      `INSERT INTO library_tracks (identity_key, mbid, title, sort_name, artist_name, artist_sort_name, artist_id,
+         album_id, album_sort_name, disc_number, track_number, year, duration_ms, lyrics, metadata_json, monitored,
+         created_at, updated_at)
+       VALUES (@identityKey, @mbid, @title, @sortName, @artistName, @artistSortName, @artistId, @albumId,
+         @albumSortName, @discNumber, @trackNumber, @year, @durationMs, @lyrics, @metadata, @monitored, @now, @now)
+       ON CONFLICT (identity_key) DO UPDATE SET mbid = excluded.mbid, title = excluded.title,
+         sort_name = excluded.sort_name, artist_name = excluded.artist_name,
+         artist_sort_name = excluded.artist_sort_name, artist_id = excluded.artist_id, album_id = excluded.album_id,
+         album_sort_name = excluded.album_sort_name, disc_number = excluded.disc_number,
+         track_number = excluded.track_number, year = excluded.year, duration_ms = excluded.duration_ms,
+         lyrics = excluded.lyrics, metadata_json = excluded.metadata_json, monitored = excluded.monitored,
+         updated_at = excluded.updated_at
+       RETURNING id`,
+    ),
+    linkAlbumTrack: db.prepare(
+      `INSERT INTO library_album_tracks (album_id, track_id, disc_number, track_number) VALUES (?, ?, ?, ?)
+       ON CONFLICT (album_id, track_id) DO UPDATE SET disc_number = excluded.disc_number,
+         track_number = excluded.track_number`,
+    ),
+    genreByName: db.prepare('SELECT id FROM library_genres WHERE name = ?'),
+    insertGenre: db.prepare('INSERT INTO library_genres (name, sort_name) VALUES (?, ?) RETURNING id'),
+    clearTrackGenres: db.prepare('DELETE FROM library_track_genres WHERE track_id = ?'),
+    addTrackGenre: db.prepare('INSERT OR IGNORE INTO library_track_genres (track_id, genre_id) VALUES (?, ?)'),
+    upsertMedia: db.prepare(
+      `INSERT INTO library_media_files (track_id, album_id, source, path, root, format, mime, codec, size, mtime_ms,
+         duration_ms, bitrate, sample_rate, bit_depth, channels, lossless, fingerprint, image_key, tag_error,
+         available, last_seen_scan_id, created_at, updated_at)
+       VALUES (@trackId, @albumId, @source, @path, @root, @format, @mime, @codec, @size, @mtimeMs, @durationMs,
+         @bitrate, @sampleRate, @bitDepth, @channels, @lossless, @fingerprint, @imageKey, @tagError, @available,
+         @scanId, @now, @now)
+       ON CONFLICT (source, path) DO UPDATE SET track_id = excluded.track_id, album_id = excluded.album_id,
+         root = excluded.root, format = excluded.format, mime = excluded.mime, codec = excluded.codec,
+         size = excluded.size, mtime_ms = excluded.mtime_ms, duration_ms = excluded.duration_ms,
+         bitrate = excluded.bitrate, sample_rate = excluded.sample_rate, bit_depth = excluded.bit_depth,
+         channels = excluded.channels, lossless = excluded.lossless, fingerprint = excluded.fingerprint,
+         image_key = excluded.image_key, tag_error = excluded.tag_error, available = excluded.available,
+         last_seen_scan_id = excluded.last_seen_scan_id, updated_at = excluded.updated_at
+       RETURNING id`,
+    ),
+    mediaTrackByPath: db.prepare('SELECT track_id FROM library_media_files WHERE source = ? AND path = ?'),
+    knownMedia: db.prepare(
+      `SELECT id, track_id AS trackId, album_id AS albumId, size, mtime_ms AS mtimeMs, available FROM library_media_files
+       WHERE source = ? AND path = ?`,
+    ),
+    touchSeen: db.prepare('UPDATE library_media_files SET last_seen_scan_id = ? WHERE id = ?'),
+    revive: db.prepare('UPDATE library_media_files SET available = 1, last_seen_scan_id = ?, updated_at = ? WHERE id = ?'),
+    movedCandidate: db.prepare(
+      `SELECT id, path, track_id AS trackId FROM library_media_files WHERE fingerprint = ? AND source = ? AND path != ?`,
+    ),
+    movePath: db.prepare('UPDATE library_media_files SET path = ?, root = ?, updated_at = ? WHERE id = ?'),
+    markMissing: db.prepare(
+      `UPDATE library_media_files SET available = 0, updated_at = ?
+       WHERE source = ? AND root = ? AND available = 1 AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
+       RETURNING track_id`,
+    ),
+    // Paths under a folder: 'dir/' <= path < 'dir0' ('0' follows '/' in byte order), an index range.
+    markMissingInFolder: db.prepare(
+      `UPDATE library_media_files SET available = 0, updated_at = ?
+       WHERE source = ? AND path >= ? AND path < ? AND available = 1
+         AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
+       RETURNING track_id`,
+    ),
+    markUnavailableByPath: db.prepare(
+      `UPDATE library_media_files SET available = 0, updated_at = ? WHERE source = ? AND path = ? AND available = 1
+       RETURNING track_id`,
+    ),
+    markUnavailableById: db.prepare(
+      'UPDATE library_media_files SET available = 0, updated_at = ? WHERE id = ? AND available = 1 RETURNING track_id',
+    ),
+    dirty: db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
+    mediaCountOfTrack: db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck(),
+    trackRefs: db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?'),
+    albumsOfTrack: db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck(),
+    deleteFavorite: db.prepare('DELETE FROM library_favorites WHERE entity_kind = ? AND entity_id = ?'),
+    deleteTrack: db.prepare('DELETE FROM library_tracks WHERE id = ?'),
+    albumArtistAndSource: db.prepare('SELECT artist_id, metadata_json FROM library_albums WHERE id = ?'),
+    albumUsed: db.prepare(
+      `SELECT EXISTS (SELECT 1 FROM library_album_tracks WHERE album_id = @id)
+         OR EXISTS (SELECT 1 FROM library_tracks WHERE album_id = @id)`,
+    ).pluck(),
+    detachAlbumMedia: db.prepare('UPDATE library_media_files SET album_id = NULL WHERE album_id = ?'),
+    deleteAlbum: db.prepare('DELETE FROM library_albums WHERE id = ?'),
+    artistUsed: db.prepare(
+      `SELECT EXISTS (SELECT 1 FROM library_albums WHERE artist_id = @id)
+         OR EXISTS (SELECT 1 FROM library_tracks WHERE artist_id = @id)`,
+    ).pluck(),
+    deleteArtist: db.prepare('DELETE FROM library_artists WHERE id = ?'),
+    linkJustified: db.prepare(
+      `SELECT EXISTS (SELECT 1 FROM library_media_files WHERE track_id = @track AND album_id = @album)
+         OR EXISTS (SELECT 1 FROM library_tracks WHERE id = @track AND album_id = @album)`,
+    ).pluck(),
+    deleteLink: db.prepare('DELETE FROM library_album_tracks WHERE album_id = ? AND track_id = ?'),
+  };
+}
+
 /**
  * Write side of the canonical store, shared by the folder scanner (source `aurral`) and the Lidarr
  * indexer (source `lidarr`). Every change marks the touched entities dirty; call
@@ -13,128 +138,13 @@ export * from './libraryModel.js';
  * Callers own the transaction (wrap batches in `inTransaction`).
  */
 export class LibraryWriter {
-  private readonly stmts;
+  private readonly stmts: WriterStatements;
 
   constructor(private readonly db: Db) {
-    this.stmts = {
-      artistByKey: db.prepare('SELECT id, mbid, name, metadata_json FROM library_artists WHERE identity_key = ?'),
-      insertArtist: db.prepare(
-        `INSERT INTO library_artists (identity_key, mbid, name, sort_name, metadata_json, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      ),
-      updateArtist: db.prepare(
-        'UPDATE library_artists SET mbid = ?, name = ?, sort_name = ?, metadata_json = ?, updated_at = ? WHERE id = ?',
-      ),
-      albumByKey: db.prepare(
-        `SELECT id, mbid, release_mbid, artist_id, title, album_artist, release_date, album_type, secondary_types,
-                monitored, metadata_json FROM library_albums WHERE identity_key = ?`,
-      ),
-      insertAlbum: db.prepare(
-        `INSERT INTO library_albums (identity_key, mbid, release_mbid, artist_id, title, sort_name, album_artist,
-           artist_sort_name, release_date, year, album_type, secondary_types, monitored, metadata_json, created_at, updated_at)
-         VALUES (@identityKey, @mbid, @releaseMbid, @artistId, @title, @sortName, @albumArtist, @artistSortName,
-           @releaseDate, @year, @albumType, @secondaryTypes, @monitored, @metadata, @now, @now) RETURNING id`,
-      ),
-      updateAlbum: db.prepare(
-        `UPDATE library_albums SET mbid = @mbid, release_mbid = @releaseMbid, artist_id = @artistId, title = @title,
-           sort_name = @sortName, album_artist = @albumArtist, artist_sort_name = @artistSortName,
-           release_date = @releaseDate, year = @year, album_type = @albumType, secondary_types = @secondaryTypes,
-           monitored = @monitored, metadata_json = @metadata, updated_at = @now WHERE id = @id`,
-      ),
-      upsertTrack: db.prepare(
-        `INSERT INTO library_tracks (identity_key, mbid, title, sort_name, artist_name, artist_sort_name, artist_id,
-           album_id, album_sort_name, disc_number, track_number, year, duration_ms, lyrics, metadata_json, monitored,
-           created_at, updated_at)
-         VALUES (@identityKey, @mbid, @title, @sortName, @artistName, @artistSortName, @artistId, @albumId,
-           @albumSortName, @discNumber, @trackNumber, @year, @durationMs, @lyrics, @metadata, @monitored, @now, @now)
-         ON CONFLICT (identity_key) DO UPDATE SET mbid = excluded.mbid, title = excluded.title,
-           sort_name = excluded.sort_name, artist_name = excluded.artist_name,
-           artist_sort_name = excluded.artist_sort_name, artist_id = excluded.artist_id, album_id = excluded.album_id,
-           album_sort_name = excluded.album_sort_name, disc_number = excluded.disc_number,
-           track_number = excluded.track_number, year = excluded.year, duration_ms = excluded.duration_ms,
-           lyrics = excluded.lyrics, metadata_json = excluded.metadata_json, monitored = excluded.monitored,
-           updated_at = excluded.updated_at
-         RETURNING id`,
-      ),
-      linkAlbumTrack: db.prepare(
-        `INSERT INTO library_album_tracks (album_id, track_id, disc_number, track_number) VALUES (?, ?, ?, ?)
-         ON CONFLICT (album_id, track_id) DO UPDATE SET disc_number = excluded.disc_number,
-           track_number = excluded.track_number`,
-      ),
-      genreByName: db.prepare('SELECT id FROM library_genres WHERE name = ?'),
-      insertGenre: db.prepare('INSERT INTO library_genres (name, sort_name) VALUES (?, ?) RETURNING id'),
-      clearTrackGenres: db.prepare('DELETE FROM library_track_genres WHERE track_id = ?'),
-      addTrackGenre: db.prepare('INSERT OR IGNORE INTO library_track_genres (track_id, genre_id) VALUES (?, ?)'),
-      upsertMedia: db.prepare(
-        `INSERT INTO library_media_files (track_id, album_id, source, path, root, format, mime, codec, size, mtime_ms,
-           duration_ms, bitrate, sample_rate, bit_depth, channels, lossless, fingerprint, image_key, tag_error,
-           available, last_seen_scan_id, created_at, updated_at)
-         VALUES (@trackId, @albumId, @source, @path, @root, @format, @mime, @codec, @size, @mtimeMs, @durationMs,
-           @bitrate, @sampleRate, @bitDepth, @channels, @lossless, @fingerprint, @imageKey, @tagError, @available,
-           @scanId, @now, @now)
-         ON CONFLICT (source, path) DO UPDATE SET track_id = excluded.track_id, album_id = excluded.album_id,
-           root = excluded.root, format = excluded.format, mime = excluded.mime, codec = excluded.codec,
-           size = excluded.size, mtime_ms = excluded.mtime_ms, duration_ms = excluded.duration_ms,
-           bitrate = excluded.bitrate, sample_rate = excluded.sample_rate, bit_depth = excluded.bit_depth,
-           channels = excluded.channels, lossless = excluded.lossless, fingerprint = excluded.fingerprint,
-           image_key = excluded.image_key, tag_error = excluded.tag_error, available = excluded.available,
-           last_seen_scan_id = excluded.last_seen_scan_id, updated_at = excluded.updated_at
-         RETURNING id`,
-      ),
-      mediaTrackByPath: db.prepare('SELECT track_id FROM library_media_files WHERE source = ? AND path = ?'),
-      knownMedia: db.prepare(
-        `SELECT id, track_id AS trackId, album_id AS albumId, size, mtime_ms AS mtimeMs, available FROM library_media_files
-         WHERE source = ? AND path = ?`,
-      ),
-      touchSeen: db.prepare('UPDATE library_media_files SET last_seen_scan_id = ? WHERE id = ?'),
-      revive: db.prepare('UPDATE library_media_files SET available = 1, last_seen_scan_id = ?, updated_at = ? WHERE id = ?'),
-      movedCandidate: db.prepare(
-        `SELECT id, path, track_id AS trackId FROM library_media_files WHERE fingerprint = ? AND source = ? AND path != ?`,
-      ),
-      movePath: db.prepare('UPDATE library_media_files SET path = ?, root = ?, updated_at = ? WHERE id = ?'),
-      markMissing: db.prepare(
-        `UPDATE library_media_files SET available = 0, updated_at = ?
-         WHERE source = ? AND root = ? AND available = 1 AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
-         RETURNING track_id`,
-      ),
-      // Paths under a folder: 'dir/' <= path < 'dir0' ('0' follows '/' in byte order), an index range.
-      markMissingInFolder: db.prepare(
-        `UPDATE library_media_files SET available = 0, updated_at = ?
-         WHERE source = ? AND path >= ? AND path < ? AND available = 1
-           AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
-         RETURNING track_id`,
-      ),
-      markUnavailableByPath: db.prepare(
-        `UPDATE library_media_files SET available = 0, updated_at = ? WHERE source = ? AND path = ? AND available = 1
-         RETURNING track_id`,
-      ),
-      markUnavailableById: db.prepare(
-        'UPDATE library_media_files SET available = 0, updated_at = ? WHERE id = ? AND available = 1 RETURNING track_id',
-      ),
-      dirty: db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
-      mediaCountOfTrack: db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck(),
-      trackRefs: db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?'),
-      albumsOfTrack: db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck(),
-      deleteFavorite: db.prepare('DELETE FROM library_favorites WHERE entity_kind = ? AND entity_id = ?'),
-      deleteTrack: db.prepare('DELETE FROM library_tracks WHERE id = ?'),
-      albumArtistAndSource: db.prepare('SELECT artist_id, metadata_json FROM library_albums WHERE id = ?'),
-      albumUsed: db.prepare(
-        `SELECT EXISTS (SELECT 1 FROM library_album_tracks WHERE album_id = @id)
-           OR EXISTS (SELECT 1 FROM library_tracks WHERE album_id = @id)`,
-      ).pluck(),
-      detachAlbumMedia: db.prepare('UPDATE library_media_files SET album_id = NULL WHERE album_id = ?'),
-      deleteAlbum: db.prepare('DELETE FROM library_albums WHERE id = ?'),
-      artistUsed: db.prepare(
-        `SELECT EXISTS (SELECT 1 FROM library_albums WHERE artist_id = @id)
-           OR EXISTS (SELECT 1 FROM library_tracks WHERE artist_id = @id)`,
-      ).pluck(),
-      deleteArtist: db.prepare('DELETE FROM library_artists WHERE id = ?'),
-      linkJustified: db.prepare(
-        `SELECT EXISTS (SELECT 1 FROM library_media_files WHERE track_id = @track AND album_id = @album)
-           OR EXISTS (SELECT 1 FROM library_tracks WHERE id = @track AND album_id = @album)`,
-      ).pluck(),
-      deleteLink: db.prepare('DELETE FROM library_album_tracks WHERE album_id = ? AND track_id = ?'),
-    };
+    // Prepared once per connection: a scan per filed download would otherwise prepare them all again.
+    let cached = writerStatements.get(db);
+    if (!cached) writerStatements.set(db, (cached = prepareWriterStatements(db)));
+    this.stmts = cached;
   }
 
   upsertArtist(input: ArtistInput, now: number): number {

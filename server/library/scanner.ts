@@ -310,11 +310,31 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   }
   flush();
   refreshDerived(db);
+  optimizeAfterScan(db, counts);
+  options.onProgress?.({ ...counts }, phase);
+  return { ...counts, errors };
+}
+
+/** Files a scan must have changed for the planner statistics to be refreshed at once. */
+const OPTIMIZE_AFTER_FILES = 1000;
+/** Otherwise they are refreshed at most this often (a download files a track and scans it, often). */
+const OPTIMIZE_EVERY_MS = 3600_000;
+const lastOptimized = new WeakMap<Db, number>();
+
+/**
+ * Refreshes the query planner's statistics (PRAGMA optimize) after a scan that changed much, and
+ * otherwise at most once an hour. Its ANALYZE holds the database's write lock, and a scan per filed
+ * download would make every other writer (the main thread's job updates) wait for it.
+ */
+function optimizeAfterScan(db: Db, counts: ScanCounts): void {
+  const changed = counts.filesIndexed + counts.filesMissing + counts.filesMoved;
+  const last = lastOptimized.get(db);
+  if (changed < OPTIMIZE_AFTER_FILES && last !== undefined && Date.now() - last < OPTIMIZE_EVERY_MS) return;
+  if (changed === 0 && last !== undefined) return;
+  lastOptimized.set(db, Date.now());
   // Bounded: an unbounded optimize may re-analyze million-row tables (seconds) after a modest scan.
   db.pragma('analysis_limit = 1000');
   db.pragma('optimize');
-  options.onProgress?.({ ...counts }, phase);
-  return { ...counts, errors };
 }
 
 /** Tags → canonical rows. Identity keys prefer MusicBrainz ids, else normalized names. */
