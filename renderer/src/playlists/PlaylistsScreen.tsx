@@ -9,6 +9,7 @@ import { createPlaylist, deletePlaylist, getPlaylist, listPlaylists, removeEntry
 import { checkName, ownershipText, playableTracks, summaryText, withoutEntry, type PlaylistArtwork } from './logic';
 import { ArtworkBox, PlaylistArt, type Note } from './PlaylistArt';
 import { SharedPlaylistsSection } from './SharedPlaylists';
+import { TrackTableHead } from './TrackTableHead';
 import './playlists.css';
 
 /** The user's static playlists (and everyone's public ones), with a form to start a new one; then the shared playlists. */
@@ -191,31 +192,14 @@ export function PlaylistScreen({ id }: { id: string }) {
       ) : (
         <table class="tracks">
           <caption class="visually-hidden">Tracks of {detail.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col" class="col-play">
-                <span class="visually-hidden">Play</span>
-              </th>
-              <th scope="col" class="col-num">
-                #
-              </th>
-              <th scope="col">Title</th>
-              <th scope="col" class="col-artist">
-                Artist
-              </th>
-              <th scope="col" class="col-album">
-                Album
-              </th>
-              <th scope="col" class="col-time">
-                Time
-              </th>
-              {detail.editable && (
-                <th scope="col" class="col-remove">
-                  <span class="visually-hidden">Remove</span>
-                </th>
-              )}
-            </tr>
-          </thead>
+          <TrackTableHead
+            columns={[
+              { className: 'col-artist', label: 'Artist' },
+              { className: 'col-album', label: 'Album' },
+              { className: 'col-time', label: 'Time' },
+            ]}
+            action={detail.editable ? 'Remove' : undefined}
+          />
           <tbody>
             {detail.tracks.map(({ position, track: t }, i) => (
               <tr key={`${position}-${t.id}`} class={t.id === playingId ? 'playing' : ''}>

@@ -39,6 +39,7 @@ import {
   type SharedDetail,
 } from './sharedLogic';
 import { SyncFields } from './SharedPlaylists';
+import { TrackTableHead } from './TrackTableHead';
 
 /** Changes pushed on /ws are gathered for this long before the playlist is read again. */
 const RELOAD_AFTER_MS = 400;
@@ -256,31 +257,14 @@ export function SharedPlaylistScreen({ id }: { id: string }) {
       ) : (
         <table class="tracks">
           <caption class="visually-hidden">Tracks of {detail.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col" class="col-play">
-                <span class="visually-hidden">Play</span>
-              </th>
-              <th scope="col" class="col-num">
-                #
-              </th>
-              <th scope="col">Title</th>
-              <th scope="col" class="col-album">
-                Album
-              </th>
-              <th scope="col" class="col-time">
-                Time
-              </th>
-              <th scope="col" class="col-state">
-                State
-              </th>
-              {detail.canEdit && (
-                <th scope="col" class="col-remove">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
+          <TrackTableHead
+            columns={[
+              { className: 'col-album', label: 'Album' },
+              { className: 'col-time', label: 'Time' },
+              { className: 'col-state', label: 'State' },
+            ]}
+            action={detail.canEdit ? 'Actions' : undefined}
+          />
           <tbody>
             {detail.tracks.map((e, i) => {
               const key = entryKey(e);
