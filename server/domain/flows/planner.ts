@@ -8,6 +8,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { discoveryProvidersOf } from '../discovery/providers.js';
 import { discoveryOf } from '../discovery/service.js';
 import { metadataServiceOf } from '../metadata/service.js';
+import { recentAlbums, radarQueue, type RadarAlbum } from './releaseRadar.js';
 
 /**
  * Planning one run of a flow (reference §5 "track selection"): `size` tracks split across the mix
@@ -52,12 +53,6 @@ const FETCH_CONCURRENCY = 4;
 /** Where a deep dive starts in an artist's top tracks: past the hits. */
 const DEEP_DIVE_OFFSET = 5;
 
-/** Release radar: albums released in the last this many days count as recent. */
-const RADAR_WINDOW_DAYS = 120;
-/** Release radar: artists considered (recommended, then library artists with an MBID). */
-const RADAR_ARTISTS = 40;
-/** Release radar: upstream lookups per plan (artist release groups, album track lists); the rest wait for the next run. */
-const RADAR_LOOKUPS = 24;
 
 /** Splits `total` across the weights by largest remainder; sources with weight 0 get nothing. */
 export function allocate(total: number, mix: Mix): Record<MixSource, number> {
@@ -87,7 +82,7 @@ function shuffled<T>(list: T[], seed: number): T[] {
   return out;
 }
 
-type Artist = { name: string; mbid: string | null };
+export type Artist = { name: string; mbid: string | null };
 
 export class FlowPlanner {
   private calls = 0;
@@ -195,77 +190,9 @@ export class FlowPlanner {
     }
   }
 
-  /**
-   * Release radar (reference §3.8: "up to one track per recent album missing from the library"):
-   * recent Album and EP release groups (no secondary types) of the recommended and library artists,
-   * from the metadata layer's release groups, newest first; an artist never looked up is looked up
-   * now, and an album's track list comes from its first release, within RADAR_LOOKUPS upstream calls
-   * per plan. Each album's tracks are ranked: the artist's most played ones on the album first (in
-   * play order), then the album's other tracks in album order.
-   */
-  async releaseRadar(input: PlanInput): Promise<RadarAlbum[]> {
-    const metadata = metadataServiceOf(this.ctx);
-    const recs = discoveryOf(this.ctx).repo.allRecommendations(input.ownerUserId).filter((r) => r.mbid).map((r) => ({ name: r.name, mbid: r.mbid! }));
-    const libs = this.ctx.db.prepare('SELECT name, mbid FROM library_artists WHERE mbid IS NOT NULL AND track_count > 0 ORDER BY track_count DESC, id LIMIT ?').all(RADAR_ARTISTS) as { name: string; mbid: string }[];
-    const artists = [...new Map([...recs, ...libs].map((a) => [a.mbid, a])).values()].slice(0, RADAR_ARTISTS);
-    // The cache as it is (no background refreshes queued from here: lookups stay within the budget).
-    const cachedDoc = (kind: string, key: string) => {
-      const c = metadata.cache.get(kind, key);
-      return c === undefined ? undefined : c.found ? c.payload : null;
-    };
-    let lookups = 0;
-    for (const a of artists) {
-      if (cachedDoc('artist', a.mbid) !== undefined) continue;
-      if (lookups >= RADAR_LOOKUPS / 2) break;
-      lookups++;
-      this.calls++;
-      await metadata.artist(a.mbid).catch((err: unknown) => this.ctx.log.warn('release radar: artist lookup failed', { artist: a.name, error: err instanceof Error ? err.message : String(err) }));
-    }
-    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
-    const now = this.ctx.clock.now();
-    const byMbid = new Map(artists.map((a) => [a.mbid, a]));
-    const groups = this.ctx.db
-      .prepare(
-        `SELECT g.artist_mbid AS artistMbid, g.mbid, g.title, g.first_release_date AS date FROM metadata_release_groups g
-         WHERE g.artist_mbid IN (SELECT value FROM json_each(?)) AND g.first_release_date >= ? AND g.first_release_date <= ?
-           AND g.primary_type IN ('Album', 'EP') AND g.secondary_types = '[]'
-           AND NOT EXISTS (SELECT 1 FROM library_albums al WHERE al.mbid = g.mbid)
-         ORDER BY g.first_release_date DESC, g.title`,
-      )
-      .all(JSON.stringify([...byMbid.keys()]), day(now - RADAR_WINDOW_DAYS * 86_400_000), day(now)) as { artistMbid: string; mbid: string; title: string; date: string }[];
-    const ownedAlbum = this.ctx.db.prepare('SELECT 1 FROM library_albums al WHERE lower(al.title) = lower(?) AND lower(al.album_artist) = lower(?) LIMIT 1');
-    const out: RadarAlbum[] = [];
-    for (const g of groups) {
-      const artist = byMbid.get(g.artistMbid)!;
-      if (ownedAlbum.get(g.title, artist.name) !== undefined) continue;
-      const year = Number(g.date.slice(0, 4)) || null;
-      let titles: { title: string; mbid: string | null; durationMs: number | null }[] = [];
-      try {
-        const cachedGroup = cachedDoc('release-group', g.mbid) as { releases?: { id: string }[] } | null | undefined;
-        if (cachedGroup === null) continue;
-        if (!cachedGroup && lookups >= RADAR_LOOKUPS) continue;
-        if (!cachedGroup) (lookups++, this.calls++);
-        const group = (cachedGroup ?? (await metadata.releaseGroup(g.mbid))) as { releases?: { id: string }[] };
-        const releaseId = group.releases?.[0]?.id;
-        if (!releaseId) continue;
-        const cachedRelease = cachedDoc('release', releaseId);
-        if (cachedRelease === null) continue;
-        if (!cachedRelease && lookups >= RADAR_LOOKUPS) continue;
-        if (!cachedRelease) (lookups++, this.calls++);
-        const release = (cachedRelease ?? (await metadata.release(releaseId))) as { media?: { tracks?: { title: string; length?: number | null; recording: { id: string } }[] }[] };
-        titles = (release.media ?? []).flatMap((m) => m.tracks ?? []).map((t) => ({ title: t.title, mbid: t.recording.id, durationMs: t.length ?? null }));
-      } catch (err) {
-        this.ctx.log.warn('release radar: album lookup failed', { album: g.title, error: err instanceof Error ? err.message : String(err) });
-        continue;
-      }
-      if (titles.length === 0) continue;
-      const top = await this.topTracks(artist);
-      const onAlbum = new Map(titles.map((t) => [nameKey(t.title), t]));
-      const played = top.map((t) => onAlbum.get(nameKey(t.name))).filter((t) => t !== undefined);
-      const ranked = [...new Set([...played, ...titles])];
-      out.push({ artist, album: g.title, tracks: ranked.map((t) => ({ name: t.title, mbid: t.mbid, albumName: g.title, durationMs: t.durationMs, year })) });
-    }
-    return out;
+  /** Release radar albums for this plan (releaseRadar.ts), counting its upstream calls with the plan's. */
+  releaseRadar(input: PlanInput): Promise<RadarAlbum[]> {
+    return recentAlbums(this.ctx, input, { topTracks: (a) => this.topTracks(a), countCall: () => void this.calls++ });
   }
 
   /** Plans a run; `seed` varies the order between runs, `exclude` holds `artist\0title` keys (lower case) to leave out. */
@@ -428,36 +355,6 @@ export class FlowPlanner {
     await fill(reserveQuotas, reserve);
     return { tracks, reserve, counts, calls: this.calls };
   }
-}
-
-/** One recent album of the release radar, its tracks ranked. */
-export interface RadarAlbum {
-  artist: Artist;
-  album: string;
-  tracks: TopTrack[];
-}
-
-/**
- * The release radar's candidates in the order the playlist takes them (reference §3.8: "up to one
- * track per recent album missing from the library"): each album's best track, every artist's newest
- * album before anyone's second one, so a playlist shorter than the albums on offer spreads across the
- * artists. `cap` is how many tracks one artist may have: 1 with onePerArtist (its newest album's best
- * track), else one per album of it.
- */
-export function radarQueue(albums: RadarAlbum[], onePerArtist: boolean): { candidates: { artist: Artist; track: TopTrack }[]; cap: number } {
-  const cap = onePerArtist ? 1 : Math.max(1, albums.length);
-  const nth = new Map<string, number>();
-  const ordered = albums
-    .map((a, i) => {
-      const k = nameKey(a.artist.name);
-      const rank = nth.get(k) ?? 0;
-      nth.set(k, rank + 1);
-      return { a, rank, i };
-    })
-    .sort((x, y) => x.rank - y.rank || x.i - y.i)
-    .map((x) => x.a);
-  const candidates = ordered.filter((a) => a.tracks.length > 0).map((a) => ({ artist: a.artist, track: a.tracks[0]! }));
-  return { candidates, cap };
 }
 
 /** Shuffles within windows of `size`: the best stay near the top, the order still changes between runs. */
