@@ -33,12 +33,28 @@ export interface LibraryScanServiceOptions {
   watchMaxWaitMs?: number;
   /** An idle scan worker ends after this long (default: RUN_WORKER_IDLE_MS, one minute). */
   workerIdleMs?: number;
+  /** Least time between the end of a scan and the start of a paced one (default PACED_GAP_MS). */
+  pacedGapMs?: number;
+}
+
+export interface ScanRequestOptions {
+  /**
+   * The scan may wait until PACED_GAP_MS after the previous one ended, gathering the paths requested
+   * meanwhile (downloads filed one after another). Unpaced requests merged into it start it at once.
+   */
+  paced?: boolean;
 }
 
 const DEFAULT_DEBOUNCE_MS = 10_000;
 const MIN_MAX_WAIT_MS = 60_000;
 /** Past this many changed paths, a watcher-triggered scan walks the whole folders instead. */
 const MAX_SCOPED_PATHS = 2000;
+/**
+ * Paced scans start at most this often. A scan's write transactions hold the database's write lock,
+ * and every job update of the main thread waits for them (SQLite retries after 1, 2, 5, 10 ms…);
+ * eight downloads filed each second would otherwise keep a scan running back to back.
+ */
+export const PACED_GAP_MS = 1000;
 
 /**
  * Main-thread side of scanning: queues runs in library_scan_runs (which double as refresh jobs),
@@ -60,6 +76,11 @@ export class LibraryScanService {
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
   private readonly now: () => number;
+  /** Queued runs every request of which was paced. */
+  private readonly paced = new Set<number>();
+  /** When the last run ended (performance.now(), not the injectable clock: pacing is real time). */
+  private lastEndedAt = -Infinity;
+  private paceTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: LibraryScanServiceOptions) {
     this.now = options.now ?? Date.now;
@@ -101,9 +122,10 @@ export class LibraryScanService {
    * Queues a scan (merging into an already queued one; full wins, and so does a scan of every
    * folder over one scoped to changed `paths`) and returns its job id.
    */
-  requestScan(mode: ScanMode, reason: string, paths?: string[]): number {
+  requestScan(mode: ScanMode, reason: string, paths?: string[], options: ScanRequestOptions = {}): number {
     const db = this.options.db;
     const queued = scanRuns.queued(db);
+    const paced = options.paced === true && mode === 'quick' && paths !== undefined;
     let id: number;
     if (queued) {
       if (mode === 'full' && queued.mode !== 'full') scanRuns.upgradeToFull(db, queued.id);
@@ -114,9 +136,11 @@ export class LibraryScanService {
       } else {
         this.scopes.delete(id);
       }
+      if (!paced) this.paced.delete(id);
     } else {
       id = scanRuns.enqueue(db, mode, reason, this.now());
       if (paths && mode === 'quick') this.scopes.set(id, new Set(paths));
+      if (paced) this.paced.add(id);
     }
     queueMicrotask(() => this.pump());
     return id;
@@ -163,6 +187,7 @@ export class LibraryScanService {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    if (this.paceTimer) clearTimeout(this.paceTimer);
     await this.watcher?.close();
     this.watcher = null;
     // The worker stops after its current batch; the run stays `running`, and the next start closes
@@ -180,6 +205,19 @@ export class LibraryScanService {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
+    if (this.paced.has(run.id)) {
+      const wait = this.lastEndedAt + (this.options.pacedGapMs ?? PACED_GAP_MS) - performance.now();
+      if (wait > 0) {
+        this.paceTimer ??= setTimeout(() => {
+          this.paceTimer = null;
+          this.pump();
+        }, Math.ceil(wait));
+        return;
+      }
+    }
+    if (this.paceTimer) clearTimeout(this.paceTimer);
+    this.paceTimer = null;
+    this.paced.delete(run.id);
     const roots = [...new Set(this.options.roots().map((r) => path.resolve(r)))];
     const scope = this.scopes.get(run.id);
     this.scopes.delete(run.id);
@@ -193,6 +231,7 @@ export class LibraryScanService {
   private finished(runId: number): void {
     if (this.currentRunId !== runId) return;
     this.currentRunId = null;
+    this.lastEndedAt = performance.now();
     if (this.stopped) return;
     const final = scanRuns.get(this.options.db, runId);
     this.options.broadcast?.('library_scan_completed', {

@@ -72,7 +72,7 @@ export async function fileJob(
     }
     throw err;
   }
-  if (!opts.ffmpeg) ctx.log.warn('ffmpeg not found: download filed without tags', { jobId: job.id, path: placed.path });
+  if (!placed.tagged && placed.tagError === null) ctx.log.warn('ffmpeg not found: download filed without tags', { jobId: job.id, path: placed.path });
   else if (!placed.tagged) ctx.log.warn('tagging failed: download filed without tags', { jobId: job.id, path: placed.path, error: placed.tagError });
   save({
     finalPath: placed.path,
@@ -123,7 +123,7 @@ function replaceUpgraded(ctx: AppContext, upgrade: DownloadJobRow, file: string,
   if (!updated) return false;
   if (old && old !== file && removeSafely(ctx.db, root, old, target.id)) {
     try {
-      libraryServiceOf(ctx).scans.requestScan('quick', 'download upgraded', [old]);
+      libraryServiceOf(ctx).scans.requestScan('quick', 'download upgraded', [old], { paced: true });
     } catch (err) {
       ctx.log.warn('library scan request failed', { jobId: upgrade.id, error: err instanceof Error ? err.message : String(err) });
     }
@@ -133,7 +133,7 @@ function replaceUpgraded(ctx: AppContext, upgrade: DownloadJobRow, file: string,
 
 function finish(ctx: AppContext, job: DownloadJobRow, file: string, root: string, save: (p: DownloadJobPatch) => DownloadJobRow): string {
   try {
-    libraryServiceOf(ctx).scans.requestScan('quick', 'download filed', [file]);
+    libraryServiceOf(ctx).scans.requestScan('quick', 'download filed', [file], { paced: true });
   } catch (err) {
     ctx.log.warn('library scan request failed', { jobId: job.id, error: err instanceof Error ? err.message : String(err) });
   }
