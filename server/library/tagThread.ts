@@ -1,21 +1,24 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
+import type NodeID3 from 'node-id3';
 import { spawnModuleWorker } from './runWorker.js';
 import type { FileTags } from './tags.js';
+import type { TagThreadAsk } from './tagReaderWorker.js';
 
 /**
- * Reads a file's tags and stream facts (music-metadata) on a worker thread. Parsing an MP3 walks its
- * frames in JavaScript; done on the main thread for every verified download it delays requests and
- * streams by tens of milliseconds. One thread serves every caller; it does not keep the process
- * alive while nothing is asked, and a thread that dies fails only the reads in flight.
+ * Reads a file's tags and stream facts (music-metadata), and writes an MP3's ID3 frames (node-id3),
+ * on a worker thread. Parsing an MP3 walks its frames in JavaScript and writing its tag rewrites the
+ * file; done on the main thread for every verified download it delays requests and streams by tens
+ * of milliseconds. One thread serves every caller; it does not keep the process alive while nothing
+ * is asked, and a thread that dies fails only the requests in flight.
  */
 
-type Reply = { id: number; tags?: FileTags; error?: string };
+type Reply = { id: number; tags?: FileTags; ok?: true; error?: string; code?: string };
 
 let worker: Worker | null = null;
 let nextId = 1;
-const pending = new Map<number, { resolve: (t: FileTags) => void; reject: (e: Error) => void }>();
+const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
 function thread(): Worker {
   if (worker) return worker;
@@ -25,8 +28,8 @@ function thread(): Worker {
     pending.delete(m.id);
     if (pending.size === 0) w.unref();
     if (!waiting) return;
-    if (m.tags) waiting.resolve(m.tags);
-    else waiting.reject(new Error(m.error ?? 'tag reader failed'));
+    if (m.error === undefined) waiting.resolve(m);
+    else waiting.reject(Object.assign(new Error(m.error), m.code ? { code: m.code } : {}));
   });
   const fail = (why: string) => {
     if (worker === w) worker = null;
@@ -41,15 +44,29 @@ function thread(): Worker {
   return w;
 }
 
-/** readFileTags(file, dirname(file)) off the main thread (without the embedded picture). */
-export function readTagsOffThread(file: string): Promise<FileTags> {
+function ask(request: TagThreadAsk): Promise<Reply> {
   const id = nextId++;
   const w = thread();
   w.ref();
-  return new Promise<FileTags>((resolve, reject) => {
+  return new Promise<Reply>((resolve, reject) => {
     pending.set(id, { resolve, reject });
-    w.postMessage({ id, file });
+    w.postMessage({ ...request, id });
   });
+}
+
+/** readFileTags(file, dirname(file)) off the main thread (without the embedded picture). */
+export async function readTagsOffThread(file: string): Promise<FileTags> {
+  const r = await ask({ op: 'read', file });
+  if (!r.tags) throw new Error('tag reader failed');
+  return r.tags;
+}
+
+/**
+ * Merges ID3 frames into an MP3's tag off the main thread. Rejects with the write's error (its
+ * `code`, such as ENOSPC, kept).
+ */
+export async function writeId3OffThread(file: string, frames: NodeID3.Tags): Promise<void> {
+  await ask({ op: 'writeId3', file, frames });
 }
 
 /** Ends the thread (tests, shutdown); the next read starts a new one. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import NodeID3 from 'node-id3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeFsError, freeName, holdInStaging, placeFile, stagingTargetFor, tempNameOf } from '../../server/domain/downloads/filing.js';
 import { finalPath, isInside } from '../../server/domain/downloads/layout.js';
@@ -146,21 +147,27 @@ describe('filing', () => {
     expect(fs.readdirSync(path.dirname(target)).sort()).toEqual(['01 Harbor Lights (2).flac', '01 Harbor Lights.flac']);
   });
 
-  it('tags an MP3 copy: the recording id in the UFID frame tag readers use, the other frames kept', async () => {
+  it('tags an MP3 copy without ffmpeg: the recording id in the UFID frame tag readers use, the other frames kept', async () => {
     const root = path.join(dir, 'lib-mp3');
     const held = stagingTargetFor(root, 4, mp3);
     fs.mkdirSync(path.dirname(held), { recursive: true });
     fs.copyFileSync(mp3, held);
+    // What the source's copy already carries: a wrong title, a comment and an unrelated TXXX frame.
+    NodeID3.write({ title: 'track01', comment: { language: 'eng', text: 'ripped by someone' }, userDefinedText: [{ description: 'SOURCE', value: 'p2p' }] }, held);
     const target = finalPath(root, { artistName: 'Velvet Harbors', albumName: 'Tidewater', trackName: 'Harbor Lights', trackNumber: 1 }, 'mp3');
     const recording = '11111111-1111-4111-8111-111111111111';
-    const placed = await placeFile({ held, target, jobId: 4, tags: { ...tags, recordingMbid: recording }, ffmpeg: FFMPEG, expectDurationMs: 2000 });
+    const placed = await placeFile({ held, target, jobId: 4, tags: { ...tags, recordingMbid: recording }, ffmpeg: null, expectDurationMs: 2000 });
     expect(placed).toEqual({ path: target, tagged: true, tagError: null });
     const { parseFile } = await import('music-metadata');
     const read = await parseFile(target);
     expect(read.common).toMatchObject({
-      title: 'Harbor Lights', artist: 'Velvet Harbors', album: 'Tidewater', year: 2019, track: { no: 1 },
+      title: 'Harbor Lights', artist: 'Velvet Harbors', albumartist: 'Velvet Harbors', album: 'Tidewater', year: 2019, track: { no: 1 }, disk: { no: 1 },
       musicbrainz_recordingid: recording, musicbrainz_albumid: 'rel-1', musicbrainz_releasegroupid: 'rg-1', musicbrainz_artistid: ['art-1'],
     });
+    expect(read.common.comment?.map((c) => (typeof c === 'string' ? c : c.text))).toEqual(['ripped by someone']);
+    expect(NodeID3.read(target).userDefinedText).toContainEqual({ description: 'SOURCE', value: 'p2p' });
+    // The held file itself is left as it was.
+    expect(NodeID3.read(held).title).toBe('track01');
     expect(read.format.duration).toBeGreaterThan(1.5);
     // What the library's own scanner reads from the file.
     expect((await readFileTags(target, path.dirname(target))).recordingMbid).toBe(recording);

@@ -2,14 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../db/connection.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import type NodeID3 from 'node-id3';
+import { writeId3OffThread } from '../../library/tagThread.js';
 import { runTool } from '../../library/toolThread.js';
 import { readAudio } from './verify.js';
 import { STAGING_DIR, finalPath, isInside, safeSegment, stagingDir } from './layout.js';
-import NodeID3 from 'node-id3';
 
 /**
  * The file side of the pipeline: holding a downloaded file in the job's staging folder, tagging
- * a copy with ffmpeg (`-c copy`, so the audio is untouched), placing it in the library without
+ * a copy (MP3: node-id3 on the tag thread; other formats: ffmpeg `-c copy`; the audio is untouched
+ * either way), placing it in the library without
  * ever overwriting another file and without a half-written file under its final name, and removing
  * files only where removal is safe.
  */
@@ -123,17 +125,39 @@ export function tagArguments(input: string, output: string, ext: string, t: TagV
 }
 
 /**
- * MP3: the recording MBID in the UFID frame owned by "http://musicbrainz.org", where MusicBrainz
- * Picard writes it and tag readers (this library's scanner, Lidarr, Navidrome) look for it; ffmpeg
- * cannot write UFID frames. node-id3 rewrites the tag with the frames ffmpeg wrote kept.
+ * The job's tags as ID3 frames, in MusicBrainz Picard's conventions: the ids in TXXX frames, and the
+ * recording id also in the UFID frame owned by "http://musicbrainz.org", where tag readers (this
+ * library's scanner, Lidarr, Navidrome) look for it first. Written by node-id3 rather than ffmpeg:
+ * ffmpeg cannot write UFID, and starting it (Debian's build loads some two hundred libraries) costs
+ * over 100 ms of CPU per file, which eight parallel downloads turn into a saturated machine.
  */
-function addRecordingUfid(file: string, mbid: string): Promise<void> {
-  const tags = { uniqueFileIdentifier: [{ ownerIdentifier: 'http://musicbrainz.org', identifier: Buffer.from(mbid, 'latin1') }] };
-  return new Promise((resolve, reject) => NodeID3.update(tags, file, (err: Error | null) => (err ? reject(err) : resolve())));
+export function id3Frames(t: TagValues): NodeID3.Tags {
+  const ids: [string, string | null][] = [
+    ['MusicBrainz Track Id', t.recordingMbid],
+    ['MusicBrainz Album Id', t.releaseMbid],
+    ['MusicBrainz Release Group Id', t.albumMbid],
+    ['MusicBrainz Artist Id', t.artistMbid],
+  ];
+  const userDefinedText = ids.filter(([, v]) => v).map(([description, value]) => ({ description, value: value! }));
+  return {
+    title: t.title,
+    artist: t.artist,
+    performerInfo: t.artist,
+    ...(t.album && { album: t.album }),
+    ...(t.trackNumber && { trackNumber: String(t.trackNumber) }),
+    ...(t.discNumber && { partOfSet: String(t.discNumber) }),
+    ...(t.year && { year: String(t.year) }),
+    ...(userDefinedText.length > 0 && { userDefinedText }),
+    ...(t.recordingMbid && {
+      uniqueFileIdentifier: [{ ownerIdentifier: 'http://musicbrainz.org', identifier: Buffer.from(t.recordingMbid, 'latin1') }],
+    }),
+  };
 }
 
-/** Runs ffmpeg; a write error it logs (it may still exit 0, leaving a truncated file) fails the run. */
-/** Runs ffmpeg from the tool thread (no fork of the server on its main thread); rejects with its own words. */
+/**
+ * Runs ffmpeg from the tool thread (no fork of the server on its main thread); rejects with its own
+ * words. A write error it logs (it may still exit 0, leaving a truncated file) fails the run.
+ */
 async function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
   const { code, stderr, startError } = await runTool(cmd, args, signal);
   if (startError) throw new Error(startError);
@@ -188,10 +212,15 @@ export async function placeFile(opts: {
   ensureFolder(dir);
   try {
     fs.rmSync(tmp, { force: true });
-    if (opts.ffmpeg) {
+    const tagger = ext === 'mp3' ? 'id3' : opts.ffmpeg ? 'ffmpeg' : null;
+    if (tagger) {
       try {
-        await run(opts.ffmpeg, tagArguments(held, tmp, ext, opts.tags), opts.signal);
-        if (ext === 'mp3' && opts.tags.recordingMbid) await addRecordingUfid(tmp, opts.tags.recordingMbid);
+        if (tagger === 'id3') {
+          fs.copyFileSync(held, tmp);
+          await writeId3OffThread(tmp, id3Frames(opts.tags));
+        } else {
+          await run(opts.ffmpeg!, tagArguments(held, tmp, ext, opts.tags), opts.signal);
+        }
         tagged = true;
       } catch (err) {
         if (opts.signal?.aborted) throw err;

@@ -4,19 +4,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { id3Tag, makeMp3Template, writeTaggedMp3, type FixtureTags } from '../../fixtures/audio.js';
+import { id3Tag, makeAudioFile, makeMp3Template, writeTaggedMp3, type FixtureTags } from '../../fixtures/audio.js';
 import { FakeFaults, type SeenRequest } from '../http.js';
 
 /**
  * A fake slskd (api/v0) on 127.0.0.1:0: API key check, searches whose peer responses arrive over
- * time, downloads that queue, progress and on completion write a real mp3 into the downloads folder
+ * time, downloads that queue, progress and on completion write a real mp3 (or, for a shared name
+ * ending in `.flac`, a real FLAC file with the file's tags) into the downloads folder
  * (`<downloads>/<sharer's folder>/<file>`, as slskd does), 409 while "offline from Soulseek", 429
  * past the concurrent-search limit, and the shared faults (slow, down, injected statuses).
  */
 
 export interface FakeSlskdFile {
-  /** The sharer's path, Windows-style: `Music\\Artist\\Album\\01 - Title.mp3`. */
+  /** The sharer's path, Windows-style: `Music\\Artist\\Album\\01 - Title.mp3` (or `.flac`). */
   filename: string;
+  /** kbit/s, for an mp3 (slskd announces none for lossless files). */
   bitRate: number;
   /** Seconds. */
   length: number;
@@ -105,6 +107,22 @@ function mp3Template(seconds: number): Buffer {
   return template;
 }
 
+const flacs = new Map<string, Buffer>();
+/** A real FLAC file with the shared file's tags, made with ffmpeg once per name and length. */
+function flacOf(file: FakeSlskdFile): Buffer {
+  const key = `${file.filename}\u0000${file.length}`;
+  let bytes = flacs.get(key);
+  if (!bytes) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slskd-fake-flac-'));
+    bytes = fs.readFileSync(makeAudioFile(path.join(dir, 'file.flac'), 'flac', file.tags, { seconds: file.length }));
+    fs.rmSync(dir, { recursive: true, force: true });
+    flacs.set(key, bytes);
+  }
+  return bytes;
+}
+
+const isFlac = (file: FakeSlskdFile) => file.filename.toLowerCase().endsWith('.flac');
+
 export class SlskdFakeState {
   readonly searches = new Map<string, Search>();
   readonly transfers: Transfer[] = [];
@@ -121,6 +139,7 @@ export class SlskdFakeState {
   }
 
   sizeOf(file: FakeSlskdFile): number {
+    if (isFlac(file)) return flacOf(file).length;
     return id3Tag(file.tags).length + this.template().length;
   }
 
@@ -149,7 +168,15 @@ export class SlskdFakeState {
         hasFreeUploadSlot: user.hasFreeUploadSlot,
         uploadSpeed: user.uploadSpeed,
         queueLength: user.queueLength,
-        files: files.map((f) => ({ filename: f.filename, size: this.sizeOf(f), extension: 'mp3', bitRate: f.bitRate, length: f.length, isLocked: false, code: 1 })),
+        files: files.map((f) => ({
+          filename: f.filename,
+          size: this.sizeOf(f),
+          extension: isFlac(f) ? 'flac' : 'mp3',
+          ...(isFlac(f) ? { bitDepth: 16, sampleRate: 44100 } : { bitRate: f.bitRate }),
+          length: f.length,
+          isLocked: false,
+          code: 1,
+        })),
         lockedFiles: [],
       }));
     return {
@@ -175,7 +202,13 @@ export class SlskdFakeState {
 
   private finish(t: Transfer): void {
     if (t.written || t.cancelled || this.erroredFiles.has(t.file.filename)) return;
-    writeTaggedMp3(this.localPath(t.file), this.template(), t.file.tags);
+    const dest = this.localPath(t.file);
+    if (isFlac(t.file)) {
+      fs.mkdirSync(path.dirname(dest), { recursive: true });
+      fs.writeFileSync(dest, flacOf(t.file));
+    } else {
+      writeTaggedMp3(dest, this.template(), t.file.tags);
+    }
     t.written = true;
   }
 
