@@ -9,6 +9,12 @@ import { searchServiceOf } from './service.js';
 export const REMOTE_BUDGET_MS = 1500;
 /** A failed MusicBrainz search this recent, with no success since, means it is down. */
 const OUTAGE_WINDOW_MS = 60_000;
+/**
+ * The wait while MusicBrainz is down: long enough for an answer from the search cache, too short to
+ * hold every keystroke for REMOTE_BUDGET_MS while the searches retry (their answers still land in
+ * the cache once MusicBrainz is back).
+ */
+const OUTAGE_BUDGET_MS = 50;
 
 /**
  * `complete`: MusicBrainz answered in time; `pending`: it is still working (the answer lands in the
@@ -33,7 +39,7 @@ export interface UnifiedAnswer {
 /**
  * As-you-type suggestions: the library's own names first (names starting with the words typed, then
  * other full-text matches; LibraryReader.suggest), then
- * MusicBrainz artists and albums when they arrive within REMOTE_BUDGET_MS.
+ * MusicBrainz artists and albums when they arrive within REMOTE_BUDGET_MS (OUTAGE_BUDGET_MS while it is down).
  */
 /** Per server and caller, the controller of the caller's latest suggestion request. */
 const latest = new WeakMap<AppContext, Map<string, AbortController>>();
@@ -66,7 +72,8 @@ export async function unifiedSearch(ctx: AppContext, q: string, limit: number, c
   const upstream = { upstream: mine.signal };
   const remote = Promise.all([search.search({ ...common, scope: 'artist' }, upstream), search.search({ ...common, scope: 'album' }, upstream)]);
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), budgetMs)));
+  const wait = search.failingSince(OUTAGE_WINDOW_MS) ? Math.min(budgetMs, OUTAGE_BUDGET_MS) : budgetMs;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), wait)));
   try {
     const outcome = await Promise.race([remote, late]);
     if (outcome === 'late') {
