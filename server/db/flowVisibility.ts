@@ -92,3 +92,22 @@ export function hiddenTrackIds(db: Db, ids: number[]): number[] {
     .pluck()
     .all(JSON.stringify(ids)) as number[];
 }
+
+/**
+ * Tracks shown only because a static or shared playlist held them, which none holds now: visible
+ * tracks a flow that hides its tracks filed, in no playlist. Some stay visible for another reason
+ * (another job wants them); the derived refresh decides.
+ */
+export function releasedFlowTrackIds(db: Db): number[] {
+  return statement(
+    db,
+    `SELECT DISTINCT m.track_id FROM download_jobs j JOIN library_media_files m ON m.path = j.final_path
+     JOIN library_tracks t ON t.id = m.track_id
+     WHERE j.playlist_type = 'flow' AND j.final_path IS NOT NULL AND j.reused_track_id IS NULL AND ${HIDING_JOB}
+       AND t.flow_hidden = 0
+       AND NOT EXISTS (SELECT 1 FROM static_playlist_tracks s WHERE s.track_id = t.id)
+       AND NOT EXISTS (SELECT 1 FROM shared_playlist_tracks s WHERE s.track_id = t.id)`,
+  )
+    .pluck()
+    .all() as number[];
+}

@@ -184,5 +184,23 @@ describe('showInLibrary', () => {
     expect(kept.json).toContain(titles[1]);
     expect(kept.rest).toContain(titles[1]);
     expect(kept.rest).not.toContain(titles[2]);
+
+    // Removed from that playlist, it goes back out at once; the normally requested track stays.
+    const keepers = (await rest.ok('getPlaylists')).playlists.playlist.find((p: { name: string }) => p.name === 'Keepers') as { id: string };
+    await rest.ok('updatePlaylist', { playlistId: keepers.id, songIndexToRemove: 0 });
+    await waitFor(async () => (await canonical('tracks')).total === 4, 'the released track out of the library');
+    await waitForScans(server);
+    const released = await libraryText();
+    expect(released.json).not.toContain(titles[1]);
+    expect(released.rest).not.toContain(titles[1]);
+    expect(released.json).toContain(titles[0]);
+
+    // Taken by a playlist again, then the playlist deleted: out again.
+    await rest.ok('updatePlaylist', { playlistId: keepers.id, songIdToAdd: entries[1]!.id });
+    await waitFor(async () => (await canonical('tracks')).total === 5, 'the kept track back in the library');
+    await rest.ok('deletePlaylist', { id: keepers.id });
+    await waitFor(async () => (await canonical('tracks')).total === 4, 'the track of the deleted playlist out of the library');
+    await waitForScans(server);
+    expect((await libraryText()).rest).not.toContain(titles[1]);
   }, 120_000);
 });

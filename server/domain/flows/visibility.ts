@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { hiddenTrackIds, markVisibilityDirty } from '../../db/flowVisibility.js';
+import { hiddenTrackIds, markVisibilityDirty, releasedFlowTrackIds } from '../../db/flowVisibility.js';
 import { downloadsOf } from '../downloads/service.js';
 import { libraryServiceOf } from '../library/service.js';
 import { playlistsOf } from '../playlists/registry.js';
@@ -24,7 +24,8 @@ export function refreshFlowVisibility(ctx: AppContext, sel: { flowId?: string; t
 /**
  * What makes a hidden track wanted elsewhere: a finished job that is not a hiding flow's (a normal
  * request or a playlist download reaching the same file, a job reusing the track), and a static or
- * shared playlist taking the track.
+ * shared playlist taking the track. A playlist letting a track go (removed from it, or the playlist
+ * deleted) hides it again when nothing else wants it.
  */
 export function startFlowVisibility(ctx: AppContext): void {
   downloadsOf(ctx).onEvent((e) => {
@@ -35,8 +36,9 @@ export function startFlowVisibility(ctx: AppContext): void {
   });
   const registry = playlistsOf(ctx);
   registry.onChange((change) => {
-    if (change.type !== 'changed' || change.ref.kind === 'flow') return;
-    const hidden = hiddenTrackIds(ctx.db, registry.trackIds(change.ref));
-    if (hidden.length > 0) refreshFlowVisibility(ctx, { trackIds: hidden });
+    if (change.ref.kind === 'flow') return;
+    const taken = change.type === 'changed' ? hiddenTrackIds(ctx.db, registry.trackIds(change.ref)) : [];
+    const released = releasedFlowTrackIds(ctx.db);
+    if (taken.length + released.length > 0) refreshFlowVisibility(ctx, { trackIds: [...taken, ...released] });
   });
 }
