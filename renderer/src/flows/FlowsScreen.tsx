@@ -1,14 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../api';
 import { Card, Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
-import type { Track } from '../library/model';
-import { playTracks } from '../player/player';
-import { streamToken } from '../player/streamToken';
 import { isAdmin, session } from '../session';
 import { listen, socketState } from '../socket';
 import { useStore } from '../store';
-import { MIX_SOURCES, flowsApi, jobStreamUrl, type Flow, type FlowInput, type FlowJob, type PlaylistStatus } from './api';
-import { DAY_NAMES, SOURCE_LABELS, emptyForm, formOf, inputOf, mixSummary, progressLine, scheduleSummary, when, type FormState } from './logic';
+import { flowsApi, type Flow, type PlaylistStatus } from './api';
+import { FlowForm } from './FlowForm';
+import { FlowTracks } from './FlowTracks';
+import { emptyForm, formOf, mixSummary, progressLine, scheduleSummary, when } from './logic';
 import './flows.css';
 
 /** How often the status is read when /ws is not open (the push keeps it current otherwise). */
@@ -154,125 +153,6 @@ function CreateFlow({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel }: { prefix: string; initial: FormState; submitLabel: string; onSubmit: (input: FlowInput) => Promise<void>; onCancel?: () => void }) {
-  const [form, setForm] = useState<FormState>(initial);
-  const save = useAction(() => onSubmit(inputOf(form)));
-  const set = (p: Partial<FormState>) => setForm((f) => ({ ...f, ...p }));
-  const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
-  const total = MIX_SOURCES.reduce((a, s) => a + form.mix[s], 0);
-  const id = (name: string) => `${prefix}-${name}`;
-  return (
-    <form
-      class="flow-form"
-      aria-label={submitLabel}
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.trigger();
-      }}
-    >
-      <div class="field">
-        <label for={id('name')}>Name</label>
-        <input id={id('name')} aria-label="Name" value={form.name} onInput={(e) => set({ name: value(e) })} />
-      </div>
-      <fieldset class="flow-mix">
-        <legend>Sources (percent of the tracks)</legend>
-        {MIX_SOURCES.map((s) => (
-          <div class="flow-slider" key={s}>
-            <label for={id(`mix-${s}`)}>{SOURCE_LABELS[s]}</label>
-            <input
-              id={id(`mix-${s}`)}
-              type="range"
-              min={0}
-              max={100}
-              step={5}
-              aria-label={`${SOURCE_LABELS[s]} percent`}
-              value={String(form.mix[s])}
-              onInput={(e) => {
-                const v = Number(value(e));
-                setForm((f) => ({ ...f, mix: { ...f.mix, [s]: v } }));
-              }}
-            />
-            <output>{form.mix[s]}%</output>
-          </div>
-        ))}
-        <p class="muted small">{total > 0 ? `${total === 100 ? '' : `Weights add up to ${total}; they are used as proportions. `}` : 'Choose at least one source.'}</p>
-      </fieldset>
-      {form.mix.focus > 0 && (
-        <div class="flow-focus">
-          <div class="field">
-            <label for={id('tags')}>Focus tags</label>
-            <input id={id('tags')} aria-label="Focus tags" placeholder="shoegaze, dream pop" value={form.tags} onInput={(e) => set({ tags: value(e) })} />
-          </div>
-          <div class="field">
-            <label for={id('related')}>Related artists</label>
-            <input id={id('related')} aria-label="Related artists" placeholder="Artist one, Artist two" value={form.relatedArtists} onInput={(e) => set({ relatedArtists: value(e) })} />
-          </div>
-        </div>
-      )}
-      <div class="flow-row">
-        <div class="field">
-          <label for={id('size')}>Tracks</label>
-          <input id={id('size')} aria-label="Tracks" type="number" min={1} max={500} value={form.size} onInput={(e) => set({ size: value(e) })} />
-        </div>
-        <div class="field">
-          <label for={id('year-from')}>From year</label>
-          <input id={id('year-from')} aria-label="From year" type="number" placeholder="any" value={form.yearFrom} onInput={(e) => set({ yearFrom: value(e) })} />
-        </div>
-        <div class="field">
-          <label for={id('year-to')}>To year</label>
-          <input id={id('year-to')} aria-label="To year" type="number" placeholder="any" value={form.yearTo} onInput={(e) => set({ yearTo: value(e) })} />
-        </div>
-      </div>
-      <label class="check">
-        <input type="checkbox" aria-label="Deep dive" checked={form.deepDive} onChange={(e) => set({ deepDive: (e.currentTarget as HTMLInputElement).checked })} /> Deep dive (less popular tracks)
-      </label>
-      <label class="check">
-        <input type="checkbox" aria-label="One track per artist" checked={form.onePerArtist} onChange={(e) => set({ onePerArtist: (e.currentTarget as HTMLInputElement).checked })} /> One track per artist
-      </label>
-      <label class="check">
-        <input type="checkbox" aria-label="Show in library" checked={form.showInLibrary} onChange={(e) => set({ showInLibrary: (e.currentTarget as HTMLInputElement).checked })} /> Show its tracks in the library
-        (else only this flow's playlist holds them)
-      </label>
-      <fieldset class="flow-days">
-        <legend>Runs on</legend>
-        {DAY_NAMES.map((d, i) => (
-          <label class="check" key={d}>
-            <input
-              type="checkbox"
-              aria-label={d}
-              checked={form.scheduleDays.includes(i)}
-              onChange={(e) => {
-                const on = (e.currentTarget as HTMLInputElement).checked;
-                setForm((f) => ({ ...f, scheduleDays: on ? [...f.scheduleDays.filter((x) => x !== i), i] : f.scheduleDays.filter((x) => x !== i) }));
-              }}
-            />{' '}
-            {d.slice(0, 3)}
-          </label>
-        ))}
-        <div class="field">
-          <label for={id('time')}>At</label>
-          <input id={id('time')} aria-label="At" type="time" value={form.scheduleTime} onInput={(e) => set({ scheduleTime: value(e) })} />
-        </div>
-      </fieldset>
-      {save.error !== null && (
-        <p role="alert" class="form-error">
-          {errorText(save.error)}
-        </p>
-      )}
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={save.busy}>
-          {submitLabel}
-        </button>
-        {onCancel && (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </form>
-  );
-}
-
 // ---- one flow ----------------------------------------------------------------------------------
 
 function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boolean; tick: number; onChanged: () => void }) {
@@ -387,70 +267,5 @@ function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boole
       )}
       {showTracks && <FlowTracks flow={flow} version={statsKey} />}
     </li>
-  );
-}
-
-const STATUS_LABELS: Record<string, string> = {
-  pending: 'Waiting',
-  searching: 'Searching',
-  downloading: 'Downloading',
-  blocked: 'For review',
-  done: 'Downloaded',
-  failed: 'Failed',
-  cancelled: 'Cancelled',
-};
-
-/** The flow's download jobs (current run first), reloaded whenever its counts change. */
-function FlowTracks({ flow, version }: { flow: Flow; version: string }) {
-  const jobs = useAsync(() => flowsApi.jobs(flow.id), [flow.id, version]);
-  const act = useAction(async (job: FlowJob) => {
-    await flowsApi.research(flow.id, job.id);
-    jobs.reload();
-  });
-  const play = useAction(async (job: FlowJob) => {
-    const done = (jobs.data ?? []).filter((j) => j.status === 'done');
-    const { token } = await streamToken();
-    const tracks: Track[] = done.map((j) => ({
-      id: -Number(j.id),
-      title: j.trackName,
-      artistName: j.artistName,
-      albumTitle: j.albumName ?? null,
-      durationMs: j.durationMs ?? 0,
-      previewUrl: jobStreamUrl(j.id, token),
-    }));
-    playTracks(tracks, done.indexOf(job));
-  });
-  if (!jobs.data) return jobs.error ? <ErrorMessage error={jobs.error} onRetry={jobs.reload} /> : <Loading label="Loading tracks…" />;
-  if (jobs.data.length === 0) return <p class="muted small">No tracks yet: run the flow to fill it.</p>;
-  return (
-    <div class="flow-tracks">
-      <ol aria-label={`Tracks of ${flow.name}`}>
-        {jobs.data.map((j) => (
-          <li key={j.id} class="flow-track" data-status={j.status}>
-            <span class="track-title">{j.trackName}</span> <span class="muted">{j.artistName}</span>{' '}
-            <span class={`job-status status-${j.status}`}>
-              {STATUS_LABELS[j.status] ?? j.status}
-              {j.status === 'downloading' && typeof j.progress === 'number' ? ` ${Math.round(j.progress)}%` : ''}
-            </span>
-            {j.error && j.status === 'failed' && <span class="muted small"> {j.error}</span>}
-            {j.status === 'done' && (
-              <button type="button" class="small-button" disabled={play.busy} onClick={() => void play.trigger(j)} aria-label={`Play ${j.trackName} by ${j.artistName}`}>
-                Play
-              </button>
-            )}
-            {(j.status === 'failed' || j.status === 'cancelled') && (
-              <button type="button" class="small-button" disabled={act.busy} onClick={() => void act.trigger(j)} aria-label={`Search again for ${j.trackName} by ${j.artistName}`}>
-                Search again
-              </button>
-            )}
-          </li>
-        ))}
-      </ol>
-      {(act.error !== null || play.error !== null) && (
-        <p role="alert" class="form-error">
-          {errorText(act.error ?? play.error)}
-        </p>
-      )}
-    </div>
   );
 }

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { Link, navigate } from '../router';
@@ -83,14 +84,7 @@ function CreateShared({ onClose }: { onClose: () => void }) {
     navigate(`/playlists/shared/${created.id}`);
   });
   return (
-    <form
-      class="card shared-form"
-      aria-label="New shared playlist"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void create.trigger();
-      }}
-    >
+    <SharedForm label="New shared playlist" submitLabel="Create shared playlist" busy={create.busy} error={create.error} problem={problem} onSubmit={() => void create.trigger()} onClose={onClose}>
       <div class="field">
         <label for="shared-name">Name</label>
         <input id="shared-name" type="text" value={name} maxLength={200} autoFocus onInput={(e) => setName(e.currentTarget.value)} />
@@ -99,11 +93,39 @@ function CreateShared({ onClose }: { onClose: () => void }) {
         <label for="shared-description">Description (optional)</label>
         <input id="shared-description" type="text" value={description} maxLength={2000} onInput={(e) => setDescription(e.currentTarget.value)} />
       </div>
+    </SharedForm>
+  );
+}
+
+interface SharedFormProps {
+  label: string;
+  submitLabel: string;
+  busy: boolean;
+  error: unknown;
+  /** What the form found wrong before sending. */
+  problem: string | null;
+  onSubmit: () => void;
+  onClose: () => void;
+  children: ComponentChildren;
+}
+
+/** The frame of this section's forms: the fields, then the problem, the server's error, submit and Cancel. */
+function SharedForm({ label, submitLabel, busy, error, problem, onSubmit, onClose, children }: SharedFormProps) {
+  return (
+    <form
+      class="card shared-form"
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
       {problem && <Notice tone="warn">{problem}</Notice>}
-      <ErrorMessage error={create.error} />
+      <ErrorMessage error={error} />
       <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create shared playlist
+        <button type="submit" class="primary" disabled={busy}>
+          {submitLabel}
         </button>
         <button type="button" onClick={onClose}>
           Cancel
@@ -174,13 +196,14 @@ function ImportShared({ onClose }: { onClose: () => void }) {
     navigate(`/playlists/shared/${created.id}`);
   });
   return (
-    <form
-      class="card shared-form"
-      aria-label="Import a shared playlist"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void run.trigger();
-      }}
+    <SharedForm
+      label="Import a shared playlist"
+      submitLabel={run.busy ? 'Importing…' : 'Import'}
+      busy={run.busy}
+      error={run.error}
+      problem={problem}
+      onSubmit={() => void run.trigger()}
+      onClose={onClose}
     >
       <fieldset class="import-mode">
         <legend>Import from</legend>
@@ -218,16 +241,6 @@ function ImportShared({ onClose }: { onClose: () => void }) {
         <label for="import-name">Name (optional)</label>
         <input id="import-name" type="text" value={name} maxLength={200} placeholder="The playlist’s own name" onInput={(e) => setName(e.currentTarget.value)} />
       </div>
-      {problem && <Notice tone="warn">{problem}</Notice>}
-      <ErrorMessage error={run.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={run.busy}>
-          {run.busy ? 'Importing…' : 'Import'}
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </SharedForm>
   );
 }
