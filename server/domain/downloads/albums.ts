@@ -7,6 +7,7 @@ import { isUserAccount, type Principal } from '../auth/principal.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import { releaseTracks, representativeRelease } from '../metadata/present.js';
 import { metadataServiceOf } from '../metadata/service.js';
+import { albumStatusOf, latestJobs, OPEN, SOURCES_TO_SET_UP, type AlbumStatus, type AlbumTrack } from './albumStatus.js';
 import { cancelJob } from './cancel.js';
 import { downloadsOf } from './service.js';
 
@@ -17,40 +18,6 @@ import { downloadsOf } from './service.js';
  * (`waiting_for_source`) and its jobs are created once a source appears (settings change, start-up).
  * Cancelling keeps finished tracks; requesting again retries failed and cancelled ones.
  */
-
-export type AlbumStatusName = 'complete' | 'downloading' | 'queued' | 'blocked' | 'cancelled' | 'failed' | 'partial' | 'missing';
-export type RecoveryCode = 'download_source_missing' | 'review_required' | 'source_failed';
-
-export interface AlbumCounts {
-  total: number;
-  complete: number;
-  downloading: number;
-  queued: number;
-  blocked: number;
-  failed: number;
-  cancelled: number;
-  missing: number;
-}
-
-export interface AlbumStatus {
-  id: string;
-  albumId: number;
-  albumMbid: string;
-  releaseMbid: string | null;
-  artistMbid: string | null;
-  artistName: string;
-  title: string;
-  monitored: boolean;
-  managedBy: 'aurral';
-  status: AlbumStatusName;
-  /** Percent of the album on disk, running transfers included. */
-  progress: number;
-  counts: AlbumCounts;
-  recovery: { code: RecoveryCode; message: string } | null;
-  /** A human line for lists (mirrors recovery when there is one). */
-  message: string | null;
-  updatedAt: string;
-}
 
 export interface AurralAlbumInput {
   albumMbid: string;
@@ -68,19 +35,6 @@ export interface AurralTrackInput {
   artistMbid?: string;
 }
 
-/** One track of the album's release. */
-interface AlbumTrack {
-  recordingMbid: string;
-  title: string;
-  artistName: string;
-  trackNumber: number;
-  discNumber: number;
-  durationMs: number | null;
-}
-
-export const SOURCES_TO_SET_UP =
-  'No download source is set up: configure slskd (Settings → slskd), Usenet (Prowlarr with SABnzbd or NZBGet) or yt-dlp';
-const OPEN: DownloadStatus[] = ['pending', 'downloading', 'blocked'];
 const ARTIST_ALBUMS_QUEUE = 'aurral-album-request';
 
 const creditName = (credits: MbReleaseGroup['artist-credit']) => credits.map((c) => c.name + (c.joinphrase ?? '')).join('');
@@ -241,7 +195,7 @@ export class AlbumDownloads {
   private createJobs(album: DownloadAlbumRow, tracks: AlbumTrack[], userId: number | null): DownloadJobRow[] {
     const db = this.ctx.db;
     const jobs = this.jobs;
-    const byTrack = this.latestJobs(album.id);
+    const byTrack = latestJobs(this.ctx.db, album.id);
     const group = this.metadata.peek('release-group', album.albumMbid) as MbReleaseGroup | null | undefined;
     const year = Number.parseInt(group?.['first-release-date']?.slice(0, 4) ?? '', 10) || null;
     const out: DownloadJobRow[] = [];
@@ -282,17 +236,6 @@ export class AlbumDownloads {
     return out;
   }
 
-  /** The newest job of the album per recording. */
-  private latestJobs(albumId: number): Map<string, DownloadJobRow> {
-    const rows = downloads.list(this.ctx.db, { albumId, limit: 10_000, offset: 0 });
-    const map = new Map<string, DownloadJobRow>();
-    for (const r of rows) {
-      const key = r.recordingMbid ?? `${r.discNumber ?? 1}/${r.trackNumber ?? 0}/${r.trackName}`;
-      if (!map.has(key)) map.set(key, r); // newest first
-    }
-    return map;
-  }
-
   // --- status --------------------------------------------------------------------------------
 
   album(id: number): DownloadAlbumRow {
@@ -322,84 +265,9 @@ export class AlbumDownloads {
     return out;
   }
 
-  /**
-   * decisions §5: each track of the release is complete (owned, or its job done), downloading,
-   * queued (pending), blocked, failed, cancelled or missing (nothing wanted it yet); a track without a
-   * job of this album but with an open job elsewhere (a single-track request) counts as that job.
-   */
+  /** The album's status, from this track list or else the cached one (see albumStatus.ts). */
   statusOf(album: DownloadAlbumRow, knownTracks?: AlbumTrack[]): AlbumStatus {
-    const db = this.ctx.db;
-    const tracks = knownTracks ?? this.cachedTracks(album);
-    const byTrack = this.latestJobs(album.id);
-    const counts: AlbumCounts = { total: 0, complete: 0, downloading: 0, queued: 0, blocked: 0, failed: 0, cancelled: 0, missing: 0 };
-    let running = 0;
-    const add = (job: DownloadJobRow | undefined, owned: () => boolean) => {
-      counts.total++;
-      if (job?.status === 'done') return void counts.complete++;
-      if (job && OPEN.includes(job.status)) {
-        if (job.status === 'downloading') {
-          counts.downloading++;
-          running += Math.max(0, Math.min(100, job.progress));
-        } else if (job.status === 'pending') counts.queued++;
-        else counts.blocked++;
-        return;
-      }
-      if (owned()) return void counts.complete++;
-      if (job?.status === 'failed') return void counts.failed++;
-      if (job?.status === 'cancelled') return void counts.cancelled++;
-      counts.missing++;
-    };
-    if (tracks) {
-      for (const t of tracks) {
-        let job = byTrack.get(t.recordingMbid);
-        if (!job || !OPEN.includes(job.status)) {
-          const elsewhere = downloads.findOpen(db, { recordingMbid: t.recordingMbid, artistName: t.artistName, trackName: t.title });
-          if (elsewhere && job?.status !== 'done') job = elsewhere;
-        }
-        add(job, () => requests.ownedTrackId(db, { mbid: t.recordingMbid, title: t.title, artistName: t.artistName }) !== undefined);
-      }
-    } else {
-      // The track list is not cached: the album's jobs are all that is known.
-      for (const job of byTrack.values()) add(job, () => false);
-    }
-    const waiting = album.waitingForSource === 1 && album.monitored === 1;
-    const settled = counts.downloading + counts.queued + counts.blocked === 0;
-    let status: AlbumStatusName;
-    if (counts.total > 0 && counts.complete === counts.total) status = 'complete';
-    else if (counts.downloading > 0) status = 'downloading';
-    else if (counts.queued > 0) status = 'queued';
-    else if (counts.blocked > 0 || waiting) status = 'blocked';
-    else if (counts.complete > 0) status = 'partial';
-    else if (counts.failed > 0) status = 'failed';
-    else if (counts.cancelled > 0 || album.monitored === 0) status = 'cancelled';
-    else status = 'missing';
-
-    let recovery: AlbumStatus['recovery'] = null;
-    if (status !== 'complete') {
-      if (waiting) recovery = { code: 'download_source_missing', message: `${SOURCES_TO_SET_UP}; the album is saved and starts once one is` };
-      else if (counts.blocked > 0)
-        recovery = { code: 'review_required', message: `${counts.blocked} track${counts.blocked === 1 ? '' : 's'} held for review: approve or deny them` };
-      else if (counts.failed > 0 && settled)
-        recovery = { code: 'source_failed', message: `${counts.failed} track${counts.failed === 1 ? '' : 's'} could not be downloaded from any source: request the album again to retry` };
-    }
-    const progress = counts.total === 0 ? 0 : Math.round(((counts.complete * 100 + running) / counts.total) * 10) / 10;
-    return {
-      id: `aurral:${album.id}`,
-      albumId: album.id,
-      albumMbid: album.albumMbid,
-      releaseMbid: album.releaseMbid,
-      artistMbid: album.artistMbid,
-      artistName: album.artistName,
-      title: album.albumName,
-      monitored: album.monitored === 1,
-      managedBy: 'aurral',
-      status,
-      progress,
-      counts,
-      recovery,
-      message: recovery?.message ?? null,
-      updatedAt: iso(album.updatedAt),
-    };
+    return albumStatusOf(this.ctx.db, album, knownTracks ?? this.cachedTracks(album));
   }
 
   // --- changes -------------------------------------------------------------------------------

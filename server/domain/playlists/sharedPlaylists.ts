@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
@@ -11,10 +10,12 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
 import { artworkOf } from './artwork.js';
 import { attachFinishedJobs } from './attach.js';
-import { parsePlaylist, toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
+import { toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
 import { playlistsOf, restNumberOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
 import { isRetryPaused } from './retryCycle.js';
-import { fetchSource, syncFromSource, type SyncResult } from './sharedSync.js';
+import { presentEntry } from './sharedEntries.js';
+import { checkName, checkSettings, createShared, importShared } from './sharedImport.js';
+import { syncFromSource, type SyncResult } from './sharedSync.js';
 
 /**
  * Shared playlists: one list every user can read and play, changed by its owner and by
@@ -24,7 +25,6 @@ import { fetchSource, syncFromSource, type SyncResult } from './sharedSync.js';
  */
 
 export const SHARED = 'shared';
-const DEFAULT_SYNC_HOURS = 24;
 export const SHARED_SYNC_QUEUE = 'shared-playlist-sync';
 export const SHARED_SYNC_TASK = 'shared-playlist-sync-check';
 
@@ -63,31 +63,6 @@ function refOf(row: SharedPlaylistRow): PlaylistRef {
 }
 
 const canEditRow = (row: { owner_user_id: number | null }, viewer: PlaylistViewer) => viewer.role === 'admin' || (row.owner_user_id !== null && row.owner_user_id === viewer.id);
-
-/** An entry's state as clients show it: in the library, or the state of its download. */
-function entryStatus(e: SharedEntryRow): string {
-  if (e.available === 1) return 'available';
-  if (e.job_status === 'done') return 'processing';
-  return e.job_status ?? 'missing';
-}
-
-function presentEntry(e: SharedEntryRow) {
-  return {
-    entryId: e.id,
-    jobId: e.job_id !== null ? String(e.job_id) : null,
-    position: e.position,
-    artistName: e.artist_name,
-    trackName: e.track_name,
-    albumName: e.album_name,
-    durationMs: e.duration_ms,
-    recordingMbid: e.recording_mbid,
-    trackId: e.track_id !== null && e.available === 1 ? String(e.track_id) : null,
-    status: entryStatus(e),
-    error: e.available === 1 ? null : e.job_error,
-    fromSource: e.from_source === 1,
-    removedFromSource: e.removed_from_source === 1,
-  };
-}
 
 export class SharedPlaylists {
   readonly repo;
@@ -157,77 +132,14 @@ export class SharedPlaylists {
 
   // --- creating -------------------------------------------------------------------------------------
 
-  private checkSettings(s: SharedSettings, sourceUrl: string | null): void {
-    if (s.syncEnabled && !sourceUrl) throw new ValidationError('Sync needs the URL of an import source (sourceUrl)', 'SYNC_SOURCE_MISSING');
-    if (sourceUrl !== null) {
-      let u: URL;
-      try {
-        u = new URL(sourceUrl);
-      } catch {
-        throw new ValidationError('sourceUrl must be an http(s) URL');
-      }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ValidationError('sourceUrl must be an http(s) URL');
-    }
-  }
-
-  private checkName(name: string, exceptId?: string): string {
-    const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > 200) throw new ValidationError('Shared playlist name must be 1-200 characters');
-    const other = this.repo.idOfName(trimmed);
-    if (other !== undefined && other !== exceptId) throw new ValidationError('Shared playlist name already exists', 'SHARED_PLAYLIST_NAME_CONFLICT');
-    return trimmed;
-  }
-
-  /** Creates the playlist with its tracks in one transaction; jobs for missing tracks start after it. */
+  /** Creates the playlist with its tracks (sharedImport.ts). */
   create(principal: Principal, settings: SharedSettings & { name: string }, tracks: NewEntry[] = [], source?: { url: string | null; format: PlaylistFormat | null }) {
-    if (!isUserAccount(principal)) throw new ForbiddenError('User account required', 'Forbidden', 'USER_REQUIRED');
-    const name = this.checkName(settings.name);
-    const sourceUrl = source?.url ?? settings.sourceUrl ?? null;
-    this.checkSettings(settings, sourceUrl);
-    const now = this.ctx.clock.now();
-    const id = randomUUID();
-    const seq = this.ctx.db.transaction(() => {
-      const seq = this.repo.insert({
-        id,
-        ownerUserId: principal.userId,
-        name,
-        description: (settings.description ?? '').trim().slice(0, 2000),
-        sourceUrl,
-        sourceFormat: source?.format ?? null,
-        syncEnabled: settings.syncEnabled ?? false,
-        syncIntervalHours: settings.syncIntervalHours ?? DEFAULT_SYNC_HOURS,
-        keepRemovedTracks: settings.keepRemovedTracks ?? false,
-        now,
-      });
-      for (const t of tracks) this.addEntry(seq, id, principal.userId, t, source !== undefined && source.url !== null, now, t.position);
-      if (source?.url) this.repo.update(seq, { last_synced_at: now }, now);
-      return seq;
-    })();
-    this.announce(seq);
-    return this.present(this.repo.bySeq(seq)!, viewerOf(principal), true);
+    return createShared(this.ctx, this, principal, settings, tracks, source);
   }
 
-  /** Import: a document (text or JSON) or a URL fetched through the address guard. */
-  async import(
-    principal: Principal,
-    input: SharedSettings & { content?: unknown; url?: string; format?: PlaylistFormat },
-  ) {
-    if (input.content === undefined && !input.url) throw new ValidationError('Send the playlist as content, or its url');
-    let parsed;
-    if (input.content !== undefined) parsed = parsePlaylist(input.content, input.format);
-    else {
-      this.checkSettings({}, input.url!);
-      parsed = parsePlaylist(await fetchSource(this.ctx, input.url!), input.format);
-    }
-    const name = input.name ?? parsed.name;
-    if (!name) throw new ValidationError('The playlist has no name: send one (name)');
-    const url = input.url ?? input.sourceUrl ?? null;
-    return this.create(
-      principal,
-      { ...input, name, description: input.description ?? parsed.description ?? '' },
-      parsed.tracks,
-      { url, format: input.format ?? parsed.format },
-    );
+  /** Import: a document or a URL (sharedImport.ts). */
+  import(principal: Principal, input: SharedSettings & { content?: unknown; url?: string; format?: PlaylistFormat }) {
+    return importShared(this.ctx, this, principal, input);
   }
 
   /**
@@ -288,11 +200,11 @@ export class SharedPlaylists {
   update(principal: Principal, id: string, s: SharedSettings) {
     const row = this.editable(id, principal);
     const changes: Record<string, string | number | null> = {};
-    if (s.name !== undefined) changes.name = this.checkName(s.name, row.id);
+    if (s.name !== undefined) changes.name = checkName(this.repo, s.name, row.id);
     if (s.description !== undefined) changes.description = s.description.trim().slice(0, 2000);
     const sourceUrl = s.sourceUrl !== undefined ? s.sourceUrl : row.source_url;
     const syncEnabled = s.syncEnabled ?? row.sync_enabled === 1;
-    this.checkSettings({ syncEnabled }, sourceUrl);
+    checkSettings({ syncEnabled }, sourceUrl);
     if (s.sourceUrl !== undefined) changes.source_url = s.sourceUrl;
     if (s.syncEnabled !== undefined) changes.sync_enabled = s.syncEnabled ? 1 : 0;
     if (s.syncIntervalHours !== undefined) changes.sync_interval_hours = s.syncIntervalHours;
