@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FLOW_RUN_QUEUE, flowsOf } from '../../server/domain/flows/service.js';
+import { refreshSchedules } from '../../server/domain/flows/schedule.js';
+import { FLOW_RUN_QUEUE } from '../../server/domain/flows/service.js';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 import { json, sleep, waitFor } from './helpers.js';
 
@@ -55,7 +56,7 @@ describe('flow schedule', () => {
 
     // Later that day, and after the hourly check: still one run; the next is a week later.
     clock.t = local(2026, 11, 27, 0, 30);
-    expect(flowsOf(server.ctx).refreshSchedules()).toBe(0);
+    expect(refreshSchedules(server.ctx)).toBe(0);
     await settle();
     expect(runs(flowId)).toHaveLength(1);
     expect(flowRow(flowId).nextRunAt).toBe(local(2026, 12, 4));

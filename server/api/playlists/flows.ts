@@ -4,6 +4,7 @@ import { playlistsRepository } from '../../db/playlists.js';
 import { presetOf } from '../../domain/discovery/presets.js';
 import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
 import { adoptPlaylist, adoptPreset } from '../../domain/flows/adopt.js';
+import { templatesFor } from '../../domain/flows/availability.js';
 import { writePlaylistFiles } from '../../domain/flows/files.js';
 import { flowsOf } from '../../domain/flows/service.js';
 import { playlistStatus } from '../../domain/flows/status.js';
@@ -117,7 +118,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'playlists',
       access,
       response: z.object({ templates: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string(), available: z.boolean() })) }),
-      handler: ({ principal }) => svc.templates(principal!),
+      handler: ({ principal }) => templatesFor(ctx, principal!),
     }),
     defineRoute({
       method: 'get',

@@ -5,6 +5,7 @@ import { isUserAccount, type Principal } from '../auth/principal.js';
 import { presetOf } from '../discovery/presets.js';
 import { downloadsOf } from '../downloads/service.js';
 import { ValidationError } from '../errors.js';
+import { sourceAvailability } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { flowsOf } from './service.js';
 import { TEMPLATE_DEFAULTS } from './templates.js';
@@ -61,7 +62,7 @@ export async function adoptPlaylist(
   const { preset, mix, tags, deepDive } = presetFlow(input.presetId);
   const size = input.size ?? TEMPLATE_DEFAULTS.size;
   if (!Number.isInteger(size) || size <= 0 || size > 500) throw new ValidationError('size must be a whole number from 1 to 500');
-  const avail = flowsOf(ctx).sourceAvailability();
+  const avail = sourceAvailability(ctx);
   for (const [source, weight] of Object.entries(mix)) {
     const reason = avail[source as keyof Mix];
     if (weight > 0 && reason) throw new ValidationError(reason);

@@ -1,12 +1,10 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { downloads, downloadStatuses, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
-import { flows, MIX_SOURCES, type FlowFields, type FlowRow, type FlowRunRow, type Mix, type MixSource, type PlannedTrack } from '../../db/flows.js';
-import { nameKey } from '../../db/libraryText.js';
+import { flows, MIX_SOURCES, type FlowFields, type FlowRow, type FlowRunRow, type Mix, type PlannedTrack } from '../../db/flows.js';
 import { statement } from '../../db/statements.js';
 import type { Job } from '../../jobs/queue.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { capabilitiesOf, discoveryOf } from '../discovery/service.js';
 import { cancelJob } from '../downloads/cancel.js';
 import { researchJob } from '../downloads/control.js';
 import { removeSafely } from '../downloads/filing.js';
@@ -16,21 +14,19 @@ import { canSeeAllJobs, downloadsOf } from '../downloads/service.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
 import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
+import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { feedOf, importListOf } from './feed.js';
+import { FLOW_REFRESH_TASK, refreshSchedules, scheduleNext } from './schedule.js';
 import { startStatusPush } from './status.js';
 import { FlowTrackSummaries } from './summaries.js';
-import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS, type FlowTemplate } from './templates.js';
+import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS } from './templates.js';
 import { refreshFlowVisibility, startFlowVisibility } from './visibility.js';
 
 /** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
 export const FLOW_RUN_QUEUE = 'flow-run';
 /** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
 export const FLOW_OP_QUEUE = 'flow-operation';
-/** The hourly check that every enabled flow has its next scheduled run queued (reference: weekly-flow-refresh). */
-export const FLOW_REFRESH_TASK = 'weekly-flow-refresh';
-
-const SOURCE_LABELS: Record<MixSource, string> = { discover: 'Discover', mix: 'Library Blend', trending: 'Trending', focus: 'Focus' };
 const OPEN_STATUSES = ['pending', 'downloading', 'blocked'] as const;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
@@ -57,21 +53,10 @@ export interface FlowInput {
   discoverPresetId?: string | null;
 }
 
-type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
+export type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
 type OpPayload = { op: 'disable' | 'delete'; flowId: string };
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
-
-/** The next fire of a weekly schedule strictly after `after`, in the server's time zone. */
-export function nextFireAfter(days: number[], time: string, after: number): number {
-  const [h, m] = time.split(':').map(Number) as [number, number];
-  const base = new Date(after);
-  for (let d = 0; d <= 7; d++) {
-    const c = new Date(base.getFullYear(), base.getMonth(), base.getDate() + d, h, m, 0, 0);
-    if (c.getTime() > after && days.includes(c.getDay())) return c.getTime();
-  }
-  return Number.MAX_SAFE_INTEGER;
-}
 
 export class FlowService {
   /** Track counts and durations of the current runs (summaries.ts). */
@@ -205,52 +190,6 @@ export class FlowService {
     };
   }
 
-  // ---- templates and availability --------------------------------------------------------------
-
-  /** Which sources can be used now, and why not. */
-  sourceAvailability(): Record<MixSource, string | null> {
-    const provider = discoveryOf(this.ctx).provider();
-    const caps = capabilitiesOf(provider).flows;
-    const reason = (s: MixSource) => (caps[s] ? null : `${SOURCE_LABELS[s]} needs Last.fm: set integrations.lastfm.apiKey in Settings`);
-    return { discover: reason('discover'), mix: reason('mix'), trending: reason('trending'), focus: reason('focus') };
-  }
-
-  /** Up to three artists from the user's listening history that are not in the library. */
-  historyArtists(userId: number): string[] {
-    const discovery = discoveryOf(this.ctx);
-    const inLibrary = discovery.inLibraryNow();
-    const out = new Map<string, string>();
-    const add = (name: string, mbid: string | null) => {
-      if (out.size < 3 && !out.has(nameKey(name)) && !inLibrary(name, mbid)) out.set(nameKey(name), name);
-    };
-    for (const s of discovery.repo.seeds(userId)) if (s.source !== 'library') add(s.name, s.mbid);
-    const played = this.ctx.db
-      .prepare(
-        `SELECT MIN(artist) AS name, MAX(artist_mbid) AS mbid, COUNT(*) AS n FROM play_events WHERE user_id = ? AND artist IS NOT NULL AND artist <> ''
-         GROUP BY lower(artist) ORDER BY n DESC LIMIT 50`,
-      )
-      .all(userId) as { name: string; mbid: string | null }[];
-    for (const p of played) add(p.name, p.mbid);
-    return [...out.values()];
-  }
-
-  private templateUnavailable(t: FlowTemplate, userId: number): string | null {
-    const avail = this.sourceAvailability();
-    for (const s of MIX_SOURCES) if (t.mix[s] > 0 && avail[s]) return avail[s];
-    if (t.fromHistory && this.historyArtists(userId).length === 0)
-      return 'Listening History needs listening history: connect a scrobbling account in your profile or play some music first';
-    return null;
-  }
-
-  templates(principal: Principal) {
-    return {
-      templates: FLOW_TEMPLATES.map((t) => {
-        const reason = isUserAccount(principal) ? this.templateUnavailable(t, principal.userId) : 'Flow ownership requires a real user';
-        return { id: t.id, name: t.name, description: t.description, mix: t.mix, size: TEMPLATE_DEFAULTS.size, available: reason === null, reason };
-      }),
-    };
-  }
-
   // ---- validation ------------------------------------------------------------------------------
 
   private fields(input: FlowInput, base: FlowFields | null, ownerUserId: number, exceptId?: string): FlowFields {
@@ -258,7 +197,7 @@ export class FlowService {
     if (input.templateId !== undefined) {
       const t = FLOW_TEMPLATES.find((x) => x.id === input.templateId);
       if (!t) throw new ValidationError('Unknown flow template');
-      const unavailable = this.templateUnavailable(t, ownerUserId);
+      const unavailable = templateUnavailable(this.ctx, t, ownerUserId);
       if (unavailable) throw new ValidationError(unavailable);
       start = {
         name: t.name,
@@ -266,7 +205,7 @@ export class FlowService {
         size: TEMPLATE_DEFAULTS.size,
         mix: t.mix,
         tags: [],
-        relatedArtists: t.fromHistory ? this.historyArtists(ownerUserId) : [],
+        relatedArtists: t.fromHistory ? historyArtists(this.ctx, ownerUserId) : [],
         deepDive: TEMPLATE_DEFAULTS.deepDive,
         recordHistory: false,
         showInLibrary: false,
@@ -301,7 +240,7 @@ export class FlowService {
     const relatedArtists = clean(input.relatedArtists ?? start?.relatedArtists ?? []);
     if (MIX_SOURCES.reduce((a, s) => a + mix[s], 0) <= 0) throw new ValidationError('At least one source must be enabled');
     if (mix.focus > 0 && tags.length === 0 && relatedArtists.length === 0) throw new ValidationError('Focus needs at least one tag or related artist');
-    const avail = this.sourceAvailability();
+    const avail = sourceAvailability(this.ctx);
     for (const s of MIX_SOURCES) if (mix[s] > 0 && avail[s]) throw new ValidationError(avail[s]!);
     const scheduleDays = input.scheduleDays ?? start?.scheduleDays;
     if (!scheduleDays || scheduleDays.length === 0) throw new ValidationError('scheduleDays must list at least one day');
@@ -346,7 +285,7 @@ export class FlowService {
     if (!isUserAccount(principal)) throw new ValidationError('Flow ownership requires a real user');
     const fields = this.fields(input, null, principal.userId);
     const f = flows.insert(this.ctx.db, crypto.randomUUID(), principal.userId, fields, this.now());
-    this.scheduleNext(f);
+    scheduleNext(this.ctx, f);
     playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
     return flows.get(this.ctx.db, f.id)!;
   }
@@ -359,7 +298,7 @@ export class FlowService {
     flows.update(this.ctx.db, id, fields, this.now());
     const after = flows.get(this.ctx.db, id)!;
     if (after.showInLibrary !== f.showInLibrary) refreshFlowVisibility(this.ctx, { flowId: id });
-    this.scheduleNext(after);
+    scheduleNext(this.ctx, after);
     playlistsOf(this.ctx).changed(this.ref(after));
     return flows.get(this.ctx.db, id)!;
   }
@@ -368,7 +307,7 @@ export class FlowService {
     const f = this.editable(principal, id);
     flows.setState(this.ctx.db, id, { enabled }, this.now());
     const after = flows.get(this.ctx.db, id)!;
-    this.scheduleNext(after);
+    scheduleNext(this.ctx, after);
     playlistsOf(this.ctx).changed(this.ref(after));
     if (enabled) return { success: true, flowId: f.id, enabled: true, tracksQueued: 0, message: `${f.name} is on: it runs on its schedule` };
     const op = this.ctx.jobs.enqueue<OpPayload>(FLOW_OP_QUEUE, { op: 'disable', flowId: id }, { name: `flow disable ${id}` });
@@ -393,37 +332,6 @@ export class FlowService {
     return { success: true, flowId: f.id, queued: true, operationId: String(q.id), tracksQueued: 0, jobIds: [] as string[], reserveTracks: 0 };
   }
 
-  // ---- schedule ------------------------------------------------------------------------------
-
-  /** Queues the flow's next scheduled run (a delayed durable job) in place of the one queued before. */
-  scheduleNext(f: FlowRow, after = this.now()): void {
-    if (f.nextQueueJobId !== null) this.ctx.jobs.cancel(f.nextQueueJobId);
-    if (!f.enabled || f.ownerUserId === null) {
-      flows.setState(this.ctx.db, f.id, { nextQueueJobId: null, nextRunAt: null }, this.now());
-      return;
-    }
-    const at = nextFireAfter(f.scheduleDays, f.scheduleTime, after);
-    const q = this.ctx.jobs.enqueue<RunPayload>(FLOW_RUN_QUEUE, { flowId: f.id, trigger: 'schedule' }, { name: `flow schedule ${f.id}`, runAt: at, maxAttempts: 3 });
-    flows.setState(this.ctx.db, f.id, { nextQueueJobId: q.id, nextRunAt: at }, this.now());
-  }
-
-  /** The hourly check: an enabled flow without a queued next run gets one (a run already due runs now). */
-  refreshSchedules(): number {
-    let fixed = 0;
-    const alive = this.ctx.db.prepare(`SELECT 1 FROM jobs WHERE id = ? AND status IN ('pending', 'running')`);
-    for (const f of flows.list(this.ctx.db)) {
-      if (!f.enabled || f.ownerUserId === null) continue;
-      if (f.nextQueueJobId !== null && alive.get(f.nextQueueJobId) !== undefined) continue;
-      const missed = f.nextRunAt !== null && f.nextRunAt <= this.now() && (f.lastRunAt === null || f.lastRunAt < f.nextRunAt);
-      if (missed) {
-        const q = this.ctx.jobs.enqueue<RunPayload>(FLOW_RUN_QUEUE, { flowId: f.id, trigger: 'schedule' }, { name: `flow schedule ${f.id}`, maxAttempts: 3 });
-        flows.setState(this.ctx.db, f.id, { nextQueueJobId: q.id }, this.now());
-      } else this.scheduleNext(f);
-      fixed++;
-    }
-    return fixed;
-  }
-
   // ---- runs ----------------------------------------------------------------------------------
 
   /** The queue handler of a run: plan, then rotate the previous run out and queue the new tracks. */
@@ -443,7 +351,7 @@ export class FlowService {
     run ??= flows.insertRun(this.ctx.db, { flowId, queueJobId: job.id, trigger }, this.now());
     const rescheduleIfScheduled = () => {
       const now = flows.get(this.ctx.db, flowId);
-      if (trigger === 'schedule' && now) this.scheduleNext(now);
+      if (trigger === 'schedule' && now) scheduleNext(this.ctx, now);
     };
     let plan;
     try {
@@ -695,7 +603,7 @@ export function startFlows(ctx: AppContext): void {
   downloadsOf(ctx).onEvent((e) => {
     if (e.type === 'job_updated') svc.onJobChanged(e.job, e.previousStatus);
   });
-  ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => svc.refreshSchedules() });
+  ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => refreshSchedules(ctx) });
   svc.watchTrackSummaries();
   startFlowVisibility(ctx);
   startStatusPush(ctx);

@@ -10,6 +10,7 @@ import { discoveryProvidersOf } from '../discovery/providers.js';
 import { playlistsOf } from '../playlists/registry.js';
 import { pausedRetryCycles, RETRY_CYCLE_TASK } from '../playlists/retryCycle.js';
 import { slskdOf } from '../slskd/connection.js';
+import { sourceAvailability } from './availability.js';
 import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, flowsOf } from './service.js';
 
 /**
@@ -37,7 +38,7 @@ export const audienceOf = (p: Principal): string => (canSeeAllJobs(p) ? 'admin' 
 export interface StatusRound {
   grouped?: GroupedByOwner[];
   sources?: ReturnType<ReturnType<typeof downloadsOf>['sources']>;
-  availability?: ReturnType<ReturnType<typeof flowsOf>['sourceAvailability']>;
+  availability?: ReturnType<typeof sourceAvailability>;
   lastfmRequired?: boolean;
   ops?: { id: number; queue: string; status: string; payload: string; runAt: number }[];
 }
@@ -103,7 +104,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
             ? { phase: 'review', message: `${stats.blocked} track${stats.blocked === 1 ? '' : 's'} waiting for review` }
             : { phase: 'idle', message: 'Nothing to download' };
 
-  const avail = round ? (round.availability ??= flows.sourceAvailability()) : flows.sourceAvailability();
+  const avail = round ? (round.availability ??= sourceAvailability(ctx)) : sourceAvailability(ctx);
   const availableSources = Object.entries(avail).filter(([, r]) => r === null).map(([s]) => s);
   const unavailableSources = Object.entries(avail).filter(([, r]) => r !== null).map(([source, reason]) => ({ source, reason: reason! }));
 
