@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { refreshSchedules } from '../../server/domain/flows/schedule.js';
-import { FLOW_RUN_QUEUE } from '../../server/domain/flows/service.js';
+import { FLOW_RUN_QUEUE, refreshSchedules } from '../../server/domain/flows/schedule.js';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
 import { json, sleep, waitFor } from './helpers.js';
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { playlistFormats } from '../../domain/playlists/formats.js';
 import { setRetryCycle } from '../../domain/playlists/retryCycle.js';
-import { sharedPlaylistsOf, viewerOf } from '../../domain/playlists/sharedPlaylists.js';
+import { viewerOf } from '../../domain/playlists/registry.js';
+import { sharedPlaylistsOf } from '../../domain/playlists/sharedPlaylists.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md 4.10: shared playlists (create, import, export, tracks, research, sync) and the retry-cycle switch. */

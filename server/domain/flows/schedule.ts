@@ -1,7 +1,10 @@
 /** When flows run on their own: each enabled flow keeps its next weekly run queued as a delayed job, checked hourly. */
 import type { AppContext } from '../../context.js';
 import { flows, type FlowRow } from '../../db/flows.js';
-import { FLOW_RUN_QUEUE, type RunPayload } from './service.js';
+
+/** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
+export const FLOW_RUN_QUEUE = 'flow-run';
+export type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
 
 /** The hourly check that every enabled flow has its next scheduled run queued (reference: weekly-flow-refresh). */
 export const FLOW_REFRESH_TASK = 'weekly-flow-refresh';

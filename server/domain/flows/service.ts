@@ -17,14 +17,12 @@ import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from
 import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { feedOf, importListOf } from './feed.js';
-import { FLOW_REFRESH_TASK, refreshSchedules, scheduleNext } from './schedule.js';
+import { FLOW_REFRESH_TASK, FLOW_RUN_QUEUE, refreshSchedules, scheduleNext, type RunPayload } from './schedule.js';
 import { startStatusPush } from './status.js';
 import { FlowTrackSummaries } from './summaries.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS } from './templates.js';
 import { refreshFlowVisibility, startFlowVisibility } from './visibility.js';
 
-/** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
-export const FLOW_RUN_QUEUE = 'flow-run';
 /** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
 export const FLOW_OP_QUEUE = 'flow-operation';
 const OPEN_STATUSES = ['pending', 'downloading', 'blocked'] as const;
@@ -53,7 +51,6 @@ export interface FlowInput {
   discoverPresetId?: string | null;
 }
 
-export type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
 type OpPayload = { op: 'disable' | 'delete'; flowId: string };
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { Principal } from '../auth/principal.js';
 import { playlistsRepository, type PlaylistRow } from '../../db/playlists.js';
 
 /** The kinds of playlist a user can have: their own static lists, flows, and shared playlists. */
@@ -31,6 +32,9 @@ export interface PlaylistViewer {
   id: number;
   role: string;
 }
+
+/** The viewer a signed-in principal is. */
+export const viewerOf = (p: Principal): PlaylistViewer => ({ id: p.userId, role: p.role });
 
 /** What a kind of playlist tells the registry; each kind registers one provider. */
 export interface PlaylistProvider {

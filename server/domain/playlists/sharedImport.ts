@@ -3,7 +3,8 @@ import type { AppContext } from '../../context.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
-import { viewerOf, type NewEntry, type SharedPlaylists, type SharedSettings } from './sharedPlaylists.js';
+import { viewerOf } from './registry.js';
+import type { NewEntry, SharedPlaylists, SharedSettings } from './sharedPlaylists.js';
 import { fetchSource } from './sharedSync.js';
 
 /**

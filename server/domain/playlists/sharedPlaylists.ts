@@ -11,7 +11,7 @@ import { libraryServiceOf } from '../library/service.js';
 import { artworkOf } from './artwork.js';
 import { attachFinishedJobs } from './attach.js';
 import { toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
-import { playlistsOf, restNumberOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
+import { playlistsOf, restNumberOf, viewerOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
 import { isRetryPaused } from './retryCycle.js';
 import { presentEntry } from './sharedEntries.js';
 import { checkName, checkSettings, createShared, importShared } from './sharedImport.js';
@@ -41,8 +41,6 @@ export type AddTrackInput = { trackId: number } | { artistName: string; trackNam
 
 /** A track to add: `trackId` names the library track when the caller already matched it; `position` places it. */
 export type NewEntry = PlaylistEntry & { trackId?: number | null; position?: number };
-
-export const viewerOf = (p: Principal): PlaylistViewer => ({ id: p.userId, role: p.role });
 
 function refOf(row: SharedPlaylistRow): PlaylistRef {
   return {
