@@ -38,7 +38,7 @@ import {
   type ExportFormat,
   type SharedDetail,
 } from './sharedLogic';
-import { SyncFields } from './SharedPlaylists';
+import { SharedForm, SyncFields } from './SharedPlaylists';
 import { TrackTableHead } from './TrackTableHead';
 
 /** Changes pushed on /ws are gathered for this long before the playlist is read again. */
@@ -340,14 +340,7 @@ function EditShared({ detail, onSaved, onCancel }: { detail: SharedDetail; onSav
     );
   });
   return (
-    <form
-      class="card shared-form"
-      aria-label="Edit the shared playlist"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.trigger();
-      }}
-    >
+    <SharedForm label="Edit the shared playlist" submitLabel="Save" busy={save.busy} error={save.error} problem={problem} onSubmit={() => void save.trigger()} onClose={onCancel}>
       <div class="field">
         <label for="edit-name">Name</label>
         <input id="edit-name" type="text" value={name} maxLength={200} autoFocus onInput={(e) => setName(e.currentTarget.value)} />
@@ -361,17 +354,7 @@ function EditShared({ detail, onSaved, onCancel }: { detail: SharedDetail; onSav
         <input id="edit-source" type="url" value={sourceUrl} maxLength={2000} placeholder="https://…/playlist.jspf" onInput={(e) => setSourceUrl(e.currentTarget.value)} />
       </div>
       <SyncFields idPrefix="edit" enabled={enabled} hours={hours} keep={keep} onEnabled={setEnabled} onHours={setHours} onKeep={setKeep} />
-      {problem && <Notice tone="warn">{problem}</Notice>}
-      <ErrorMessage error={save.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={save.busy}>
-          Save
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </SharedForm>
   );
 }
 

@@ -109,8 +109,8 @@ interface SharedFormProps {
   children: ComponentChildren;
 }
 
-/** The frame of this section's forms: the fields, then the problem, the server's error, submit and Cancel. */
-function SharedForm({ label, submitLabel, busy, error, problem, onSubmit, onClose, children }: SharedFormProps) {
+/** The frame of the shared-playlist forms (create, import, edit): the fields, then the problem, the server's error, submit and Cancel. */
+export function SharedForm({ label, submitLabel, busy, error, problem, onSubmit, onClose, children }: SharedFormProps) {
   return (
     <form
       class="card shared-form"
