@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/downloads.js';
 import { libraryServiceOf } from '../library/service.js';
-import { FilingError, clearStaging, freeName, placeFile, removeSafely } from './filing.js';
+import { FilingError, clearStaging, clearStagingAsync, freeName, placeFile, removeSafely } from './filing.js';
 import { downloadsRoot, finalPath } from './layout.js';
 import { downloadsOf } from './service.js';
 import { JobLeft, type PipelineState } from './state.js';
@@ -131,12 +131,18 @@ function replaceUpgraded(ctx: AppContext, upgrade: DownloadJobRow, file: string,
   return true;
 }
 
-function finish(ctx: AppContext, job: DownloadJobRow, file: string, root: string, save: (p: DownloadJobPatch) => DownloadJobRow): string {
+/**
+ * The bookkeeping after the file is in place: the library scan of it, the staging folder gone, the
+ * job done. Staging is cleared first (off the event loop), so a done job never leaves it behind; a
+ * kill in between finds the file filed and only this left to do.
+ */
+async function finish(ctx: AppContext, job: DownloadJobRow, file: string, root: string, save: (p: DownloadJobPatch) => DownloadJobRow): Promise<string> {
   try {
     libraryServiceOf(ctx).scans.requestScan('quick', 'download filed', [file], { paced: true });
   } catch (err) {
     ctx.log.warn('library scan request failed', { jobId: job.id, error: err instanceof Error ? err.message : String(err) });
   }
+  await clearStagingAsync(root, job.id);
   save({
     status: 'done',
     phase: 'file',
@@ -147,6 +153,5 @@ function finish(ctx: AppContext, job: DownloadJobRow, file: string, root: string
     blockReason: null,
     completedAt: ctx.clock.now(),
   });
-  clearStaging(root, job.id);
   return file;
 }

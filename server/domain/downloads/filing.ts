@@ -302,13 +302,29 @@ export function removeSafely(db: Db, root: string, file: string | null, jobId: n
   }
 }
 
+/** The job's staging folder, when it lies strictly inside `<root>/.staging` (else null: nothing to remove). */
+function stagingToClear(root: string, jobId: number): string | null {
+  const dir = stagingDir(root, jobId);
+  if (!isInside(path.join(root, STAGING_DIR), dir) || path.resolve(dir) === path.resolve(root, STAGING_DIR)) return null;
+  return dir;
+}
+
 /** Removes the job's staging folder (only that folder, only under `<root>/.staging`). */
 export function clearStaging(root: string, jobId: number): void {
-  const dir = stagingDir(root, jobId);
-  if (!isInside(path.join(root, STAGING_DIR), dir) || path.resolve(dir) === path.resolve(root, STAGING_DIR)) return;
+  const dir = stagingToClear(root, jobId);
+  if (!dir) return;
   try {
     fs.rmSync(dir, { recursive: true, force: true });
   } catch {
     // best effort: a leftover folder is cleared the next time the job runs
   }
+}
+
+/** clearStaging on libuv's thread pool: for the pipeline's hot path, where the event loop should not wait on the disk. */
+export async function clearStagingAsync(root: string, jobId: number): Promise<void> {
+  const dir = stagingToClear(root, jobId);
+  if (!dir) return;
+  await fs.promises.rm(dir, { recursive: true, force: true }).catch(() => {
+    // best effort, as clearStaging
+  });
 }
