@@ -181,14 +181,27 @@ describe('filing', () => {
     expect(fs.readFileSync(target).equals(fs.readFileSync(flac))).toBe(true);
   });
 
-  it('holds a download in staging and names the folder in storage errors', () => {
+  it('holds a download in staging and names the folder in storage errors', async () => {
     const root = path.join(dir, 'lib3');
     const src = path.join(dir, 'incoming.flac');
     fs.copyFileSync(flac, src);
     const dest = stagingTargetFor(root, 9, src);
-    holdInStaging(src, dest);
+    await holdInStaging(src, dest);
     expect([fs.existsSync(src), fs.existsSync(dest)]).toEqual([false, true]);
-    holdInStaging(src, dest); // after a restart: already moved
+    await holdInStaging(src, dest); // after a restart: already moved
+    // From another file system (a source's folder on another disk): copied, the source's file kept.
+    if (fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync(dir).dev) {
+      const elsewhere = fs.mkdtempSync('/dev/shm/tonearm-hold-');
+      try {
+        const far = path.join(elsewhere, 'far.flac');
+        fs.copyFileSync(flac, far);
+        const farDest = stagingTargetFor(root, 10, far);
+        await holdInStaging(far, farDest);
+        expect([fs.existsSync(far), fs.readFileSync(farDest).equals(fs.readFileSync(flac)), fs.existsSync(`${farDest}.part`)]).toEqual([true, true, false]);
+      } finally {
+        fs.rmSync(elsewhere, { recursive: true, force: true });
+      }
+    }
     expect(describeFsError(Object.assign(new Error('x'), { code: 'ENOSPC' }), '/music')).toBe('The disk holding /music is full; free some space and retry');
     expect(describeFsError(Object.assign(new Error('x'), { code: 'EACCES' }), '/music')).toBe('The folder /music is not writable by this server (permission denied)');
     expect(describeFsError(Object.assign(new Error('x'), { code: 'EROFS' }), '/music')).toBe('The folder /music is on a read-only file system');

@@ -63,9 +63,11 @@ export function ensureFolder(dir: string): void {
 
 /**
  * Moves (or, across file systems, copies) a finished download to its staging path. The source's
- * own file is never deleted here: a copy leaves it where the source keeps it.
+ * own file is never deleted here: a copy leaves it where the source keeps it. The copy runs on
+ * libuv's thread pool: a source's folder on another disk is common, and a 40 MB FLAC copied on the
+ * event loop would hold every request for tens of milliseconds.
  */
-export function holdInStaging(from: string, dest: string): void {
+export async function holdInStaging(from: string, dest: string): Promise<void> {
   if (path.resolve(from) === path.resolve(dest)) return;
   // Moved before a restart.
   if (!fs.existsSync(from) && fs.existsSync(dest)) return;
@@ -77,7 +79,7 @@ export function holdInStaging(from: string, dest: string): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       const tmp = `${dest}.part`;
-      fs.copyFileSync(from, tmp);
+      await fs.promises.copyFile(from, tmp);
       fs.renameSync(tmp, dest);
     }
   } catch (err) {
@@ -216,7 +218,7 @@ export async function placeFile(opts: {
     if (tagger) {
       try {
         if (tagger === 'id3') {
-          fs.copyFileSync(held, tmp);
+          await fs.promises.copyFile(held, tmp);
           await writeId3OffThread(tmp, id3Frames(opts.tags));
         } else {
           await run(opts.ffmpeg!, tagArguments(held, tmp, ext, opts.tags), opts.signal);
@@ -233,13 +235,13 @@ export async function placeFile(opts: {
       if (tagError && /No space left on device/i.test(tagError)) throw Object.assign(new Error(tagError), { code: 'ENOSPC' });
       if (tagError && /Permission denied|Read-only file system/i.test(tagError)) throw Object.assign(new Error(tagError), { code: /Read-only/i.test(tagError) ? 'EROFS' : 'EACCES' });
     }
-    if (!tagged) fs.copyFileSync(held, tmp);
+    if (!tagged) await fs.promises.copyFile(held, tmp);
     else if (opts.expectDurationMs && !(await sameLength(tmp, opts.expectDurationMs))) {
       // The tagged copy is not the whole file (a write that failed quietly): a plain copy reports why.
       tagged = false;
       tagError = 'the tagged copy came out shorter than the download';
       fs.rmSync(tmp, { force: true });
-      fs.copyFileSync(held, tmp);
+      await fs.promises.copyFile(held, tmp);
     }
     // On disk before it gets its name; flushed on libuv's thread pool, not on the event loop.
     const handle = await fs.promises.open(tmp, 'r');

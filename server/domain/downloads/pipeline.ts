@@ -263,7 +263,7 @@ export class TrackPipeline {
         const target = stagingTargetFor(this.root, job.id, state.file);
         this.save(job.id, { ...st, held: target });
         try {
-          holdInStaging(state.file, target);
+          await holdInStaging(state.file, target);
         } catch (err) {
           if (err instanceof FilingError) return this.fail(job.id, err.message);
           throw err;
