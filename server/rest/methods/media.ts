@@ -133,7 +133,7 @@ async function getCoverArt(call: RestCall): Promise<typeof SENT> {
   if (!fs.existsSync(original)) throw new SubsonicError(ErrorCode.notFound, 'Cover art not found', 404);
   const headers = { 'Cache-Control': 'public, max-age=86400' };
   if (size === 0) {
-    const mime = findImage(call.rc.app.db, key)?.mime ?? imageMimeOf(fs.readFileSync(original).subarray(0, 16));
+    const mime = findImage(call.rc.app.db, key)?.mime ?? imageMimeOf(await headOf(original, 16));
     return sendFile(call, original, mime, headers);
   }
   let resized;
@@ -210,3 +210,14 @@ export const mediaMethods: RestMethod[] = [
 ];
 
 export { playableSong };
+
+/** The first `n` bytes of a file (enough to recognise an image's format), without reading the rest. */
+async function headOf(file: string, n: number): Promise<Uint8Array> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(n), 0, n, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
