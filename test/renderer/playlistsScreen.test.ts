@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { click as press, container, find, fire, setOrigin, text as textOf, type as typeInto, type El } from './dom.js';
 
 /**
@@ -92,6 +92,7 @@ const images = (root: El) => find(root, 'img');
 /** The address as the screen wrote it (the `src` property is resolved against the page). */
 const srcOf = (el: El) => el.getAttribute('src');
 
+const pageFetch = globalThis.fetch;
 beforeAll(async () => {
   setOrigin('http://tonearm.test', '/playlists');
   (globalThis as any).fetch = fakeApi;
@@ -100,6 +101,9 @@ beforeAll(async () => {
   playerModule = await load('player/player.ts');
   const { session } = await load('session.ts');
   session.set({ token: 'tok', user: { id: 1, username: 'admin', role: 'admin', permissions: {} as never }, notice: null });
+});
+afterAll(() => {
+  globalThis.fetch = pageFetch;
 });
 
 
