@@ -35,7 +35,8 @@ export async function startMetadataFake(seed: FakeArtist[] = []): Promise<Metada
     artists.set(artist.id, artist);
     for (const group of artist.releaseGroups) groups.set(group.id, { group, artist });
   };
-  seed.forEach(add);
+  // The fake owns copies: a test changing an artist here must not change the shared fixture other files read.
+  seed.forEach((artist) => add(structuredClone(artist)));
 
   const images = (id: string) => [{ CoverType: 'Poster', Url: `https://images.example/${id}.jpg` }];
   const ratingOf = (value: number | null | undefined) => (value == null ? { Count: 0, Value: null } : { Count: 4, Value: value * 2 });

@@ -128,7 +128,8 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
       for (const release of group.releases) releases.set(release.id, { release, group, artist });
     }
   };
-  seed.forEach(add);
+  // The fake owns copies: a test changing an artist here must not change the shared fixture other files read.
+  seed.forEach((artist) => add(structuredClone(artist)));
   type Placed = { release: FakeRelease; group: FakeReleaseGroup; artist: FakeArtist; t: FakeTrack };
   let placed: { size: number; all: Placed[]; byIsrc: Map<string, Placed[]> } | null = null;
   const index = () => {
