@@ -100,11 +100,11 @@ export interface TagValues {
   artistMbid: string | null;
 }
 
-const MUXER: Record<string, string> = { mp3: 'mp3', flac: 'flac', ogg: 'ogg', oga: 'ogg', opus: 'opus', m4a: 'ipod', mp4: 'mp4', aac: 'adts', wav: 'wav' };
+/** ffmpeg's muxer per extension, for the formats it tags (MP3s are tagged by node-id3: id3Frames). */
+const MUXER: Record<string, string> = { flac: 'flac', ogg: 'ogg', oga: 'ogg', opus: 'opus', m4a: 'ipod', mp4: 'mp4', aac: 'adts', wav: 'wav' };
 
-/** ffmpeg arguments that copy `input` to `output` with the job's tags (MusicBrainz ids in each format's convention). */
-export function tagArguments(input: string, output: string, ext: string, t: TagValues): string[] {
-  const id3 = ext === 'mp3';
+/** ffmpeg arguments that copy `input` to `output` with the job's tags (the MusicBrainz ids as Vorbis-style keys). */
+function tagArguments(input: string, output: string, ext: string, t: TagValues): string[] {
   const meta: [string, string | null][] = [
     ['title', t.title],
     ['artist', t.artist],
@@ -113,13 +113,12 @@ export function tagArguments(input: string, output: string, ext: string, t: TagV
     ['track', t.trackNumber ? String(t.trackNumber) : null],
     ['disc', t.discNumber ? String(t.discNumber) : null],
     ['date', t.year ? String(t.year) : null],
-    [id3 ? 'MusicBrainz Track Id' : 'MUSICBRAINZ_TRACKID', t.recordingMbid],
-    [id3 ? 'MusicBrainz Album Id' : 'MUSICBRAINZ_ALBUMID', t.releaseMbid],
-    [id3 ? 'MusicBrainz Release Group Id' : 'MUSICBRAINZ_RELEASEGROUPID', t.albumMbid],
-    [id3 ? 'MusicBrainz Artist Id' : 'MUSICBRAINZ_ARTISTID', t.artistMbid],
+    ['MUSICBRAINZ_TRACKID', t.recordingMbid],
+    ['MUSICBRAINZ_ALBUMID', t.releaseMbid],
+    ['MUSICBRAINZ_RELEASEGROUPID', t.albumMbid],
+    ['MUSICBRAINZ_ARTISTID', t.artistMbid],
   ];
   const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', input, '-map', '0', '-c', 'copy'];
-  if (id3) args.push('-id3v2_version', '3');
   if (ext === 'm4a' || ext === 'mp4') args.push('-movflags', 'use_metadata_tags');
   for (const [k, v] of meta) if (v) args.push('-metadata', `${k}=${v}`);
   args.push('-f', MUXER[ext] ?? ext, '-y', output);
