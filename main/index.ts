@@ -27,7 +27,8 @@ import {
   type ShellSettings,
   type ShellSettingsStore,
 } from './settings.js';
-import { ServerSupervisor, type ServerStartError } from './supervisor.js';
+import { resetAdministratorPassword } from './passwordReset.js';
+import { ServerSupervisor, serverEnvironment, type ServerStartError } from './supervisor.js';
 import { trayMenu, trayTooltip, type TrayAction, type TrayState } from './tray.js';
 
 const APP_ID = 'app.tonearm.desktop';
@@ -156,9 +157,46 @@ function runShell(): void {
       case 'open-logs':
         await shell.openPath(serverLog.directory);
         return;
+      case 'reset-admin-password':
+        return resetAdminPassword();
       case 'quit':
         app.quit();
         return;
+    }
+  }
+
+  async function resetAdminPassword(): Promise<void> {
+    const { response } = await dialog.showMessageBox({
+      type: 'warning',
+      title: 'Reset administrator password',
+      message: 'Give the administrator account a one-time password?',
+      detail: 'Every session of that account ends. Sign in with the one-time password once, then choose a new one.',
+      buttons: ['Reset password', 'Cancel'],
+      defaultId: 1,
+      cancelId: 1,
+    });
+    if (response !== 0) return;
+    try {
+      const result = await resetAdministratorPassword({
+        launcher: utilityProcessLauncher((modulePath, args, options) => utilityProcess.fork(modulePath, args, options)),
+        modulePath: path.join(app.getAppPath(), 'dist', 'server', 'resetPassword.js'),
+        env: serverEnvironment(serverLaunchConfig(settings, app.getPath('userData'))),
+      });
+      const answer = await dialog.showMessageBox({
+        type: 'info',
+        title: 'One-time password',
+        message: `One-time password: ${result.password}`,
+        detail: result.note,
+        buttons: ['Copy and open Tonearm', 'Close'],
+        defaultId: 0,
+        cancelId: 1,
+      });
+      if (answer.response === 0) {
+        clipboard.writeText(result.password);
+        openPage('/');
+      }
+    } catch (error) {
+      dialog.showErrorBox('Tonearm', error instanceof Error ? error.message : String(error));
     }
   }
 

@@ -19,6 +19,7 @@ describe('trayMenu', () => {
       { type: 'normal', label: 'Pause downloads', enabled: true, action: 'pause-downloads' },
       { type: 'checkbox', label: 'Start at login', enabled: true, checked: false, action: 'toggle-start-at-login' },
       { type: 'normal', label: 'Open logs folder', enabled: true, action: 'open-logs' },
+      { type: 'normal', label: 'Reset administrator password…', enabled: true, action: 'reset-admin-password' },
       { type: 'separator' },
       { type: 'normal', label: 'Quit Tonearm', enabled: true, action: 'quit' },
     ]);
@@ -57,7 +58,7 @@ describe('trayMenu', () => {
     });
   });
 
-  it('disables open, copy and downloads while the server is not running, but keeps logs and quit', () => {
+  it('disables open, copy and downloads while the server is not running, but keeps logs, the password reset and quit', () => {
     const menu = trayMenu({ ...running, server: 'failed' });
     expect(menu.map((item) => (item.type === 'separator' ? '---' : `${item.label}: ${item.enabled}`))).toEqual([
       'Server failed — see the logs: false',
@@ -67,6 +68,7 @@ describe('trayMenu', () => {
       'Pause downloads: false',
       'Start at login: true',
       'Open logs folder: true',
+      'Reset administrator password…: true',
       '---',
       'Quit Tonearm: true',
     ]);

@@ -6,6 +6,7 @@ export type TrayAction =
   | 'resume-downloads'
   | 'toggle-start-at-login'
   | 'open-logs'
+  | 'reset-admin-password'
   | 'quit';
 
 export type TrayMenuItem =
@@ -42,6 +43,8 @@ export function trayMenu(state: TrayState): TrayMenuItem[] {
     downloadsItem(state, running),
     { type: 'checkbox', label: 'Start at login', enabled: true, checked: state.startAtLogin, action: 'toggle-start-at-login' },
     { type: 'normal', label: 'Open logs folder', enabled: true, action: 'open-logs' },
+    // Works with the server stopped too: the script writes to the data folder directly.
+    { type: 'normal', label: 'Reset administrator password…', enabled: true, action: 'reset-admin-password' },
     { type: 'separator' },
     { type: 'normal', label: 'Quit Tonearm', enabled: true, action: 'quit' },
   ];

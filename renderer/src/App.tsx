@@ -22,7 +22,7 @@ import { SharedPlaylistScreen } from './playlists/SharedPlaylistScreen';
 import { detectQueueSaving, resetPlayer, restoreQueue } from './player/player';
 import { Link, match, navigate, useLocation } from './router';
 import { ConnectScreen } from './screens/Connect';
-import { Login } from './screens/Login';
+import { ChooseNewPassword, Login } from './screens/Login';
 import { Onboarding } from './screens/Onboarding';
 import { SsoComplete } from './screens/SsoComplete';
 import { ReviewScreen } from './screens/Review';
@@ -42,6 +42,7 @@ interface Bootstrap {
   appVersion: string;
   api: { version: number; features: string[] };
   user?: User;
+  mustChangePassword?: boolean;
 }
 
 type Phase = { kind: 'loading' } | { kind: 'error'; error: unknown } | { kind: 'ready'; boot: Bootstrap };
@@ -63,7 +64,7 @@ export function App() {
     setPhase({ kind: 'loading' });
     loadBootstrap().then(
       (b) => {
-        if (b.user) session.set((s) => ({ ...s, user: b.user!, notice: null }));
+        if (b.user) session.set((s) => ({ ...s, user: b.user!, notice: null, mustChangePassword: b.mustChangePassword === true }));
         else if (session.get().token) signOut(SESSION_EXPIRED);
         inboxUnread.set((s) => ({ ...s, enabled: b.inboxEnabled === true }));
         setPhase({ kind: 'ready', boot: b });
@@ -74,8 +75,10 @@ export function App() {
   useEffect(boot, []);
 
   const signedIn = current.user !== null;
+  // A one-time-password session opens nothing (socket, badges, player) until a new password is chosen.
+  const usable = signedIn && !current.mustChangePassword;
   useEffect(() => {
-    if (!signedIn) {
+    if (!usable) {
       stopSocket();
       stopInboxBadge();
       unwatchScans();
@@ -86,7 +89,7 @@ export function App() {
     startInboxBadge();
     if (isAdmin(current.user)) watchScans();
     void detectQueueSaving().then(restoreQueue);
-  }, [signedIn, current.user?.id]);
+  }, [usable, current.user?.id]);
 
   if (phase.kind === 'loading') return <Loading label="Connecting to Tonearm…" />;
   if (phase.kind === 'error')
@@ -108,6 +111,7 @@ export function App() {
         oidc={phase.boot.oidcEnabled ? { label: phase.boot.oidcLabel ?? null } : null}
       />
     );
+  if (current.mustChangePassword) return <ChooseNewPassword />;
   return <Shell appVersion={phase.boot.appVersion} />;
 }
 

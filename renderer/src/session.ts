@@ -32,6 +32,8 @@ export interface SessionState {
   user: User | null;
   /** Shown on the sign-in screen, e.g. after the server asked for re-authentication. */
   notice: string | null;
+  /** Signed in with a one-time password (`npm run reset-password`): a new password comes first. */
+  mustChangePassword?: boolean;
 }
 
 /** The desktop tray reads the session token from this key, so its /ws connection can sign in. */
@@ -47,13 +49,13 @@ function storedToken(): string | null {
 
 export const session = createStore<SessionState>({ token: storedToken(), user: null, notice: null });
 
-export function signIn(token: string, user: User): void {
+export function signIn(token: string, user: User, mustChangePassword = false): void {
   try {
     localStorage.setItem(TOKEN_KEY, token);
   } catch {
     // storage can be disabled (private mode); the session then lasts for this tab only
   }
-  session.set({ token, user, notice: null });
+  session.set({ token, user, notice: null, mustChangePassword });
 }
 
 export function signOut(notice: string | null = null): void {

@@ -11,6 +11,12 @@ export const userSchema = z.object({
 
 export const successSchema = z.object({ success: z.literal(true) });
 
-export const sessionSchema = z.object({ token: z.string(), expiresAt: z.number(), user: userSchema });
+export const sessionSchema = z.object({
+  token: z.string(),
+  expiresAt: z.number(),
+  user: userSchema,
+  /** Signed in with a one-time password (`npm run reset-password`): choose a new one before anything else. */
+  mustChangePassword: z.literal(true).optional(),
+});
 
 export const idParams = z.object({ id: z.coerce.number().int().positive() });

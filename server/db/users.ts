@@ -13,6 +13,8 @@ export interface UserRow {
   listening_history_provider: string | null;
   listening_history_username: string | null;
   listening_history_url: string | null;
+  /** 0: none; 1: a one-time password is set; 2: it was used once, a new password must be chosen. */
+  must_change_password: 0 | 1 | 2;
   created_at: number;
   updated_at: number;
 }
@@ -32,6 +34,7 @@ const columns = new Set([
   'listening_history_provider',
   'listening_history_username',
   'listening_history_url',
+  'must_change_password',
 ]);
 
 export function usersRepository(db: Db) {

@@ -58,6 +58,8 @@ export interface RouteSpec<P, Q, B> {
   invalidCode?: string;
   /** Before onboarding completes, answer anyone (without reading credentials) instead of 403 ONBOARDING_REQUIRED. */
   openBeforeOnboarding?: boolean;
+  /** Open to a session that signed in with a one-time password and has not chosen a new one yet. */
+  whilePasswordChangeRequired?: boolean;
   /** Also serve HEAD for this GET route (express does it; documented for media routes). */
   handler: (ctx: RouteContext<P, Q, B>) => unknown;
 }
@@ -126,6 +128,8 @@ async function authorize(def: RouteDefinition, req: Request, resolver: Principal
   const caller = await resolver.resolve(req, { media: access === 'media' });
   if (access === 'public') return caller;
   if (!caller) throw new UnauthorizedError('Authentication required', 'AUTH_REQUIRED');
+  if (caller.mustChangePassword && !def.whilePasswordChangeRequired)
+    throw new ForbiddenError('Choose a new password first: you signed in with a one-time password', 'Password change required', 'PASSWORD_CHANGE_REQUIRED');
   if (access === 'authenticated' || access === 'media') return caller;
   if (access === 'admin') {
     if (caller.role !== 'admin') throw new ForbiddenError('Admin access required');

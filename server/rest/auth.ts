@@ -95,5 +95,8 @@ export async function authenticate(
     return sameText(md5Hex(password + s!).toLowerCase(), t!.toLowerCase()) ? found : null;
   });
   if (!row || row.status !== 'active') throw wrong();
+  // A one-time password (npm run reset-password) is for the web UI's sign-in only, not for apps.
+  if (row.must_change_password !== 0)
+    throw new SubsonicError(ErrorCode.wrongCredentials, 'This is a one-time password: sign in to the web UI and choose a new password first');
   return toRestUser(row);
 }

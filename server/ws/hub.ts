@@ -122,7 +122,8 @@ export class Hub {
     this.server.handleUpgrade(req, socket, head, (ws) => {
       this.authenticate(req)
         .then((principal) => {
-          if (!principal) {
+          // A session that signed in with a one-time password sees nothing until it chooses a new one.
+          if (!principal || principal.mustChangePassword) {
             ws.close(CLOSE_UNAUTHORIZED, 'Unauthorized');
             return;
           }

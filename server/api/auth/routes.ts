@@ -29,6 +29,7 @@ export function authRoutes(ctx: AppContext) {
       summary: 'End the current session',
       tag: 'auth',
       access: 'authenticated',
+      whilePasswordChangeRequired: true,
       response: successSchema,
       handler: ({ principal }) => {
         if (principal!.sessionId) ctx.auth.logout(principal!.sessionId);
@@ -41,8 +42,13 @@ export function authRoutes(ctx: AppContext) {
       summary: 'Current identity',
       tag: 'auth',
       access: 'authenticated',
-      response: z.object({ user: userSchema, expiresAt: z.number().nullable() }),
-      handler: ({ principal }) => ({ user: publicUser(principal!), expiresAt: principal!.expiresAt ?? null }),
+      whilePasswordChangeRequired: true,
+      response: z.object({ user: userSchema, expiresAt: z.number().nullable(), mustChangePassword: z.literal(true).optional() }),
+      handler: ({ principal }) => ({
+        user: publicUser(principal!),
+        expiresAt: principal!.expiresAt ?? null,
+        ...(principal!.mustChangePassword && { mustChangePassword: true as const }),
+      }),
     }),
     defineRoute({
       method: 'get',

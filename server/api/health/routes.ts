@@ -48,6 +48,8 @@ export function healthRoutes(ctx: AppContext) {
         inboxEnabled: z.boolean(),
         api: z.object({ version: z.number().int().positive(), features: z.array(z.string()) }),
         user: userSchema.optional(),
+        /** The caller signed in with a one-time password and must choose a new one first. */
+        mustChangePassword: z.boolean().optional(),
       }),
       handler: ({ principal }) => ({
         ...basics(),
@@ -58,6 +60,7 @@ export function healthRoutes(ctx: AppContext) {
         inboxEnabled: ctx.settings.get().inbox.enabled,
         api: { version: API_VERSION, features: [...ctx.features].sort() },
         ...(principal && { user: publicUser(principal) }),
+        ...(principal?.mustChangePassword && { mustChangePassword: true }),
       }),
     }),
     defineRoute({

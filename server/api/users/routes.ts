@@ -121,6 +121,7 @@ export function usersRoutes(ctx: AppContext) {
       summary: 'Change your own password (needs the current one); other sessions end',
       tag: 'users',
       access: 'user',
+      whilePasswordChangeRequired: true,
       body: z.object({ currentPassword: z.string().max(1024), newPassword: z.string().max(1024) }).strict(),
       response: successSchema,
       handler: async ({ body, principal, req }) => {

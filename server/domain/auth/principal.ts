@@ -12,6 +12,8 @@ export interface Principal {
   via: CredentialKind;
   sessionId?: string;
   expiresAt?: number | null;
+  /** Signed in with a one-time password: may only choose a new password until it does. */
+  mustChangePassword?: boolean;
 }
 
 export const NO_USER_ID = -1;

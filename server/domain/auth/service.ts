@@ -67,7 +67,7 @@ export class AuthService {
     );
     if (!row) throw new UnauthorizedError('Invalid username or password', 'INVALID_CREDENTIALS');
     if (row.status !== 'active') throw new ForbiddenError('This account has been suspended or disabled');
-    return this.createSession(row, meta);
+    return this.createSession(this.deps.users.spendOneTimePassword(row), meta);
   }
 
   createSession(row: UserRow, meta: LoginMeta = {}) {
@@ -92,6 +92,7 @@ export class AuthService {
       token,
       expiresAt,
       user: { id: user.id, username: user.username, role: user.role, permissions: user.permissions },
+      ...(row.must_change_password !== 0 && { mustChangePassword: true as const }),
     };
   }
 
@@ -131,7 +132,14 @@ export class AuthService {
 
   principalFor(row: UserRow, via: Principal['via']): Principal {
     const user = toUser(row);
-    return { userId: user.id, username: user.username, role: user.role, permissions: user.permissions, via };
+    return {
+      userId: user.id,
+      username: user.username,
+      role: user.role,
+      permissions: user.permissions,
+      via,
+      ...(row.must_change_password !== 0 && { mustChangePassword: true }),
+    };
   }
 
   // ---- instance API key --------------------------------------------------------------------

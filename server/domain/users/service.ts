@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { decrypt, encrypt } from '../../secrets.js';
 import type { UserRow, UsersRepository } from '../../db/users.js';
 import type { SessionsRepository } from '../../db/sessions.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
 import { assertPasswordStrength, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { effectivePermissions, type Permissions, type Role } from '../auth/permissions.js';
 
@@ -207,6 +207,37 @@ export class UsersService {
     });
   }
 
+  /**
+   * A way back in: gives the account a fresh one-time password that signs in once and must then be
+   * replaced (`npm run reset-password`). Every session of the account ends. Unknown name: NotFoundError.
+   */
+  async resetWithOneTimePassword(username: string): Promise<{ user: User; password: string }> {
+    const row = this.users.byUsername(username.trim());
+    if (!row) throw new NotFoundError(`No user named "${username.trim()}"`);
+    const password = oneTimePassword();
+    const fields = await this.passwordColumns(password);
+    this.inTransaction(() => {
+      this.users.update(row.id, { ...fields, must_change_password: 1 }, this.clock.now());
+      this.sessions.deleteForUser(row.id);
+    });
+    return { user: this.get(row.id), password };
+  }
+
+  /**
+   * Spends a one-time password at sign-in: the first sign-in moves it to "used" (the session may only
+   * choose a new password); a second one is refused.
+   */
+  spendOneTimePassword(row: UserRow): UserRow {
+    if (row.must_change_password === 0) return row;
+    if (row.must_change_password === 2)
+      throw new UnauthorizedError(
+        'This one-time password was already used. Run "npm run reset-password" again for a new one',
+        'ONE_TIME_PASSWORD_USED',
+      );
+    this.users.update(row.id, { must_change_password: 2 }, this.clock.now());
+    return { ...row, must_change_password: 2 };
+  }
+
   /** The plain password, for Subsonic token auth only. */
   recoverPassword(row: UserRow): string {
     return decrypt(this.encryptionKey, row.password_enc);
@@ -243,7 +274,11 @@ export class UsersService {
 
   private async passwordColumns(password: string) {
     assertPasswordStrength(password);
-    return { password_hash: await hashPassword(password), password_enc: encrypt(this.encryptionKey, password) };
+    return {
+      password_hash: await hashPassword(password),
+      password_enc: encrypt(this.encryptionKey, password),
+      must_change_password: 0 as const,
+    };
   }
 
   private emitDeactivated(id: number) {
@@ -252,3 +287,11 @@ export class UsersService {
 }
 
 const DUMMY_HASH = `scrypt$${crypto.randomBytes(16).toString('hex')}$${crypto.randomBytes(64).toString('hex')}`;
+
+/** 24 characters from an alphabet without look-alikes, in groups of four: easy to read out and type. */
+function oneTimePassword(): string {
+  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789';
+  const bytes = crypto.randomBytes(24);
+  const chars = [...bytes].map((b) => alphabet[b % alphabet.length]);
+  return Array.from({ length: 6 }, (_, i) => chars.slice(i * 4, i * 4 + 4).join('')).join('-');
+}
