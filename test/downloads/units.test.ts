@@ -94,6 +94,20 @@ describe('source names', () => {
     }
   });
 
+  it('cuts long non-ASCII names by bytes, so the file, its folders and its temporary name fit the file system', async () => {
+    const cjk = '音楽の時間です夜明け前'.repeat(13).slice(0, 117); // 117 characters, 351 bytes
+    const root = path.join(dir, 'lib-cjk');
+    const target = finalPath(root, { artistName: cjk, albumName: cjk, trackName: cjk, trackNumber: 12, discNumber: 2 }, 'mp3');
+    for (const segment of path.relative(root, target).split(path.sep)) expect(Buffer.byteLength(segment)).toBeLessThanOrEqual(200);
+    expect(Buffer.byteLength(path.basename(tempNameOf(freeName(target, null), 123456789)))).toBeLessThan(255);
+    const held = stagingTargetFor(root, 123456789, path.join(dir, 'src', `${cjk}.mp3`));
+    fs.mkdirSync(path.dirname(held), { recursive: true });
+    fs.copyFileSync(mp3, held);
+    const placed = await placeFile({ held, target, jobId: 123456789, tags: { title: cjk, artist: cjk, album: cjk, trackNumber: 12, discNumber: 2, year: null, recordingMbid: null, releaseMbid: null, albumMbid: null, artistMbid: null }, ffmpeg: null });
+    expect(placed).toMatchObject({ path: target, tagged: true });
+    expect(path.basename(target).startsWith(`2-12 ${cjk.slice(0, 60)}`)).toBe(true);
+  });
+
   it('picks the wanted track inside a release folder', () => {
     const rel = path.join(dir, 'release');
     fs.mkdirSync(path.join(rel, 'CD1'), { recursive: true });

@@ -30,7 +30,7 @@ export function describeFsError(err: unknown, folder: string): string {
 
 /** Where a finished download is held: `<root>/.staging/<jobId>/<cleaned file name>`. */
 export function stagingTargetFor(root: string, jobId: number, from: string): string {
-  const ext = path.extname(from).replace(/[^.a-zA-Z0-9]/g, '').toLowerCase();
+  const ext = path.extname(from).replace(/[^.a-zA-Z0-9]/g, '').toLowerCase().slice(0, 17);
   const dest = path.join(stagingDir(root, jobId), `${safeSegment(path.basename(from, path.extname(from)), 'download')}${ext}`);
   if (!isInside(path.join(root, STAGING_DIR), dest)) throw new FilingError('refusing a staging path outside the downloads root');
   return dest;
