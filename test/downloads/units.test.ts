@@ -201,8 +201,16 @@ describe('filing', () => {
     fs.copyFileSync(flac, src);
     const dest = stagingTargetFor(root, 9, src);
     await holdInStaging(src, dest);
-    expect([fs.existsSync(src), fs.existsSync(dest)]).toEqual([false, true]);
-    await holdInStaging(src, dest); // after a restart: already moved
+    // A download client's file is its own: linked or copied, never moved.
+    expect([fs.existsSync(src), fs.readFileSync(dest).equals(fs.readFileSync(flac)), fs.existsSync(`${dest}.part`)]).toEqual([true, true, false]);
+    await holdInStaging(src, dest); // after a restart: already held
+    expect(fs.existsSync(src)).toBe(true);
+    // A file the job wrote into its own staging folder (yt-dlp) is moved.
+    const own = path.join(path.dirname(dest), 'ytdlp-audio.flac');
+    fs.copyFileSync(flac, own);
+    const ownDest = stagingTargetFor(root, 9, path.join(path.dirname(dest), 'take two.flac'));
+    await holdInStaging(own, ownDest);
+    expect([fs.existsSync(own), fs.existsSync(ownDest)]).toEqual([false, true]);
     // From another file system (a source's folder on another disk): copied, the source's file kept.
     if (fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync(dir).dev) {
       const elsewhere = fs.mkdtempSync('/dev/shm/tonearm-hold-');
