@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { sleep } from '../sleep.js';
 import { IntegrationError } from './errors.js';
 import type { PrivateTargets } from './guardedFetch.js';
 import { exchange, joinUrl, parseJson, queryString, redactUrl, type HttpAnswer } from './http.js';
@@ -208,19 +209,4 @@ function retryAfterMs(answer: HttpAnswer): number | undefined {
   const seconds = Number(header);
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
   return Number.isFinite(ms) ? Math.min(30_000, Math.max(0, ms)) : undefined;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -43,8 +43,12 @@ describe('POST /api/settings/slskd/test', () => {
       version: '0.22.2',
       soulseekConnected: true,
       downloadsFolder: { reported: fake.downloadsDir, localPath: fake.downloadsDir, reachable: true, reason: null },
-      message: `Connected to slskd 0.22.2; logged in to Soulseek; downloads folder ${fake.downloadsDir} reachable`,
+      confirmedFolder: fake.downloadsDir,
+      message: `Connected to slskd 0.22.2; logged in to Soulseek; downloads folder ${fake.downloadsDir} reachable and confirmed: finished downloads are copied only from there`,
     });
+    // Pressing Test confirmed the folder slskd reports: downloads are taken only from there.
+    const saved = (await call('GET', '/api/settings')).body.integrations.slskd;
+    expect([saved.downloadPath, saved.confirmedDownloadPath]).toEqual(['', fake.downloadsDir]);
   });
 
   it('tests the saved values (masked or absent key) and uses downloadPath for the folder', async () => {
@@ -67,8 +71,12 @@ describe('POST /api/settings/slskd/test', () => {
       reason: `${missing} does not exist on this computer`,
     });
     const mapped = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-slskd-mapped-'));
-    await save({ downloadPath: mapped });
-    expect((await test()).body.downloadsFolder).toMatchObject({ localPath: mapped, reachable: true });
+    await save({ downloadPath: mapped, confirmedDownloadPath: '' });
+    const set = await test();
+    expect(set.body.downloadsFolder).toMatchObject({ localPath: mapped, reachable: true });
+    // A set downloadPath is never replaced by what slskd reports.
+    expect([set.body.confirmedFolder, set.body.message]).toEqual([null, `Connected to slskd 0.22.2; logged in to Soulseek; downloads folder ${mapped} reachable`]);
+    expect((await call('GET', '/api/settings')).body.integrations.slskd.confirmedDownloadPath).toBe('');
     await save({ downloadPath: '' });
 
     fake.state.connected = false;

@@ -39,8 +39,8 @@ describe('Usenet settings', () => {
   it('has defaults, masks the secrets and rejects unknown keys', async () => {
     const settings = await body(await admin('/api/settings'));
     expect(settings.integrations.prowlarr).toEqual({ url: '', apiKey: '', enabled: true });
-    expect(settings.integrations.sabnzbd).toEqual({ url: '', apiKey: '', enabled: true, priority: 20, category: '', completedPath: '' });
-    expect(settings.integrations.nzbget).toEqual({ url: '', username: '', password: '', enabled: true, priority: 20, category: '', completedPath: '' });
+    expect(settings.integrations.sabnzbd).toEqual({ url: '', apiKey: '', enabled: true, priority: 20, category: '', completedPath: '', confirmedCompletedPath: '' });
+    expect(settings.integrations.nzbget).toEqual({ url: '', username: '', password: '', enabled: true, priority: 20, category: '', completedPath: '', confirmedCompletedPath: '' });
     expect((await admin('/api/settings', { integrations: { nzbget: { port: 6789 } } })).status).toBe(400);
     await saveSettings({ nzbget: { url: 'http://127.0.0.1:1', username: 'u', password: 'nzbget-secret' }, sabnzbd: { apiKey: 'sab-secret' } });
     const masked = JSON.stringify(await body(await admin('/api/settings')));
@@ -70,14 +70,19 @@ describe('connection tests', () => {
     expect(await body(ok)).toEqual({ success: true, version: '1.24.3.4754', usenetIndexers: 2, message: 'Connected to Prowlarr 1.24.3.4754; 2 enabled Usenet indexers' });
     const sabOk = await body(await admin('/api/settings/sabnzbd/test', { url: sab.url, apiKey: sab.apiKey }));
     const sabDir = sab.downloads.completedDir;
+    // completedPath is empty: the folder SABnzbd reports, readable here, is confirmed by this test.
     expect(sabOk).toEqual({
       success: true,
       version: '4.3.2',
-      message: `Connected to SABnzbd 4.3.2; completed folder readable at ${sabDir}`,
+      message: `Connected to SABnzbd 4.3.2; completed folder readable at ${sabDir} and confirmed: finished downloads are copied only from there`,
       completedFolder: { reported: sabDir, local: sabDir, readable: true, reason: null },
+      confirmedFolder: sabDir,
     });
+    const confirmed = (await body(await admin('/api/settings'))).integrations;
+    expect([confirmed.sabnzbd.confirmedCompletedPath, confirmed.sabnzbd.completedPath]).toEqual([sabDir, '']);
     const nzbOk = await body(await admin('/api/settings/nzbget/test', { url: nzbget.url, username: nzbget.username, password: nzbget.password }));
-    expect(nzbOk).toMatchObject({ success: true, version: '24.3', completedFolder: { readable: true } });
+    expect(nzbOk).toMatchObject({ success: true, version: '24.3', completedFolder: { readable: true }, confirmedFolder: nzbget.downloads.completedDir });
+    expect((await body(await admin('/api/settings'))).integrations.nzbget.confirmedCompletedPath).toBe(nzbget.downloads.completedDir);
 
     // The client's folder is elsewhere on this computer: completedPath says where.
     await saveSettings({ nzbget: { completedPath: path.join(dir, 'not-mounted') } });
@@ -89,6 +94,13 @@ describe('connection tests', () => {
       reason: 'folder not found on this computer; set completedPath to where it is mounted here',
     });
     expect(unmounted.message).toContain('is not readable here');
+    expect(unmounted.confirmedFolder).toBeNull();
+    // A set completedPath is never replaced by what the client reports.
+    const mounted = fs.mkdtempSync(path.join(dir, 'mounted-'));
+    await saveSettings({ nzbget: { completedPath: mounted, confirmedCompletedPath: '' } });
+    const set = await body(await admin('/api/settings/nzbget/test', { url: nzbget.url, username: nzbget.username, password: nzbget.password }));
+    expect([set.confirmedFolder, set.message]).toEqual([null, `Connected to NZBGet 24.3; completed folder readable at ${mounted}`]);
+    expect((await body(await admin('/api/settings'))).integrations.nzbget.confirmedCompletedPath).toBe('');
     await saveSettings({ nzbget: { completedPath: '' } });
 
     const badProwlarr = await admin('/api/settings/prowlarr/test', { url: prowlarr.url, apiKey: 'wrong-prowlarr-key' });

@@ -10,7 +10,7 @@ import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz
 import { startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';
 import { startYtdlpFake, type YtdlpFake } from '../fakes/ytdlp/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createJob, setSettings, settled, waitFor } from './helpers.js';
+import { confirmClientFolders, createJob, setSettings, settled, waitFor } from './helpers.js';
 
 /**
  * The whole self-managed path with no Lidarr: an album request resolves its track list through
@@ -64,6 +64,7 @@ beforeAll(async () => {
       sabnzbd: { url: sab.url, apiKey: sab.apiKey, category: 'music' },
     },
   });
+  await confirmClientFolders(server, 'slskd', 'sabnzbd');
 }, 60_000);
 
 afterAll(async () => {

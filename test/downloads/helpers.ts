@@ -47,3 +47,19 @@ function describeJob(server: TestServer, id: number): string {
   const q = j.queueJobId ? server.ctx.db.prepare('SELECT status, attempts, last_error FROM jobs WHERE id = ?').get(j.queueJobId) : null;
   return `${j.status} ${j.phase} ${j.error ?? ''}; queue job ${JSON.stringify(q)}`;
 }
+
+/**
+ * Presses Test for each download client, as an administrator does in Settings → Downloads: with no
+ * folder set, the folder the client reports is confirmed there, the only one files are taken from.
+ * Returns the confirmed folders.
+ */
+export async function confirmClientFolders(server: TestServer, ...clients: ('slskd' | 'sabnzbd' | 'nzbget')[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const client of clients) {
+    const res = await server.api(`/api/settings/${client}/test`, { method: 'POST', token: server.admin.token, json: {} });
+    const body = (await res.json()) as { confirmedFolder?: string | null; message?: string };
+    if (res.status !== 200 || !body.confirmedFolder) throw new Error(`${client} test did not confirm a folder (${res.status}): ${body.message ?? JSON.stringify(body)}`);
+    out.push(body.confirmedFolder);
+  }
+  return out;
+}

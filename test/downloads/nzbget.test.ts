@@ -8,7 +8,7 @@ import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { startFakeNzbget, type FakeNzbget } from '../fakes/nzbget/index.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createJob, jobOf, settled, setSettings, waitFor } from './helpers.js';
+import { confirmClientFolders, createJob, jobOf, settled, setSettings, waitFor } from './helpers.js';
 
 /**
  * The track pipeline with Usenet through NZBGet as the only source (no Lidarr, no slskd, no
@@ -56,6 +56,7 @@ beforeAll(async () => {
       nzbget: { url: nzbget.url, username: nzbget.username, password: nzbget.password, category: 'music' },
     },
   });
+  await confirmClientFolders(server, 'nzbget');
 }, 30_000);
 
 afterAll(async () => {

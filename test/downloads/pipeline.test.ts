@@ -59,6 +59,11 @@ beforeAll(async () => {
       sabnzbd: { url: sab.url, apiKey: sab.apiKey, category: 'music' },
     },
   });
+  // Pressing Test confirms the folders the clients report: files are taken only from there.
+  for (const client of ['slskd', 'sabnzbd']) {
+    const res = await server.api(`/api/settings/${client}/test`, { method: 'POST', token: server.admin.token, json: {} });
+    expect(((await res.json()) as { confirmedFolder: string }).confirmedFolder).toBe(client === 'slskd' ? slskdDir : sab.downloads.completedDir);
+  }
 }, 30_000);
 
 afterAll(async () => {
@@ -187,6 +192,33 @@ describe('track pipeline', () => {
       slskd.faults.down = false;
     }
   }, 70_000);
+
+  it('refuses a finished download SABnzbd reports outside the confirmed folder, and leaves that file where it is', async () => {
+    prowlarr.releases.push({ guid: 'nzb-lie', indexerId: 1, releaseTitle: 'Radiohead - Kid A (2000) [MP3 320]', artist: 'Radiohead', album: 'Kid A', title: 'Idioteque', track: 8, size: 9_000_000, categories: [3010] });
+    // Someone's own music, in a folder that has nothing to do with SABnzbd.
+    const victim = path.join(dir, 'home', 'Music', 'Radiohead - Kid A');
+    fs.mkdirSync(victim, { recursive: true });
+    fs.copyFileSync(filedPath, path.join(victim, '08 - Idioteque.mp3'));
+    slskd.faults.down = true;
+    sab.downloads.reportFolder = victim;
+    try {
+      const job = createJob(server, { artistName: 'Radiohead', trackName: 'Idioteque', albumName: 'Kid A', trackNumber: 8, durationMs: 2000 });
+      const failed = await settled(server, job.id, ['done', 'failed', 'blocked'], 60_000);
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toContain(`SABnzbd reports the finished download in ${victim}, outside the confirmed completed folder ${sab.downloads.completedDir}; refusing to take files from ${victim}`);
+      expect(fs.readdirSync(victim)).toEqual(['08 - Idioteque.mp3']);
+      expect(fs.existsSync(path.join(root, 'Radiohead', 'Kid A'))).toBe(false);
+    } finally {
+      slskd.faults.down = false;
+      sab.downloads.reportFolder = null;
+    }
+  }, 70_000);
+
+  it('leaves the files in the download clients\' folders: they are copied, never moved', () => {
+    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [e.name]));
+    expect(walk(path.join(dir, 'a', 'b', 'slskd'))).toContain('01 - Harbor Lights.mp3');
+    expect(walk(sab.downloads.completedDir)).toContain('02 - Paranoid Android.mp3');
+  });
 
   it('cancels a Usenet job mid-download: the release leaves the SABnzbd queue', async () => {
     prowlarr.releases.push({ guid: 'nzb-owl', indexerId: 1, releaseTitle: 'Night Owls - Midnight Run (2020) [MP3 320]', artist: 'Night Owls', album: 'Midnight Run', title: 'Midnight Run', track: 1, size: 9_000_000, categories: [3010] });

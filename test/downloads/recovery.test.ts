@@ -114,6 +114,9 @@ beforeAll(async () => {
   token = ((await (await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()) as { token: string }).token;
   const saved = await api('/api/settings', { method: 'POST', json: { downloads: { folderPath: root }, integrations: { slskd: { url: slskd.url, apiKey: slskd.apiKey } } } });
   expect(saved.status).toBe(200);
+  // Pressing Test confirms slskd's downloads folder, the only one files are taken from.
+  const tested = await api('/api/settings/slskd/test', { method: 'POST', json: {} });
+  expect(tested.body.confirmedFolder).toBe(slskd.downloadsDir);
 }, 60_000);
 
 afterAll(async () => {

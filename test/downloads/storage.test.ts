@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createJob, setSettings, settled, waitFor } from './helpers.js';
+import { confirmClientFolders, createJob, setSettings, settled, waitFor } from './helpers.js';
 
 /**
  * Storage failures give a clear job error naming the folder, and leave no half-written file: a
@@ -39,6 +39,7 @@ beforeAll(async () => {
     downloads: { worker: { existingFileMode: 'download' } },
     integrations: { slskd: { url: slskd.url, apiKey: slskd.apiKey } },
   });
+  await confirmClientFolders(server, 'slskd');
 }, 30_000);
 
 afterAll(async () => {

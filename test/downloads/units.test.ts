@@ -94,6 +94,20 @@ describe('source names', () => {
     }
   });
 
+  it('cuts long non-ASCII names by bytes, so the file, its folders and its temporary name fit the file system', async () => {
+    const cjk = '音楽の時間です夜明け前'.repeat(13).slice(0, 117); // 117 characters, 351 bytes
+    const root = path.join(dir, 'lib-cjk');
+    const target = finalPath(root, { artistName: cjk, albumName: cjk, trackName: cjk, trackNumber: 12, discNumber: 2 }, 'mp3');
+    for (const segment of path.relative(root, target).split(path.sep)) expect(Buffer.byteLength(segment)).toBeLessThanOrEqual(200);
+    expect(Buffer.byteLength(path.basename(tempNameOf(freeName(target, null), 123456789)))).toBeLessThan(255);
+    const held = stagingTargetFor(root, 123456789, path.join(dir, 'src', `${cjk}.mp3`));
+    fs.mkdirSync(path.dirname(held), { recursive: true });
+    fs.copyFileSync(mp3, held);
+    const placed = await placeFile({ held, target, jobId: 123456789, tags: { title: cjk, artist: cjk, album: cjk, trackNumber: 12, discNumber: 2, year: null, recordingMbid: null, releaseMbid: null, albumMbid: null, artistMbid: null }, ffmpeg: null });
+    expect(placed).toMatchObject({ path: target, tagged: true });
+    expect(path.basename(target).startsWith(`2-12 ${cjk.slice(0, 60)}`)).toBe(true);
+  });
+
   it('picks the wanted track inside a release folder', () => {
     const rel = path.join(dir, 'release');
     fs.mkdirSync(path.join(rel, 'CD1'), { recursive: true });
@@ -187,8 +201,16 @@ describe('filing', () => {
     fs.copyFileSync(flac, src);
     const dest = stagingTargetFor(root, 9, src);
     await holdInStaging(src, dest);
-    expect([fs.existsSync(src), fs.existsSync(dest)]).toEqual([false, true]);
-    await holdInStaging(src, dest); // after a restart: already moved
+    // A download client's file is its own: linked or copied, never moved.
+    expect([fs.existsSync(src), fs.readFileSync(dest).equals(fs.readFileSync(flac)), fs.existsSync(`${dest}.part`)]).toEqual([true, true, false]);
+    await holdInStaging(src, dest); // after a restart: already held
+    expect(fs.existsSync(src)).toBe(true);
+    // A file the job wrote into its own staging folder (yt-dlp) is moved.
+    const own = path.join(path.dirname(dest), 'ytdlp-audio.flac');
+    fs.copyFileSync(flac, own);
+    const ownDest = stagingTargetFor(root, 9, path.join(path.dirname(dest), 'take two.flac'));
+    await holdInStaging(own, ownDest);
+    expect([fs.existsSync(own), fs.existsSync(ownDest)]).toEqual([false, true]);
     // From another file system (a source's folder on another disk): copied, the source's file kept.
     if (fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync(dir).dev) {
       const elsewhere = fs.mkdtempSync('/dev/shm/tonearm-hold-');

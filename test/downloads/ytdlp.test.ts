@@ -244,6 +244,19 @@ describe('yt-dlp settings and download-client routes', () => {
     expect((await server.api('/api/settings/ytdlp/test', { method: 'POST' })).status).toBe(401);
   });
 
+  it('accepts only a program whose --version answers like yt-dlp, and says so otherwise', async () => {
+    const echo = fs.existsSync('/bin/echo') ? '/bin/echo' : '/usr/bin/echo';
+    const res = await post('/api/settings/ytdlp/test', { path: echo });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.message).toMatch(new RegExp(`^${echo} is not yt-dlp: its --version answered ".+", where yt-dlp answers with a date such as \\d{4}\\.\\d{2}\\.\\d{2}$`));
+    const other = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'not-ytdlp-')), 'yt-dlp');
+    fs.writeFileSync(other, '#!/bin/sh\necho "Python 3.11.2"\n', { mode: 0o755 });
+    const impostor = await post('/api/settings/ytdlp/test', { path: other });
+    expect([impostor.status, (await impostor.json()).message]).toEqual([400, expect.stringContaining('its --version answered "Python 3.11.2"')]);
+    fs.rmSync(path.dirname(other), { recursive: true, force: true });
+  });
+
   it('lists the download clients and dispatches their tests', async () => {
     const { clients } = await get('/api/settings/download-clients');
     expect(clients.map((c: { key: string }) => c.key)).toEqual(['slskd', 'prowlarr', 'sabnzbd', 'nzbget', 'ytdlp']);

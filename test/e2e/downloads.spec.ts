@@ -77,8 +77,11 @@ test('slskd: the test names a wrong key, passes with the right one, and the sett
   await slskdCard.getByLabel('API key').fill(slskd.apiKey);
   // The failure belongs to the values it was given: editing them clears it.
   await expect(slskdCard.getByRole('alert')).toHaveCount(0);
+  await expect(slskdCard.locator('[data-folder="none"]')).toContainText('nothing is taken from slskd until you press Test slskd');
   await slskdCard.getByRole('button', { name: 'Test slskd' }).click();
   await expect(slskdCard.getByRole('status')).toContainText('Connected to slskd');
+  // The test confirmed the folder slskd reports: the card says files are copied only from there.
+  await expect(slskdCard.locator('[data-folder="confirmed"]')).toContainText(`Finished downloads are copied only from ${slskd.downloadsDir}`);
   await slskdCard.getByLabel('slskd priority').fill('15');
   await snap(page, 'downloads-00-slskd-settings');
   await slskdCard.getByRole('button', { name: 'Save Soulseek (slskd)' }).click();
@@ -119,6 +122,7 @@ test('Usenet: Prowlarr, SABnzbd and NZBGet each test their own fields and one Sa
   await sabBox.getByRole('button', { name: 'Test SABnzbd' }).click();
   await expect(sabBox.getByRole('status')).toContainText('Connected to SABnzbd');
   await expect(sabBox.getByRole('status')).toContainText('completed folder readable');
+  await expect(sabBox.locator('[data-folder="confirmed"]')).toContainText(`copied only from ${sabnzbd.downloads.completedDir}`);
 
   await nzbBox.getByLabel('NZBGet address').fill(nzbget.url);
   await nzbBox.getByLabel('User name').fill(nzbget.username);

@@ -303,18 +303,19 @@ const slskdSpec: SourceSpec = {
     {
       key: 'downloadPath',
       label: 'slskd downloads folder on this computer',
-      hint: 'Only when slskd runs in a container or on another computer; empty: the folder slskd reports.',
+      hint: 'Only when slskd runs in a container or on another computer; empty: the folder slskd reports, once Test confirms it.',
     },
   ],
   priority: true,
   test: 'slskd',
   testFields: ['url', 'apiKey'],
+  folder: { setKey: 'downloadPath', confirmedKey: 'confirmedDownloadPath' },
 };
 const prowlarrSpec: SourceSpec = { key: 'prowlarr', name: 'Prowlarr', fields: [urlField('Prowlarr', 'http://localhost:9696'), apiKeyField], priority: false, test: 'prowlarr', testFields: ['url', 'apiKey'] };
 const completedField: FieldSpec = {
   key: 'completedPath',
   label: 'Completed folder on this computer',
-  hint: 'Only when the client runs in a container or on another computer; empty: the folder it reports.',
+  hint: 'Only when the client runs in a container or on another computer; empty: the folder it reports, once Test confirms it.',
 };
 const categoryField: FieldSpec = { key: 'category', label: 'Category', hint: 'Optional: the category Tonearm’s downloads are filed under.' };
 const sabnzbdSpec: SourceSpec = {
@@ -324,6 +325,7 @@ const sabnzbdSpec: SourceSpec = {
   priority: true,
   test: 'sabnzbd',
   testFields: ['url', 'apiKey'],
+  folder: { setKey: 'completedPath', confirmedKey: 'confirmedCompletedPath' },
 };
 const nzbgetSpec: SourceSpec = {
   key: 'nzbget',
@@ -332,6 +334,7 @@ const nzbgetSpec: SourceSpec = {
   priority: true,
   test: 'nzbget',
   testFields: ['url', 'username', 'password'],
+  folder: { setKey: 'completedPath', confirmedKey: 'confirmedCompletedPath' },
 };
 const ytdlpSpec: SourceSpec = {
   key: 'ytdlp',

@@ -36,6 +36,11 @@ export interface SourceSpec {
   test?: string;
   /** The fields the connection test sends. */
   testFields?: string[];
+  /**
+   * Download clients whose folder files are taken from: the field an administrator may set, and the
+   * one the server saves when Test confirms the folder the client reports (with the first empty).
+   */
+  folder?: { setKey: string; confirmedKey: string };
 }
 
 
@@ -91,10 +96,10 @@ export function SourceCard({ settings, title, id, intro, specs }: { settings: Se
         specs.length > 1 ? (
           <fieldset key={spec.key}>
             <legend>{spec.name}</legend>
-            <SourceFields spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
+            <SourceFields spec={spec} values={valuesOf(spec)} saved={savedOf(settings, spec.key)} onTested={settings.reload} onEdit={(k, v) => edit(spec, k, v)} />
           </fieldset>
         ) : (
-          <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} onEdit={(k, v) => edit(spec, k, v)} />
+          <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} saved={savedOf(settings, spec.key)} onTested={settings.reload} onEdit={(k, v) => edit(spec, k, v)} />
         ),
       )}
       <SaveActions
@@ -109,12 +114,27 @@ export function SourceCard({ settings, title, id, intro, specs }: { settings: Se
   );
 }
 
-export function SourceFields({ spec, values, onEdit }: { spec: SourceSpec; values: Values; onEdit: (key: string, value: string | boolean) => void }) {
+export function SourceFields({
+  spec,
+  values,
+  saved,
+  onTested,
+  onEdit,
+}: {
+  spec: SourceSpec;
+  values: Values;
+  /** The saved settings of this service (the confirmed folder is only ever saved by the server). */
+  saved?: Values;
+  /** After a test answered: the server may have saved a confirmed folder. */
+  onTested?: () => void;
+  onEdit: (key: string, value: string | boolean) => void;
+}) {
   const [result, setResult] = useState<{ tone: 'success' | 'warn'; text: string } | null>(null);
   const test = useAction(async () => {
     setResult(null);
     if (!spec.test) return;
     setResult(testOutcome(await api<TestAnswer>(`/api/settings/${spec.test}/test`, { method: 'POST', body: testBody(values, spec.testFields ?? []) })));
+    onTested?.();
   });
   // A result stays true only for the values it was given.
   const tested = (spec.testFields ?? []).map((f) => String(values[f] ?? '')).join('\n');
@@ -144,6 +164,7 @@ export function SourceFields({ spec, values, onEdit }: { spec: SourceSpec; value
           />
         )}
       </div>
+      {spec.folder && <FolderNote name={spec.name} setFolder={String(saved?.[spec.folder.setKey] ?? '')} confirmed={String(saved?.[spec.folder.confirmedKey] ?? '')} />}
       {spec.test && (
         <div class="form-actions">
           <button type="button" disabled={test.busy} onClick={() => void test.trigger()}>
@@ -154,6 +175,22 @@ export function SourceFields({ spec, values, onEdit }: { spec: SourceSpec; value
       {result && <Notice tone={result.tone}>{result.text}</Notice>}
       <ErrorMessage error={test.error} />
     </div>
+  );
+}
+
+/** Which folder finished downloads are copied from: the one set, the one confirmed at Test, or none yet. */
+export function FolderNote({ name, setFolder, confirmed }: { name: string; setFolder: string; confirmed: string }) {
+  if (setFolder.trim() !== '') return <p class="hint" data-folder="set">Finished downloads are copied only from {setFolder}.</p>;
+  if (confirmed.trim() !== '')
+    return (
+      <p class="hint" data-folder="confirmed">
+        Finished downloads are copied only from {confirmed}, the folder {name} reported when it was last tested.
+      </p>
+    );
+  return (
+    <p class="hint" data-folder="none">
+      No folder is confirmed yet: nothing is taken from {name} until you press Test {name} (which confirms the folder it reports) or set the folder above.
+    </p>
   );
 }
 

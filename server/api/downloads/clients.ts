@@ -39,6 +39,7 @@ const CLIENTS: Record<DownloadClientKey, { label: string; source: 'slskd' | 'use
       enabledField,
       priorityField,
       { key: 'downloadPath', type: 'path' },
+      { key: 'confirmedDownloadPath', type: 'path' },
     ],
   },
   prowlarr: {
@@ -58,6 +59,7 @@ const CLIENTS: Record<DownloadClientKey, { label: string; source: 'slskd' | 'use
       priorityField,
       { key: 'category', type: 'text' },
       { key: 'completedPath', type: 'path' },
+      { key: 'confirmedCompletedPath', type: 'path' },
     ],
   },
   nzbget: {
@@ -72,6 +74,7 @@ const CLIENTS: Record<DownloadClientKey, { label: string; source: 'slskd' | 'use
       priorityField,
       { key: 'category', type: 'text' },
       { key: 'completedPath', type: 'path' },
+      { key: 'confirmedCompletedPath', type: 'path' },
     ],
   },
   ytdlp: {

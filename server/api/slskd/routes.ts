@@ -25,6 +25,8 @@ export const slskdTestResult = z.object({
     reachable: z.boolean(),
     reason: z.string().nullable(),
   }),
+  /** The folder this test confirmed (saved as integrations.slskd.confirmedDownloadPath); null when downloadPath is set or the folder is not reachable. */
+  confirmedFolder: z.string().nullable(),
   message: z.string(),
 });
 
@@ -44,7 +46,7 @@ export function runSlskdTest(ctx: AppContext, body: SlskdTestBody) {
   });
   if (!url || !apiKey) throw new NotConfiguredError('integrations.slskd', SLSKD_NOT_CONFIGURED);
   const client = connection.configured && url === saved.url && apiKey === saved.apiKey ? connection.require() : slskdClient(url, apiKey, ctx.clock, 10_000);
-  return testSlskd(client, saved.downloadPath);
+  return testSlskd(client, ctx.settings);
 }
 
 export function slskdSettingsRoutes(ctx: AppContext): RouteDefinition[] {
@@ -55,7 +57,7 @@ export function slskdSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       method: 'post',
       path: '/api/settings/slskd/test',
       summary:
-        "Test an slskd URL and API key: its version, Soulseek connection and whether its downloads folder is reachable here; absent or masked values are the saved ones, and the saved key is only sent to the saved address",
+        "Test an slskd URL and API key: its version, Soulseek connection and whether its downloads folder is reachable here (with downloadPath empty, a reachable folder is saved as the confirmed one, the only folder downloads are then taken from); absent or masked values are the saved ones, and the saved key is only sent to the saved address",
       body: slskdTestBody,
       response: slskdTestResult,
       handler: ({ body }) => runSlskdTest(ctx, body),

@@ -26,6 +26,8 @@ const testResult = z.object({ success: z.literal(true), version: z.string(), mes
 const prowlarrResult = testResult.extend({ usenetIndexers: z.number() });
 const clientResult = testResult.extend({
   completedFolder: z.object({ reported: z.string(), local: z.string(), readable: z.boolean(), reason: z.string().nullable() }),
+  /** The folder this test confirmed (saved as integrations.<client>.confirmedCompletedPath); null when completedPath is set or the folder is not readable. */
+  confirmedFolder: z.string().nullable(),
 });
 const indexerSchema = z.object({
   id: z.number(),
@@ -63,7 +65,7 @@ export function runUsenetTest(
   }
   if (name === 'sabnzbd') {
     const c = keyed(ctx, 'sabnzbd', body, SABNZBD_NOT_CONFIGURED);
-    return testSabnzbd(sabnzbdClient(c.url, c.apiKey), integrations.sabnzbd.completedPath);
+    return testSabnzbd(sabnzbdClient(c.url, c.apiKey), ctx.settings);
   }
   const saved = integrations.nzbget;
   const target = body?.url ?? saved.url;
@@ -76,7 +78,7 @@ export function runUsenetTest(
     secret: body?.password,
   });
   if (!target) throw new NotConfiguredError('integrations.nzbget', NZBGET_NOT_CONFIGURED);
-  return testNzbget(nzbgetClient(target, username, password), saved.completedPath);
+  return testNzbget(nzbgetClient(target, username, password), ctx.settings);
 }
 
 export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
@@ -107,7 +109,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       ...admin,
       method: 'post',
       path: '/api/settings/sabnzbd/test',
-      summary: 'Test a SABnzbd URL and API key; absent or masked values are the saved ones (the saved key only goes to the saved address)',
+      summary: 'Test a SABnzbd URL and API key (with completedPath empty, a readable completed folder it reports is saved as the confirmed one, the only folder downloads are then taken from); absent or masked values are the saved ones (the saved key only goes to the saved address)',
       body: apiKeyBody,
       response: clientResult,
       handler: ({ body }) => runUsenetTest(ctx, 'sabnzbd', body),
@@ -116,7 +118,7 @@ export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       ...admin,
       method: 'post',
       path: '/api/settings/nzbget/test',
-      summary: 'Test an NZBGet URL, username and password; absent or masked values are the saved ones (the saved password only goes to the saved address)',
+      summary: 'Test an NZBGet URL, username and password (with completedPath empty, a readable completed folder it reports is saved as the confirmed one, the only folder downloads are then taken from); absent or masked values are the saved ones (the saved password only goes to the saved address)',
       body: nzbgetBody,
       response: clientResult,
       handler: ({ body }) => runUsenetTest(ctx, 'nzbget', body),

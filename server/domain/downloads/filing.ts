@@ -30,7 +30,7 @@ export function describeFsError(err: unknown, folder: string): string {
 
 /** Where a finished download is held: `<root>/.staging/<jobId>/<cleaned file name>`. */
 export function stagingTargetFor(root: string, jobId: number, from: string): string {
-  const ext = path.extname(from).replace(/[^.a-zA-Z0-9]/g, '').toLowerCase();
+  const ext = path.extname(from).replace(/[^.a-zA-Z0-9]/g, '').toLowerCase().slice(0, 17);
   const dest = path.join(stagingDir(root, jobId), `${safeSegment(path.basename(from, path.extname(from)), 'download')}${ext}`);
   if (!isInside(path.join(root, STAGING_DIR), dest)) throw new FilingError('refusing a staging path outside the downloads root');
   return dest;
@@ -62,26 +62,37 @@ export function ensureFolder(dir: string): void {
 }
 
 /**
- * Moves (or, across file systems, copies) a finished download to its staging path. The source's
- * own file is never deleted here: a copy leaves it where the source keeps it. The copy runs on
- * libuv's thread pool: a source's folder on another disk is common, and a 40 MB FLAC copied on the
- * event loop would hold every request for tens of milliseconds.
+ * Holds a finished download at its staging path. A file the job wrote into its own staging folder
+ * (yt-dlp) is renamed; a file in a download client's folder (slskd, SABnzbd, NZBGet) belongs to the
+ * client and is never moved or removed: it is hard-linked when it is on the same file system (the
+ * tagged copy is written from it later, so it is never changed), else copied, under a temporary
+ * name that is renamed once complete. The copy runs on libuv's thread pool: a source's folder on
+ * another disk is common, and a 40 MB FLAC copied on the event loop would hold every request for
+ * tens of milliseconds.
  */
 export async function holdInStaging(from: string, dest: string): Promise<void> {
   if (path.resolve(from) === path.resolve(dest)) return;
-  // Moved before a restart.
-  if (!fs.existsSync(from) && fs.existsSync(dest)) return;
   const dir = path.dirname(dest);
+  const ours = isInside(dir, from);
+  // Moved (ours) or linked/copied (a client's) before a restart.
+  if (fs.existsSync(dest) && (ours ? !fs.existsSync(from) : true)) return;
   ensureFolder(dir);
   try {
-    try {
+    if (ours) {
       fs.renameSync(from, dest);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-      const tmp = `${dest}.part`;
-      await fs.promises.copyFile(from, tmp);
-      fs.renameSync(tmp, dest);
+      return;
     }
+    try {
+      await fs.promises.link(from, dest);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOSPC' || code === 'EROFS') throw err;
+      // Another file system, a file system without hard links, or a file this user may not link.
+    }
+    const tmp = `${dest}.part`;
+    await fs.promises.copyFile(from, tmp);
+    fs.renameSync(tmp, dest);
   } catch (err) {
     throw new FilingError(describeFsError(err, dir));
   }

@@ -23,9 +23,31 @@ export function stagingDir(root: string, jobId: number): string {
 const RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i;
 
 /**
+ * File systems limit a name to 255 bytes (not characters). A segment is cut well below that, so a
+ * file name keeps room for its track number, its extension, a " (2)" and the temporary name a job
+ * writes first (`.<name>.tonearm-<jobId>.part`): 120 CJK characters are 360 bytes in UTF-8.
+ */
+export const SEGMENT_MAX_BYTES = 180;
+const SEGMENT_MAX_CHARS = 120;
+
+/** The longest start of `s` of at most `maxBytes` UTF-8 bytes, never cutting a character in two. */
+function clipBytes(s: string, maxBytes: number): string {
+  if (Buffer.byteLength(s, 'utf8') <= maxBytes) return s;
+  let out = '';
+  let bytes = 0;
+  for (const ch of s) {
+    const n = Buffer.byteLength(ch, 'utf8');
+    if (bytes + n > maxBytes) break;
+    out += ch;
+    bytes += n;
+  }
+  return out;
+}
+
+/**
  * One path segment from a name: no separators, no control characters, no characters Windows
- * refuses, no leading dots (so never `.` or `..`), at most 120 characters; `fallback` when nothing
- * is left.
+ * refuses, no leading dots (so never `.` or `..`), at most 120 characters and 180 UTF-8 bytes;
+ * `fallback` when nothing is left.
  */
 export function safeSegment(name: string | null | undefined, fallback: string): string {
   let s = (name ?? '')
@@ -37,7 +59,8 @@ export function safeSegment(name: string | null | undefined, fallback: string): 
     .replace(/^\.+/, '')
     .replace(/[. ]+$/, '');
   if (RESERVED.test(s)) s = `_${s}`;
-  if (s.length > 120) s = s.slice(0, 120).trim();
+  if (s.length > SEGMENT_MAX_CHARS) s = [...s].slice(0, SEGMENT_MAX_CHARS).join('');
+  s = clipBytes(s, SEGMENT_MAX_BYTES).replace(/[. ]+$/, '').trim();
   return s || fallback;
 }
 
@@ -50,7 +73,7 @@ export function finalPath(
   const artist = safeSegment(t.artistName, 'Unknown Artist');
   const album = safeSegment(t.albumName, 'Singles');
   const num = t.trackNumber && t.trackNumber > 0 ? `${t.discNumber && t.discNumber > 1 ? `${t.discNumber}-` : ''}${String(t.trackNumber).padStart(2, '0')} ` : '';
-  const cleanExt = ext.replace(/^\./, '').toLowerCase().replace(/[^a-z0-9]/g, '') || 'bin';
+  const cleanExt = ext.replace(/^\./, '').toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 16) || 'bin';
   const file = `${num}${safeSegment(t.trackName, 'Untitled')}.${cleanExt}`;
   const full = path.join(root, artist, album, file);
   if (!isInside(root, full)) throw new Error('refusing a path outside the downloads root');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/downloads.js';
 import type { Job } from '../../jobs/queue.js';
+import { sleep } from '../../sleep.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { reuseOwnedTrack } from './reuse.js';
 import { fileJob } from './filePhase.js';
@@ -28,15 +29,6 @@ const MAX_POLL_ERRORS = 5;
 /** A transfer whose progress has not moved for this long is given up (the next candidate is tried). */
 const STALL_MS = 20 * 60_000;
 const SWEEP_MS = 2000;
-
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason as Error)), { once: true });
-  });
-}
 
 /** Limits running pipelines to `downloads.worker.concurrency`, read at each start. */
 class Slots {

@@ -87,6 +87,8 @@ const FIELDS: Record<string, string> = {
   pathMappings: 'path mappings',
   downloadPath: 'downloads folder on this computer',
   completedPath: 'completed folder on this computer',
+  confirmedDownloadPath: 'downloads folder confirmed at the last test',
+  confirmedCompletedPath: 'completed folder confirmed at the last test',
   issuer: 'issuer',
   clientId: 'client ID',
   clientSecret: 'client secret',

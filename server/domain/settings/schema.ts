@@ -63,16 +63,26 @@ const slskd = z
     apiKey: secret,
     enabled,
     priority: priority(10),
-    /** Where this computer sees slskd's downloads folder; empty: the path slskd reports in its options. */
+    /** Where this computer sees slskd's downloads folder; empty: the confirmed folder below. */
     downloadPath: z.string().max(4096).default(''),
+    /**
+     * The downloads folder slskd reported when an administrator pressed Test with `downloadPath`
+     * empty (and this computer could read it); with `downloadPath` empty, files are taken only from here.
+     */
+    confirmedDownloadPath: z.string().max(4096).default(''),
   })
   .strict();
 /** Where this computer sees a download client's completed folder, when it differs from the path the client reports. */
 const completedPath = z.string().max(4096).default('');
+/**
+ * The completed folder the client reported when an administrator pressed Test with `completedPath`
+ * empty (and this computer could read it); with `completedPath` empty, files are taken only from here.
+ */
+const confirmedCompletedPath = z.string().max(4096).default('');
 /** Prowlarr: searches the user's Usenet indexers; its results are handed to SABnzbd or NZBGet. */
 const prowlarr = z.object({ url: serviceUrl, apiKey: secret, enabled }).strict();
 const sabnzbd = z
-  .object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath })
+  .object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath, confirmedCompletedPath })
   .strict();
 const nzbget = z
   .object({
@@ -83,6 +93,7 @@ const nzbget = z
     priority: priority(20),
     category: z.string().max(256).default(''),
     completedPath,
+    confirmedCompletedPath,
   })
   .strict();
 const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();

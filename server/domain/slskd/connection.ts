@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import type { AppContext } from '../../context.js';
 import { SlskdClient } from '../../integrations/slskd/index.js';
 import { NotConfiguredError } from '../errors.js';
+import type { Settings } from '../settings/schema.js';
+import type { SettingsStore } from '../settings/store.js';
 
 export const SLSKD_NOT_CONFIGURED =
   'slskd is not configured: set its URL and API key in Settings (integrations.slskd.url, integrations.slskd.apiKey)';
@@ -76,7 +78,7 @@ export interface DownloadsFolderAccess {
   reason: string | null;
 }
 
-/** Can this computer read (and move files out of) slskd's downloads folder? */
+/** Can this computer read slskd's downloads folder? (Files are copied out of it, never moved.) */
 export function downloadsFolderAccess(reported: string | null, downloadPath: string): DownloadsFolderAccess {
   const localPath = downloadPath.trim() !== '' ? downloadPath : reported;
   if (!localPath) {
@@ -85,27 +87,55 @@ export function downloadsFolderAccess(reported: string | null, downloadPath: str
   const hint = downloadPath.trim() === '' ? ' (if slskd runs in a container or on another computer, set integrations.slskd.downloadPath)' : '';
   try {
     if (!fs.statSync(localPath).isDirectory()) return { reported, localPath, reachable: false, reason: `${localPath} is not a folder${hint}` };
-    fs.accessSync(localPath, fs.constants.R_OK | fs.constants.W_OK);
+    fs.accessSync(localPath, fs.constants.R_OK);
     return { reported, localPath, reachable: true, reason: null };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist on this computer' : code === 'EACCES' ? 'is not readable and writable by this server' : 'cannot be opened';
+    const why = code === 'ENOENT' ? 'does not exist on this computer' : code === 'EACCES' ? 'is not readable by this server' : 'cannot be opened';
     return { reported, localPath, reachable: false, reason: `${localPath} ${why}${hint}` };
   }
 }
 
-/** The connection test: slskd's version, its Soulseek connection, and whether its downloads folder is reachable here. */
-export async function testSlskd(client: SlskdClient, downloadPath: string) {
+type SlskdFolders = Pick<Settings['integrations']['slskd'], 'downloadPath' | 'confirmedDownloadPath'>;
+
+/**
+ * The only folder finished slskd downloads are taken from: `downloadPath` when an administrator set
+ * it, else the folder confirmed at the last Test (what slskd reported then); null when neither is
+ * set. What slskd reports later is never trusted on its own: a client (or something posing as one)
+ * could otherwise point the server at any folder on this computer.
+ */
+export function slskdTakeFolder(s: SlskdFolders): { path: string; origin: 'configured' | 'confirmed' } | null {
+  if (s.downloadPath.trim() !== '') return { path: s.downloadPath, origin: 'configured' };
+  if (s.confirmedDownloadPath.trim() !== '') return { path: s.confirmedDownloadPath, origin: 'confirmed' };
+  return null;
+}
+
+/**
+ * The connection test: slskd's version, its Soulseek connection, and whether its downloads folder
+ * is reachable here. With `downloadPath` empty, a reachable folder slskd reports is saved as the
+ * confirmed one (`confirmedDownloadPath`): pressing Test is how an administrator confirms it.
+ */
+export async function testSlskd(client: SlskdClient, settings: SettingsStore) {
+  const saved = settings.get().integrations.slskd;
   const status = await client.status();
-  const downloads = downloadsFolderAccess(await client.downloadsDirectory(), downloadPath);
+  const downloads = downloadsFolderAccess(await client.downloadsDirectory(), saved.downloadPath);
+  const confirm = saved.downloadPath.trim() === '' && downloads.reachable && downloads.reported ? downloads.reported : null;
+  if (confirm && confirm !== saved.confirmedDownloadPath) settings.update({ integrations: { slskd: { confirmedDownloadPath: confirm } } });
   const parts = [`Connected to slskd ${status.version}`];
   parts.push(status.connected ? 'logged in to Soulseek' : `not connected to Soulseek (${status.serverState ?? 'disconnected'})`);
-  parts.push(downloads.reachable ? `downloads folder ${downloads.localPath} reachable` : `downloads folder not reachable: ${downloads.reason}`);
+  parts.push(
+    !downloads.reachable
+      ? `downloads folder not reachable: ${downloads.reason}`
+      : confirm
+        ? `downloads folder ${downloads.localPath} reachable and confirmed: finished downloads are copied only from there`
+        : `downloads folder ${downloads.localPath} reachable`,
+  );
   return {
     success: true as const,
     version: status.version,
     soulseekConnected: status.connected,
     downloadsFolder: downloads,
+    confirmedFolder: confirm,
     message: parts.join('; '),
   };
 }

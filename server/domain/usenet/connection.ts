@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Settings } from '../settings/schema.js';
+import type { SettingsStore } from '../settings/store.js';
 import { localCompletedPath } from './paths.js';
 import { NzbgetClient } from '../../integrations/nzbget/index.js';
 import { ProwlarrClient } from '../../integrations/prowlarr/index.js';
@@ -87,19 +88,37 @@ export function completedFolder(reported: string, completedPath: string): Comple
   }
 }
 
-const withFolder = (connected: string, folder: CompletedFolder) =>
-  folder.readable ? `${connected}; completed folder readable at ${folder.local}` : `${connected}, but its completed folder ${folder.local} is not readable here: ${folder.reason}`;
+const withFolder = (connected: string, folder: CompletedFolder, confirmed: boolean) =>
+  !folder.readable
+    ? `${connected}, but its completed folder ${folder.local} is not readable here: ${folder.reason}`
+    : confirmed
+      ? `${connected}; completed folder readable at ${folder.local} and confirmed: finished downloads are copied only from there`
+      : `${connected}; completed folder readable at ${folder.local}`;
 
-export async function testSabnzbd(client: SabnzbdClient, completedPath: string) {
-  const { version } = await client.testConnection();
-  const completed = completedFolder(await client.completeDir(), completedPath);
-  return { success: true as const, version, completedFolder: completed, message: withFolder(`Connected to SABnzbd ${version}`, completed) };
+/**
+ * With `completedPath` empty, a readable completed folder the client reports is saved as the
+ * confirmed one (`confirmedCompletedPath`): pressing Test is how an administrator confirms it, and
+ * downloads are then taken only from there. Returns the folder it confirmed, or null.
+ */
+function confirmFolder(settings: SettingsStore, name: 'sabnzbd' | 'nzbget', folder: CompletedFolder): string | null {
+  const saved = settings.get().integrations[name];
+  if (saved.completedPath.trim() !== '' || !folder.readable || folder.reported === '') return null;
+  if (saved.confirmedCompletedPath !== folder.reported) settings.update({ integrations: { [name]: { confirmedCompletedPath: folder.reported } } });
+  return folder.reported;
 }
 
-export async function testNzbget(client: NzbgetClient, completedPath: string) {
+export async function testSabnzbd(client: SabnzbdClient, settings: SettingsStore) {
+  const { version } = await client.testConnection();
+  const completed = completedFolder(await client.completeDir(), settings.get().integrations.sabnzbd.completedPath);
+  const confirmed = confirmFolder(settings, 'sabnzbd', completed);
+  return { success: true as const, version, completedFolder: completed, confirmedFolder: confirmed, message: withFolder(`Connected to SABnzbd ${version}`, completed, confirmed !== null) };
+}
+
+export async function testNzbget(client: NzbgetClient, settings: SettingsStore) {
   const version = await client.version();
-  const completed = completedFolder(await client.destDir(), completedPath);
-  return { success: true as const, version, completedFolder: completed, message: withFolder(`Connected to NZBGet ${version}`, completed) };
+  const completed = completedFolder(await client.destDir(), settings.get().integrations.nzbget.completedPath);
+  const confirmed = confirmFolder(settings, 'nzbget', completed);
+  return { success: true as const, version, completedFolder: completed, confirmedFolder: confirmed, message: withFolder(`Connected to NZBGet ${version}`, completed, confirmed !== null) };
 }
 
 /** Prowlarr's indexers as the settings screen lists them. */

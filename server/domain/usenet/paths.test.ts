@@ -3,8 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { localCompletedPath } from './paths.js';
 
 describe('localCompletedPath', () => {
-  it('uses the reported path when no completed path is set', () => {
-    expect(localCompletedPath('/downloads/complete/music/x', '/downloads/complete', '')).toBe('/downloads/complete/music/x');
+  it('trusts no reported path when no completed path is set or confirmed', () => {
+    expect(localCompletedPath('/downloads/complete/music/x', '/downloads/complete', '')).toBeNull();
+    // Confirmed: the client's completed folder is the same path here.
+    expect(localCompletedPath('/downloads/complete/music/x', '/downloads/complete', '/downloads/complete')).toBe('/downloads/complete/music/x');
+    expect(localCompletedPath('/home/me/Music', '/downloads/complete', '/downloads/complete')).toBeNull();
   });
 
   it("maps the part under the client's completed folder onto the completed path", () => {

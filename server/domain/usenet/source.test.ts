@@ -62,7 +62,7 @@ describe('UsenetSource', () => {
   });
 
   it('grabs with NZBGet and reports a failed download', async () => {
-    const source = UsenetSource.fromSettings(integrations({ nzbget: nzbBlock() }))!;
+    const source = UsenetSource.fromSettings(integrations({ nzbget: nzbBlock({ confirmedCompletedPath: nzbget.downloads.completedDir }) }))!;
     const [release] = await source.search('paranoid android flac');
     nzbget.downloads.durationMs = 0;
     const ok = await source.grab(release!);
@@ -72,5 +72,36 @@ describe('UsenetSource', () => {
     const bad = await source.progress(await source.grab(release!));
     expect([bad.state, bad.message]).toEqual(['failed', 'NZBGet reports the download failed: par repair failed (FAILURE/PAR)']);
     expect((await source.progress({ client: 'nzbget', id: '999' })).state).toBe('missing');
+  });
+
+  it('takes nothing from a folder the client reports unless it was set or confirmed, and refuses paths outside it naming both folders', async () => {
+    sab.downloads.durationMs = 0;
+    const unconfirmed = UsenetSource.fromSettings(integrations({ sabnzbd: sabBlock() }))!;
+    const [release] = await unconfirmed.search('paranoid android 320');
+    const first = await unconfirmed.progress(await unconfirmed.grab(release!));
+    expect(first.folder).toBeNull();
+    expect(first.message).toMatch(/^SABnzbd reports the finished download in .+, but no completed folder is set or confirmed to take downloads from: set integrations\.sabnzbd\.completedPath, or press Test SABnzbd/);
+
+    const elsewhere = path.join(dir, 'elsewhere');
+    fs.mkdirSync(elsewhere, { recursive: true });
+    const confirmed = UsenetSource.fromSettings(integrations({ sabnzbd: sabBlock({ confirmedCompletedPath: sab.downloads.completedDir }) }))!;
+    sab.downloads.reportFolder = elsewhere;
+    try {
+      const lied = await confirmed.progress(await confirmed.grab(release!));
+      expect([lied.folder, lied.message]).toEqual([
+        null,
+        `SABnzbd reports the finished download in ${elsewhere}, outside the confirmed completed folder ${sab.downloads.completedDir}; refusing to take files from ${elsewhere}`,
+      ]);
+      // Mapped through completedPath: outside the client's completed folder is refused too.
+      const mapped = UsenetSource.fromSettings(integrations({ sabnzbd: sabBlock({ completedPath: path.join(dir, 'mounted-sab') }) }))!;
+      const lied2 = await mapped.progress(await mapped.grab(release!));
+      expect(lied2.message).toBe(
+        `SABnzbd reports the finished download in ${elsewhere}, outside its completed folder ${sab.downloads.completedDir} (here ${path.join(dir, 'mounted-sab')}, integrations.sabnzbd.completedPath); refusing to take files from ${elsewhere}`,
+      );
+    } finally {
+      sab.downloads.reportFolder = null;
+    }
+    const ok = await confirmed.progress(await confirmed.grab(release!));
+    expect([ok.state, ok.folder!.startsWith(sab.downloads.completedDir + path.sep)]).toEqual(['completed', true]);
   });
 });

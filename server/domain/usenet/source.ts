@@ -19,8 +19,10 @@ export interface UsenetGrab {
 export interface UsenetProgress {
   state: 'queued' | 'downloading' | 'completed' | 'failed' | 'missing';
   percent: number;
-  /** The finished folder on this computer (completed only; null when it lies outside the mapped folder). */
+  /** The finished folder on this computer (completed only; null when it is refused: `message` says why). */
   folder: string | null;
+  /** The folder files may be taken from (set or confirmed), which `folder` lies in; null when there is none. */
+  root?: string | null;
   message: string | null;
 }
 
@@ -52,8 +54,8 @@ export class UsenetSource {
   private constructor(
     private readonly prowlarr: ProwlarrClient,
     private readonly downloader:
-      | { name: 'sabnzbd'; client: SabnzbdClient; category: string; completedPath: string }
-      | { name: 'nzbget'; client: NzbgetClient; category: string; completedPath: string },
+      | { name: 'sabnzbd'; client: SabnzbdClient; category: string; completedPath: string; confirmedPath: string }
+      | { name: 'nzbget'; client: NzbgetClient; category: string; completedPath: string; confirmedPath: string },
   ) {}
 
   /** The source the settings describe; null unless Prowlarr and a download client are configured and enabled. */
@@ -65,12 +67,19 @@ export class UsenetSource {
     const nzb = status.nzbgetConfigured && i.nzbget.enabled;
     const useSab = sab && (!nzb || i.sabnzbd.priority <= i.nzbget.priority);
     return useSab
-      ? new UsenetSource(prowlarr, { name: 'sabnzbd', client: sabnzbdClient(i.sabnzbd.url, i.sabnzbd.apiKey, TIMEOUT_MS), category: i.sabnzbd.category, completedPath: i.sabnzbd.completedPath })
+      ? new UsenetSource(prowlarr, {
+          name: 'sabnzbd',
+          client: sabnzbdClient(i.sabnzbd.url, i.sabnzbd.apiKey, TIMEOUT_MS),
+          category: i.sabnzbd.category,
+          completedPath: i.sabnzbd.completedPath,
+          confirmedPath: i.sabnzbd.confirmedCompletedPath,
+        })
       : new UsenetSource(prowlarr, {
           name: 'nzbget',
           client: nzbgetClient(i.nzbget.url, i.nzbget.username, i.nzbget.password, TIMEOUT_MS),
           category: i.nzbget.category,
           completedPath: i.nzbget.completedPath,
+          confirmedPath: i.nzbget.confirmedCompletedPath,
         });
   }
 
@@ -100,8 +109,7 @@ export class UsenetSource {
       if (!done) return { state: 'missing', percent: 0, folder: null, message: 'SABnzbd no longer knows this download' };
       if (done.status === 'Failed') return { state: 'failed', percent: 100, folder: null, message: done.fail_message || 'SABnzbd reports the download failed' };
       if (done.status !== 'Completed') return { state: 'downloading', percent: 100, folder: null, message: null };
-      const folder = done.storage ? localCompletedPath(done.storage, await this.clientCompleteDir(), d.completedPath) : null;
-      return { state: 'completed', percent: 100, folder, message: null };
+      return { state: 'completed', percent: 100, ...(await this.localFolder(done.storage ?? '')) };
     }
     const id = Number(grab.id);
     const group = (await d.client.listGroups()).find((g) => g.NZBID === id);
@@ -114,9 +122,7 @@ export class UsenetSource {
     const item = (await d.client.history()).find((h) => h.NZBID === id);
     if (!item) return { state: 'missing', percent: 0, folder: null, message: 'NZBGet no longer knows this download' };
     if (historyOutcome(item.Status) === 'failed') return { state: 'failed', percent: 100, folder: null, message: nzbgetFailure(item.Status) };
-    const reported = item.FinalDir || item.DestDir || '';
-    const folder = reported ? localCompletedPath(reported, await this.clientCompleteDir(), d.completedPath) : null;
-    return { state: 'completed', percent: 100, folder, message: null };
+    return { state: 'completed', percent: 100, ...(await this.localFolder(item.FinalDir || item.DestDir || '')) };
   }
 
   /** Removes a grab still in the client's queue (with its partial files); one already finished is left alone. */
@@ -127,9 +133,43 @@ export class UsenetSource {
     else await d.client.deleteFromQueue(Number(grab.id));
   }
 
+  /**
+   * Where this computer takes a finished download from, or why it refuses to. Only the folder an
+   * administrator set (`completedPath`, with the client's reported path mapped under it) or confirmed
+   * at the last Test (`confirmedCompletedPath`, the client's own completed folder then) is used: a
+   * path the client reports outside it is refused, naming both folders.
+   */
+  private async localFolder(reported: string): Promise<Pick<UsenetProgress, 'folder' | 'root' | 'message'>> {
+    const d = this.downloader;
+    const name = d.name === 'sabnzbd' ? 'SABnzbd' : 'NZBGet';
+    const take = usenetTakeFolder(d);
+    if (!reported) return { folder: null, root: take?.path ?? null, message: `${name} finished the download but reports no folder for it` };
+    if (!take) {
+      return {
+        folder: null,
+        root: null,
+        message: `${name} reports the finished download in ${reported}, but no completed folder is set or confirmed to take downloads from: set integrations.${d.name}.completedPath, or press Test ${name} in Settings → Downloads to confirm the folder ${name} reports`,
+      };
+    }
+    const clientDir = take.origin === 'configured' ? await this.clientCompleteDir() : take.path;
+    const folder = localCompletedPath(reported, clientDir, take.path);
+    if (folder) return { folder, root: take.path, message: null };
+    const where = take.origin === 'configured' ? `its completed folder ${clientDir || '(none)'} (here ${take.path}, integrations.${d.name}.completedPath)` : `the confirmed completed folder ${take.path}`;
+    return { folder: null, root: take.path, message: `${name} reports the finished download in ${reported}, outside ${where}; refusing to take files from ${reported}` };
+  }
+
   private clientCompleteDir(): Promise<string> {
     const d = this.downloader;
-    if (d.completedPath === '') return Promise.resolve('');
     return d.name === 'sabnzbd' ? d.client.completeDir() : d.client.destDir();
   }
+}
+
+/**
+ * The only folder finished Usenet downloads are taken from: the client's `completedPath` when an
+ * administrator set it, else the folder confirmed at the last Test; null when neither is set.
+ */
+export function usenetTakeFolder(c: { completedPath: string; confirmedPath: string }): { path: string; origin: 'configured' | 'confirmed' } | null {
+  if (c.completedPath.trim() !== '') return { path: c.completedPath, origin: 'configured' };
+  if (c.confirmedPath.trim() !== '') return { path: c.confirmedPath, origin: 'confirmed' };
+  return null;
 }

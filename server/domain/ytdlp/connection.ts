@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { locateYtdlp, YtdlpClient, type YtdlpLocation } from '../../integrations/ytdlp/index.js';
-import { NotConfiguredError } from '../errors.js';
+import { IntegrationError } from '../../integrations/errors.js';
+import { NotConfiguredError, ValidationError } from '../errors.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 
 /**
@@ -45,7 +46,14 @@ export function ytdlpClient(ctx: Pick<AppContext, 'settings' | 'config'>, option
 export async function testYtdlp(ctx: Pick<AppContext, 'settings' | 'config'>, pathOverride?: string) {
   const status = ytdlpStatus(ctx, pathOverride);
   const client = ytdlpClient(ctx, { path: pathOverride, timeoutMs: 15_000 });
-  const version = await client.version();
+  let version: string;
+  try {
+    version = await client.version();
+  } catch (err) {
+    // Not yt-dlp (an administrator's path to some other program): say so, as bad input.
+    if (err instanceof IntegrationError && err.kind === 'bad_response') throw new ValidationError(err.message);
+    throw err;
+  }
   const parts = [`Found yt-dlp ${version} at ${client.binary}`];
   parts.push(status.ffmpeg ? `ffmpeg at ${status.ffmpeg}` : 'ffmpeg was not found: yt-dlp can only keep audio it does not need to convert; install ffmpeg or set FFMPEG_PATH');
   if (!status.enabled) parts.push('the source is switched off in Settings (integrations.ytdlp.enabled)');

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startJsonFake } from '../../../test/fakes/http.js';
@@ -49,6 +50,16 @@ describe('SlskdClient', () => {
     expect(fake!.state.countOf('GET /api/v0/searches/search-1')).toBeGreaterThan(2);
     await client.deleteSearch('search-1');
     await client.deleteSearch('search-1'); // already gone: fine
+  });
+
+  it('leaves no abort listener behind on the signal of a search it polled many times', async () => {
+    const client = await setup({ searchMs: 400 });
+    await client.startSearch({ id: 'long', searchText: 'tidewater' });
+    const controller = new AbortController();
+    const done = await client.waitForSearch('long', { pollMs: 15, maxPollMs: 15, signal: controller.signal });
+    expect(done.responses.length).toBeGreaterThan(0);
+    expect(fake!.state.countOf('GET /api/v0/searches/long')).toBeGreaterThan(10);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('re-reads the responses when slskd reports counts before the payloads', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { sleep } from '../../sleep.js';
 import { IntegrationError } from '../errors.js';
 import {
   searchIsComplete,
@@ -196,14 +197,4 @@ export class SlskdClient {
   async clearCompletedDownloads(): Promise<void> {
     await this.transport.request({ method: 'DELETE', path: '/transfers/downloads/all/completed' });
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    }, { once: true });
-  });
 }

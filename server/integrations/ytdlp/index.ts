@@ -171,6 +171,9 @@ interface RunOptions {
   onSpawn?: (pid: number) => void;
 }
 
+/** What `yt-dlp --version` prints: its release date, maybe with a build number or tag after it. */
+const YTDLP_VERSION = /^\d{4}\.\d{1,2}\.\d{1,2}(?:[.+-][\w.+-]*)?$/;
+
 export class YtdlpClient {
   readonly binary: string;
   readonly ffmpeg: string | null;
@@ -188,12 +191,20 @@ export class YtdlpClient {
     this.env = options.env ?? process.env;
   }
 
-  /** `yt-dlp --version`: its first token. */
+  /**
+   * `yt-dlp --version`, which prints its release date as the version (`2025.01.15`, nightlies
+   * `2025.01.15.232905`) and nothing else. Any other answer means the file is some other program:
+   * `bad_response`, naming what it printed.
+   */
   async version(signal?: AbortSignal): Promise<string> {
     const { stdout } = await this.run(['--version'], { timeoutMs: Math.min(this.timeoutMs, 15_000), signal, collect: true });
-    const v = stdout.trim().split(/\s+/)[0];
-    if (!v) throw new IntegrationError(SERVICE, 'bad_response', `${this.binary} --version printed nothing; is it yt-dlp?`);
-    return v;
+    const first = stdout.trim().split(/\r?\n/)[0]?.trim() ?? '';
+    if (!first) throw new IntegrationError(SERVICE, 'bad_response', `${this.binary} --version printed nothing; is it yt-dlp?`);
+    if (!YTDLP_VERSION.test(first)) {
+      const shown = first.length > 80 ? `${first.slice(0, 80)}…` : first;
+      throw new IntegrationError(SERVICE, 'bad_response', `${this.binary} is not yt-dlp: its --version answered "${shown}", where yt-dlp answers with a date such as 2025.01.15`);
+    }
+    return first;
   }
 
   /** Up to `n` (1–20) results of a YouTube search, without downloading anything; live streams left out. */

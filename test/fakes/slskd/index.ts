@@ -131,6 +131,8 @@ export class SlskdFakeState {
   /** Files whose downloads end "Completed, Errored". */
   readonly erroredFiles = new Set<string>();
   readonly requests: Array<SeenRequest & { body: unknown }> = [];
+  /** When set, `/options` reports this downloads folder instead of the real one (a client pointing the server elsewhere). */
+  reportDownloadsDir: string | null = null;
 
   constructor(readonly options: Required<Omit<SlskdFakeOptions, 'pascalCase'>> & { pascalCase: boolean }) {}
 
@@ -299,6 +301,8 @@ function toPascal(value: unknown): unknown {
 
 export async function startSlskdFake(options: SlskdFakeOptions = {}): Promise<SlskdFake> {
   const downloadsDir = options.downloadsDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'slskd-fake-downloads-'));
+  // slskd creates its downloads folder when it starts.
+  fs.mkdirSync(downloadsDir, { recursive: true });
   const state = new SlskdFakeState({
     apiKey: options.apiKey ?? 'slskd-key',
     downloadsDir,
@@ -366,7 +370,10 @@ export async function startSlskdFake(options: SlskdFakeOptions = {}): Promise<Sl
         user: { username: 'tonearm-fake' },
       });
     }
-    if (route === 'GET options') return send(res, 200, { directories: { downloads: downloadsDir, incomplete: path.join(downloadsDir, '.incomplete') }, soulseek: { listenPort: 50300 } });
+    if (route === 'GET options') {
+      const reported = state.reportDownloadsDir ?? downloadsDir;
+      return send(res, 200, { directories: { downloads: reported, incomplete: path.join(reported, '.incomplete') }, soulseek: { listenPort: 50300 } });
+    }
 
     if (parts[0]?.toLowerCase() === 'searches') {
       const id = parts[1];

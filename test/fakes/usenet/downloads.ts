@@ -45,6 +45,11 @@ export class FakeDownloads {
   durationMs = 300;
   /** How long post-processing (repair, unpack, move) takes after that, before the job reaches history. */
   postProcessMs = 0;
+  /**
+   * When set, a finished download is reported in this folder instead of the one its file was written
+   * to: a client (or something posing as one) that points the server at some other folder.
+   */
+  reportFolder: string | null = null;
   /** How the next downloads end failed, one entry per download. */
   private failures: FakeFailure[] = [];
   private nextId = 1;
@@ -100,7 +105,7 @@ export class FakeDownloads {
       const file = path.join(folder, `${String(t.track ?? 1).padStart(2, '0')} - ${t.title.replace(/[/\\]/g, '_')}.mp3`);
       writeTaggedMp3(file, this.template, { artist: t.artist, albumArtist: t.artist, album: t.album, title: t.title, track: t.track ?? 1 });
       job.sizeBytes = fs.statSync(file).size;
-      job.finished = { at: this.now(), ok: true, failure: null, failMessage: '', folder };
+      job.finished = { at: this.now(), ok: true, failure: null, failMessage: '', folder: this.reportFolder ?? folder };
     }
   }
 

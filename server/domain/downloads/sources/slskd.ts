@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { IntegrationError } from '../../../integrations/errors.js';
 import type { SlskdClient } from '../../../integrations/slskd/index.js';
 import { transferIsFinished, transferSucceeded, type SlskdTransfer } from '../../../integrations/slskd/schemas.js';
-import { downloadsFolderAccess, slskdOf } from '../../slskd/connection.js';
+import { downloadsFolderAccess, slskdOf, slskdTakeFolder } from '../../slskd/connection.js';
 import { isInside } from '../layout.js';
 import { isAudioExtension } from '../scoring.js';
 import type { Candidate, DownloadSource, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
@@ -13,12 +13,15 @@ import type { Candidate, DownloadSource, SourceContext, TrackQuery, TransferHand
  * slskd as a download source: a Soulseek search per query (polled until slskd completes it), each
  * shared audio file a candidate (`ref` = `username NUL filename`), a download enqueued with the
  * peer and followed until slskd reports it succeeded, then the file found in slskd's downloads
- * folder as this computer sees it (`integrations.slskd.downloadPath`, else the folder slskd reports).
+ * folder as this computer sees it (`integrations.slskd.downloadPath`, else the folder confirmed at
+ * the last Test) and copied from there: slskd's own file stays where it is.
  */
 
 export interface SlskdSourceOptions {
   priority: number;
   downloadPath: string;
+  /** The folder confirmed at the last Test (integrations.slskd.confirmedDownloadPath), used when downloadPath is empty. */
+  confirmedPath?: string;
   /** How long slskd listens for peers per search; default 15 s. */
   searchTimeoutMs?: number;
 }
@@ -157,23 +160,36 @@ export class SlskdSource implements DownloadSource {
 
   /**
    * Where slskd put a finished download: `<downloads>/<sharer's last folder>/<file name>`, or a name
-   * with slskd's uniqueness suffix. A name that would lie outside the downloads folder is refused.
+   * with slskd's uniqueness suffix, inside the folder an administrator set or confirmed (never just
+   * the one slskd reports now). A name, or a link, that would lead outside that folder is refused.
    */
   private async localFile(remote: string): Promise<{ path: string } | { error: string }> {
-    const access = downloadsFolderAccess(await this.client.downloadsDirectory(), this.options.downloadPath);
-    if (!access.localPath || !access.reachable) return { error: `slskd's downloads folder is not reachable from this server: ${access.reason}` };
-    const root = path.resolve(access.localPath);
+    const take = slskdTakeFolder({ downloadPath: this.options.downloadPath, confirmedDownloadPath: this.options.confirmedPath ?? '' });
+    if (!take) {
+      const reported = await this.client.downloadsDirectory().catch(() => null);
+      return {
+        error: `slskd reports its downloads folder as ${reported ?? '(none)'}, but no folder is set or confirmed to take downloads from: set integrations.slskd.downloadPath, or press Test slskd in Settings → Downloads to confirm ${reported ?? 'the folder it reports'}`,
+      };
+    }
+    const access = downloadsFolderAccess(take.path, take.path);
+    if (!access.reachable) return { error: `slskd's downloads folder is not reachable from this server: ${access.reason}` };
+    const root = path.resolve(take.path);
     const parts = remoteParts(remote);
     const base = parts.at(-1) ?? '';
     const dir = parts.length >= 2 ? path.join(root, parts.at(-2)!) : root;
     const exact = path.join(dir, base);
     if (!base || !isInside(root, dir) || !isInside(root, exact) || exact === root) {
-      return { error: `slskd reported an unsafe file name (${JSON.stringify(remote)}); refusing to read outside its downloads folder` };
+      return { error: `slskd reported an unsafe file name (${JSON.stringify(remote)}); refusing to read outside its downloads folder ${root}` };
     }
+    let outside: string | null = null;
     const usable = (p: string) => {
       try {
         const real = fs.realpathSync(p);
-        return isInside(fs.realpathSync(root), real) && fs.statSync(real).isFile();
+        if (!isInside(fs.realpathSync(root), real)) {
+          outside ??= `${p} leads to ${real}, outside slskd's downloads folder ${root}; refusing to take a file from ${path.dirname(real)}`;
+          return false;
+        }
+        return fs.statSync(real).isFile();
       } catch {
         return false;
       }
@@ -192,6 +208,7 @@ export class SlskdSource implements DownloadSource {
     } catch {
       // the folder is missing: reported below
     }
+    if (outside) return { error: outside };
     return { error: `slskd finished the transfer but ${exact} is not on this computer (check integrations.slskd.downloadPath)` };
   }
 }
@@ -201,5 +218,5 @@ export function slskdSourceFactory(ctx: AppContext): DownloadSource | null {
   const client = slskdOf(ctx).current();
   if (!client) return null;
   const s = ctx.settings.get().integrations.slskd;
-  return new SlskdSource(client, { priority: s.priority, downloadPath: s.downloadPath });
+  return new SlskdSource(client, { priority: s.priority, downloadPath: s.downloadPath, confirmedPath: s.confirmedDownloadPath });
 }

@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../../../context.js';
 import { UsenetSource, type UsenetGrab } from '../../usenet/source.js';
+import { isInside } from '../layout.js';
 import { isAudioExtension, isLosslessFormat, coverage } from '../scoring.js';
 import type { Candidate, DownloadSource, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 
 /**
  * Usenet as a download source: Prowlarr searches the user's indexers, the chosen release goes to
  * SABnzbd or NZBGet, its progress is followed from queue to history, and the audio file that best
- * matches the wanted track is picked inside the completed folder.
+ * matches the wanted track is picked inside the completed folder (the one set or confirmed in
+ * Settings, never just the one the client reports) and copied from there: the client's files stay.
  */
 
 /** "Artist - Album (2019) [FLAC]" → its parts; format and bit rate from the bracketed hints. */
@@ -99,10 +101,20 @@ export class UsenetDownloadSource implements DownloadSource {
     const p = await this.usenet.progress(handle.data as unknown as UsenetGrab);
     if (p.state === 'queued' || p.state === 'downloading') return { state: p.state, percent: Math.max(0, Math.min(99, p.percent)), message: p.message };
     if (p.state === 'failed' || p.state === 'missing') return { state: 'failed', message: p.message ?? `Usenet download ${p.state}` };
-    if (!p.folder) return { state: 'failed', message: `${this.usenet.clientName} finished, but its completed folder is not visible from this server (set its completedPath)` };
+    if (!p.folder || !p.root) return { state: 'failed', message: p.message ?? `${this.usenet.clientName} finished, but its completed folder is not visible from this server (set its completedPath)` };
     const want = (handle.data.want as { trackName: string; trackNumber: number | null } | undefined) ?? ctx.want ?? { trackName: '', trackNumber: null };
     const file = pickAudioFile(p.folder, want);
-    return file ? { state: 'done', percent: 100, file } : { state: 'failed', message: `no audio file for "${want.trackName}" in ${p.folder}` };
+    if (!file) return { state: 'failed', message: `no audio file for "${want.trackName}" in ${p.folder}` };
+    // Inside the completed folder after links are resolved too: a link in it must not lead elsewhere.
+    let real: string;
+    let root: string;
+    try {
+      [real, root] = [fs.realpathSync(file), fs.realpathSync(p.root)];
+    } catch (err) {
+      return { state: 'failed', message: `${file} cannot be read: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (!isInside(root, real)) return { state: 'failed', message: `${file} leads to ${real}, outside the completed folder ${p.root}; refusing to take files from ${path.dirname(real)}` };
+    return { state: 'done', percent: 100, file };
   }
 
   /** Removes the release from SABnzbd's or NZBGet's queue. */
