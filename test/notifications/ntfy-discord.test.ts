@@ -315,6 +315,29 @@ describe('ntfy and Discord in the outbox', () => {
     expect(discord.messages.filter((m) => m.embeds[0]?.fields?.some((f) => f.value === 'Refractions in the Plastic Pulse'))).toHaveLength(1);
   });
 
+  it('a rate limit that outlasts the five attempts does not drop the message', async () => {
+    discord.rateLimitNext(5, 0.2);
+    const job = newJob('Ticker-Tape of the Unconscious');
+    const before = discord.messages.length;
+    downloadsOf(ctx()).transition(job.id, { status: 'failed', error: 'No source had it' });
+    const row = () => deliveriesOf(job.id).find((r) => r.destination === 'discord');
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await until(`rate-limited attempt ${attempt}`, () => {
+        const r = row();
+        const queued = r?.queueJobId ? ctx().jobsRepo.byId(r.queueJobId) : undefined;
+        return r?.attempts === attempt && r.status === 'pending' && queued?.status === 'pending';
+      });
+      // retry_after 0.2 s; the outbox waits at least a second.
+      expect(ctx().jobsRepo.byId(row()!.queueJobId!)!.run_at - server.clock.now()).toBe(1000);
+      server.clock.advance(1000);
+      ctx().jobs.wake(NOTIFICATIONS_QUEUE);
+    }
+    const done = await until('delivered', () => row()?.status === 'delivered' && row());
+    expect(done.attempts).toBe(6);
+    expect(discord.messages.length).toBe(before + 1);
+    expect(discord.requests.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(5);
+  });
+
   it('is retried while ntfy is down, and given up at once when the token is refused', async () => {
     await ntfy.setDown(true);
     const job = newJob('Diagonals');
@@ -338,6 +361,22 @@ describe('ntfy and Discord in the outbox', () => {
       expect(dead.lastError).toContain('ntfy rejected the access token (401)');
     } finally {
       ctx().settings.update({ integrations: { ntfy: saved } });
+    }
+  });
+});
+
+describe('links without notifications.publicUrl', () => {
+  it('use TONEARM_PUBLIC_URL', async () => {
+    const other = await startTestServer({ env: { TONEARM_PUBLIC_URL: 'https://music.example.net/' } });
+    try {
+      other.ctx.settings.update({ integrations: { discord: { webhookUrl: discord.webhookUrl }, ntfy: { url: ntfy.url, topic: 'open-topic' } } });
+      const call = (p: string) => other.api(p, { method: 'POST', token: other.admin.token, json: {} });
+      expect((await call('/api/settings/discord/test')).status).toBe(200);
+      expect(discord.messages.at(-1)!.embeds[0]!.url).toBe('https://music.example.net/review');
+      expect((await call('/api/settings/ntfy/test')).status).toBe(200);
+      expect(ntfy.messages.at(-1)!.click).toBe('https://music.example.net/review');
+    } finally {
+      await other.stop();
     }
   });
 });

@@ -17,6 +17,12 @@ export const NOTIFICATIONS_QUEUE = 'notifications';
 /** 30 s, 1 min, 2 min, 4 min between the five attempts (±20 %). */
 export const NOTIFICATION_ATTEMPTS = 5;
 export const NOTIFICATION_BACKOFF = { baseMs: 30_000, maxMs: 30 * 60_000 };
+/**
+ * A rate limit is the service asking for patience, not a fault of the message: a delivery still
+ * rate limited at its last queue attempt gets a new queue job (after the service's Retry-After),
+ * up to this many attempts in all.
+ */
+export const RATE_LIMITED_MAX_ATTEMPTS = 20;
 /** Delivered and failed outbox rows are kept this long for diagnosis. */
 const KEEP_MS = 30 * 24 * 3600_000;
 
@@ -139,12 +145,23 @@ async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promi
     // Shutdown: the queue releases the job and this attempt does not count.
     if (job.signal.aborted) throw err;
     const final = err instanceof NotDeliverable || (err instanceof IntegrationError && finalKinds.has(err.kind));
-    const last = final || job.attempt >= job.maxAttempts;
+    const hinted = err instanceof IntegrationError ? (err.details as { retryAfterMs?: number } | undefined)?.retryAfterMs : undefined;
     const message = describe(err);
+    const rateLimited = err instanceof IntegrationError && err.kind === 'rate_limited';
+    if (rateLimited && job.attempt >= job.maxAttempts && row.attempts + 1 < RATE_LIMITED_MAX_ATTEMPTS) {
+      const delayMs = Math.max(hinted ?? NOTIFICATION_BACKOFF.baseMs, 1000);
+      // One transaction: the row never stays pending without a queue job that will send it.
+      ctx.db.transaction(() => {
+        notificationDeliveries.recordAttempt(ctx.db, row.id, { status: 'pending', error: message }, ctx.clock.now());
+        const queued = ctx.jobs.enqueue(NOTIFICATIONS_QUEUE, { deliveryId: row.id }, { dedupeKey: `delivery:${row.id}:${row.attempts + 1}`, delayMs, name: `${row.event} → ${row.destination}` });
+        notificationDeliveries.setQueueJob(ctx.db, row.id, queued.id);
+      })();
+      return;
+    }
+    const last = final || job.attempt >= job.maxAttempts;
     notificationDeliveries.recordAttempt(ctx.db, row.id, { status: last ? 'failed' : 'pending', error: message }, ctx.clock.now());
     if (last) ctx.log.warn('notification not delivered', { destination: row.destination, event: row.event, attempts: job.attempt, error: message });
     if (final) throw new PermanentJobError(message);
-    const hinted = err instanceof IntegrationError ? (err.details as { retryAfterMs?: number } | undefined)?.retryAfterMs : undefined;
     if (hinted !== undefined) throw new RetryJobError(message, Math.max(hinted, 1000));
     throw err;
   }
