@@ -96,7 +96,8 @@ describe('POST /api/settings/gotify/test', () => {
 describe('notification settings', () => {
   it('have defaults and validate webhooks', async () => {
     const settings = await body(await admin('/api/settings'));
-    expect(settings.notifications).toEqual({ publicUrl: '', gotify: { events: ['job_blocked', 'job_failed'], priority: 5, templates: {} }, webhooks: [] });
+    expect(settings.notifications).toMatchObject({ publicUrl: '', gotify: { events: ['job_blocked', 'job_failed'], priority: 5, templates: {} }, webhooks: [] });
+    expect(Object.keys(settings.notifications)).toEqual(['publicUrl', 'gotify', 'ntfy', 'discord', 'webhooks']);
     const bad = async (webhooks: unknown[], message: unknown) => {
       const res = await admin('/api/settings', { notifications: { webhooks } });
       expect(res.status).toBe(400);

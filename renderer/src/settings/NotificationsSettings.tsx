@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Notice, useAction } from '../components/ui';
 import { gotifySpec } from './DownloadsSettings';
-import { Input, SaveActions, SourceCard } from './SourceCard';
+import { Input, SaveActions, SourceCard, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
 
-/** What notifies (Gotify, webhooks), the texts Gotify sends, and the webhooks (settings `notifications`). */
+/** What notifies (Gotify, ntfy, Discord, webhooks), the texts each sends, and the webhooks (settings `notifications`). */
 
 export const notificationEvents = ['job_blocked', 'job_failed', 'job_done', 'album_complete'] as const;
 export type NotificationEvent = (typeof notificationEvents)[number];
@@ -30,22 +30,78 @@ export interface Webhook {
   enabled: boolean;
 }
 
+type Templates = Partial<Record<NotificationEvent, { title?: string; message?: string }>>;
+type PerEvent<T> = Record<NotificationEvent, T>;
+
 interface NotificationSettings {
   publicUrl: string;
-  gotify: { events: NotificationEvent[]; priority: number; templates: Partial<Record<NotificationEvent, { title?: string; message?: string }>> };
+  gotify: { events: NotificationEvent[]; priority: number; templates: Templates };
+  ntfy: { events: NotificationEvent[]; priorities: PerEvent<number>; tags: PerEvent<string[]>; templates: Templates };
+  discord: { events: NotificationEvent[]; templates: Templates };
   webhooks: Webhook[];
 }
 
+const perEvent = <T,>(value: T): PerEvent<T> => Object.fromEntries(notificationEvents.map((e) => [e, value])) as PerEvent<T>;
+
 const notificationsOf = (settings: SettingsState): NotificationSettings => {
   const n = settings.data?.notifications as Partial<NotificationSettings> | undefined;
-  return { publicUrl: n?.publicUrl ?? '', gotify: n?.gotify ?? { events: [], priority: 5, templates: {} }, webhooks: n?.webhooks ?? [] };
+  return {
+    publicUrl: n?.publicUrl ?? '',
+    gotify: n?.gotify ?? { events: [], priority: 5, templates: {} },
+    ntfy: n?.ntfy ?? { events: [], priorities: perEvent(3), tags: perEvent([]), templates: {} },
+    discord: n?.discord ?? { events: [], templates: {} },
+    webhooks: n?.webhooks ?? [],
+  };
 };
+
+export const ntfySpec: SourceSpec = {
+  key: 'ntfy',
+  name: 'ntfy',
+  fields: [
+    { key: 'url', label: 'ntfy server', kind: 'url', placeholder: 'https://ntfy.sh' },
+    { key: 'topic', label: 'Topic', placeholder: 'tonearm', hint: 'Letters, digits, - and _. On a public server the topic works like a password.' },
+    { key: 'token', label: 'Access token', kind: 'password', hint: 'Only for protected topics (tk_…).' },
+  ],
+  priority: false,
+  test: 'ntfy',
+  testFields: ['url', 'topic', 'token'],
+};
+
+export const discordSpec: SourceSpec = {
+  key: 'discord',
+  name: 'Discord',
+  fields: [
+    {
+      key: 'webhookUrl',
+      label: 'Webhook address',
+      kind: 'password',
+      placeholder: 'https://discord.com/api/webhooks/…',
+      hint: 'Channel settings → Integrations → Webhooks → Copy Webhook URL. It holds the webhook’s secret and is kept like a password.',
+    },
+  ],
+  priority: false,
+  test: 'discord',
+  testFields: ['webhookUrl'],
+};
+
+/** ntfy's priorities by the names its apps show. */
+const ntfyPriorities = [
+  [1, 'Min'],
+  [2, 'Low'],
+  [3, 'Default'],
+  [4, 'High'],
+  [5, 'Urgent'],
+] as const;
 
 export function NotificationsSettings({ settings }: { settings: SettingsState }) {
   return (
     <>
       <SourceCard settings={settings} title="Gotify" id="source-gotify" intro="Gotify sends push messages for the events you choose below." specs={[gotifySpec]} />
       <GotifyEventsCard settings={settings} />
+      <SourceCard settings={settings} title="ntfy" id="source-ntfy" intro="ntfy publishes push messages to a topic on ntfy.sh or your own ntfy server." specs={[ntfySpec]} />
+      <ServiceEventsCard settings={settings} service="ntfy" />
+      <SourceCard settings={settings} title="Discord" id="source-discord" intro="Discord posts a message with the artist, the title, the reason and a link into a channel, through the channel’s webhook." specs={[discordSpec]} />
+      <ServiceEventsCard settings={settings} service="discord" />
       <WebhooksCard settings={settings} />
     </>
   );
@@ -139,6 +195,100 @@ function GotifyEventsCard({ settings }: { settings: SettingsState }) {
       />
     </Card>
   );
+}
+
+// ---- ntfy and Discord: events, texts, and ntfy's priority and tags per event ----
+
+type TextDraft = Record<NotificationEvent, { title: string; message: string }>;
+type ServiceDraft = { events: NotificationEvent[]; templates: TextDraft; priorities: PerEvent<string>; tags: PerEvent<string> };
+
+const textsOf = (templates: Templates): TextDraft =>
+  Object.fromEntries(notificationEvents.map((e) => [e, { title: templates[e]?.title ?? '', message: templates[e]?.message ?? '' }])) as TextDraft;
+
+/** An empty text means "the built-in one": it is left out. */
+const templatesOf = (texts: TextDraft): Templates =>
+  Object.fromEntries(
+    notificationEvents
+      .map((e) => [e, Object.fromEntries(Object.entries(texts[e]).filter(([, v]) => v.trim() !== ''))] as const)
+      .filter(([, t]) => Object.keys(t).length > 0),
+  );
+
+/** `warning, tada` → `['warning', 'tada']`. */
+export const parseTags = (text: string): string[] =>
+  text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+
+function ServiceEventsCard({ settings, service }: { settings: SettingsState; service: 'ntfy' | 'discord' }) {
+  const saved = notificationsOf(settings);
+  const name = service === 'ntfy' ? 'ntfy' : 'Discord';
+  const fromSaved = (): ServiceDraft => ({
+    events: saved[service].events,
+    templates: textsOf(saved[service].templates),
+    priorities: perEventOf((e) => String(saved.ntfy.priorities[e] ?? 3)),
+    tags: perEventOf((e) => (saved.ntfy.tags[e] ?? []).join(', ')),
+  });
+  const [draft, setDraft] = useState<ServiceDraft | null>(null);
+  const [done, setDone] = useState(false);
+  const current = draft ?? fromSaved();
+  const edit = (next: Partial<ServiceDraft>) => (setDraft({ ...current, ...next }), setDone(false));
+  const save = useAction(async () => {
+    const common = { events: current.events, templates: templatesOf(current.templates) };
+    const patch =
+      service === 'ntfy'
+        ? { ...common, priorities: perEventOf((e) => Number(current.priorities[e])), tags: perEventOf((e) => parseTags(current.tags[e])) }
+        : common;
+    await settings.save({ notifications: { [service]: patch } });
+    setDraft(null);
+    setDone(true);
+  });
+  const setText = (e: NotificationEvent, key: 'title' | 'message', value: string) => edit({ templates: { ...current.templates, [e]: { ...current.templates[e], [key]: value } } });
+  return (
+    <Card title={`What ${name} sends`} id={`notification-events-${service}`}>
+      <EventChoice idPrefix={`${service}-event`} legend={`${name} sends a message when`} chosen={current.events} onChange={(events) => edit({ events })} />
+      <p class="muted small">
+        {service === 'ntfy' ? 'Per event: the priority, the tags (emoji short codes such as warning or tada show as emojis) and the texts.' : 'Per event: the title and text of the message; the artist, title, reason and link are added below them.'} Empty texts: the built-in ones. Placeholders: {placeholders}.
+      </p>
+      {notificationEvents.map((e) => (
+        <fieldset key={e} data-template={e}>
+          <legend>{eventLabels[e]}</legend>
+          {service === 'ntfy' && (
+            <div class="field-row">
+              <div class="field">
+                <label for={`ntfy-priority-${e}`}>Priority</label>
+                <select id={`ntfy-priority-${e}`} value={current.priorities[e]} onChange={(ev) => edit({ priorities: { ...current.priorities, [e]: ev.currentTarget.value } })}>
+                  {ntfyPriorities.map(([value, label]) => (
+                    <option key={value} value={String(value)}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <Input id={`ntfy-tags-${e}`} field={{ key: 'tags', label: 'Tags', placeholder: 'warning, music' }} value={current.tags[e]} onInput={(v) => edit({ tags: { ...current.tags, [e]: v } })} />
+            </div>
+          )}
+          <Input id={`${service}-template-${e}-title`} field={{ key: 'title', label: 'Title' }} value={current.templates[e].title} onInput={(v) => setText(e, 'title', v)} />
+          <div class="field">
+            <label for={`${service}-template-${e}-message`}>Message</label>
+            <textarea id={`${service}-template-${e}-message`} rows={2} value={current.templates[e].message} onInput={(ev) => setText(e, 'message', ev.currentTarget.value)} />
+          </div>
+        </fieldset>
+      ))}
+      <SaveActions
+        label={`Save ${name} messages`}
+        dirty={draft !== null}
+        action={save}
+        onDiscard={() => setDraft(null)}
+        invalid={null}
+        done={done && !draft ? `${name} messages saved.` : null}
+      />
+    </Card>
+  );
+}
+
+function perEventOf<T>(value: (e: NotificationEvent) => T): PerEvent<T> {
+  return Object.fromEntries(notificationEvents.map((e) => [e, value(e)])) as PerEvent<T>;
 }
 
 // ---- webhooks ----

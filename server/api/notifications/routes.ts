@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../../domain/errors.js';
-import { GOTIFY_NOT_CONFIGURED, testGotify, testWebhook } from '../../domain/notifications/service.js';
-import { notificationEvents, webhookSettings } from '../../domain/settings/schema.js';
-import { headersWithSaved, secretForTest } from '../../domain/settings/secretOrigin.js';
+import { DISCORD_NOT_CONFIGURED, GOTIFY_NOT_CONFIGURED, NTFY_NOT_CONFIGURED, testDiscord, testGotify, testNtfy, testWebhook } from '../../domain/notifications/service.js';
+import { notificationEvents, SECRET_MASK, settingsSchema, webhookSettings } from '../../domain/settings/schema.js';
+import { headersWithSaved, keepsStoredSecret, secretForTest } from '../../domain/settings/secretOrigin.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
-/** api.md §4.13: the push notifier (Gotify) test, and the test of a generic webhook (admin). */
+/** api.md §4.13: the push notifier tests (Gotify; ntfy and Discord, decisions §12), and the test of a generic webhook (admin). */
 
 const gotifyBody = z
   .object({
@@ -18,6 +18,25 @@ const gotifyBody = z
   .optional();
 
 const gotifyResult = z.object({ success: z.literal(true), version: z.string(), messageId: z.number(), message: z.string() });
+
+const integrationShapes = settingsSchema.shape.integrations.unwrap().shape;
+const ntfyBody = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    topic: integrationShapes.ntfy.unwrap().shape.topic.unwrap(),
+    token: z.string().max(1024),
+  })
+  .partial()
+  .strict()
+  .optional();
+const ntfyResult = z.object({ success: z.literal(true), messageId: z.string(), message: z.string() });
+
+const discordBody = z
+  .object({ webhookUrl: z.union([z.literal(SECRET_MASK), integrationShapes.discord.unwrap().shape.webhookUrl.unwrap()]) })
+  .partial()
+  .strict()
+  .optional();
+const discordResult = z.object({ success: z.literal(true), messageId: z.string().nullable(), message: z.string() });
 
 const inlineWebhook = webhookSettings
   .pick({ url: true, method: true, headers: true, bodyTemplate: true })
@@ -53,6 +72,37 @@ export function notificationRoutes(ctx: AppContext): RouteDefinition[] {
         const token = secretForTest({ setting: 'integrations.gotify', field: 'token', saved: { url: saved.url, secret: saved.token }, url, secret: body?.token });
         if (!url || !token) throw new NotConfiguredError('integrations.gotify', GOTIFY_NOT_CONFIGURED);
         return testGotify(ctx, url, token);
+      },
+    }),
+    defineRoute({
+      tag: 'settings',
+      access: 'admin',
+      method: 'post',
+      path: '/api/settings/ntfy/test',
+      summary: 'Publish a test message to an ntfy topic; absent values are the saved ones, and the saved access token only goes to the saved server',
+      body: ntfyBody,
+      response: ntfyResult,
+      handler: ({ body }) => {
+        const saved = ctx.settings.get().integrations.ntfy;
+        const url = body?.url ?? saved.url;
+        const topic = body?.topic ?? saved.topic;
+        const token = secretForTest({ setting: 'integrations.ntfy', field: 'token', saved: { url: saved.url, secret: saved.token }, url, secret: body?.token });
+        if (!url || !topic) throw new NotConfiguredError('integrations.ntfy', NTFY_NOT_CONFIGURED);
+        return testNtfy(ctx, url, topic, token);
+      },
+    }),
+    defineRoute({
+      tag: 'settings',
+      access: 'admin',
+      method: 'post',
+      path: '/api/settings/discord/test',
+      summary: 'Send a test embed to a Discord webhook; an absent or masked address is the saved one',
+      body: discordBody,
+      response: discordResult,
+      handler: ({ body }) => {
+        const webhookUrl = keepsStoredSecret(body?.webhookUrl) ? ctx.settings.get().integrations.discord.webhookUrl : body!.webhookUrl!;
+        if (!webhookUrl) throw new NotConfiguredError('integrations.discord', DISCORD_NOT_CONFIGURED);
+        return testDiscord(ctx, webhookUrl);
       },
     }),
     defineRoute({

@@ -22,5 +22,8 @@ describe('setting labels', () => {
     expect(settingLabel(['notifications', 'webhooks', 1, 'url'])).toBe('Webhooks, entry 2 (url)');
     expect(settingLabel(['notifications', 'gotify', 'events', 0])).toBe('Gotify notification events, entry 1');
     expect(settingLabel(['notifications', 'publicUrl'])).toBe('Address for links in notifications');
+    expect(settingLabel(['notifications', 'ntfy', 'tags', 'job_done', 0])).toBe('ntfy tags, entry 1 (job_done)');
+    expect(settingLabel(['integrations', 'ntfy', 'topic'])).toBe('ntfy topic');
+    expect(settingLabel(['integrations', 'discord', 'webhookUrl'])).toBe('Discord webhook address');
   });
 });

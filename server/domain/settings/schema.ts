@@ -192,7 +192,7 @@ export const downloadWorker = z
   })
   .strict();
 
-/** What can notify (Gotify, webhooks): a held track, a failed or finished one, an album whose tracks are all in. */
+/** What can notify (Gotify, ntfy, Discord, webhooks): a held track, a failed or finished one, an album whose tracks are all in. */
 export const notificationEvents = ['job_blocked', 'job_failed', 'job_done', 'album_complete'] as const;
 export type NotificationEventType = (typeof notificationEvents)[number];
 const eventList = (defaults: NotificationEventType[]) =>
@@ -251,6 +251,63 @@ export type WebhookSettings = z.infer<typeof webhookSettings>;
 
 const gotifyTemplate = z.object({ title: z.string().max(500).optional(), message: z.string().max(8192).optional() }).strict();
 
+/* ---- ntfy and Discord (issue 27 §3; decisions §12): the same events and templates as Gotify ---- */
+/** ntfy's topic names: letters, digits, `-` and `_`, at most 64. */
+const ntfyTopic = z.union([z.literal(''), z.string().regex(/^[-_A-Za-z0-9]{1,64}$/, { error: 'must be 1–64 letters, digits, - or _' })]).default('');
+const ntfy = z.object({ url: serviceUrl, topic: ntfyTopic, token: secret, enabled }).strict();
+/**
+ * A Discord webhook's address carries its token, so the whole URL is a secret (`webhookUrl` is in
+ * SECRET_FIELD): sealed at rest and masked when the settings are read.
+ */
+const discordWebhookUrl = z.union([z.literal(''), webhookUrl]).default('');
+const discord = z.object({ webhookUrl: discordWebhookUrl, enabled }).strict();
+/** ntfy's priorities: 1 min, 2 low, 3 default, 4 high, 5 urgent. */
+const ntfyPriority = z.number().int().min(1).max(5);
+/** ntfy tags (emoji short codes such as `warning` show as emojis); comma-free, at most 10 per event. */
+const ntfyTags = z
+  .array(z.string().trim().min(1).max(64).regex(/^[^,\r\n]+$/, { error: 'must not contain commas or line breaks' }))
+  .max(10);
+export const ntfyDefaults: Record<NotificationEventType, { priority: number; tags: string[] }> = {
+  job_blocked: { priority: 4, tags: ['warning'] },
+  job_failed: { priority: 4, tags: ['x'] },
+  job_done: { priority: 3, tags: ['musical_note'] },
+  album_complete: { priority: 3, tags: ['cd'] },
+};
+const ntfyNotifications = z
+  .object({
+    events: eventList(['job_blocked', 'job_failed']),
+    /** Per event, ntfy's priority (1–5). */
+    priorities: z
+      .object({
+        job_blocked: ntfyPriority.default(ntfyDefaults.job_blocked.priority),
+        job_failed: ntfyPriority.default(ntfyDefaults.job_failed.priority),
+        job_done: ntfyPriority.default(ntfyDefaults.job_done.priority),
+        album_complete: ntfyPriority.default(ntfyDefaults.album_complete.priority),
+      })
+      .strict()
+      .prefault({}),
+    /** Per event, ntfy's tags. */
+    tags: z
+      .object({
+        job_blocked: ntfyTags.default(ntfyDefaults.job_blocked.tags),
+        job_failed: ntfyTags.default(ntfyDefaults.job_failed.tags),
+        job_done: ntfyTags.default(ntfyDefaults.job_done.tags),
+        album_complete: ntfyTags.default(ntfyDefaults.album_complete.tags),
+      })
+      .strict()
+      .prefault({}),
+    templates: z.partialRecord(z.enum(notificationEvents), gotifyTemplate).default({}),
+  })
+  .strict();
+const discordNotifications = z
+  .object({
+    events: eventList(['job_blocked', 'job_failed']),
+    /** Per event, the embed's title and description replacing the built-in ones. */
+    templates: z.partialRecord(z.enum(notificationEvents), gotifyTemplate).default({}),
+  })
+  .strict();
+/* ---- end of ntfy and Discord ---- */
+
 export const notificationSettings = z
   .object({
     /** The address people open Tonearm at, for links in notifications (`$reviewUrl`); empty: this server's first LAN address. */
@@ -264,6 +321,8 @@ export const notificationSettings = z
       })
       .strict()
       .prefault({}),
+    ntfy: ntfyNotifications.prefault({}),
+    discord: discordNotifications.prefault({}),
     webhooks: z
       .array(webhookSettings)
       .max(20)
@@ -363,6 +422,8 @@ export const settingsSchema = z
         sabnzbd: sabnzbd.prefault({}),
         nzbget: nzbget.prefault({}),
         gotify: gotify.prefault({}),
+        ntfy: ntfy.prefault({}),
+        discord: discord.prefault({}),
         ytdlp: ytdlp.prefault({}),
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),
@@ -380,5 +441,6 @@ export const settingsSchema = z
 export type Settings = z.infer<typeof settingsSchema>;
 
 /** Field names whose values are secrets: never returned in clear. */
-export const SECRET_FIELD = /^(apiKey|apiSecret|password|token|clientSecret)$/;
+/** `webhookUrl`: Discord's webhook address holds its token. */
+export const SECRET_FIELD = /^(apiKey|apiSecret|password|token|clientSecret|webhookUrl)$/;
 export const SECRET_MASK = '********';

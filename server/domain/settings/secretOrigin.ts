@@ -8,7 +8,7 @@ import { SECRET_FIELD, SECRET_MASK, type Settings, type WebhookSettings } from '
  */
 export const SECRET_REENTRY_REQUIRED = 'SECRET_REENTRY_REQUIRED';
 
-const labels: Record<string, string> = { apiKey: 'API key', apiSecret: 'API secret', password: 'password', token: 'token' };
+const labels: Record<string, string> = { apiKey: 'API key', apiSecret: 'API secret', password: 'password', token: 'token', webhookUrl: 'webhook address' };
 
 /** `scheme://host:port` of a URL; '' when empty or not a URL. */
 export function originOf(url: string): string {
