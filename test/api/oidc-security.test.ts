@@ -97,6 +97,10 @@ describe('binding identities to accounts', () => {
     const refused = await server.api(`/api/auth/oidc/identities/${created!.id}`, { method: 'DELETE', token: fresh.body.token });
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ error: 'Conflict', code: 'IDENTITY_IN_USE' });
+    // The instance API key has no identities of its own.
+    const keyOwn = await server.api('/api/auth/oidc/identities', { headers: { 'x-api-key': server.apiKey } });
+    expect(keyOwn.status).toBe(403);
+    expect(await keyOwn.json()).toMatchObject({ error: 'User account required' });
     // The administrator lists and removes it (the instance API key works as well).
     expect((await identitiesOf(server.admin.token, fresh.body.user.id)).identities).toHaveLength(1);
     const removed = await server.api(`/api/auth/oidc/identities/${created!.id}`, { method: 'DELETE', headers: { 'x-api-key': server.apiKey } });

@@ -365,7 +365,7 @@ export class OidcService {
   listIdentities(principal: Principal, userId?: number): UserIdentityRow[] {
     const target = userId ?? principal.userId;
     if (target !== principal.userId && principal.role !== 'admin') throw new ForbiddenError('Admin access required');
-    if (!isUserAccount(principal) && userId === undefined) throw new ForbiddenError('User account required');
+    if (!isUserAccount(principal) && userId === undefined) throw new ForbiddenError('This operation needs a user session, not the API key', 'User account required');
     if (!this.ctx.users.row(target)) throw new NotFoundError('User not found');
     return this.identities.forUser(target);
   }
