@@ -25,11 +25,11 @@ let m: Modules;
 let user: { token: string; user: { id: number } };
 let root: El | null = null;
 
-function accountTab(path: string): El {
-  m.session.set({ token: user.token, user: user.user, notice: null });
+function accountTab(path: string, as: { token: string; user: unknown } = user, tab = 'account'): El {
+  m.session.set({ token: as.token, user: as.user, notice: null });
   m.router.navigate(path);
   root = container();
-  render(h(m.SettingsScreen, { tab: 'account' }) as VNode, root as unknown as Element);
+  render(h(m.SettingsScreen, { tab }) as VNode, root as unknown as Element);
   return root;
 }
 const card = (r: El) => {
@@ -105,5 +105,17 @@ describe('Settings → Account: identity provider', () => {
   it('a refused link says why', async () => {
     const c = await waitFor(() => card(accountTab(`/settings/account?oidc=error&message=${encodeURIComponent('This link was started in another browser')}`)));
     await waitFor(() => expect(text(c)).toContain('Not linked: This link was started in another browser'));
+  });
+
+  it('Settings → Users: an administrator sees the identity bound to an account and removes the binding', async () => {
+    await linkIdentity(server, idp, user.token, { sub: 'u-nora-2', preferred_username: 'nora.s' });
+    const adminSession = await (await server.api('/api/auth/login', { method: 'POST', json: { username: server.admin.username, password: server.admin.password } })).json();
+    const r = accountTab('/settings/users', adminSession, 'users');
+    click(await waitFor(() => one(r, 'button', 'Edit nora')));
+    const binding = await waitFor(() => one(r, 'button', 'Remove binding u-nora-2'));
+    expect(text(r)).toContain(`u-nora-2 at ${idp.issuer}`);
+    click(binding);
+    await waitFor(() => expect(find(r, 'button', 'Remove binding u-nora-2')).toEqual([]));
+    expect(await identities()).toEqual([]);
   });
 });

@@ -76,3 +76,34 @@ export function OidcIdentityCard() {
     </Card>
   );
 }
+
+/**
+ * Settings → Users → Edit: the identities bound to another account, for an administrator, each with
+ * "Remove binding" (that identity's next sign-in then creates a new account). Nothing when none.
+ */
+export function UserIdentities({ userId, username }: { userId: number; username: string }) {
+  const list = useAsync((signal) => api<Identities>('/api/auth/oidc/identities', { signal, query: { userId } }), [userId]);
+  const remove = useAction(async (id: number) => {
+    await api(`/api/auth/oidc/identities/${id}`, { method: 'DELETE' });
+    list.reload();
+  });
+  if (!list.data?.identities.length && !list.error) return null;
+  return (
+    <div class="user-identities">
+      <h3>Identity provider</h3>
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      <ul class="service-list">
+        {list.data?.identities.map((identity) => (
+          <li key={identity.id}>
+            <strong>{identity.subject}</strong> <span class="muted">at {identity.issuer}</span>{' '}
+            {identity.createdAccount && <span class="muted">(created {username})</span>}{' '}
+            <button type="button" class="danger" disabled={remove.busy} aria-label={`Remove binding ${identity.subject}`} onClick={() => void remove.trigger(identity.id)}>
+              Remove binding
+            </button>
+          </li>
+        ))}
+      </ul>
+      <ErrorMessage error={remove.error} />
+    </div>
+  );
+}
