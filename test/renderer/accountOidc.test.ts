@@ -77,7 +77,8 @@ describe('Settings → Account: identity provider', () => {
     const assign = location.assign;
     location.assign = (url: string) => void opened.push(url);
     try {
-      const c = await waitFor(() => card(accountTab('/settings/account')));
+      const r = accountTab('/settings/account');
+      const c = await waitFor(() => card(r));
       await waitFor(() => expect(text(c)).toContain('No identity is linked'));
       click(one(c, 'button', 'Link with Home ID…'));
       await waitFor(() => expect(opened).toHaveLength(1));
@@ -93,7 +94,8 @@ describe('Settings → Account: identity provider', () => {
   it('back from a link: the identity is listed and Unlink removes it', async () => {
     const done = await linkIdentity(server, idp, user.token, { sub: 'u-nora', preferred_username: 'nora.s' });
     expect(done.pathname + done.search).toBe('/settings/account?oidc=linked');
-    const c = await waitFor(() => card(accountTab(done.pathname + done.search)));
+    const r = accountTab(done.pathname + done.search);
+    const c = await waitFor(() => card(r));
     await waitFor(() => expect(text(c)).toContain('Your identity is linked'));
     await waitFor(() => expect(text(c)).toContain(`u-nora at ${idp.issuer}`));
     expect(find(c, 'button', 'Link with Home ID…')).toEqual([]);
@@ -103,7 +105,8 @@ describe('Settings → Account: identity provider', () => {
   });
 
   it('a refused link says why', async () => {
-    const c = await waitFor(() => card(accountTab(`/settings/account?oidc=error&message=${encodeURIComponent('This link was started in another browser')}`)));
+    const r = accountTab(`/settings/account?oidc=error&message=${encodeURIComponent('This link was started in another browser')}`);
+    const c = await waitFor(() => card(r));
     await waitFor(() => expect(text(c)).toContain('Not linked: This link was started in another browser'));
   });
 

@@ -35,8 +35,9 @@ export function OidcIdentityCard() {
     list.reload();
   });
   const data = list.data;
-  // Nothing to show on a server without OpenID sign-in and no identities left from when it had one.
-  if (data && !data.enabled && data.identities.length === 0 && !outcome) return null;
+  // Nothing to show on a server without OpenID sign-in and no identities left from when it had one
+  // (nor while that is being found out, so such servers never see the card flash).
+  if (!outcome && !list.error && (!data || (!data.enabled && data.identities.length === 0))) return null;
   const name = data?.label || 'single sign-on';
   return (
     <Card title="Sign-in with your identity provider" id="oidc">
