@@ -81,6 +81,7 @@ const envSchema = z.object({
   OIDC_DEFAULT_ROLE: z.enum(['user', 'admin']).optional(),
   OIDC_LOGOUT_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OIDC_ALLOW_HTTP: bool.default(false),
+  OIDC_BIND_VERIFIED_EMAIL: bool.optional(),
   /** A Lidarr-format metadata server (SkyHook shape) tried before MusicBrainz; the setting wins when set. */
   TONEARM_METADATA_URL: z.url({ protocol: /^https?$/ }).optional(),
   TONEARM_LISTENBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://api.listenbrainz.org'),
@@ -178,6 +179,7 @@ export interface OidcEnv {
   logoutUrl?: string;
   /** An http:// issuer is refused unless this is set (home labs without TLS). */
   allowHttp: boolean;
+  bindVerifiedEmail?: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -232,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         defaultRole: e.OIDC_DEFAULT_ROLE,
         logoutUrl: e.OIDC_LOGOUT_URL,
         allowHttp: e.OIDC_ALLOW_HTTP,
+        bindVerifiedEmail: e.OIDC_BIND_VERIFIED_EMAIL,
       }).filter(([, v]) => v !== undefined),
     ) as unknown as OidcEnv,
     upstreams: {

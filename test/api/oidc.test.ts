@@ -1,54 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type TestAccount, type TestOidcProvider } from '../fakes/oidc/provider.js';
+import { browserSignIn, throughProvider } from '../helpers/oidc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let idp: TestOidcProvider;
 
-/** A browser's cookie jar for one host, enough for the provider's interaction cookies. */
-class Jar {
-  private readonly cookies = new Map<string, string>();
-  store(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-    }
-  }
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
-
-/** Follows redirects like a browser until one leaves the provider; answers that last Location. */
-async function throughProvider(start: string): Promise<URL> {
-  const jar = new Jar();
-  let url = new URL(start);
-  for (let hop = 0; hop < 10; hop++) {
-    if (url.origin !== idp.issuer) return url;
-    const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
-    jar.store(res);
-    const location = res.headers.get('location');
-    if (!location) throw new Error(`provider answered ${res.status} without a redirect: ${await res.text()}`);
-    url = new URL(location, url);
-  }
-  throw new Error('too many redirects');
-}
-
 /** The whole browser journey: login route → provider → /sso/callback → /sso/complete#… */
-async function signIn(account: TestAccount): Promise<URLSearchParams> {
-  idp.signInAs(account);
-  const start = await fetch(`${server.url}/api/auth/oidc/login`, { redirect: 'manual' });
-  expect(start.status).toBe(302);
-  const back = await throughProvider(start.headers.get('location')!);
-  expect(back.origin + back.pathname).toBe(`${server.url}/sso/callback`);
-  const callback = await fetch(back, { redirect: 'manual' });
-  expect(callback.status).toBe(302);
-  const done = new URL(callback.headers.get('location')!, server.url);
-  expect(done.pathname).toBe('/sso/complete');
-  expect(done.search).toBe('');
-  return new URLSearchParams(done.hash.slice(1));
-}
+const signIn = (account: TestAccount) => browserSignIn(server, idp, account);
 
 async function exchange(code: string) {
   return server.api('/api/auth/oidc/exchange', { method: 'POST', json: { code } });
@@ -122,22 +81,32 @@ describe('OpenID sign-in against a real provider', () => {
     expect((await second.json()).user).toMatchObject({ username: 'carol', role: 'user' });
   });
 
-  it('an existing local account is bound to the first subject; another subject with that name is refused', async () => {
+  it('a new identity never takes over a local account of its name: it gets a new account, the local one stays as it was', async () => {
+    // Before issue 22 an identity without a binding signed in to the local account of its name, the administrator included.
+    const evil = await exchange((await signIn({ sub: 'evil-1', preferred_username: 'Admin', groups: [] })).get('code')!);
+    const evilSession = await evil.json();
+    expect(evilSession.user).toMatchObject({ username: 'admin-2', role: 'user' });
+    expect(evilSession.user.id).not.toBe((await (await server.api('/api/auth/me', { token: server.admin.token })).json()).user.id);
+    expect((await server.api('/api/settings', { token: evilSession.token })).status).toBe(403);
+
     const created = await server.api('/api/users', { method: 'POST', token: server.admin.token, json: { username: 'dave', password: 'local password 1' } });
     expect(created.status).toBe(201);
-    const bound = await exchange((await signIn({ sub: 'u-dave', preferred_username: 'dave' })).get('code')!);
-    expect((await bound.json()).user).toMatchObject({ username: 'dave' });
-    // The local password still works.
+    const dave = await created.json();
+    const other = await exchange((await signIn({ sub: 'evil-2', email: 'Dave' })).get('code')!);
+    expect((await other.json()).user).toMatchObject({ username: 'dave-2', role: 'user' });
+    // The local account keeps its password and has no identity bound.
     expect((await server.api('/api/auth/login', { method: 'POST', json: { username: 'dave', password: 'local password 1' } })).status).toBe(200);
-
-    const impostor = await signIn({ sub: 'u-someone-else', preferred_username: 'dave' });
-    expect(impostor.get('code')).toBeNull();
-    expect(impostor.get('error')).toMatch(/belongs to another identity/);
+    const identities = await (await server.api(`/api/auth/oidc/identities?userId=${dave.id}`, { token: server.admin.token })).json();
+    expect(identities.identities).toEqual([]);
+    // The same identity comes back to the account it created.
+    const again = await exchange((await signIn({ sub: 'evil-2', email: 'Dave' })).get('code')!);
+    expect((await again.json()).user).toMatchObject({ username: 'dave-2' });
   });
 
   it('a disabled account cannot sign in through the provider', async () => {
-    const res = await server.api('/api/users', { method: 'POST', token: server.admin.token, json: { username: 'erin', password: 'local password 2' } });
-    const erin = await res.json();
+    const first = await exchange((await signIn({ sub: 'u-erin', preferred_username: 'erin' })).get('code')!);
+    const erin = (await first.json()).user;
+    expect(erin.username).toBe('erin');
     await server.api(`/api/users/${erin.id}`, { method: 'PATCH', token: server.admin.token, json: { status: 'disabled' } });
     const fragment = await signIn({ sub: 'u-erin', preferred_username: 'erin' });
     expect(fragment.get('error')).toMatch(/suspended or disabled/);
@@ -154,7 +123,7 @@ describe('OpenID sign-in against a real provider', () => {
 
     idp.signInAs({ sub: 'u-gina', preferred_username: 'gina' });
     const start = await fetch(`${server.url}/api/auth/oidc/login`, { redirect: 'manual' });
-    const back = await throughProvider(start.headers.get('location')!);
+    const back = await throughProvider(idp, start.headers.get('location')!);
     expect((await fetch(back, { redirect: 'manual' })).headers.get('location')).toMatch(/#code=/);
     const replay = await fetch(back, { redirect: 'manual' });
     expect(replay.headers.get('location')).toMatch(/#error=/);

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { startOidcProvider, type TestOidcProvider } from '../fakes/oidc/provider.js';
 import { startServer } from './global-setup.js';
-import { ADMIN, snap } from './helpers.js';
+import { ADMIN, openSignedIn, snap } from './helpers.js';
 
 // Sign-in through a real OpenID provider (oidc-provider on 127.0.0.1) from the login screen's button.
 test.describe.configure({ mode: 'serial' });
@@ -14,6 +14,7 @@ let tmp: string;
 let child: ChildProcess;
 let url: string;
 let idp: TestOidcProvider;
+let adminToken: string;
 
 async function call(pathname: string, init: RequestInit & { json?: unknown; token?: string } = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -28,6 +29,7 @@ test.beforeAll(async () => {
   idp = await startOidcProvider({ redirectUris: [`${url}/sso/callback`] });
   await call('/api/onboarding/complete', { method: 'POST', json: { authUser: ADMIN.username, authPassword: ADMIN.password } });
   const { token } = (await call('/api/auth/login', { method: 'POST', json: ADMIN })).body;
+  adminToken = token;
   const saved = await call('/api/settings', {
     method: 'POST',
     token,
@@ -64,4 +66,28 @@ test('a refused sign-in shows the reason and a way back', async ({ page }) => {
   await expect(page.getByRole('alert')).toContainText('The user said no');
   await page.getByRole('link', { name: 'Back to sign-in' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+});
+
+test('a local account links its identity from Settings → Account, then "Sign in with Home ID" opens it', async ({ browser }) => {
+  await call('/api/users', { method: 'POST', token: adminToken, json: { username: 'ines', password: 'ines local password' } });
+  const { token } = (await call('/api/auth/login', { method: 'POST', json: { username: 'ines', password: 'ines local password' } })).body;
+  const page = await openSignedIn(browser, url, token);
+  await page.goto(url + '/settings/account');
+  // Her name at the provider is another one; only this link ties the two together.
+  idp.signInAs({ sub: 'u-ines', preferred_username: 'ines.provider' });
+  await page.getByRole('button', { name: 'Link with Home ID…' }).click();
+  await expect(page).toHaveURL(/\/settings\/account\?oidc=linked$/);
+  await expect(page.getByText('Your identity is linked')).toBeVisible();
+  await expect(page.getByText('u-ines', { exact: true })).toBeVisible();
+  await snap(page, 'sso-linked');
+  await page.close();
+
+  const fresh = await browser.newPage();
+  await fresh.goto(url + '/');
+  await fresh.getByRole('link', { name: 'Sign in with Home ID' }).click();
+  await expect(fresh).toHaveURL(/\/library\/artists$/);
+  await fresh.goto(url + '/settings/account');
+  await expect(fresh.getByRole('button', { name: 'Sign out (ines)' })).toBeVisible();
+  await expect(fresh.getByRole('button', { name: 'Unlink u-ines' })).toBeVisible();
+  await fresh.close();
 });

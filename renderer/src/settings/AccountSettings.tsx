@@ -6,6 +6,7 @@ import { useLocation } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
 import { SpotifyAccountCard } from '../imports/SpotifyAccount';
+import { OidcIdentityCard } from './OidcIdentityCard';
 
 const providers = [
   { value: 'local', label: 'This server (your plays here)' },
@@ -25,6 +26,7 @@ export function AccountSettings() {
         </p>
       </Card>
       {user && <PasswordCard />}
+      {user && <OidcIdentityCard />}
       {user && <ListeningServicesCard />}
       {user && <PlexLinkCard />}
       {user && <SpotifyAccountCard />}

@@ -3,6 +3,7 @@ import { api } from '../api';
 import { Card, ErrorMessage, Field, Loading, useAction, useAsync } from '../components/ui';
 import { permissionNames, session, type PermissionName } from '../session';
 import { useStore } from '../store';
+import { UserIdentities } from './OidcIdentityCard';
 
 interface UserRow {
   id: number;
@@ -85,66 +86,69 @@ function EditUser({ user, onSaved, onDeleted }: { user: UserRow; onSaved: (u: Us
   });
   const id = `user-${user.id}`;
   return (
-    <form
-      class="user-edit"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.trigger();
-      }}
-    >
-      <div class="field">
-        <label for={`${id}-role`}>Role</label>
-        <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.currentTarget.value as UserRow['role'])}>
-          <option value="user">User</option>
-          <option value="admin">Administrator</option>
-        </select>
-      </div>
-      <fieldset class="permissions" disabled={role === 'admin'}>
-        <legend>Permissions {role === 'admin' && <span class="muted">(administrators have all)</span>}</legend>
-        {permissionNames.map((p) => (
-          <label key={p} class="check">
-            <input
-              type="checkbox"
-              checked={role === 'admin' || permissions[p]}
-              disabled={p === 'accessSettings'}
-              onChange={(e) => setPermissions({ ...permissions, [p]: e.currentTarget.checked })}
-            />
-            {permissionLabels[p]}
-          </label>
-        ))}
-      </fieldset>
-      <label class="check">
-        <input type="checkbox" checked={status === 'disabled'} disabled={me?.id === user.id} onChange={(e) => setStatus(e.currentTarget.checked ? 'disabled' : 'active')} />
-        Account disabled
-      </label>
-      <Field id={`${id}-password`} label="New password (optional)" type="password" autoComplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={save.busy}>
-          {save.busy ? 'Saving…' : 'Save'}
-        </button>
-        {me?.id !== user.id &&
-          (confirmDelete ? (
-            <>
-              <button type="button" class="danger" onClick={() => void remove.trigger()} disabled={remove.busy}>
-                Delete {user.username} now
-              </button>
-              <button type="button" onClick={() => setConfirmDelete(false)}>
-                Cancel
-              </button>
-            </>
-          ) : (
-            <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-              Delete…
-            </button>
+    <>
+      <form
+        class="user-edit"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.trigger();
+        }}
+      >
+        <div class="field">
+          <label for={`${id}-role`}>Role</label>
+          <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.currentTarget.value as UserRow['role'])}>
+            <option value="user">User</option>
+            <option value="admin">Administrator</option>
+          </select>
+        </div>
+        <fieldset class="permissions" disabled={role === 'admin'}>
+          <legend>Permissions {role === 'admin' && <span class="muted">(administrators have all)</span>}</legend>
+          {permissionNames.map((p) => (
+            <label key={p} class="check">
+              <input
+                type="checkbox"
+                checked={role === 'admin' || permissions[p]}
+                disabled={p === 'accessSettings'}
+                onChange={(e) => setPermissions({ ...permissions, [p]: e.currentTarget.checked })}
+              />
+              {permissionLabels[p]}
+            </label>
           ))}
-      </div>
-      {saved && !save.error && (
-        <p class="muted" role="status">
-          Saved.
-        </p>
-      )}
-      <ErrorMessage error={save.error ?? remove.error} />
-    </form>
+        </fieldset>
+        <label class="check">
+          <input type="checkbox" checked={status === 'disabled'} disabled={me?.id === user.id} onChange={(e) => setStatus(e.currentTarget.checked ? 'disabled' : 'active')} />
+          Account disabled
+        </label>
+        <Field id={`${id}-password`} label="New password (optional)" type="password" autoComplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <div class="form-actions">
+          <button type="submit" class="primary" disabled={save.busy}>
+            {save.busy ? 'Saving…' : 'Save'}
+          </button>
+          {me?.id !== user.id &&
+            (confirmDelete ? (
+              <>
+                <button type="button" class="danger" onClick={() => void remove.trigger()} disabled={remove.busy}>
+                  Delete {user.username} now
+                </button>
+                <button type="button" onClick={() => setConfirmDelete(false)}>
+                  Cancel
+                </button>
+              </>
+            ) : (
+              <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+                Delete…
+              </button>
+            ))}
+        </div>
+        {saved && !save.error && (
+          <p class="muted" role="status">
+            Saved.
+          </p>
+        )}
+        <ErrorMessage error={save.error ?? remove.error} />
+      </form>
+      <UserIdentities userId={user.id} username={user.username} />
+    </>
   );
 }
 

@@ -1,24 +1,38 @@
 import crypto from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { AppContext } from '../../context.js';
+import { userIdentitiesRepository, type UserIdentitiesRepository, type UserIdentityRow } from '../../db/userIdentities.js';
 import type { UserRow } from '../../db/users.js';
 import { IntegrationError } from '../../integrations/errors.js';
-import { ConflictError, DomainError, ForbiddenError, NotConfiguredError, UnauthorizedError } from '../errors.js';
+import { integrationCause, oidcFetch } from '../../integrations/oidc/fetch.js';
+import { ConflictError, DomainError, ForbiddenError, NotConfiguredError, NotFoundError, TooManyRequestsError, UnauthorizedError } from '../errors.js';
+import { normalizeIp } from './lanBypass.js';
 import type { Role } from './permissions.js';
+import { isUserAccount, type Principal } from './principal.js';
 
 /**
  * Sign-in with the household's OpenID provider (decisions §3): authorization code with PKCE, state
  * and nonce through `openid-client`; the callback turns the verified ID token into a local account
  * and hands the web UI a one-time code (60 s) that `POST /api/auth/oidc/exchange` trades for a
  * normal session. Settings come from `integrations.oidc`, each OIDC_* environment variable winning.
+ *
+ * A new identity never takes over an existing account by its name: it gets a new account, unless
+ * the signed-in owner linked it from Settings → Account (`POST /api/auth/oidc/link`) or the
+ * administrator opted in to binding by a verified email address (`bindVerifiedEmail`).
  */
 
 export const CALLBACK_PATH = '/sso/callback';
 export const COMPLETE_PATH = '/sso/complete';
-const LOGIN_TTL_MS = 10 * 60_000;
+/** The cookie that ties a link flow to the browser that started it (path: the callback only). */
+export const LINK_COOKIE = 'tonearm_oidc_link';
+export const LOGIN_TTL_MS = 10 * 60_000;
 const CODE_TTL_MS = 60_000;
-const MAX_PENDING = 1000;
+/** Sign-ins under way from one client address; past it, new starts answer 429 (nothing is evicted). */
+export const MAX_PENDING_PER_CLIENT = 30;
+/** Sign-ins under way from everyone together. */
+const MAX_PENDING = 10_000;
 const USERNAME = /^[\w.@-]{1,64}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface OidcSettings {
   enabled: boolean;
@@ -34,6 +48,8 @@ export interface OidcSettings {
   logoutUrl: string | null;
   label: string;
   allowHttp: boolean;
+  /** Bind a new identity to the local account named exactly its email, when the provider says `email_verified: true`. */
+  bindVerifiedEmail: boolean;
 }
 
 interface PendingLogin {
@@ -41,24 +57,37 @@ interface PendingLogin {
   nonce: string;
   redirectUri: string;
   expiresAt: number;
+  /** The client address that started it (normalised). */
+  client: string;
+  /** A link from Settings → Account: the signed-in account, and the cookie value the callback must bring back. */
+  link?: { userId: number; binding: string };
 }
 
-/** A sign-in that cannot finish; the callback shows `message` on /sso/complete instead of a JSON body. */
+/** A sign-in that cannot finish; the callback shows `message` on /sso/complete (or Settings → Account for a link). */
 export class OidcLoginError extends DomainError {
   constructor(
     message: string,
     readonly title: string,
+    readonly flow: 'signin' | 'link' = 'signin',
   ) {
     super(message, 'OIDC_LOGIN_FAILED');
   }
 }
 
+/** What the callback did: a one-time code for the web UI, or an identity linked to the signed-in account. */
+export type CallbackResult = { kind: 'signin'; code: string } | { kind: 'link' };
+
 export class OidcService {
   private readonly pending = new Map<string, PendingLogin>();
+  /** How many of `pending` each client address started (the per-client cap). */
+  private readonly pendingPerClient = new Map<string, number>();
   private readonly codes = new Map<string, { userId: number; expiresAt: number }>();
   private discovered: { key: string; config: Promise<oidc.Configuration> } | null = null;
+  private readonly identities: UserIdentitiesRepository;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.identities = userIdentitiesRepository(ctx.db);
+  }
 
   settings(): OidcSettings {
     const s = this.ctx.settings.get().integrations.oidc;
@@ -77,6 +106,7 @@ export class OidcService {
       logoutUrl: (env.logoutUrl ?? s.logoutUrl) || null,
       label: s.label,
       allowHttp: env.allowHttp,
+      bindVerifiedEmail: env.bindVerifiedEmail ?? s.bindVerifiedEmail,
     };
   }
 
@@ -96,7 +126,11 @@ export class OidcService {
     return s;
   }
 
-  /** The provider's metadata, discovered once per issuer and client. */
+  /**
+   * The provider's metadata, discovered once per issuer and client. Every request to the provider
+   * goes through the guarded fetch, and ID tokens are always checked against the provider's JWKS
+   * (openid-client skips the signature by default, trusting TLS, which an http:// issuer lacks).
+   */
   private configuration(s: OidcSettings): Promise<oidc.Configuration> {
     const key = JSON.stringify([s.issuer, s.clientId, s.clientSecret, s.allowHttp]);
     if (this.discovered?.key !== key) {
@@ -104,10 +138,13 @@ export class OidcService {
       const config = oidc
         .discovery(new URL(s.issuer), s.clientId, undefined, auth, {
           timeout: 10,
-          ...(s.allowHttp && { execute: [oidc.allowInsecureRequests] }),
+          [oidc.customFetch]: oidcFetch(),
+          execute: [oidc.enableNonRepudiationChecks, ...(s.allowHttp ? [oidc.allowInsecureRequests] : [])],
         })
         .catch((err: unknown) => {
           if (this.discovered?.key === key) this.discovered = null;
+          const cause = integrationCause(err);
+          if (cause) throw cause;
           throw new IntegrationError('OpenID provider', 'unreachable', `discovery at ${s.issuer} failed: ${describe(err)}`);
         });
       this.discovered = { key, config };
@@ -115,18 +152,28 @@ export class OidcService {
     return this.discovered.config;
   }
 
-  /** Where to send the browser: the provider's authorization page with PKCE, state and nonce. */
-  async authorizationUrl(origin: string): Promise<string> {
+  /**
+   * Where to send the browser: the provider's authorization page with PKCE, state and nonce. With
+   * `link`, the sign-in binds the identity to that (signed-in) account instead of signing in, and
+   * `binding` must come back from the same browser (a cookie) for the callback to accept it.
+   * Each client address may have MAX_PENDING_PER_CLIENT sign-ins under way; past it, 429.
+   */
+  async start(origin: string, clientAddress: string | undefined, link?: { userId: number }): Promise<{ url: string; binding?: string }> {
     const s = this.require();
     const config = await this.configuration(s);
     const now = this.ctx.clock.now();
     this.sweep(now);
+    const client = normalizeIp(clientAddress) || 'unknown';
+    this.admit(client, now);
+    if (link && this.identities.hasIssuer(link.userId, config.serverMetadata().issuer))
+      throw new ConflictError('Your account is already linked to an identity at this provider; unlink it first', 'ALREADY_LINKED');
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const redirectUri = `${this.ctx.config.publicUrl ?? origin}${CALLBACK_PATH}`;
-    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
-    this.pending.set(state, { verifier, nonce, redirectUri, expiresAt: now + LOGIN_TTL_MS });
+    const binding = link ? crypto.randomBytes(32).toString('base64url') : undefined;
+    this.pending.set(state, { verifier, nonce, redirectUri, expiresAt: now + LOGIN_TTL_MS, client, ...(link && { link: { userId: link.userId, binding: binding! } }) });
+    this.pendingPerClient.set(client, (this.pendingPerClient.get(client) ?? 0) + 1);
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: s.scopes,
@@ -135,26 +182,56 @@ export class OidcService {
       state,
       nonce,
     });
-    return url.href;
+    return { url: url.href, ...(binding && { binding }) };
+  }
+
+  /** Refuses a new pending sign-in when its client (or everyone together) has too many; nothing is ever evicted. */
+  private admit(client: string, now: number): void {
+    const mine = this.pendingPerClient.get(client) ?? 0;
+    if (mine >= MAX_PENDING_PER_CLIENT) {
+      let oldest = now + LOGIN_TTL_MS;
+      for (const p of this.pending.values()) if (p.client === client && p.expiresAt < oldest) oldest = p.expiresAt;
+      throw new TooManyRequestsError('Too many OpenID sign-ins started from this address; finish one or wait until they expire', Math.max(1, Math.ceil((oldest - now) / 1000)));
+    }
+    if (this.pending.size >= MAX_PENDING)
+      throw new TooManyRequestsError('Too many OpenID sign-ins are under way; try again in a few minutes', Math.ceil(LOGIN_TTL_MS / 1000));
+  }
+
+  private take(state: string): PendingLogin | undefined {
+    const login = this.pending.get(state);
+    if (!login) return undefined;
+    this.pending.delete(state);
+    const left = (this.pendingPerClient.get(login.client) ?? 1) - 1;
+    if (left > 0) this.pendingPerClient.set(login.client, left);
+    else this.pendingPerClient.delete(login.client);
+    return login;
   }
 
   /**
-   * The provider sent the browser back: check state, PKCE and the ID token, find or create the
-   * account, and answer a one-time code for the web UI.
+   * The provider sent the browser back: check state, PKCE and the ID token (signature included),
+   * then either find or create the account and answer a one-time code for the web UI, or (a link
+   * started from Settings → Account, in this browser) bind the identity to the signed-in account.
    */
-  async complete(callbackUrl: URL): Promise<string> {
+  async complete(callbackUrl: URL, linkCookie?: string): Promise<CallbackResult> {
     const s = this.require();
     const state = callbackUrl.searchParams.get('state') ?? '';
     const now = this.ctx.clock.now();
-    const login = this.pending.get(state);
-    this.pending.delete(state);
+    const login = this.take(state);
+    const flow = login?.link ? 'link' : 'signin';
     const providerError = callbackUrl.searchParams.get('error');
     if (providerError) {
       const description = callbackUrl.searchParams.get('error_description');
-      throw new OidcLoginError(`The OpenID provider refused the sign-in: ${description || providerError}`, 'Sign-in refused');
+      throw new OidcLoginError(`The OpenID provider refused the sign-in: ${description || providerError}`, 'Sign-in refused', flow);
     }
-    if (!login || login.expiresAt <= now) throw new OidcLoginError('This sign-in link has expired or was already used; start again', 'Sign-in expired');
-    const config = await this.configuration(s);
+    if (!login || login.expiresAt <= now) throw new OidcLoginError('This sign-in link has expired or was already used; start again', 'Sign-in expired', flow);
+    if (login.link && !sameSecret(linkCookie, login.link.binding))
+      throw new OidcLoginError('This link was started in another browser; start it again from Settings → Account', 'Link refused', 'link');
+    let config: oidc.Configuration;
+    try {
+      config = await this.configuration(s);
+    } catch (err) {
+      throw new OidcLoginError(`The OpenID provider could not be reached: ${describe(err)}`, 'Sign-in failed', flow);
+    }
     // The token request must name the redirect URI the authorization used, whatever host answered.
     const current = new URL(login.redirectUri);
     current.search = callbackUrl.search;
@@ -170,7 +247,7 @@ export class OidcService {
       claims = tokens.claims()!;
       accessToken = tokens.access_token;
     } catch (err) {
-      throw new OidcLoginError(`The OpenID provider's answer was not accepted: ${describe(err)}`, 'Sign-in failed');
+      throw new OidcLoginError(`The OpenID provider's answer was not accepted: ${describe(err)}`, 'Sign-in failed', flow);
     }
     let profile: Record<string, unknown> = { ...claims };
     try {
@@ -179,10 +256,14 @@ export class OidcService {
     } catch (err) {
       this.ctx.log.warn('OpenID userinfo not read; using the ID token alone', { error: describe(err) });
     }
+    if (login.link) {
+      this.link(login.link.userId, claims.iss, claims.sub);
+      return { kind: 'link' };
+    }
     const user = await this.accountFor(s, claims.iss, claims.sub, profile);
     const code = crypto.randomBytes(32).toString('base64url');
     this.codes.set(code, { userId: user.id, expiresAt: now + CODE_TTL_MS });
-    return code;
+    return { kind: 'signin', code };
   }
 
   /** Trades a one-time code for a session; a wrong or expired code counts as a failed sign-in. */
@@ -198,19 +279,20 @@ export class OidcService {
     return this.ctx.auth.createSession(row, meta);
   }
 
-  /** The account behind a verified subject: its bound user, else the same user name (bound now), else a new account. */
+  /**
+   * The account behind a verified subject. A bound subject signs in to its account. A new one gets a
+   * new account (its name suffixed when taken: `bob-2`), never an existing account by name; the only
+   * exception is an administrator's opt-in (`bindVerifiedEmail`): a local account named exactly the
+   * email address the provider marks verified.
+   */
   private async accountFor(s: OidcSettings, issuer: string, subject: string, profile: Record<string, unknown>): Promise<UserRow> {
-    const db = this.ctx.db;
     const now = this.ctx.clock.now();
     const username = usernameOf(s, profile);
     if (!username) throw new OidcLoginError('The OpenID provider sent no usable user name (preferred_username, email or sub)', 'Sign-in failed');
     const groups = groupsOf(profile[s.groupsClaim]);
     const admin = s.adminUsers.includes(username.toLowerCase()) || groups.some((g) => s.adminGroups.includes(g));
-    const bound = db.prepare('SELECT user_id AS userId, created_user AS createdUser FROM user_identities WHERE issuer = ? AND subject = ?').get(issuer, subject) as
-      | { userId: number; createdUser: number }
-      | undefined;
+    const bound = this.identities.find(issuer, subject);
     let row: UserRow | undefined;
-    let createdNow = false;
     if (bound) {
       row = this.ctx.users.row(bound.userId);
       if (row && bound.createdUser === 1) {
@@ -218,31 +300,87 @@ export class OidcService {
         if (row.role !== role) row = await this.setRole(row, role);
       } else if (row && admin && row.role !== 'admin') row = await this.setRole(row, 'admin');
     } else {
-      row = this.ctx.users.findByUsername(username);
-      if (row) {
-        const other = db.prepare('SELECT 1 FROM user_identities WHERE user_id = ? AND issuer = ?').get(row.id, issuer);
-        if (other) throw new OidcLoginError(`The account ${row.username} belongs to another identity at this provider`, 'Sign-in refused');
+      const byEmail = s.bindVerifiedEmail ? this.verifiedEmailAccount(issuer, profile) : undefined;
+      if (byEmail) {
+        row = byEmail;
+        this.identities.bind({ issuer, subject, userId: row.id, createdUser: false, now });
         if (admin && row.role !== 'admin') row = await this.setRole(row, 'admin');
       } else {
-        const created = await this.ctx.users.create({
-          username,
-          // Never shown: the account signs in through the provider until an administrator sets a password.
-          password: crypto.randomBytes(24).toString('base64url'),
-          role: admin ? 'admin' : s.defaultRole,
-        });
-        row = this.ctx.users.row(created.id);
-        createdNow = true;
-      }
-      if (row) {
-        db.prepare(
-          'INSERT INTO user_identities (issuer, subject, user_id, created_user, created_at, last_login_at) VALUES (?, ?, ?, ?, ?, ?)',
-        ).run(issuer, subject, row.id, createdNow ? 1 : 0, now, now);
+        row = await this.createAccount(username, admin ? 'admin' : s.defaultRole);
+        this.identities.bind({ issuer, subject, userId: row.id, createdUser: true, now });
       }
     }
     if (!row) throw new OidcLoginError('The account of this sign-in no longer exists', 'Sign-in failed');
     if (row.status !== 'active') throw new OidcLoginError('This account has been suspended or disabled', 'Sign-in refused');
-    db.prepare('UPDATE user_identities SET last_login_at = ? WHERE issuer = ? AND subject = ?').run(now, issuer, subject);
+    this.identities.touch(issuer, subject, now);
     return row;
+  }
+
+  /** With `bindVerifiedEmail`: the local account named exactly the verified email address, unless it already has an identity here. */
+  private verifiedEmailAccount(issuer: string, profile: Record<string, unknown>): UserRow | undefined {
+    const verified = profile.email_verified === true || profile.email_verified === 'true';
+    const email = typeof profile.email === 'string' ? profile.email.trim() : '';
+    if (!verified || !EMAIL.test(email)) return undefined;
+    const row = this.ctx.users.findByUsername(email);
+    if (!row || this.identities.hasIssuer(row.id, issuer)) return undefined;
+    return row;
+  }
+
+  /** A new account under `username`, or `username-2`, `-3`, … when the name is taken. */
+  private async createAccount(username: string, role: Role): Promise<UserRow> {
+    for (let n = 1; n <= 1000; n++) {
+      const name = n === 1 ? username : `${username.slice(0, 63 - String(n).length)}-${n}`;
+      if (this.ctx.users.findByUsername(name)) continue;
+      try {
+        const created = await this.ctx.users.create({
+          username: name,
+          // Never shown: the account signs in through the provider until an administrator sets a password.
+          password: crypto.randomBytes(24).toString('base64url'),
+          role,
+        });
+        const row = this.ctx.users.row(created.id);
+        if (row) return row;
+      } catch (err) {
+        // Taken between the look-up and the insert: try the next name.
+        if (!(err instanceof ConflictError)) throw err;
+      }
+    }
+    throw new OidcLoginError(`No free user name for ${username}; an administrator can rename accounts`, 'Sign-in failed');
+  }
+
+  /** Binds a verified identity to the account that started the link (Settings → Account). */
+  private link(userId: number, issuer: string, subject: string): void {
+    const row = this.ctx.users.row(userId);
+    if (!row || row.status !== 'active') throw new OidcLoginError('Your account no longer exists or is disabled', 'Link refused', 'link');
+    const bound = this.identities.find(issuer, subject);
+    if (bound?.userId === userId) return;
+    if (bound)
+      throw new OidcLoginError('This identity already signs in to another account here; an administrator can remove that binding first', 'Link refused', 'link');
+    if (this.identities.hasIssuer(userId, issuer))
+      throw new OidcLoginError('Your account is already linked to another identity at this provider; unlink it first', 'Link refused', 'link');
+    this.identities.bind({ issuer, subject, userId, createdUser: false, now: this.ctx.clock.now() });
+  }
+
+  /** The identities bound to an account: the caller's own, or (administrators) anyone's. */
+  listIdentities(principal: Principal, userId?: number): UserIdentityRow[] {
+    const target = userId ?? principal.userId;
+    if (target !== principal.userId && principal.role !== 'admin') throw new ForbiddenError('Admin access required');
+    if (!isUserAccount(principal) && userId === undefined) throw new ForbiddenError('This operation needs a user session, not the API key', 'User account required');
+    if (!this.ctx.users.row(target)) throw new NotFoundError('User not found');
+    return this.identities.forUser(target);
+  }
+
+  /**
+   * Removes a binding: the caller's own (not the one that created the account, which is how it signs
+   * in), or any as an administrator. The identity's next sign-in creates a new account.
+   */
+  removeIdentity(principal: Principal, id: number): void {
+    const row = this.identities.byId(id);
+    const own = row !== undefined && row.userId === principal.userId;
+    if (!row || (!own && principal.role !== 'admin')) throw new NotFoundError('Identity not found');
+    if (own && row.createdUser === 1)
+      throw new ConflictError('This identity created your account and is how you sign in; an administrator can remove it', 'IDENTITY_IN_USE');
+    this.identities.delete(id);
   }
 
   private async setRole(row: UserRow, role: Role): Promise<UserRow> {
@@ -256,12 +394,21 @@ export class OidcService {
   }
 
   private sweep(now: number): void {
-    for (const [k, v] of this.pending) if (v.expiresAt <= now) this.pending.delete(k);
+    for (const [k, v] of this.pending) if (v.expiresAt <= now) this.take(k);
     for (const [k, v] of this.codes) if (v.expiresAt <= now) this.codes.delete(k);
   }
 }
 
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
 function describe(err: unknown): string {
+  const integration = integrationCause(err);
+  if (integration) return integration.message;
   if (err instanceof Error) {
     const cause = (err as { cause?: unknown }).cause;
     const detail = cause && typeof cause === 'object' && 'error_description' in cause ? String((cause as { error_description: unknown }).error_description) : '';

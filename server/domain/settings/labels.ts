@@ -108,6 +108,7 @@ const FIELDS: Record<string, string> = {
   adminUsers: 'administrator users',
   defaultRole: 'default role',
   logoutUrl: 'sign-out address',
+  bindVerifiedEmail: 'bind by verified email',
   path: 'program path',
   searchResults: 'search results per query',
   audioFormat: 'audio format',

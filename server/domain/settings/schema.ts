@@ -128,6 +128,12 @@ const oidc = z
     logoutUrl: serviceUrl,
     /** Button text on the login screen ("Sign in with <label>"). */
     label: z.string().max(64).default(''),
+    /**
+     * A new identity whose provider marks its email verified (`email_verified: true`) signs in to the
+     * local account named exactly that address, instead of getting a new account. Off: only a link
+     * from Settings → Account binds an identity to an existing account.
+     */
+    bindVerifiedEmail: z.boolean().default(false),
   })
   .strict();
 /** Ticketmaster's Discovery API key (nearby shows). */

@@ -14,6 +14,8 @@ export interface TestAccount {
   email?: string;
   name?: string;
   groups?: string[];
+  /** What the provider says of the email; true unless set. */
+  email_verified?: boolean;
 }
 
 export interface TestOidcProvider {
@@ -23,6 +25,11 @@ export interface TestOidcProvider {
   signInAs(account: TestAccount): void;
   /** The provider answers every authorization with `error=access_denied` while set. */
   denyNext: boolean;
+  /**
+   * Plays someone on the path between Tonearm and the provider: while set, every answer of the token
+   * endpoint is replaced by what this returns for it (e.g. an ID token signed with another key).
+   */
+  tamperTokens: ((body: Record<string, unknown>) => Record<string, unknown>) | null;
   close(): Promise<void>;
 }
 
@@ -64,7 +71,7 @@ export async function startOidcProvider(options: { redirectUris: string[]; clien
     async findAccount(_ctx, sub) {
       const account = accounts.get(sub);
       if (!account) return undefined;
-      return { accountId: sub, claims: async () => ({ ...account, email_verified: true }) };
+      return { accountId: sub, claims: async () => ({ email_verified: true, ...account }) };
     },
     // Consent is given once for everything the client asks for (a test provider has no consent page).
     async loadExistingGrant(ctx) {
@@ -82,6 +89,7 @@ export async function startOidcProvider(options: { redirectUris: string[]; clien
     clientId,
     clientSecret,
     denyNext: false,
+    tamperTokens: null,
     signInAs(account) {
       current = account;
       accounts.set(account.sub, account);
@@ -103,10 +111,24 @@ export async function startOidcProvider(options: { redirectUris: string[]; clien
         }
         return await provider.interactionFinished(req, res, { login: { accountId: current.sub } });
       }
+      if (handler.tamperTokens && req.method === 'POST' && req.url?.startsWith('/token')) tamper(res, handler.tamperTokens);
       callback(req, res);
     } catch (err) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err));
     }
   }
   return handler;
+}
+
+/** Rewrites the JSON body the provider ends `res` with (it sets the length just before ending). */
+function tamper(res: ServerResponse, rewrite: (body: Record<string, unknown>) => Record<string, unknown>): void {
+  const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if ((typeof chunk === 'string' || Buffer.isBuffer(chunk)) && !res.headersSent && res.statusCode === 200) {
+      const text = JSON.stringify(rewrite(JSON.parse(String(chunk)) as Record<string, unknown>));
+      res.setHeader('content-length', Buffer.byteLength(text));
+      return end(text, ...rest);
+    }
+    return end(chunk, ...rest);
+  }) as ServerResponse['end'];
 }
