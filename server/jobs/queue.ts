@@ -118,6 +118,11 @@ export class JobQueue {
     return this.deps.repo.cancel(id, this.deps.clock.now());
   }
 
+  /** Whether the queues' loops run (start() was called and the queue is not stopped). */
+  get started(): boolean {
+    return this.running;
+  }
+
   /** Recovers work a dead process left claimed, then starts every queue's loop. */
   start(): void {
     if (this.running) return;

@@ -134,12 +134,13 @@ describe('the Lidarr-format metadata provider', () => {
     expect(entry.lastFailureReason).toMatch(/503/);
   });
 
-  it('is left out of health when switched off in settings', async () => {
+  it('is reported with nothing to report when switched off in settings (clients read the brainzmash entry)', async () => {
     const off = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { integrations: { metadata: { enabled: false } } } });
     expect(off.status).toBe(200);
     const body = await health();
     expect(body.metadataConfigured).toBe(false);
-    expect(Object.keys(body.metadataProviders)).toEqual(['musicbrainz']);
+    expect(Object.keys(body.metadataProviders).sort()).toEqual(['brainzmash', 'musicbrainz']);
+    expect(body.metadataProviders.brainzmash).toEqual({ activeBaseUrl: null, configuredProvider: null, failoverActive: false, lastCheckedAt: null, lastSuccessAt: null, lastFailureAt: null, lastFailureReason: null });
     const on = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { integrations: { metadata: { enabled: true, baseUrl: sky.url } } } });
     expect(on.status).toBe(200);
     expect(Object.keys((await health()).metadataProviders).sort()).toEqual(['brainzmash', 'musicbrainz']);

@@ -85,6 +85,13 @@ describe('discovery with Last.fm', () => {
     expect(d.discoverPlaylists.length).toBeGreaterThan(3);
     expect(d.discoverPlaylists[0]).toEqual(expect.objectContaining({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) }));
     expect(d.fallbackGenres.length).toBeGreaterThan(0);
+    // The refresh fields the Pocket app reads: this run's id, its enrichment (the tags step) done.
+    expect(d).toMatchObject({ discoveryMode: 'balanced', discoveryRunId: expect.stringMatching(/^[0-9a-f-]{36}$/), isEnriching: false, enrichmentProgressMessage: null, recommendationQuality: 'enriched', playlistsUpdating: false });
+    expect(Date.parse(d.enrichmentStartedAt)).toBeLessThanOrEqual(Date.parse(d.enrichmentCompletedAt));
+    expect(Date.parse(d.enrichmentCompletedAt)).toBeLessThanOrEqual(Date.parse(d.lastUpdated));
+    const runId = d.discoveryRunId;
+    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    expect((await discover()).discoveryRunId).not.toBe(runId);
 
     // Paging.
     const page = await discover(server.admin.token, '?limit=1&offset=1');

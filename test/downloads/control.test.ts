@@ -86,6 +86,7 @@ describe('worker settings', () => {
         qualityCutoff: 'high',
         sourcePriorities: { slskd: 10, usenet: 20, ytdlp: 50 },
         running: false,
+        retryPausedPlaylistIds: [],
       },
     });
     expect((await call('GET', '/api/playlists/worker/settings', users.ana.token)).status).toBe(403);

@@ -12,6 +12,7 @@ import { playlistStatus, type StatusRound } from '../../server/domain/flows/stat
 import type { Principal } from '../../server/domain/auth/principal.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
+import { startSlskdFake } from '../fakes/slskd/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeUser } from '../downloads/helpers.js';
 import { addLibrary, flowWorld, json, runFlow, runTracks, sourceCounts, waitFor } from './helpers.js';
@@ -333,7 +334,7 @@ describe('status', () => {
       sharedPlaylists: [],
       worker: { running: false, processing: false, activeCount: 0, currentJob: null, settings: { running: false }, downloadMetrics: expect.any(Object) },
       hint: { phase: 'stopped' },
-      capabilities: { availableSources: ['discover', 'mix', 'trending', 'focus'], unavailableSources: [], lastfmRequired: false },
+      capabilities: { availableSources: ['discover', 'mix', 'trending', 'focus'], unavailableSources: {}, lastfmRequired: false },
       operationQueue: { pending: 0, running: 0 },
       slskd: { configured: false, connected: false },
     });
@@ -379,4 +380,57 @@ describe('status', () => {
     expect(JSON.parse(JSON.stringify(shared))).toEqual(own);
     expect(own[0].stats.total).toBeGreaterThan(own[1].stats.total);
   });
+
+  it("carries the fields the Pocket app reads, computed from the jobs, the flow runs, the retry pauses and slskd", async () => {
+    const status = async (t: string) => json(await server.api('/api/playlists/status', { token: t }));
+    // Two finished downloads of the user: one took three transfers (two failed first), one took one.
+    const svc = downloadsOf(server.ctx);
+    const finished = [2, 0].map((failedTransfers, i) => {
+      const job = svc.create({ userId: user.id, artistName: 'Metric', trackName: `Done ${i}` });
+      const failedRefs = Array.from({ length: failedTransfers }, (_, k) => `slskd\u0000peer${k}`);
+      svc.transition(job.id, { status: 'done', progress: 100, downloadSource: 'slskd', sourceState: JSON.stringify({ tried: [], failedRefs, errors: [] }), completedAt: job.createdAt + (i + 1) * 4000 });
+      return job;
+    });
+    const mine = await status(user.token);
+    expect(mine.worker.downloadMetrics).toMatchObject({ completedTracks: 2, avgAttemptsPerTrack: 2, avgSuccessLatencyMs: 6000 });
+    expect(mine.worker.lastJobMetrics).toMatchObject({ jobId: String(finished[1]!.id), failed: false, elapsedMs: 8000 });
+    expect(mine.operationQueue).toMatchObject({ processing: false, currentLabel: null });
+    expect(mine.operationWorker).toEqual({ running: server.ctx.jobs.started, currentLabel: null });
+    expect(mine.capabilities.unavailableSources).toEqual({});
+
+    // A paused retry cycle shows in the maps, the worker settings of the status and the settings route.
+    const shared = (await (await server.api('/api/playlists/shared-playlists', { method: 'POST', token: user.token, json: { name: 'Paused one' } })).json()) as { id: string };
+    const paused = await server.api(`/api/playlists/playlists/${shared.id}/retry-cycle`, { method: 'PUT', token: user.token, json: { paused: true } });
+    expect(paused.status).toBe(200);
+    const after = await status(user.token);
+    expect(after.retryCyclePausedByPlaylist[shared.id]).toBe(true);
+    expect(after.retryCycleScheduledByPlaylist[shared.id]).toBe(false);
+    expect(after.worker.settings.retryPausedPlaylistIds).toEqual([shared.id]);
+    expect((await json(await server.api('/api/playlists/worker/settings', { token: token() }))).retryPausedPlaylistIds).toEqual([shared.id]);
+
+    // Each flow with a run: its latest run, the reserve left and the failed tracks.
+    const admin = await status(token());
+    const runs = Object.entries(admin.worker.playlistRuns as Record<string, { runId: string; status: string; reserveDepth: number; failureSummary: { failedTracks: number } }>);
+    expect(runs.length).toBeGreaterThan(0);
+    for (const [flowId, run] of runs) {
+      const latest = server.ctx.db.prepare('SELECT MAX(id) AS id FROM flow_runs WHERE flow_id = ?').get(flowId) as { id: number };
+      expect(run.runId).toBe(String(latest.id));
+      expect(run.reserveDepth).toBe((server.ctx.db.prepare(`SELECT count(*) AS n FROM flow_tracks WHERE run_id = ? AND reserve = 1 AND state = 'planned'`).get(latest.id) as { n: number }).n);
+      expect(run.failureSummary.failedTracks).toBe((server.ctx.db.prepare(`SELECT count(*) AS n FROM download_jobs WHERE playlist_type = 'flow' AND playlist_id = ? AND status = 'failed'`).get(flowId) as { n: number }).n);
+    }
+
+    // slskd: nothing before it is configured; then its folder from the settings and the server state it reports.
+    expect(admin.slskd).toEqual({ configured: false, connected: false, downloadPath: null, serverState: null });
+    const slskd = await startSlskdFake();
+    try {
+      const set = await server.api('/api/settings', { method: 'POST', token: token(), json: { integrations: { slskd: { url: slskd.url, apiKey: slskd.apiKey, downloadPath: slskd.downloadsDir } } } });
+      expect(set.status).toBe(200);
+      let seen: Record<string, unknown> = {};
+      await waitFor(async () => (seen = (await status(token())).slskd).serverState === 'Connected, LoggedIn', 'the state slskd reports');
+      expect(seen).toEqual({ configured: true, connected: true, downloadPath: slskd.downloadsDir, serverState: 'Connected, LoggedIn' });
+    } finally {
+      await server.api('/api/settings', { method: 'POST', token: token(), json: { integrations: { slskd: { url: '', apiKey: '', downloadPath: '' } } } });
+      await slskd.close();
+    }
+  }, 30_000);
 });

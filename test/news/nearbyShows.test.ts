@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeoFake, type FakePlace, type GeoFake } from '../fakes/geo/index.js';
 import { startTicketmasterFake, type TicketmasterFake } from '../fakes/ticketmaster/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { discoveryRepository } from '../../server/db/discovery.js';
+import { nameKey } from '../../server/db/libraryText.js';
 
 let server: TestServer;
 let tm: TicketmasterFake;
@@ -16,6 +18,8 @@ type Answer = {
   message?: string;
   location: { label: string; source: string; lat: number; lon: number } | null;
   shows: { id: string; name: string; inLibrary: boolean; date: string | null; venue: { city: string | null } | null; artists: { name: string; libraryArtistId: number | null }[] }[];
+  libraryShows: { id: string }[];
+  recommendedShows: { id: string }[];
   libraryShowCount: number;
   total: number;
   stale: boolean;
@@ -87,6 +91,8 @@ describe('GET /api/discover/nearby-shows', () => {
     expect(body.shows.map((s) => s.id)).toEqual(['e3', 'e2', 'e1']);
     expect(body.shows.map((s) => s.inLibrary)).toEqual([true, true, false]);
     expect(body.libraryShowCount).toBe(2);
+    expect(body.libraryShows.map((s) => s.id)).toEqual(['e3', 'e2']);
+    expect(body.recommendedShows).toEqual([]);
     expect(body.shows[1]!.artists[0]!.libraryArtistId).not.toBeNull();
     const e3 = body.shows[0]!;
     expect(e3.artists.find((a) => a.name === 'Strangers Nearby')?.libraryArtistId).toBeNull();
@@ -95,6 +101,18 @@ describe('GET /api/discover/nearby-shows', () => {
     expect(call.query.get('latlong')).toBe('40.7128,-73.9533');
     expect(call.query.get('classificationName')).toBe('music');
     expect(call.query.get('radius')).toBe('50');
+  });
+
+  it("recommendedShows: the other shows with an artist of the caller's discovery recommendations", async () => {
+    discoveryRepository(server.ctx.db).replaceUser(1, [{ name_key: nameKey('Strangers Nearby'), name: 'Strangers Nearby', mbid: null, score: 1, source: 'lastfm', seeds_json: '[]', tags_json: '[]', image: null }], [], []);
+    try {
+      const { body } = await shows('?location=Brooklyn');
+      // e3 has Strangers Nearby too, but it is a library show already.
+      expect(body.recommendedShows.map((s) => s.id)).toEqual(['e1']);
+      expect(body.libraryShows.map((s) => s.id)).toEqual(['e3', 'e2']);
+    } finally {
+      discoveryRepository(server.ctx.db).replaceUser(1, [], [], []);
+    }
   });
 
   it('caches per location: the same place again asks neither the geocoder nor Ticketmaster', async () => {

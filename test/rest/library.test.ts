@@ -316,6 +316,25 @@ describe('playlists', () => {
     expect((await listener.json('getPlaylist', { id })).error.code).toBe(70);
   });
 
+  it('flows and shared playlists are readonly even to their owner, as changing them here answers error 50', async () => {
+    const flow = await server.api('/api/playlists/flows', { method: 'POST', token: server.admin.token, json: { name: 'Rest flow', size: 10, mix: { discover: 100 }, scheduleDays: [5], scheduleTime: '00:00' } });
+    expect(flow.status, await flow.clone().text()).toBe(200);
+    const shared = await server.api('/api/playlists/shared-playlists', { method: 'POST', token: server.admin.token, json: { name: 'Rest shared' } });
+    expect([200, 201]).toContain(shared.status);
+    const { playlist: mine } = await admin.ok('createPlaylist', { name: 'Rest static' });
+    const listed = (await admin.ok('getPlaylists')).playlists.playlist as { id: string; name: string; readonly: boolean }[];
+    const byName = new Map(listed.map((p) => [p.name, p]));
+    expect(byName.get('Rest static')?.readonly).toBe(false);
+    for (const name of ['Rest flow', 'Rest shared']) {
+      const p = byName.get(name)!;
+      expect(p, name).toBeDefined();
+      expect(p.readonly, name).toBe(true);
+      expect((await admin.ok('getPlaylist', { id: p.id })).playlist.readonly, name).toBe(true);
+      expect((await admin.json('updatePlaylist', { playlistId: p.id, name: 'renamed' })).error.code, name).toBe(50);
+    }
+    await admin.ok('deletePlaylist', { id: mine.id });
+  });
+
   it('private playlists stay private', async () => {
     const { playlist } = await listener.ok('createPlaylist', { name: 'Secret' });
     expect((await admin.json('getPlaylist', { id: playlist.id })).error.code).toBe(70);

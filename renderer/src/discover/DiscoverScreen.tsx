@@ -73,11 +73,27 @@ function ForYou() {
     if (view.data) view.setData({ ...view.data, isUpdating: true });
   });
 
+  const updating = update ? update.isUpdating : (view.data?.isUpdating ?? false);
+  // The refresh's last update can come before this page listens on /ws, or be lost on a reconnect:
+  // while a refresh seems to run, ask the server itself every few seconds whether it still does.
+  useEffect(() => {
+    if (!updating) return;
+    const check = setInterval(() => {
+      loadDiscover(offset)
+        .then((fresh) => {
+          if (fresh.isUpdating) return;
+          setUpdate(null);
+          view.setData(fresh);
+        })
+        .catch(() => undefined);
+    }, 4000);
+    return () => clearInterval(check);
+  }, [updating, offset]);
+
   if (view.error && !view.data) return <ErrorMessage error={view.error} onRetry={view.reload} />;
   const v = view.data;
   if (!v) return <Loading label="Loading your recommendations…" />;
 
-  const updating = update ? update.isUpdating : v.isUpdating;
   const onLess = (name: string, removed: number) => {
     setRemovedNote(removed > 1 ? `Fewer artists like ${name}: ${name} and ${removed - 1} similar artists left your recommendations.` : `${name} left your recommendations.`);
     view.setData({ ...v, recommendations: without(v.recommendations, [name]), recommendationCount: Math.max(0, v.recommendationCount - removed) });

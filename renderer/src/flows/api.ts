@@ -72,7 +72,8 @@ export interface PlaylistStatus {
   flowStats: JobCounts;
   hint: { phase: string; message: string };
   worker: { running: boolean; processing: boolean; activeCount: number };
-  capabilities?: { availableSources: string[]; unavailableSources: { source: string; reason: string }[] };
+  /** Flow sources: those that can be used now, and the others keyed by source with the reason. */
+  capabilities?: { availableSources: string[]; unavailableSources: Record<string, string> };
   operationQueue?: { pending: number; running: number; items: OperationItem[] };
 }
 

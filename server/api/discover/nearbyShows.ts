@@ -46,6 +46,8 @@ const answer = z.object({
   location: place.nullable(),
   radiusMiles: z.number(),
   shows: z.array(show),
+  libraryShows: z.array(show).describe('the shows with a library artist'),
+  recommendedShows: z.array(show).describe("the other shows with an artist of the caller's discovery recommendations"),
   libraryShowCount: z.number(),
   total: z.number(),
   cachedAt: z.string().nullable(),
@@ -64,7 +66,7 @@ export function nearbyShowsRoutes(ctx: AppContext): RouteDefinition[] {
         'Music events near a place (location text or lat/lon; else the nearby-shows location setting; else the server’s approximate location), the library’s artists first; configured:false without a Ticketmaster key',
       query,
       response: answer,
-      handler: ({ query: q }) => shows.find(q),
+      handler: ({ query: q, principal }) => shows.find(q, principal?.userId ?? null),
     }),
   ];
 }

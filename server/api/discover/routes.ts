@@ -39,6 +39,14 @@ const discoverResponse = z.looseObject({
   stale: z.boolean(),
   discoverPlaylists: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string(), tags: z.array(z.string()) })),
   fallbackGenres: z.array(z.looseObject({ name: z.string(), artists: z.array(entry) })),
+  discoveryMode: z.enum(['balanced', 'deeper']),
+  discoveryRunId: z.string().nullable().describe("the caller's latest refresh in this process"),
+  isEnriching: z.boolean().describe('the refresh is reading the tags of the recommendations'),
+  enrichmentStartedAt: z.string().nullable(),
+  enrichmentCompletedAt: z.string().nullable(),
+  enrichmentProgressMessage: z.string().nullable(),
+  recommendationQuality: z.enum(['initial', 'enriching', 'enriched']).nullable(),
+  playlistsUpdating: z.boolean(),
 });
 const feedback = z.object({ id: z.number(), artistName: z.string(), artistMbid: z.string().nullable(), kind: z.enum(['more', 'less']), createdAt: z.string() });
 const preferences = z.object({ excludedTags: z.array(z.string()), excludedArtists: z.array(z.string()), deepDive: z.boolean() });

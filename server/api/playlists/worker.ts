@@ -11,6 +11,7 @@ import {
 } from '../../domain/downloads/control.js';
 import { canSeeAllJobs } from '../../domain/downloads/service.js';
 import { playlistsOf } from '../../domain/playlists/registry.js';
+import { pausedRetryCycles } from '../../domain/playlists/retryCycle.js';
 import { downloadWorker, qualityTiers, sourcePriority as priority } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
@@ -31,6 +32,7 @@ const settingsView = z.object({
   qualityCutoff: z.enum(qualityTiers).describe('tracks below it are searched for better copies'),
   sourcePriorities: sourcePriorities.describe('lower is tried first; usenet is the priority of SABnzbd and NZBGet'),
   running: z.boolean(),
+  retryPausedPlaylistIds: z.array(z.string()).describe('static and shared playlists whose hourly retry of missing tracks is paused'),
 });
 
 /** Every field optional, nothing else accepted; the limits are those of the settings. */
@@ -57,6 +59,8 @@ const jobIdParam = z
   .transform(Number);
 
 export function playlistWorkerRoutes(ctx: AppContext): RouteDefinition[] {
+  /** The settings with the playlists whose retry cycle is paused (the reference service's `retryPausedPlaylistIds`). */
+  const withRetryPauses = <T extends object>(s: T) => ({ ...s, retryPausedPlaylistIds: Object.keys(pausedRetryCycles(ctx)) });
   return [
     defineRoute({
       tag: 'playlists',
@@ -65,7 +69,7 @@ export function playlistWorkerRoutes(ctx: AppContext): RouteDefinition[] {
       path: '/api/playlists/worker/settings',
       summary: 'Download worker settings: concurrency, existing-file mode, review thresholds, retry pause, review timeout, quality profile, source priorities, running',
       response: settingsView,
-      handler: () => workerSettings(ctx.settings.get()),
+      handler: () => withRetryPauses(workerSettings(ctx.settings.get())),
     }),
     defineRoute({
       tag: 'playlists',
@@ -75,7 +79,7 @@ export function playlistWorkerRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Change some worker settings (the fields sent); answers all of them',
       body: settingsPatch,
       response: settingsView,
-      handler: ({ body }) => updateWorkerSettings(ctx, body),
+      handler: ({ body }) => withRetryPauses(updateWorkerSettings(ctx, body)),
     }),
     ...(['start', 'stop'] as const).map((action) =>
       defineRoute({

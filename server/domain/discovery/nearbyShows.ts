@@ -1,4 +1,6 @@
 import type { AppContext } from '../../context.js';
+import { discoveryRepository } from '../../db/discovery.js';
+import { nameKey } from '../../db/libraryText.js';
 import type { GeoPlace } from '../../integrations/geo/client.js';
 import type { TicketmasterEvent } from '../../integrations/ticketmaster/client.js';
 import { discoveryProvidersOf } from './providers.js';
@@ -41,6 +43,10 @@ export interface NearbyShowsAnswer {
   location: (Pick<GeoPlace, 'lat' | 'lon' | 'label' | 'city' | 'region' | 'postalCode' | 'countryCode' | 'source'>) | null;
   radiusMiles: number;
   shows: NearbyShow[];
+  /** The shows with a library artist (the reference service's `libraryShows`). */
+  libraryShows: NearbyShow[];
+  /** The other shows with an artist of the caller's discovery recommendations (`recommendedShows`). */
+  recommendedShows: NearbyShow[];
   libraryShowCount: number;
   total: number;
   cachedAt: string | null;
@@ -94,12 +100,13 @@ export class NearbyShows {
     return place;
   }
 
-  async find(q: NearbyShowsQuery): Promise<NearbyShowsAnswer> {
+  /** `userId`: whose discovery recommendations pick the recommended shows (none for a caller without a user). */
+  async find(q: NearbyShowsQuery, userId: number | null = null): Promise<NearbyShowsAnswer> {
     const settings = this.ctx.settings.get().integrations.ticketmaster;
     const radiusMiles = Math.min(250, Math.max(5, Math.round(q.radius ?? settings.radiusMiles)));
     const providers = discoveryProvidersOf(this.ctx);
     const unavailable = providers.ticketmasterUnavailable();
-    const empty = { shows: [], libraryShowCount: 0, total: 0, cachedAt: null, stale: false, radiusMiles };
+    const empty = { shows: [], libraryShows: [], recommendedShows: [], libraryShowCount: 0, total: 0, cachedAt: null, stale: false, radiusMiles };
     if (unavailable) return { configured: false, message: unavailable.message, location: null, ...empty };
 
     const place = await this.place(q);
@@ -124,16 +131,25 @@ export class NearbyShows {
     }
 
     const shows = this.classify(cached.value);
+    const recommended = this.recommendedKeys(userId);
     return {
       configured: true,
       location: { lat: place.lat, lon: place.lon, label: place.label, city: place.city, region: place.region, postalCode: place.postalCode, countryCode: place.countryCode, source: place.source },
       radiusMiles,
       shows: shows.slice(0, q.limit),
+      libraryShows: shows.filter((s) => s.inLibrary).slice(0, q.limit),
+      recommendedShows: shows.filter((s) => !s.inLibrary && s.artists.some((a) => recommended.has(nameKey(a.name)))).slice(0, q.limit),
       libraryShowCount: shows.filter((s) => s.inLibrary).length,
       total: shows.length,
       cachedAt: new Date(cached.at).toISOString(),
       stale,
     };
+  }
+
+  /** The name keys of the user's discovery recommendations. */
+  private recommendedKeys(userId: number | null): Set<string> {
+    if (userId === null) return new Set();
+    return new Set(discoveryRepository(this.ctx.db).allRecommendations(userId).map((r) => r.name_key));
   }
 
   /** Library artists' shows first (soonest first), then the others (soonest, then nearest). */

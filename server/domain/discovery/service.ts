@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { discoveryRepository, tagScope, userScope, type DiscoveryRepository, type RankingRow, type RecommendationRow } from '../../db/discovery.js';
 import { nameKey } from '../../db/libraryText.js';
@@ -92,9 +93,17 @@ export interface Preferences {
   deepDive: boolean;
 }
 
+/** A user's latest refresh run in this process: its id and its enrichment (the tags step) times. */
+interface RunRecord {
+  runId: string;
+  enrichmentStartedAt: number | null;
+  enrichmentCompletedAt: number | null;
+}
+
 export class DiscoveryService {
   readonly repo: DiscoveryRepository;
   private progress = new Map<number, DiscoveryProgress>();
+  private runs = new Map<number, RunRecord>();
 
   constructor(readonly ctx: AppContext) {
     this.repo = discoveryRepository(ctx.db);
@@ -113,6 +122,7 @@ export class DiscoveryService {
 
   /** Records and broadcasts where a user's refresh stands (refresh.ts reports each step through it). */
   report(userId: number, p: Omit<DiscoveryProgress, 'userId'>): void {
+    this.noteRun(userId, p);
     const state = { userId, ...p };
     this.progress.set(userId, state);
     const lastUpdated = this.repo.state(userScope(userId))?.last_updated ?? null;
@@ -123,6 +133,16 @@ export class DiscoveryService {
       { audience: (principal) => principal.userId === userId || principal.role === 'admin' },
     );
     if (!p.isUpdating) this.progress.delete(userId);
+  }
+
+  /** Keeps the run id and the enrichment times: a run starts at `starting`; enrichment is the `tags` step. */
+  private noteRun(userId: number, p: Omit<DiscoveryProgress, 'userId'>): void {
+    const now = this.now();
+    if (p.updatePhase === 'starting') this.runs.set(userId, { runId: randomUUID(), enrichmentStartedAt: null, enrichmentCompletedAt: null });
+    const run = this.runs.get(userId);
+    if (!run) return;
+    if (p.updatePhase === 'tags' && run.enrichmentStartedAt === null) run.enrichmentStartedAt = now;
+    else if (run.enrichmentStartedAt !== null && run.enrichmentCompletedAt === null && p.updatePhase !== 'tags') run.enrichmentCompletedAt = now;
   }
 
   /** The refresh running now (for the caller's user first), or null. */
@@ -295,13 +315,17 @@ export class DiscoveryService {
     const inLibrary = this.inLibraryFor([...recRows, ...globalRows, ...genreRows.flatMap((g) => g.rows)]);
     const basedOn = this.repo.seeds(userId).map((s) => ({ id: s.mbid, name: s.name, type: 'artist', image: null, tags: [], source: s.source, weight: s.weight }));
     const progress = this.progress.get(userId);
+    const run = this.runs.get(userId);
+    const iso = (t: number | null | undefined) => (t == null ? null : new Date(t).toISOString());
+    const enriching = progress?.isUpdating === true && progress.updatePhase === 'tags';
+    const recommendationCount = this.repo.recommendationCount(userId);
     return {
       recommendations: recRows.map((r) => this.entryOfRecommendation(r, inLibrary)),
       globalTop: globalRows.map((r) => this.entryOfRanking(r, inLibrary)),
       basedOn,
       topTags: this.repo.taste(userId, 'tag', 15).map((t) => t.name),
       topGenres: this.repo.taste(userId, 'genre', 15).map((t) => t.name),
-      recommendationCount: this.repo.recommendationCount(userId),
+      recommendationCount,
       lastUpdated: state?.last_updated ? new Date(state.last_updated).toISOString() : null,
       configured: true,
       provider,
@@ -312,6 +336,18 @@ export class DiscoveryService {
       fallbackGenres: genreRows.map((g) => ({ tag: g.tag, name: g.tag, artists: g.rows.map((r) => this.entryOfRanking(r, inLibrary)) })),
       limit,
       offset,
+      // The reference service's refresh fields (read by the Pocket app), from this server's refresh:
+      // deep dive is its "deeper" mode; enrichment is the step that reads the recommendations' tags.
+      discoveryMode: this.preferences(userId).deepDive ? 'deeper' : 'balanced',
+      discoveryRunId: run?.runId ?? null,
+      isEnriching: enriching,
+      enrichmentStartedAt: iso(run?.enrichmentStartedAt),
+      enrichmentCompletedAt: iso(run?.enrichmentCompletedAt),
+      enrichmentProgressMessage: enriching ? progress!.updateProgressMessage : null,
+      // Enriched: stored with tags read from Last.fm; initial: stored without that step (ListenBrainz).
+      recommendationQuality: enriching ? 'enriching' : recommendationCount === 0 || !state?.last_updated ? null : state.provider === 'lastfm' ? 'enriched' : 'initial',
+      // The editorial playlists draw on the charts and the recommendations a refresh rewrites.
+      playlistsUpdating: progress?.isUpdating ?? false,
     };
   }
 

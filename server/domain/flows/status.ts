@@ -107,7 +107,9 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
 
   const avail = round ? (round.availability ??= sourceAvailability(ctx)) : sourceAvailability(ctx);
   const availableSources = Object.entries(avail).filter(([, r]) => r === null).map(([s]) => s);
-  const unavailableSources = Object.entries(avail).filter(([, r]) => r !== null).map(([source, reason]) => ({ source, reason: reason! }));
+  // Keyed by source, the reason as the value (the reference service's shape, read by the Pocket app).
+  const unavailableSources: Record<string, string> = {};
+  for (const [source, reason] of Object.entries(avail)) if (reason !== null) unavailableSources[source] = reason;
 
   const flowIds = new Set(visibleFlows.map((f) => f.id));
   const queued = () =>
@@ -118,8 +120,13 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
     // A scheduled run waiting for its day is the flow's nextRunAt, not queued work.
     .filter((j) => (userId === undefined || flowIds.has(j.p.flowId)) && j.runAt <= ctx.clock.now())
     .map((j) => ({ id: String(j.id), type: j.queue === FLOW_RUN_QUEUE ? 'run' : (j.p.op ?? 'operation'), flowId: j.p.flowId, trigger: j.p.trigger ?? null, status: j.status }));
+  const flowNames = new Map(visibleFlows.map((f) => [f.id, f.name]));
+  const runningOp = ops.find((o) => o.status === 'running');
+  const currentLabel = runningOp ? operationLabel(runningOp.type, flowNames.get(runningOp.flowId) ?? runningOp.flowId) : null;
+  const operationsRunning = ctx.jobs.started;
 
   const slskd = slskdOf(ctx);
+  const visibleRetry = retryCycles(ctx, viewer, sharedPlaylists.map((p) => p.id));
   return {
     flows: flows.presentMany(visibleFlows, perFlow, userId),
     sharedPlaylists,
@@ -133,12 +140,15 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
       activeCount: stats.downloading,
       currentJob: active[0] ? presentJob(active[0]) : null,
       stats,
-      settings: workerSettings(settings),
+      settings: { ...workerSettings(settings), retryPausedPlaylistIds: Object.keys(visibleRetry.retryCyclePaused).filter((id) => visibleRetry.retryCyclePaused[id]) },
       downloadMetrics: {
         completedLastHour: metrics.completedLastHour ?? 0,
         failedLastHour: metrics.failedLastHour ?? 0,
         averageDurationMs: metrics.averageMs === null ? null : Math.round(metrics.averageMs),
+        ...completedMetrics(db, userId),
       },
+      lastJobMetrics: lastJobMetrics(db, userId),
+      playlistRuns: playlistRuns(db, [...flowIds], perFlow),
     },
     hint,
     capabilities: {
@@ -147,10 +157,112 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
       lastfmRequired: round ? (round.lastfmRequired ??= discoveryProvidersOf(ctx).lastfmUnavailable() !== null) : discoveryProvidersOf(ctx).lastfmUnavailable() !== null,
       downloadSources: sources.map((s) => s.id),
     },
-    operationQueue: { pending: ops.filter((o) => o.status === 'pending').length, running: ops.filter((o) => o.status === 'running').length, items: ops },
-    slskd: { configured: slskd.configured, connected: slskd.configured && !slskd.circuitOpen },
-    ...retryCycles(ctx, viewer, sharedPlaylists.map((p) => p.id)),
+    operationQueue: {
+      pending: ops.filter((o) => o.status === 'pending').length,
+      running: ops.filter((o) => o.status === 'running').length,
+      processing: runningOp !== undefined,
+      currentLabel,
+      items: ops,
+    },
+    operationWorker: { running: operationsRunning, currentLabel },
+    slskd: {
+      configured: slskd.configured,
+      connected: slskd.configured && !slskd.circuitOpen,
+      downloadPath: slskd.configured ? slskd.settings.downloadPath.trim() || null : null,
+      serverState: slskd.serverState(),
+    },
+    ...visibleRetry,
   };
+}
+
+/** What the flow operation worker is doing, in words. */
+function operationLabel(type: string, flowName: string): string {
+  if (type === 'run') return `Building ${flowName}`;
+  if (type === 'disable') return `Turning off ${flowName}`;
+  if (type === 'delete') return `Deleting ${flowName}`;
+  return `${type} ${flowName}`;
+}
+
+/** Finished downloads the attempt and latency averages are taken over (the latest ones). */
+const METRICS_WINDOW = 1000;
+
+/**
+ * Finished downloads the caller may see: how many in all, and over the latest of them the transfers
+ * each took (a failed transfer is one more; a track linked from the library took none) and the
+ * time from queued to done. Index reads on (status, completed_at), so the 4-second push stays cheap.
+ */
+function completedMetrics(db: Db, userId: number | undefined) {
+  const n = statement(db, `SELECT count(*) FROM download_jobs WHERE status = 'done' AND (@userId IS NULL OR user_id = @userId)`)
+    .pluck()
+    .get({ userId: userId ?? null }) as number;
+  const r = statement(
+    db,
+    `SELECT AVG(attempts) AS attempts, AVG(latency) AS latency FROM (
+       SELECT CASE WHEN reused_track_id IS NOT NULL THEN 0 ELSE 1 + COALESCE(json_array_length(source_state, '$.failedRefs'), 0) END AS attempts,
+              completed_at - created_at AS latency
+       FROM download_jobs WHERE status = 'done' AND completed_at IS NOT NULL AND (@userId IS NULL OR user_id = @userId)
+       ORDER BY completed_at DESC LIMIT @window)`,
+  ).get({ userId: userId ?? null, window: METRICS_WINDOW }) as { attempts: number | null; latency: number | null };
+  return {
+    completedTracks: n,
+    avgAttemptsPerTrack: r.attempts === null ? 0 : Math.round(r.attempts * 100) / 100,
+    avgSuccessLatencyMs: r.latency === null ? 0 : Math.round(r.latency),
+  };
+}
+
+type Finished = { id: number; status: string; at: number; createdAt: number; source: string | null; error: string | null };
+
+/** The download that finished last (done or failed), or null before the first: one index read per status. */
+function lastJobMetrics(db: Db, userId: number | undefined) {
+  const params = { userId: userId ?? null };
+  const done = statement(
+    db,
+    `SELECT id, status, completed_at AS at, created_at AS createdAt, download_source AS source, error FROM download_jobs
+     WHERE status = 'done' AND completed_at IS NOT NULL AND (@userId IS NULL OR user_id = @userId) ORDER BY completed_at DESC LIMIT 1`,
+  ).get(params) as Finished | undefined;
+  const failed = statement(
+    db,
+    `SELECT id, status, updated_at AS at, created_at AS createdAt, download_source AS source, error FROM download_jobs
+     WHERE status = 'failed' AND (@userId IS NULL OR user_id = @userId) ORDER BY updated_at DESC LIMIT 1`,
+  ).get(params) as Finished | undefined;
+  const r = done && failed ? (failed.at > done.at ? failed : done) : (done ?? failed);
+  if (!r) return null;
+  return {
+    jobId: String(r.id),
+    finishedAt: r.at,
+    elapsedMs: Math.max(0, r.at - r.createdAt),
+    failed: r.status === 'failed',
+    source: r.source,
+    error: r.status === 'failed' ? r.error : null,
+  };
+}
+
+/** The latest run of each flow the caller may see: its state, what it planned, the reserve left and the failed tracks. */
+function playlistRuns(db: Db, flowIds: string[], perFlow: Map<string, Record<DownloadStatus, number>>) {
+  if (flowIds.length === 0) return {};
+  const rows = statement(
+    db,
+    `SELECT r.id, r.flow_id AS flowId, r.status, r.trigger, r.planned, r.error, r.created_at AS startedAt, r.finished_at AS finishedAt,
+            (SELECT count(*) FROM flow_tracks t WHERE t.run_id = r.id AND t.reserve = 1 AND t.state = 'planned') AS reserveDepth
+     FROM flow_runs r
+     WHERE r.id IN (SELECT MAX(id) FROM flow_runs WHERE flow_id IN (SELECT value FROM json_each(?)) GROUP BY flow_id)`,
+  ).all(JSON.stringify(flowIds)) as { id: number; flowId: string; status: string; trigger: string; planned: number; error: string | null; startedAt: number; finishedAt: number | null; reserveDepth: number }[];
+  const out: Record<string, unknown> = {};
+  for (const r of rows) {
+    const c = perFlow.get(r.flowId);
+    out[r.flowId] = {
+      runId: String(r.id),
+      status: r.status,
+      trigger: r.trigger,
+      planned: r.planned,
+      reserveDepth: r.reserveDepth,
+      startedAt: new Date(r.startedAt).toISOString(),
+      finishedAt: r.finishedAt === null ? null : new Date(r.finishedAt).toISOString(),
+      error: r.error,
+      failureSummary: { failedTracks: c?.failed ?? 0, blockedTracks: c?.blocked ?? 0 },
+    };
+  }
+  return out;
 }
 
 type GroupedCount = { type: string | null; id: string | null; status: DownloadStatus; n: number; mine?: number };
@@ -224,7 +336,10 @@ function retryCycles(ctx: AppContext, viewer: { id: number; role: string }, shar
       .all() as string[];
     for (const id of failing) if (visible.has(id) && !retryCyclePaused[id]) retryCycleNextAt[id] = new Date(next).toISOString();
   }
-  return { retryCyclePaused, retryCycleNextAt };
+  const retryCycleScheduledByPlaylist: Record<string, boolean> = {};
+  for (const id of visible) retryCycleScheduledByPlaylist[id] = retryCycleNextAt[id] !== undefined;
+  // The reference service's names of the same facts (read by the Pocket app) beside ours.
+  return { retryCyclePaused, retryCycleNextAt, retryCyclePausedByPlaylist: { ...retryCyclePaused }, retryCycleScheduledByPlaylist };
 }
 
 /**

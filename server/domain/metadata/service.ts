@@ -145,16 +145,18 @@ export class MetadataService {
       lastFailureAt: iso(s.lastFailureAt),
       lastFailureReason: s.lastFailureReason,
     });
-    const entries: Record<string, { activeBaseUrl: string; configuredProvider: string; failoverActive: boolean } & ReturnType<typeof times>> = {};
+    const entries: Record<string, { activeBaseUrl: string | null; configuredProvider: string | null; failoverActive: boolean } & ReturnType<typeof times>> = {};
     const sky = this.provider();
-    if (sky)
-      entries[PROVIDER_NAME] = {
-        // During a failover the pages come from MusicBrainz.
-        activeBaseUrl: this.skyState.failoverActive && this.enabled ? this.ctx.config.upstreams.musicbrainz : sky.baseUrl,
-        configuredProvider: PROVIDER_NAME,
-        failoverActive: this.skyState.failoverActive,
-        ...times(this.skyState),
-      };
+    entries[PROVIDER_NAME] = sky
+      ? {
+          // During a failover the pages come from MusicBrainz.
+          activeBaseUrl: this.skyState.failoverActive && this.enabled ? this.ctx.config.upstreams.musicbrainz : sky.baseUrl,
+          configuredProvider: PROVIDER_NAME,
+          failoverActive: this.skyState.failoverActive,
+          ...times(this.skyState),
+        }
+      : // Not configured or switched off: the entry clients read is there, with nothing to report.
+        { activeBaseUrl: null, configuredProvider: null, failoverActive: false, ...times(newProviderState()) };
     if (this.enabled)
       entries.musicbrainz = { activeBaseUrl: this.ctx.config.upstreams.musicbrainz, configuredProvider: 'musicbrainz', failoverActive: false, ...times(this.providerState) };
     return entries;

@@ -56,7 +56,39 @@ export class SlskdConnection {
   get circuitOpen(): boolean {
     return this.client?.circuitOpen ?? false;
   }
+
+  /** What slskd last said about its Soulseek server connection, for the client it was asked through. */
+  private known: { client: SlskdClient; serverState: string | null; at: number } | null = null;
+  private asking: Promise<void> | null = null;
+
+  /**
+   * slskd's Soulseek server state as it last reported it (e.g. `Connected, LoggedIn`), or null when
+   * slskd is not configured or has not answered yet. Once the answer is a minute old (or missing)
+   * slskd is asked again in the background; the caller never waits for it.
+   */
+  serverState(): string | null {
+    const client = this.current();
+    if (!client) return null;
+    const known = this.known?.client === client ? this.known : null;
+    if ((!known || this.ctx.clock.now() - known.at >= SERVER_STATE_FRESH_MS) && !this.asking && !client.circuitOpen) {
+      this.asking = client
+        .status()
+        .then((st) => {
+          this.known = { client, serverState: st.serverState ?? (st.connected ? 'Connected' : 'Disconnected'), at: this.ctx.clock.now() };
+        })
+        .catch(() => {
+          this.known = { client, serverState: null, at: this.ctx.clock.now() };
+        })
+        .finally(() => {
+          this.asking = null;
+        });
+    }
+    return known?.serverState ?? null;
+  }
 }
+
+/** How long slskd's reported server state is reused before it is asked again. */
+const SERVER_STATE_FRESH_MS = 60_000;
 
 const connections = new WeakMap<AppContext, SlskdConnection>();
 

@@ -32,10 +32,18 @@ function staticRowId(call: RestCall, raw: string): number {
   return Number(ref.id);
 }
 
+/**
+ * Whether the viewer may change the playlist through /rest: only static playlists they may edit
+ * (flows and shared playlists answer error 50 here even to their owner, so they are `readonly`).
+ */
+function editableHere(registry: ReturnType<typeof playlistsOf>, ref: PlaylistRef, viewer: PlaylistViewer): boolean {
+  return ref.kind === 'static' && registry.canEdit(ref, viewer);
+}
+
 function present(call: RestCall, ref: PlaylistRef): Payload {
   const registry = playlistsOf(call.rc.app);
   const cover = ref.firstTrackId !== null ? call.rc.library.song(ref.firstTrackId) : undefined;
-  return playlistOfRef(ref, registry.canEdit(ref, viewerOf(call)), cover, artworkOf(call.rc.app).info(ref) !== null);
+  return playlistOfRef(ref, editableHere(registry, ref, viewerOf(call)), cover, artworkOf(call.rc.app).info(ref) !== null);
 }
 
 function playlistWithSongs(call: RestCall, ref: PlaylistRef): Payload {
@@ -64,7 +72,7 @@ function getPlaylists(call: RestCall): Payload {
   return {
     playlists: {
       playlist: refs.map((r) =>
-        playlistOfRef(r, registry.canEdit(r, viewer), r.firstTrackId !== null ? byId.get(r.firstTrackId) : undefined, artwork.info(r) !== null),
+        playlistOfRef(r, editableHere(registry, r, viewer), r.firstTrackId !== null ? byId.get(r.firstTrackId) : undefined, artwork.info(r) !== null),
       ),
     },
   };
