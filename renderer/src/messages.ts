@@ -6,6 +6,7 @@
 /** Field names as the screens label them, by the path the server reports. */
 const FIELD_LABELS: Record<string, string> = {
   'security.corsOrigins': 'Allowed origins',
+  'security.allowPrivateTargets': 'Private hosts',
   'security.localNetworkBypass.enabled': 'LAN auto-login',
   'library.musicFolders': 'Music folders',
   'library.watchEnabled': 'Watch music folders',

@@ -118,12 +118,12 @@ export function scrobblingRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'put',
       path: '/api/scrobbling/koito/link',
-      summary: 'Link your Koito server: its address (private-address guard) and an API key (checked before it is stored)',
+      summary: 'Link your Koito server: its address (private or loopback only for administrators or hosts they allowed) and an API key (checked before it is stored)',
       tag: 'scrobbling',
       access: 'user',
       body: z.object({ url: z.string().trim().min(1).max(2000), token: secretText }),
       response: linkState,
-      handler: ({ principal, body }) => linkKoito(ctx, principal!.userId, body.url, body.token),
+      handler: ({ principal, body }) => linkKoito(ctx, principal!, body.url, body.token),
     }),
     unlinkRoute('koito', 'Koito'),
   ];

@@ -317,6 +317,22 @@ export const settingsSchema = z
         localNetworkBypass: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
         /** Origins allowed to call /api from a browser, besides those in CORS_ORIGIN. */
         corsOrigins: z.array(z.url({ error: 'must be an origin like http://host:port' })).default([]),
+        /**
+         * Private or loopback hosts (names or addresses) that podcast feeds, imports and the service
+         * addresses people other than administrators enter (their Koito server) may reach; added to
+         * ALLOW_PRIVATE_TARGETS. Link-local and cloud metadata addresses stay refused.
+         */
+        allowPrivateTargets: z
+          .array(
+            z
+              .string()
+              .trim()
+              .min(1)
+              .max(253)
+              .regex(/^(\[[0-9a-f:.]+\]|[0-9a-z.:_-]+)$/i, { error: 'must be a host name or an IP address, without scheme or port' }),
+          )
+          .max(100)
+          .default([]),
       })
       .strict()
       .prefault({}),
