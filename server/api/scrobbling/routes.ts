@@ -12,6 +12,7 @@ import {
   scrobblingStatus,
   unlink,
 } from '../../domain/scrobbling/service.js';
+import { headerToken } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** The origin the browser used, for Last.fm's callback when TONEARM_PUBLIC_URL is not set. */
@@ -22,7 +23,8 @@ function originOf(req: Request): string {
 const serviceStatus = z.object({ configured: z.boolean(), linked: z.boolean(), username: z.string().nullable() });
 const linkState = z.object({ linked: z.boolean(), username: z.string().nullable().optional(), url: z.string().nullable().optional() });
 const unlinked = z.object({ success: z.literal(true), linked: z.literal(false) });
-const secretText = z.string().trim().min(1).max(500);
+/** Tokens and keys go into an HTTP header: printable ASCII, checked here (400) rather than failing upstream. */
+const secretText = headerToken.min(1).max(500);
 
 /**
  * api.md §4.14 and decisions §11: each user's links to Last.fm (web authorization with a callback),

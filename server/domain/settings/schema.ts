@@ -18,6 +18,16 @@ const serviceUrl = z
   ])
   .default('');
 const secret = z.string().max(1024).default('');
+/**
+ * An API key or token: sent in an HTTP header (or a query string), so printable ASCII without
+ * spaces. Checked where it comes in (400), not when a request with it fails later.
+ */
+export const headerToken = z
+  .string()
+  .trim()
+  .max(1024)
+  .regex(/^[\x21-\x7e]*$/, { error: 'must be printable ASCII without spaces (API keys and tokens are sent in HTTP headers)' });
+const key = headerToken.default('');
 /** Every integration block can be switched off without losing its settings (decisions §2). */
 const enabled = z.boolean().default(true);
 /** Download sources are tried in ascending priority. */
@@ -27,7 +37,7 @@ const priority = (value: number) => sourcePriority.default(value);
 const lidarr = z
   .object({
     url: serviceUrl,
-    apiKey: secret,
+    apiKey: key,
     enabled,
     qualityProfileId: z.number().int().positive().nullable().default(null),
     metadataProfileId: z.number().int().positive().nullable().default(null),
@@ -60,7 +70,7 @@ const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), 
 const slskd = z
   .object({
     url: serviceUrl,
-    apiKey: secret,
+    apiKey: key,
     enabled,
     priority: priority(10),
     /** Where this computer sees slskd's downloads folder; empty: the path slskd reports in its options. */
@@ -70,9 +80,9 @@ const slskd = z
 /** Where this computer sees a download client's completed folder, when it differs from the path the client reports. */
 const completedPath = z.string().max(4096).default('');
 /** Prowlarr: searches the user's Usenet indexers; its results are handed to SABnzbd or NZBGet. */
-const prowlarr = z.object({ url: serviceUrl, apiKey: secret, enabled }).strict();
+const prowlarr = z.object({ url: serviceUrl, apiKey: key, enabled }).strict();
 const sabnzbd = z
-  .object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath })
+  .object({ url: serviceUrl, apiKey: key, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath })
   .strict();
 const nzbget = z
   .object({
@@ -85,7 +95,7 @@ const nzbget = z
     completedPath,
   })
   .strict();
-const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
+const gotify = z.object({ url: serviceUrl, token: key, enabled }).strict();
 /** yt-dlp: a command-line program; `path` empty means the one found on PATH. */
 const ytdlp = z
   .object({
@@ -97,7 +107,7 @@ const ytdlp = z
     audioFormat: z.enum(['best', 'm4a', 'opus', 'mp3', 'flac']).default('best'),
   })
   .strict();
-const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
+const lastfm = z.object({ apiKey: key, apiSecret: key, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
 const spotify = z.object({ clientId: z.string().max(256).default(''), clientSecret: secret, enabled }).strict();
 /** Sign-in with the household's OpenID provider (decisions §3); OIDC_* environment variables win over these. */
@@ -122,7 +132,7 @@ const oidc = z
 /** Ticketmaster's Discovery API key (nearby shows). */
 const ticketmaster = z
   .object({
-    apiKey: secret,
+    apiKey: key,
     enabled,
     /** Where nearby shows are looked for when the request names no place: `lat,lon`, a ZIP/postcode or a city; empty: the server's approximate location. */
     location: z.string().trim().max(200).default(''),
@@ -141,7 +151,7 @@ const feedUrl = z
  */
 const news = z
   .object({
-    apiKey: secret,
+    apiKey: key,
     enabled,
     feeds: z
       .array(z.object({ url: feedUrl, name: z.string().trim().max(200).default('') }).strict())
