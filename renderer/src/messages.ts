@@ -12,6 +12,7 @@ const FIELD_LABELS: Record<string, string> = {
   'library.watchEnabled': 'Watch music folders',
   'library.watchDebounceMs': 'Wait after a file change',
   'downloads.folderPath': 'Downloads folder',
+  'downloads.importQueueLimit': 'Import queue limit',
   'integrations.lidarr.url': 'Lidarr address',
   'integrations.lidarr.apiKey': 'Lidarr API key',
   'integrations.navidrome.url': 'Navidrome address',

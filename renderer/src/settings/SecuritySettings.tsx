@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { lanReasonText } from '../messages';
@@ -124,11 +124,12 @@ function ListCard(props: {
   const { settings, field } = props;
   const saved = settings.data?.security[field] ?? [];
   const [text, setText] = useState(saved.join('\n'));
-  const [edited, setEdited] = useState(false);
+  // A ref, not state: the effect below may run after the first keystroke and must see it.
+  const edited = useRef(false);
   const [done, setDone] = useState(false);
   // The saved list replaces the text only while nobody has typed in it.
   useEffect(() => {
-    if (!edited) setText(saved.join('\n'));
+    if (!edited.current) setText(saved.join('\n'));
   }, [saved.join('\n')]);
   const save = useAction(async () => {
     const entries = text
@@ -136,7 +137,7 @@ function ListCard(props: {
       .map((s) => s.trim())
       .filter(Boolean);
     await settings.save({ security: { [field]: entries } });
-    setEdited(false);
+    edited.current = false;
     setDone(true);
   });
   const inputId = `${props.id}-list`;
@@ -147,7 +148,7 @@ function ListCard(props: {
         {props.label}
       </label>
       {/* Not editable before the saved list arrives: it would replace what was typed. */}
-      <textarea id={inputId} rows={3} value={text} disabled={!settings.data} onInput={(e) => (setText(e.currentTarget.value), setEdited(true), setDone(false))} />
+      <textarea id={inputId} rows={3} value={text} disabled={!settings.data} onInput={(e) => ((edited.current = true), setText(e.currentTarget.value), setDone(false))} />
       <div class="form-actions">
         <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
           {props.saveLabel}

@@ -319,6 +319,11 @@ export const settingsSchema = z
         /** Root of self-managed downloads; empty: `<data folder>/downloads`. */
         folderPath: z.string().default(''),
         worker: downloadWorker.prefault({}),
+        /**
+         * Download jobs one person may have waiting or running (pending, downloading, blocked) after
+         * an import; an import that would pass it is refused with a message. 0: no limit.
+         */
+        importQueueLimit: z.number().int().min(0).max(1_000_000).default(500),
       })
       .strict()
       .prefault({}),
