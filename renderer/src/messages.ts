@@ -6,11 +6,13 @@
 /** Field names as the screens label them, by the path the server reports. */
 const FIELD_LABELS: Record<string, string> = {
   'security.corsOrigins': 'Allowed origins',
+  'security.allowPrivateTargets': 'Private hosts',
   'security.localNetworkBypass.enabled': 'LAN auto-login',
   'library.musicFolders': 'Music folders',
   'library.watchEnabled': 'Watch music folders',
   'library.watchDebounceMs': 'Wait after a file change',
   'downloads.folderPath': 'Downloads folder',
+  'downloads.importQueueLimit': 'Import queue limit',
   'integrations.lidarr.url': 'Lidarr address',
   'integrations.lidarr.apiKey': 'Lidarr API key',
   'integrations.navidrome.url': 'Navidrome address',

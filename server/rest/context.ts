@@ -12,6 +12,7 @@ import { SubsonicUserData } from '../db/subsonicUserData.js';
 import { playlistsOf } from '../domain/playlists/registry.js';
 import { StaticPlaylists } from '../domain/playlists/staticPlaylists.js';
 import { Podcasts } from '../domain/podcasts/service.js';
+import { allowedPrivateTargets } from '../domain/network/privateTargets.js';
 import { RadioStations } from '../domain/radio/stations.js';
 import { ArtistIndexCache } from '../domain/subsonic/artistIndex.js';
 import { NowPlaying } from '../domain/subsonic/nowPlaying.js';
@@ -47,7 +48,7 @@ export function createRestContext(app: AppContext, options: { ffmpeg?: string | 
   const podcasts = new Podcasts({
     repo: podcastsRepository(app.db),
     dir: path.join(app.config.dataDir, 'podcasts'),
-    allowPrivateTargets: app.config.allowPrivateTargets,
+    allowPrivateTargets: () => allowedPrivateTargets(app),
     clock: app.clock,
     log: app.log,
   });

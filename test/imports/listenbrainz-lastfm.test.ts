@@ -126,6 +126,20 @@ describe('ListenBrainz', () => {
     expect(activity).toMatchObject({ kind: 'playlist_import', title: 'From LB', status: 'available', statusLabel: 'Imported', counts: { owned: 1, queued: 0, failed: 1, unmatched: 1, pending: 0 } });
   });
 
+  it('an import that would pass the import queue limit is refused whole (409), nothing created', async () => {
+    const open = () => server.ctx.db.prepare("SELECT count(*) FROM download_jobs WHERE user_id = ? AND status IN ('pending', 'downloading', 'blocked')").pluck().get(eve.id) as number;
+    await until('no queued downloads', () => open() === 0 || undefined);
+    expect((await call('/api/settings', { method: 'POST', token: server.admin.token, json: { downloads: { importQueueLimit: 1 } } })).status).toBe(200);
+    const playlists = () => server.ctx.db.prepare('SELECT count(*) FROM static_playlists').pluck().get();
+    const before = playlists();
+    const res = await call('/api/playlists/import/listenbrainz', { method: 'POST', json: { playlistId: '11111111-1111-4111-8111-111111111111', name: 'Too many' } });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'IMPORT_QUEUE_LIMIT' });
+    expect(res.body.message).toMatch(/would queue 2 downloads, and you may have at most 1/);
+    expect(playlists()).toBe(before);
+    expect((await call('/api/settings', { method: 'POST', token: server.admin.token, json: { downloads: { importQueueLimit: 500 } } })).status).toBe(200);
+  });
+
   it('a playlist of someone else is not found', async () => {
     const res = await call('/api/playlists/import/listenbrainz/preview', { method: 'POST', json: { playlistId: '44444444-4444-4444-8444-444444444444' } });
     expect(res.status).toBe(404);

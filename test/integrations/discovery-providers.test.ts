@@ -72,9 +72,11 @@ describe('discovery providers', () => {
     expect((err as IntegrationError).kind).toBe('unauthorized');
   });
 
-  it('a Koito address on the LAN is allowed, a metadata address never', async () => {
+  it('a Koito address on the LAN only for administrators (or allowed hosts), a metadata address never', async () => {
     const p = discoveryProvidersOf(server.ctx);
-    const err = await p.koito('http://169.254.169.254/apis/listenbrainz/1').topArtists().catch((e: unknown) => e);
+    const err = await p.koito('http://169.254.169.254/apis/listenbrainz/1', 'admin').topArtists().catch((e: unknown) => e);
     expect((err as IntegrationError).kind).toBe('refused');
+    const lan = await p.koito('http://192.168.7.7:4110', 'user').topArtists().catch((e: unknown) => e);
+    expect((lan as IntegrationError).kind).toBe('refused');
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryWriter } from '../../server/db/libraryWrites.js';
 import { refreshDerived } from '../../server/db/libraryDerived.js';
 import { playQueues } from '../../server/db/libraryUserData.js';
+import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -363,5 +364,24 @@ describe('track deletion and refresh jobs', () => {
     const job = await scanNow('full');
     expect(job).toMatchObject({ status: 'completed', mode: 'full', filesSeen: 7, filesIndexed: 7, filesFailed: 0, errors: [] });
     expect((await get('/api/library/refresh/999999')).status).toBe(404);
+  });
+
+  it('only administrators start scans, on /api as on /rest; requests while one is queued join it', async () => {
+    await libraryServiceOf(server.ctx).scans.whenIdle();
+    const runs = () => (server.ctx.db.prepare('SELECT COUNT(*) AS n FROM library_scan_runs').get() as { n: number }).n;
+    const before = runs();
+    for (let i = 0; i < 5; i++) {
+      const refused = await server.api('/api/library/refresh', { method: 'POST', json: { mode: 'full' }, headers: user() });
+      expect(refused.status).toBe(403);
+      expect((await refused.json()).message).toBe('Only administrators can start a library scan');
+    }
+    expect(runs()).toBe(before);
+    // Five requests at once from an administrator: one runs, the others join the one queued after it.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post('/api/library/refresh', { mode: 'full' })));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    const ids = new Set(answers.map((a) => a.body.jobId));
+    expect(ids.size).toBeLessThanOrEqual(2);
+    expect(runs() - before).toBe(ids.size);
+    for (const id of ids) await waitForJob(id);
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lidarrOf } from '../../server/domain/lidarr/service.js';
 import type { ArtistRecord } from '../fakes/lidarr/index.js';
-import { setup, type Setup } from './helpers.js';
+import { makeUser, setup, type Setup } from './helpers.js';
 
 let s: Setup;
 let hook: string;
@@ -186,6 +186,33 @@ describe('POST /api/webhooks/lidarr', () => {
     expect(broken.status).toBe(400);
     const anonymous = await s.server.api('/api/webhooks/lidarr', { method: 'POST', json: { eventType: 'Test' } });
     expect(anonymous.status).toBe(401);
+  });
+
+  it('takes the API key or an administrator only: another account gets 403 and nothing happens', async () => {
+    const lib = s.fake.state.library;
+    const album = lib.albumsOf(lib.artists.get(3)!)[1]!;
+    s.server.ctx.db
+      .prepare(
+        `INSERT INTO lidarr_requests (kind, request_key, album_mbid, artist_name, title, lidarr_album_id, status, created_at, updated_at)
+         VALUES ('album', ?, ?, 'x', ?, ?, 'processing', 0, 0)`,
+      )
+      .run(album.foreignAlbumId, album.foreignAlbumId, album.title, album.id);
+    const userHeaders = await makeUser(s, 'webhook-user', { addAlbum: true });
+    s.fake.state.resetCounts();
+    for (const path of ['/api/webhooks/lidarr', '/api/webhooks/libmgr']) {
+      const res = await s.fake.sendWebhook(`${s.server.url}${path}`, 'Download', { albumId: album.id, headers: userHeaders });
+      expect(res.status, path).toBe(403);
+    }
+    const basic = await s.fake.sendWebhook(`${s.server.url}/api/webhooks/lidarr`, 'Download', { albumId: album.id, basicAuth: { username: 'webhook-user', password: 'a long enough password' } });
+    expect(basic.status).toBe(403);
+    expect(s.fake.state.countOf('GET /artist/{id}')).toBe(0);
+    const stored = () => (s.server.ctx.db.prepare('SELECT status FROM lidarr_requests WHERE album_mbid = ?').get(album.foreignAlbumId) as { status: string }).status;
+    expect(stored()).toBe('processing');
+    // The administrator's own credentials still work.
+    const admin = await s.fake.sendWebhook(`${s.server.url}/api/webhooks/lidarr`, 'Download', { albumId: album.id, basicAuth: { username: 'admin', password: 'correct horse battery' } });
+    expect(JSON.parse(admin.body)).toMatchObject({ handled: true, requestsCompleted: 1 });
+    expect(stored()).not.toBe('processing');
+    await s.indexed();
   });
 
   it('accepts Basic auth and the neutral path /api/webhooks/libmgr', async () => {

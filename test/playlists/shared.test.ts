@@ -340,3 +340,38 @@ describe('shared playlists', () => {
     expect((await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks).toEqual([]);
   });
 });
+
+describe('the import queue limit (downloads.importQueueLimit)', () => {
+  const setLimit = async (n: number) => expect((await call('POST', '/api/settings', admin(), { downloads: { importQueueLimit: n } })).status).toBe(200);
+  const open = () => server.ctx.db.prepare("SELECT count(*) FROM download_jobs WHERE user_id = ? AND status IN ('pending', 'downloading', 'blocked')").pluck().get(ana.id) as number;
+  const doc = (title: string, n: number) => ({ playlist: { title, track: [{ creator: 'Björk', title: 'Army of Me' }, ...Array.from({ length: n }, (_, i) => ({ creator: 'Quota Band', title: `${title} ${i + 1}` }))] } });
+
+  it('is 500 by default, so a 4,000-track JSPF import is refused whole, before anything is written', async () => {
+    expect((await call('GET', '/api/settings', admin())).body.downloads.importQueueLimit).toBe(500);
+    const before = counts();
+    const r = await call('POST', '/api/playlists/shared-playlists/import', ana.token, { content: doc('Huge list', 4000) });
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('IMPORT_QUEUE_LIMIT');
+    expect(r.body.message).toMatch(/^This import would queue 4000 downloads, and you may have at most 500 waiting or running/);
+    expect(counts()).toEqual(before);
+  });
+
+  it('counts what the person has queued already; owned tracks do not count; 0 lifts the limit', async () => {
+    await setLimit(open() + 3);
+    const before = counts();
+    const over = await call('POST', '/api/playlists/shared-playlists/import', ana.token, { content: doc('Four missing', 4) });
+    expect(over.status).toBe(409);
+    expect(over.body.message).toMatch(/Import at most 3 missing tracks/);
+    expect(counts()).toEqual(before);
+    const fits = await call('POST', '/api/playlists/shared-playlists/import', ana.token, { content: doc('Three missing', 3) });
+    expect(fits.status).toBe(201);
+    expect(fits.body.trackCount).toBe(4);
+    // Full now: even one more is refused, with a message that says so.
+    const full = await call('POST', '/api/playlists/shared-playlists/import', ana.token, { content: doc('One more', 1) });
+    expect(full.status).toBe(409);
+    expect(full.body.message).toMatch(/Import again once some have finished/);
+    await setLimit(0);
+    expect((await call('POST', '/api/playlists/shared-playlists/import', ana.token, { content: doc('No limit', 5) })).status).toBe(201);
+    await setLimit(500);
+  });
+});

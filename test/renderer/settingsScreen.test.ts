@@ -239,4 +239,28 @@ describe('Settings: Notifications', () => {
     await waitFor(() => expect(settings().notifications.webhooks).toEqual([]));
     await waitFor(() => expect(text(w)).toContain('No webhooks yet.'));
   });
+
+  it('security: the private hosts people may use are saved, a URL instead of a host is refused', async () => {
+    const r = settingsTab('security');
+    const hosts = await waitFor(() => card(r, 'Private hosts people may use'));
+    // Editable once the saved list has arrived.
+    await waitFor(() => expect((input(hosts, 'Private hosts') as unknown as { disabled: boolean }).disabled).toBe(false));
+    await typeInto(input(hosts, 'Private hosts'), 'http://koito.lan:4110');
+    click(one(hosts, 'button', 'Save hosts'));
+    await waitFor(() => expect(text(hosts)).toContain('must be a host name or an IP address'));
+    await typeInto(input(hosts, 'Private hosts'), 'koito.lan\n192.168.1.20');
+    click(one(hosts, 'button', 'Save hosts'));
+    await waitFor(() => expect(text(hosts)).toContain('Hosts saved.'));
+    expect(settings().security.allowPrivateTargets).toEqual(['koito.lan', '192.168.1.20']);
+  });
+
+  it('downloads: the import queue limit is saved', async () => {
+    const r = settingsTab('downloads');
+    const imports = await waitFor(() => card(r, 'Imports'));
+    expect(input(imports, 'Import queue limit').value).toBe('500');
+    await typeInto(input(imports, 'Import queue limit'), '40');
+    click(one(imports, 'button', 'Save limit'));
+    await waitFor(() => expect(text(imports)).toContain('Import queue limit saved.'));
+    expect(settings().downloads.importQueueLimit).toBe(40);
+  });
 });

@@ -27,6 +27,8 @@ export function scrobbleEnv(f: ScrobbleFakes): Record<string, string> {
     TONEARM_LASTFM_AUTH_URL: f.lastfm.authUrl,
     TONEARM_LISTENBRAINZ_URL: f.listenbrainz.url,
     TONEARM_UPSTREAM_SPACING_MS: '0',
+    // The Koito fake listens on loopback: people other than administrators reach it only because it is allowed.
+    ALLOW_PRIVATE_TARGETS: '127.0.0.1',
   };
 }
 

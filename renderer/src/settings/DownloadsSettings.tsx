@@ -19,6 +19,7 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
       </p>
       <FolderCard settings={settings} />
       <WorkerCard />
+      <ImportLimitCard settings={settings} />
       <SourceCard settings={settings} title="Soulseek (slskd)" id="source-slskd" intro="slskd is a Soulseek client with a web API; Tonearm searches it and downloads through it." specs={[slskdSpec]} />
       <SourceCard
         settings={settings}
@@ -85,6 +86,50 @@ function FolderCard({ settings }: { settings: SettingsState }) {
         </button>
       </div>
       {done && <Notice tone="success">Downloads folder saved.</Notice>}
+      <ErrorMessage error={save.error} />
+    </Card>
+  );
+}
+
+// ---- the import queue limit ----
+
+/** downloads.importQueueLimit: how many downloads one person may have waiting after an import. */
+function ImportLimitCard({ settings }: { settings: SettingsState }) {
+  const downloads = settings.data?.downloads as { importQueueLimit?: number } | undefined;
+  const saved = downloads?.importQueueLimit ?? 500;
+  const [draft, setDraft] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const value = draft ?? String(saved);
+  const parsed = parseWhole(value, 0, 1_000_000);
+  const save = useAction(async () => {
+    if (parsed === null) return;
+    await settings.save({ downloads: { importQueueLimit: parsed } });
+    setDraft(null);
+    setDone(true);
+  });
+  return (
+    <Card title="Imports" id="downloads-imports">
+      <div class="field">
+        <label for="downloads-import-limit">Import queue limit</label>
+        <input
+          id="downloads-import-limit"
+          inputMode="numeric"
+          value={value}
+          aria-describedby="downloads-import-limit-hint"
+          aria-invalid={parsed === null}
+          onInput={(e) => (setDraft(e.currentTarget.value), setDone(false))}
+        />
+        <small id="downloads-import-limit-hint" class="hint">
+          Downloads one person may have waiting or running when importing a playlist; an import that would queue more is refused with a message. 0: no limit.
+        </small>
+      </div>
+      {parsed === null && <p class="error">Enter a whole number from 0 to 1,000,000.</p>}
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={draft === null || parsed === null || parsed === saved || save.busy} onClick={() => void save.trigger()}>
+          {save.busy ? 'Saving…' : 'Save limit'}
+        </button>
+      </div>
+      {done && <Notice tone="success">Import queue limit saved.</Notice>}
       <ErrorMessage error={save.error} />
     </Card>
   );

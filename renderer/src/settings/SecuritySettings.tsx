@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { lanReasonText } from '../messages';
@@ -10,6 +10,7 @@ export function SecuritySettings({ settings }: { settings: SettingsState }) {
       <ApiKeyCard />
       <LanCard settings={settings} />
       <CorsCard settings={settings} />
+      <PrivateTargetsCard settings={settings} />
     </>
   );
 }
@@ -109,39 +110,82 @@ function LanCard({ settings }: { settings: SettingsState }) {
   );
 }
 
-function CorsCard({ settings }: { settings: SettingsState }) {
-  const saved = settings.data?.security.corsOrigins ?? [];
+/** A settings field that is a list of words, edited one per line. */
+function ListCard(props: {
+  settings: SettingsState;
+  field: 'corsOrigins' | 'allowPrivateTargets';
+  title: string;
+  id: string;
+  help: string;
+  label: string;
+  saveLabel: string;
+  doneText: string;
+}) {
+  const { settings, field } = props;
+  const saved = settings.data?.security[field] ?? [];
   const [text, setText] = useState(saved.join('\n'));
-  const [edited, setEdited] = useState(false);
+  // A ref, not state: the effect below may run after the first keystroke and must see it.
+  const edited = useRef(false);
   const [done, setDone] = useState(false);
   // The saved list replaces the text only while nobody has typed in it.
   useEffect(() => {
-    if (!edited) setText(saved.join('\n'));
+    if (!edited.current) setText(saved.join('\n'));
   }, [saved.join('\n')]);
   const save = useAction(async () => {
-    const origins = text
+    const entries = text
       .split(/[\s,]+/)
       .map((s) => s.trim())
       .filter(Boolean);
-    await settings.save({ security: { corsOrigins: origins } });
-    setEdited(false);
+    await settings.save({ security: { [field]: entries } });
+    edited.current = false;
     setDone(true);
   });
+  const inputId = `${props.id}-list`;
   return (
-    <Card title="Allowed origins (CORS)" id="cors">
-      <p class="muted">Web pages on these origins may call the API from a browser. One origin per line, like http://dashboard.local:3000.</p>
-      <label for="cors-origins" class="visually-hidden">
-        Allowed origins
+    <Card title={props.title} id={props.id}>
+      <p class="muted">{props.help}</p>
+      <label for={inputId} class="visually-hidden">
+        {props.label}
       </label>
       {/* Not editable before the saved list arrives: it would replace what was typed. */}
-      <textarea id="cors-origins" rows={3} value={text} disabled={!settings.data} onInput={(e) => (setText(e.currentTarget.value), setEdited(true), setDone(false))} />
+      <textarea id={inputId} rows={3} value={text} disabled={!settings.data} onInput={(e) => ((edited.current = true), setText(e.currentTarget.value), setDone(false))} />
       <div class="form-actions">
         <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
-          Save origins
+          {props.saveLabel}
         </button>
       </div>
-      {done && !save.error && <Notice tone="success">Origins saved.</Notice>}
+      {done && !save.error && <Notice tone="success">{props.doneText}</Notice>}
       <ErrorMessage error={save.error} />
     </Card>
+  );
+}
+
+function CorsCard({ settings }: { settings: SettingsState }) {
+  return (
+    <ListCard
+      settings={settings}
+      field="corsOrigins"
+      title="Allowed origins (CORS)"
+      id="cors"
+      help="Web pages on these origins may call the API from a browser. One origin per line, like http://dashboard.local:3000."
+      label="Allowed origins"
+      saveLabel="Save origins"
+      doneText="Origins saved."
+    />
+  );
+}
+
+function PrivateTargetsCard({ settings }: { settings: SettingsState }) {
+  return (
+    <ListCard
+      settings={settings}
+      field="allowPrivateTargets"
+      title="Private hosts people may use"
+      id="private-targets"
+      help="Podcast feeds, playlist imports and the Koito servers people link may reach these hosts on your network. Others than administrators cannot point Tonearm at any other private or loopback address. One host name or IP address per line, like koito.lan or 192.168.1.20."
+      label="Private hosts"
+      saveLabel="Save hosts"
+      doneText="Hosts saved."
+    />
   );
 }

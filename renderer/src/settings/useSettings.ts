@@ -5,7 +5,7 @@ import { useAsync } from '../components/ui';
 export interface Settings {
   /** environmentMusicFolders: read-only, from TONEARM_MUSIC_DIRS (the server ignores it when sent back). */
   library: { musicFolders: string[]; watchEnabled: boolean; environmentMusicFolders?: string[] };
-  security: { localNetworkBypass: { enabled: boolean }; corsOrigins: string[] };
+  security: { localNetworkBypass: { enabled: boolean }; corsOrigins: string[]; allowPrivateTargets: string[] };
   [section: string]: unknown;
 }
 

@@ -191,14 +191,14 @@ export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/api/library/refresh',
-      summary: 'Queue a library scan (quick or full); returns the job id',
+      summary: 'Queue a library scan (quick or full; administrators only; joins a queued scan); returns the job id',
       tag: 'library',
       access: 'authenticated',
       body: s.refreshBody,
       status: 202,
       response: z.object({ jobId: z.string(), status: z.string(), mode: z.enum(['quick', 'full']) }),
-      handler: ({ body }) => {
-        const id = library.requestScan(body.mode);
+      handler: ({ principal, body }) => {
+        const id = library.requestScan(principal!, body.mode, 'api');
         const job = library.scanJob(id);
         return { jobId: String(id), status: job.status, mode: job.mode };
       },

@@ -5,6 +5,7 @@ import { LIDARR_NOT_CONFIGURED, lidarrClient } from '../../domain/lidarr/connect
 import { lidarrOf } from '../../domain/lidarr/service.js';
 import { applyCommunityGuide, testLibraryAccess, testLidarr } from '../../domain/lidarr/settings.js';
 import { testNavidrome } from '../../domain/navidrome/connection.js';
+import { headerToken } from '../../domain/settings/schema.js';
 import { secretForTest } from '../../domain/settings/secretOrigin.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
@@ -12,7 +13,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 const connectionBody = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-  apiKey: z.string().min(1).max(1024),
+  apiKey: headerToken.min(1),
 });
 const navidromeBody = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),

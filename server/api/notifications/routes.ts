@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { DISCORD_NOT_CONFIGURED, GOTIFY_NOT_CONFIGURED, NTFY_NOT_CONFIGURED, testDiscord, testGotify, testNtfy, testWebhook } from '../../domain/notifications/service.js';
-import { notificationEvents, SECRET_MASK, settingsSchema, webhookSettings } from '../../domain/settings/schema.js';
+import { headerToken, notificationEvents, SECRET_MASK, settingsSchema, webhookSettings } from '../../domain/settings/schema.js';
 import { headersWithSaved, keepsStoredSecret, secretForTest } from '../../domain/settings/secretOrigin.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
@@ -11,7 +11,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 const gotifyBody = z
   .object({
     url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    token: z.string().max(1024),
+    token: headerToken,
   })
   .partial()
   .strict()
@@ -24,7 +24,7 @@ const ntfyBody = z
   .object({
     url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
     topic: integrationShapes.ntfy.unwrap().shape.topic.unwrap(),
-    token: z.string().max(1024),
+    token: headerToken,
   })
   .partial()
   .strict()

@@ -12,6 +12,7 @@ import {
   scrobblingStatus,
   unlink,
 } from '../../domain/scrobbling/service.js';
+import { headerToken } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** The origin the browser used, for Last.fm's callback when TONEARM_PUBLIC_URL is not set. */
@@ -22,7 +23,8 @@ function originOf(req: Request): string {
 const serviceStatus = z.object({ configured: z.boolean(), linked: z.boolean(), username: z.string().nullable() });
 const linkState = z.object({ linked: z.boolean(), username: z.string().nullable().optional(), url: z.string().nullable().optional() });
 const unlinked = z.object({ success: z.literal(true), linked: z.literal(false) });
-const secretText = z.string().trim().min(1).max(500);
+/** Tokens and keys go into an HTTP header: printable ASCII, checked here (400) rather than failing upstream. */
+const secretText = headerToken.min(1).max(500);
 
 /**
  * api.md §4.14 and decisions §11: each user's links to Last.fm (web authorization with a callback),
@@ -118,12 +120,12 @@ export function scrobblingRoutes(ctx: AppContext): RouteDefinition[] {
     defineRoute({
       method: 'put',
       path: '/api/scrobbling/koito/link',
-      summary: 'Link your Koito server: its address (private-address guard) and an API key (checked before it is stored)',
+      summary: 'Link your Koito server: its address (private or loopback only for administrators or hosts they allowed) and an API key (checked before it is stored)',
       tag: 'scrobbling',
       access: 'user',
       body: z.object({ url: z.string().trim().min(1).max(2000), token: secretText }),
       response: linkState,
-      handler: ({ principal, body }) => linkKoito(ctx, principal!.userId, body.url, body.token),
+      handler: ({ principal, body }) => linkKoito(ctx, principal!, body.url, body.token),
     }),
     unlinkRoute('koito', 'Koito'),
   ];

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotConfiguredError } from '../../domain/errors.js';
-import { SLSKD_NOT_CONFIGURED, slskdClient, slskdOf, testSlskd } from '../../domain/slskd/connection.js';
+import { headerToken } from '../../domain/settings/schema.js';
 import { secretForTest } from '../../domain/settings/secretOrigin.js';
+import { SLSKD_NOT_CONFIGURED, slskdClient, slskdOf, testSlskd } from '../../domain/slskd/connection.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13: the p2pclient (slskd) settings check. */
@@ -10,7 +11,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 export const slskdTestBody = z
   .object({
     url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    apiKey: z.string().min(1).max(1024),
+    apiKey: headerToken.min(1),
   })
   .partial()
   .optional();

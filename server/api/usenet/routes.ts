@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotConfiguredError } from '../../domain/errors.js';
+import { headerToken } from '../../domain/settings/schema.js';
 import { secretForTest } from '../../domain/settings/secretOrigin.js';
 import {
   listIndexers,
@@ -19,7 +20,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 /** api.md §4.13: the Usenet source's connection tests and Prowlarr's indexer list (admin). */
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const apiKeyBody = z.object({ url, apiKey: z.string().max(1024) }).partial().strict().optional();
+const apiKeyBody = z.object({ url, apiKey: headerToken }).partial().strict().optional();
 const nzbgetBody = z.object({ url, username: z.string().max(256), password: z.string().max(1024) }).partial().strict().optional();
 
 const testResult = z.object({ success: z.literal(true), version: z.string(), message: z.string() });

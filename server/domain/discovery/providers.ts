@@ -7,8 +7,10 @@ import { fetchNewsFeed, type NewsFeed } from '../../integrations/news/feed.js';
 import { activeNewsFeeds, feedFetchUrl, type NewsSource } from '../../integrations/news/sources.js';
 import { NewsApiClient } from '../../integrations/newsapi/client.js';
 import { TicketmasterClient } from '../../integrations/ticketmaster/client.js';
+import type { Role } from '../auth/permissions.js';
 import { NotConfiguredError } from '../errors.js';
 import { metadataServiceOf } from '../metadata/service.js';
+import { allowedPrivateTargets, userEnteredTargets } from '../network/privateTargets.js';
 
 /**
  * The discovery, news and inbox providers built from the configuration (base URLs, spacing) and the
@@ -61,9 +63,12 @@ export class DiscoveryProviders {
     return this.cached(`listenbrainz ${token ?? ''}`, ua, () => new ListenBrainzClient({ baseUrl: this.ctx.config.upstreams.listenbrainz, userAgent: ua, ...(token && { token }), ...this.spacing() }));
   }
 
-  /** A user's Koito server (their listening-history URL): a service the user runs, so LAN addresses are allowed. */
-  koito(baseUrl: string, token?: string): KoitoClient {
-    return new KoitoClient({ baseUrl, userAgent: this.userAgent(), ...(token && { token }), allowPrivateTargets: 'lan' });
+  /**
+   * A user's Koito server (their listening-history URL): LAN and loopback addresses only when the
+   * user is an administrator or an administrator allowed the host (network/privateTargets.ts).
+   */
+  koito(baseUrl: string, role: Role, token?: string): KoitoClient {
+    return new KoitoClient({ baseUrl, userAgent: this.userAgent(), ...(token && { token }), allowPrivateTargets: userEnteredTargets(this.ctx, role) });
   }
 
   ticketmasterUnavailable(): NotConfiguredError | null {
@@ -110,7 +115,7 @@ export class DiscoveryProviders {
 
   /** One feed through the private-address guard with the ALLOW_PRIVATE_TARGETS allow-list (a built-in one from TONEARM_NEWS_FEEDS_URL when set). */
   fetchFeed(url: string, signal?: AbortSignal): Promise<NewsFeed & { url: string }> {
-    return fetchNewsFeed(feedFetchUrl(url, this.ctx.config.upstreams.newsFeeds), { allowPrivateTargets: this.ctx.config.allowPrivateTargets, userAgent: this.userAgent(), ...(signal && { signal }) });
+    return fetchNewsFeed(feedFetchUrl(url, this.ctx.config.upstreams.newsFeeds), { allowPrivateTargets: allowedPrivateTargets(this.ctx), userAgent: this.userAgent(), ...(signal && { signal }) });
   }
 }
 

@@ -113,7 +113,7 @@ async function historySeeds(service: DiscoveryService, userId: number, budget: C
     }
     if (h.provider === 'koito' && h.url) {
       if (!budget.take()) return [];
-      const answer = await p.koito(koitoBaseUrl(h.url) ?? h.url).topArtists({ period: 'month', limit: 50, signal });
+      const answer = await p.koito(koitoBaseUrl(h.url) ?? h.url, user.role).topArtists({ period: 'month', limit: 50, signal });
       return toSeeds(answer.items, 'koito');
     }
   } catch (err) {

@@ -11,6 +11,7 @@ import { sharedPlaylistsOf } from '../playlists/sharedPlaylists.js';
 import { placeStaticTracks } from '../playlists/staticDownloads.js';
 import { StaticPlaylists } from '../playlists/staticPlaylists.js';
 import { LocalMatcher, UpstreamMatcher, type SourceTrack, type UpstreamMatch } from './matching.js';
+import { checkImportQueue } from './quota.js';
 import { openPlaylist } from './sources.js';
 
 /** The queue that looks up an import's tracks on MusicBrainz and makes their download jobs. */
@@ -197,6 +198,8 @@ export async function importPlaylist(
       });
     }
   const name = (options.name?.trim() || opened.name).slice(0, 200);
+  // Tracks not in the library may each become a download job: within the import queue limit.
+  checkImportQueue(ctx, userId, items.filter((i) => i.state === 'pending').length);
   const playlists = new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock);
   const comment = `Imported from ${SOURCE_LABEL[source]}`;
   const row = ctx.db.transaction(() => {

@@ -11,6 +11,7 @@ import type { ScanMode, ScanRun } from '../../db/libraryScanRuns.js';
 import { ImageCache } from '../../library/imageCache.js';
 import { realPathWithin } from '../../library/libraryRoots.js';
 import { LibraryScanService } from '../../library/scanService.js';
+import type { Role } from '../auth/permissions.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { downloadsRoot } from '../downloads/layout.js';
 
@@ -133,8 +134,14 @@ export class LibraryService {
     return this.reader.canonicalPage(q);
   }
 
-  requestScan(mode: ScanMode): number {
-    return this.scans.requestScan(mode, 'requested');
+  /**
+   * A scan a caller asks for, by `POST /api/library/refresh` or `/rest/startScan`: one rule for both
+   * doors. Only administrators (the API key acts as one) may start it; a request while a scan is
+   * queued joins that one (full wins over quick) instead of queueing another.
+   */
+  requestScan(caller: { role: Role }, mode: ScanMode, door: 'api' | 'subsonic'): number {
+    if (caller.role !== 'admin') throw new ForbiddenError('Only administrators can start a library scan');
+    return this.scans.requestScan(mode, door === 'api' ? 'requested' : 'requested by a Subsonic client');
   }
 
   scanJob(id: number): ScanRun {

@@ -6,6 +6,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { guardedRequest } from '../../integrations/guardedFetch.js';
 import { imageMimeOf } from '../../library/imageCache.js';
 import { libraryServiceOf } from '../library/service.js';
+import { allowedPrivateTargets } from '../network/privateTargets.js';
 
 const MAX_BYTES = 10 * 1024 * 1024;
 const TIMEOUT_MS = 15_000;
@@ -62,7 +63,7 @@ export class RemoteImages {
       const res = await guardedRequest({
         url,
         headers: { 'User-Agent': `Tonearm/${this.ctx.appVersion}`, Accept: 'image/*' },
-        allowPrivateTargets: upstreamHosts.includes(new URL(url).host) ? 'lan' : this.ctx.config.allowPrivateTargets,
+        allowPrivateTargets: upstreamHosts.includes(new URL(url).host) ? 'lan' : allowedPrivateTargets(this.ctx),
         // Archives answer with a redirect to the storage host.
         redirects: 'any',
         timeoutMs: TIMEOUT_MS,

@@ -6,6 +6,7 @@ import type { NewsSource } from '../../integrations/news/sources.js';
 import { discoveryProvidersOf } from '../discovery/providers.js';
 import { NotConfiguredError } from '../errors.js';
 import { remoteImagesOf } from '../metadata/remoteImages.js';
+import { allowedPrivateTargets } from '../network/privateTargets.js';
 import { RequestBudget } from './budget.js';
 import { ArtistMatcher, nameStrength, type MatchableArtist } from './matcher.js';
 
@@ -339,7 +340,7 @@ export class NewsService {
     for (const r of rows) {
       if (signal?.aborted) return;
       try {
-        const image = await fetchArticleImage(r.url, { allowPrivateTargets: this.ctx.config.allowPrivateTargets, userAgent: ua, ...(signal && { signal }) });
+        const image = await fetchArticleImage(r.url, { allowPrivateTargets: allowedPrivateTargets(this.ctx), userAgent: ua, ...(signal && { signal }) });
         if (image) this.repo.setImage(r.id, safeUrl(image), this.proxied(image));
       } catch {
         /* a page without a picture, or unreachable: the article stays without one */

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { requests } from '../../db/requests.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
+import { checkImportQueue } from '../imports/quota.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
 import { viewerOf } from './registry.js';
 import type { NewEntry, SharedPlaylists, SharedSettings } from './sharedPlaylists.js';
@@ -49,6 +51,9 @@ export function createShared(
   const name = checkName(shared.repo, settings.name);
   const sourceUrl = source?.url ?? settings.sourceUrl ?? null;
   checkSettings(settings, sourceUrl);
+  // Every track the library lacks becomes a download job: within the person's import queue limit.
+  const missing = tracks.filter((t) => t.trackId == null && requests.ownedTrackId(ctx.db, { mbid: t.recordingMbid, title: t.trackName, artistName: t.artistName }) === undefined);
+  checkImportQueue(ctx, principal.userId, missing.length);
   const now = ctx.clock.now();
   const id = randomUUID();
   const seq = ctx.db.transaction(() => {

@@ -6,6 +6,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { downloadsOf } from '../downloads/service.js';
 import { NotFoundError, ValidationError } from '../errors.js';
+import { allowedPrivateTargets } from '../network/privateTargets.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
 import type { SharedPlaylists } from './sharedPlaylists.js';
 
@@ -35,7 +36,7 @@ export async function fetchSource(ctx: AppContext, url: string): Promise<string>
       url,
       method: 'GET',
       headers: { Accept: 'application/json, audio/x-mpegurl, application/vnd.apple.mpegurl, text/plain;q=0.9, */*;q=0.5', 'User-Agent': `Tonearm/${ctx.appVersion}` },
-      allowPrivateTargets: ctx.config.allowPrivateTargets,
+      allowPrivateTargets: allowedPrivateTargets(ctx),
       redirects: 'any',
       timeoutMs,
       maxBytes: SOURCE_MAX_BYTES,

@@ -28,7 +28,8 @@ export interface PodcastDeps {
   repo: PodcastsRepository;
   /** Where episode files go (`<data dir>/podcasts`). */
   dir: string;
-  allowPrivateTargets: string[];
+  /** The allow-list of private hosts, read at each fetch (it is also a setting). */
+  allowPrivateTargets: () => string[];
   clock: { now(): number };
   log: Logger;
   limits?: Partial<PodcastLimits>;
@@ -186,7 +187,7 @@ export class Podcasts {
   private async fetchFeed(url: string): Promise<Feed> {
     const answer = await guardedGetText({
       url,
-      allowPrivateTargets: this.deps.allowPrivateTargets,
+      allowPrivateTargets: this.deps.allowPrivateTargets(),
       redirects: 'any', // feeds and enclosures move between hosts (CDNs, trackers); each hop is guarded
       timeoutMs: this.limits.timeoutMs,
       maxBytes: this.limits.maxFeedBytes,
@@ -226,7 +227,7 @@ export class Podcasts {
     try {
       const res = await guardedGet({
         url: episode.enclosure_url,
-        allowPrivateTargets: this.deps.allowPrivateTargets,
+        allowPrivateTargets: this.deps.allowPrivateTargets(),
         redirects: 'any',
         timeoutMs: this.limits.timeoutMs,
         maxBytes: this.limits.maxEpisodeBytes,

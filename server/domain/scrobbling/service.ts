@@ -9,6 +9,8 @@ import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js'
 import { decrypt, encrypt } from '../../secrets.js';
 import { NotConfiguredError, ValidationError } from '../errors.js';
 import { metadataServiceOf } from '../metadata/service.js';
+import type { Role } from '../auth/permissions.js';
+import { userEnteredTargets } from '../network/privateTargets.js';
 import type { Settings } from '../settings/schema.js';
 
 /** The outbox queue: one queue job per outbox row. */
@@ -83,10 +85,18 @@ function listenBrainz(ctx: AppContext, token: string): ListenBrainzClient {
   return new ListenBrainzClient({ baseUrl: ctx.config.upstreams.listenbrainz, userAgent: userAgent(ctx), token, retries: 0, ...(spacing !== null && { spacingMs: spacing }) });
 }
 
-function koito(ctx: AppContext, baseUrl: string, token: string): KoitoClient {
+/** The Koito server a user entered: LAN and loopback only for administrators, or hosts an administrator allowed (privateTargets.ts). */
+function koito(ctx: AppContext, baseUrl: string, token: string, role: Role): KoitoClient {
   const spacing = ctx.config.upstreams.spacingMs;
-  return new KoitoClient({ baseUrl, token, userAgent: userAgent(ctx), allowPrivateTargets: 'lan', retries: 0, ...(spacing !== null && { spacingMs: spacing }) });
+  return new KoitoClient({ baseUrl, token, userAgent: userAgent(ctx), allowPrivateTargets: userEnteredTargets(ctx, role), retries: 0, ...(spacing !== null && { spacingMs: spacing }) });
 }
+
+/**
+ * What a person other than an administrator hears when linking Koito fails for any reason but the
+ * key: the same words whether the address was refused, nothing listened there, or something that
+ * is not Koito answered, so the link cannot be used to learn which ports answer behind the server.
+ */
+export const KOITO_UNREACHABLE = 'Koito could not be reached at that address';
 
 /** `GET /api/scrobbling/status`: what each service can do for this user; never a secret. */
 export function scrobblingStatus(ctx: AppContext, userId: number): ScrobblingStatus {
@@ -169,13 +179,18 @@ export async function linkListenBrainz(ctx: AppContext, userId: number, token: s
 }
 
 /** `PUT /api/scrobbling/koito/link`: the address goes through the private-address guard, the key is checked. */
-export async function linkKoito(ctx: AppContext, userId: number, url: string, token: string): Promise<{ linked: true; username: string | null; url: string }> {
+export async function linkKoito(ctx: AppContext, caller: { userId: number; role: Role }, url: string, token: string): Promise<{ linked: true; username: string | null; url: string }> {
+  const { userId, role } = caller;
   const base = koitoBaseUrl(url);
   if (!base) throw new ValidationError('The Koito address must be an http(s) URL without credentials', 'INVALID_URL');
   let name: string | null;
   try {
-    name = await koito(ctx, base, token).validateToken();
+    name = await koito(ctx, base, token, role).validateToken();
   } catch (err) {
+    if (role !== 'admin') {
+      if (err instanceof IntegrationError) ctx.log.info('Koito link failed', { userId, kind: err.kind, error: describe(err) });
+      throw new ValidationError(`${KOITO_UNREACHABLE}. If it runs on your network, an administrator has to allow its host (Settings → security.allowPrivateTargets)`, 'KOITO_UNREACHABLE');
+    }
     if (err instanceof IntegrationError && err.kind === 'refused') throw new ValidationError(`This Koito address may not be used: ${err.message}`, 'TARGET_REFUSED');
     if (err instanceof IntegrationError && (err.kind === 'not_found' || err.kind === 'wrong_url' || err.kind === 'bad_response'))
       throw new ValidationError(`No Koito server answers at ${base} (${err.message})`, 'INVALID_URL');
@@ -390,5 +405,5 @@ async function send(ctx: AppContext, row: ScrobbleDeliveryRow, signal: AbortSign
     return;
   }
   if (!link.baseUrl) throw new NotDeliverable('The Koito link has no server address');
-  await koito(ctx, link.baseUrl, secret).submitListen(listenType, listenOf(play, listenType), signal);
+  await koito(ctx, link.baseUrl, secret, ctx.users.get(row.userId).role).submitListen(listenType, listenOf(play, listenType), signal);
 }

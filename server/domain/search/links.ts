@@ -7,6 +7,7 @@ import { OEmbedClient, type OEmbed } from '../../integrations/oembed/client.js';
 import { SpotifyClient } from '../../integrations/spotify/client.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import { metadataServiceOf } from '../metadata/service.js';
+import { allowedPrivateTargets } from '../network/privateTargets.js';
 import { parseLink, type LinkKind, type LinkSource, type ParsedLink } from './linkParse.js';
 import { matchNames, type MatchedNames } from './match.js';
 
@@ -143,7 +144,7 @@ async function fetchNames(ctx: AppContext, link: ParsedLink): Promise<Names> {
       return tidalNames(link.kind, await oembed.get(`https://tidal.com/browse/${link.kind}/${link.id}`));
     }
     case 'bandcamp': {
-      const page = await fetchBandcampPage(link.url, { allowPrivateTargets: ctx.config.allowPrivateTargets, userAgent, rewriteBase: up.bandcamp });
+      const page = await fetchBandcampPage(link.url, { allowPrivateTargets: allowedPrivateTargets(ctx), userAgent, rewriteBase: up.bandcamp });
       if (link.kind === 'artist') return { artist: page.artist, album: null, track: null };
       if (link.kind === 'album') return { artist: page.artist, album: page.title, track: null };
       return { artist: page.artist, album: page.album, track: page.title };

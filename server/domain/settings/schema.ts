@@ -18,6 +18,16 @@ const serviceUrl = z
   ])
   .default('');
 const secret = z.string().max(1024).default('');
+/**
+ * An API key or token: sent in an HTTP header (or a query string), so printable ASCII without
+ * spaces. Checked where it comes in (400), not when a request with it fails later.
+ */
+export const headerToken = z
+  .string()
+  .trim()
+  .max(1024)
+  .regex(/^[\x21-\x7e]*$/, { error: 'must be printable ASCII without spaces (API keys and tokens are sent in HTTP headers)' });
+const key = headerToken.default('');
 /** Every integration block can be switched off without losing its settings (decisions §2). */
 const enabled = z.boolean().default(true);
 /** Download sources are tried in ascending priority. */
@@ -27,7 +37,7 @@ const priority = (value: number) => sourcePriority.default(value);
 const lidarr = z
   .object({
     url: serviceUrl,
-    apiKey: secret,
+    apiKey: key,
     enabled,
     qualityProfileId: z.number().int().positive().nullable().default(null),
     metadataProfileId: z.number().int().positive().nullable().default(null),
@@ -60,7 +70,7 @@ const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), 
 const slskd = z
   .object({
     url: serviceUrl,
-    apiKey: secret,
+    apiKey: key,
     enabled,
     priority: priority(10),
     /** Where this computer sees slskd's downloads folder; empty: the confirmed folder below. */
@@ -80,9 +90,9 @@ const completedPath = z.string().max(4096).default('');
  */
 const confirmedCompletedPath = z.string().max(4096).default('');
 /** Prowlarr: searches the user's Usenet indexers; its results are handed to SABnzbd or NZBGet. */
-const prowlarr = z.object({ url: serviceUrl, apiKey: secret, enabled }).strict();
+const prowlarr = z.object({ url: serviceUrl, apiKey: key, enabled }).strict();
 const sabnzbd = z
-  .object({ url: serviceUrl, apiKey: secret, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath, confirmedCompletedPath })
+  .object({ url: serviceUrl, apiKey: key, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath, confirmedCompletedPath })
   .strict();
 const nzbget = z
   .object({
@@ -96,7 +106,7 @@ const nzbget = z
     confirmedCompletedPath,
   })
   .strict();
-const gotify = z.object({ url: serviceUrl, token: secret, enabled }).strict();
+const gotify = z.object({ url: serviceUrl, token: key, enabled }).strict();
 /** yt-dlp: a command-line program; `path` empty means the one found on PATH. */
 const ytdlp = z
   .object({
@@ -108,7 +118,7 @@ const ytdlp = z
     audioFormat: z.enum(['best', 'm4a', 'opus', 'mp3', 'flac']).default('best'),
   })
   .strict();
-const lastfm = z.object({ apiKey: secret, apiSecret: secret, enabled }).strict();
+const lastfm = z.object({ apiKey: key, apiSecret: key, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
 const spotify = z.object({ clientId: z.string().max(256).default(''), clientSecret: secret, enabled }).strict();
 /** Sign-in with the household's OpenID provider (decisions §3); OIDC_* environment variables win over these. */
@@ -139,7 +149,7 @@ const oidc = z
 /** Ticketmaster's Discovery API key (nearby shows). */
 const ticketmaster = z
   .object({
-    apiKey: secret,
+    apiKey: key,
     enabled,
     /** Where nearby shows are looked for when the request names no place: `lat,lon`, a ZIP/postcode or a city; empty: the server's approximate location. */
     location: z.string().trim().max(200).default(''),
@@ -158,7 +168,7 @@ const feedUrl = z
  */
 const news = z
   .object({
-    apiKey: secret,
+    apiKey: key,
     enabled,
     feeds: z
       .array(z.object({ url: feedUrl, name: z.string().trim().max(200).default('') }).strict())
@@ -260,7 +270,7 @@ const gotifyTemplate = z.object({ title: z.string().max(500).optional(), message
 /* ---- ntfy and Discord (issue 27 §3; decisions §12): the same events and templates as Gotify ---- */
 /** ntfy's topic names: letters, digits, `-` and `_`, at most 64. */
 const ntfyTopic = z.union([z.literal(''), z.string().regex(/^[-_A-Za-z0-9]{1,64}$/, { error: 'must be 1–64 letters, digits, - or _' })]).default('');
-const ntfy = z.object({ url: serviceUrl, topic: ntfyTopic, token: secret, enabled }).strict();
+const ntfy = z.object({ url: serviceUrl, topic: ntfyTopic, token: key, enabled }).strict();
 /**
  * A Discord webhook's address carries its token, so the whole URL is a secret (`webhookUrl` is in
  * SECRET_FIELD): sealed at rest and masked when the settings are read.
@@ -385,6 +395,11 @@ export const settingsSchema = z
         /** Root of self-managed downloads; empty: `<data folder>/downloads`. */
         folderPath: z.string().default(''),
         worker: downloadWorker.prefault({}),
+        /**
+         * Download jobs one person may have waiting or running (pending, downloading, blocked) after
+         * an import; an import that would pass it is refused with a message. 0: no limit.
+         */
+        importQueueLimit: z.number().int().min(0).max(1_000_000).default(500),
       })
       .strict()
       .prefault({}),
@@ -393,6 +408,22 @@ export const settingsSchema = z
         localNetworkBypass: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
         /** Origins allowed to call /api from a browser, besides those in CORS_ORIGIN. */
         corsOrigins: z.array(z.url({ error: 'must be an origin like http://host:port' })).default([]),
+        /**
+         * Private or loopback hosts (names or addresses) that podcast feeds, imports and the service
+         * addresses people other than administrators enter (their Koito server) may reach; added to
+         * ALLOW_PRIVATE_TARGETS. Link-local and cloud metadata addresses stay refused.
+         */
+        allowPrivateTargets: z
+          .array(
+            z
+              .string()
+              .trim()
+              .min(1)
+              .max(253)
+              .regex(/^(\[[0-9a-f:.]+\]|[0-9a-z.:_-]+)$/i, { error: 'must be a host name or an IP address, without scheme or port' }),
+          )
+          .max(100)
+          .default([]),
       })
       .strict()
       .prefault({}),

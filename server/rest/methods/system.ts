@@ -1,7 +1,6 @@
 import { scanRuns } from '../../db/libraryScanRuns.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
 import type { RestCall, RestMethod } from '../context.js';
-import { notAuthorized } from '../errors.js';
 import { isoTime } from '../../domain/timestamps.js';
 
 /** Extensions we honour in full; nothing is advertised that does not work. */
@@ -36,9 +35,8 @@ export const systemMethods: RestMethod[] = [
   {
     name: 'startScan',
     handler: (call) => {
-      if (call.user.role !== 'admin') throw notAuthorized('Only administrators can start a scan');
       const full = call.params.bool('fullScan', false);
-      libraryServiceOf(call.rc.app).scans.requestScan(full ? 'full' : 'quick', 'requested by a Subsonic client');
+      libraryServiceOf(call.rc.app).requestScan(call.user, full ? 'full' : 'quick', 'subsonic');
       return { scanStatus: { scanning: true, count: 0 } };
     },
   },

@@ -1,0 +1,24 @@
+import type { AppContext } from '../../context.js';
+import type { PrivateTargets } from '../../integrations/guardedFetch.js';
+import type { Role } from '../auth/permissions.js';
+
+/**
+ * The hosts an administrator allowed despite the private-address guard: ALLOW_PRIVATE_TARGETS and
+ * the `security.allowPrivateTargets` setting together. Public content (feeds, podcasts, imports)
+ * and the URLs people other than administrators enter may reach a private address only through
+ * this list.
+ */
+export function allowedPrivateTargets(ctx: AppContext): string[] {
+  const fromSettings = ctx.settings.get().security.allowPrivateTargets;
+  return [...new Set([...ctx.config.allowPrivateTargets, ...fromSettings])];
+}
+
+/**
+ * The policy for a service address a person entered for themselves (their Koito server): an
+ * administrator runs the server and may point at the LAN and loopback like the admin settings do;
+ * anyone else only at public addresses and the hosts an administrator allowed, so an account
+ * cannot make the server probe its own ports or the LAN.
+ */
+export function userEnteredTargets(ctx: AppContext, role: Role): PrivateTargets {
+  return role === 'admin' ? 'lan' : allowedPrivateTargets(ctx);
+}
