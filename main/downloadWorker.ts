@@ -16,7 +16,7 @@ export async function setDownloadsPaused(
   paused: boolean,
   fetchFn: typeof fetch = fetch,
 ): Promise<void> {
-  const response = await fetchFn(new URL(`/api/playlists/worker/${paused ? 'stop' : 'start'}`, serverUrl), {
+  const response = await fetchFn(new URL(`${serverUrl}/api/playlists/worker/${paused ? 'stop' : 'start'}`), {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}` },
     signal: AbortSignal.timeout(10_000),
@@ -31,7 +31,7 @@ export async function setDownloadsPaused(
  */
 export async function downloadWorkerAvailable(serverUrl: string, fetchFn: typeof fetch = fetch): Promise<boolean> {
   try {
-    const response = await fetchFn(new URL('/api/openapi.json', serverUrl), { signal: AbortSignal.timeout(10_000) });
+    const response = await fetchFn(new URL(`${serverUrl}/api/openapi.json`), { signal: AbortSignal.timeout(10_000) });
     if (!response.ok) return false;
     const doc = (await response.json()) as { paths?: Record<string, unknown> };
     return Boolean(doc.paths?.['/api/playlists/worker/stop'] && doc.paths?.['/api/playlists/worker/start']);

@@ -72,7 +72,7 @@ function runShell(): void {
 
   /** The window always talks to the server over loopback, whatever address it is bound to. */
   const localUrl = (): string | null =>
-    supervisor.address ? `http://127.0.0.1:${supervisor.address.port}` : null;
+    supervisor.address ? `http://127.0.0.1:${supervisor.address.port}${supervisor.address.basePath}` : null;
 
   const getToken = async (): Promise<string | null> => {
     if (!window || !localUrl() || !window.webContents.getURL().startsWith(localUrl()!)) return null;
@@ -353,7 +353,7 @@ function runShell(): void {
   supervisor.on('ready', (address) => {
     shellState.server = 'running';
     refreshTray();
-    const base = `http://127.0.0.1:${address.port}`;
+    const base = `http://127.0.0.1:${address.port}${address.basePath}`;
     // After a restart the port may differ (port 0), so the window follows the server.
     if (window && !window.webContents.getURL().startsWith(`${base}/`)) void window.loadURL(`${base}/`);
     notifier.reconnectNow();

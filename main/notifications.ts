@@ -110,7 +110,7 @@ export class BlockedJobNotifier extends EventEmitter<BlockedJobNotifierEvents> {
       return;
     }
     this.rejectedToken = null;
-    const url = new URL('/ws', serverUrl);
+    const url = new URL(`${serverUrl}/ws`);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     url.searchParams.set('token', token);
     const socket = new WebSocket(url);

@@ -76,7 +76,17 @@ describe('parseReadyLine', () => {
     expect(parseReadyLine('listening on http://0.0.0.0:3001')).toEqual({
       host: '0.0.0.0',
       port: 3001,
+      basePath: '',
       url: 'http://0.0.0.0:3001',
+    });
+  });
+
+  it('reads the base path the server is served under', () => {
+    expect(parseReadyLine('listening on http://127.0.0.1:3001/music')).toEqual({
+      host: '127.0.0.1',
+      port: 3001,
+      basePath: '/music',
+      url: 'http://127.0.0.1:3001/music',
     });
   });
 
@@ -84,6 +94,7 @@ describe('parseReadyLine', () => {
     expect(parseReadyLine('listening on http://[::1]:8080/')).toEqual({
       host: '::1',
       port: 8080,
+      basePath: '',
       url: 'http://[::1]:8080',
     });
   });
@@ -127,7 +138,7 @@ describe('ServerSupervisor', () => {
 
     const address = await supervisor.start();
 
-    const expected = { host: '0.0.0.0', port: 43210, url: 'http://0.0.0.0:43210' };
+    const expected = { host: '0.0.0.0', port: 43210, basePath: '', url: 'http://0.0.0.0:43210' };
     expect(address).toEqual(expected);
     expect(readyEvents).toEqual([expected]);
     expect(supervisor.state).toBe('running');
@@ -160,7 +171,7 @@ describe('ServerSupervisor', () => {
   it('keeps waiting while the server reports progress (a long database upgrade), counting from its last line', async () => {
     // 2.5 s of upgrade against a 1 s timeout.
     const { supervisor } = supervise('upgrading-server.mjs', { readyTimeoutMs: 1000 });
-    expect(await supervisor.start()).toEqual({ host: '127.0.0.1', port: 43211, url: 'http://127.0.0.1:43211' });
+    expect(await supervisor.start()).toEqual({ host: '127.0.0.1', port: 43211, basePath: '', url: 'http://127.0.0.1:43211' });
     await supervisor.stop();
   });
 
@@ -294,7 +305,7 @@ describe('ServerSupervisor', () => {
     port = 5002;
     const address = await supervisor.restart();
 
-    expect(address).toEqual({ host: '127.0.0.1', port: 5002, url: 'http://127.0.0.1:5002' });
+    expect(address).toEqual({ host: '127.0.0.1', port: 5002, basePath: '', url: 'http://127.0.0.1:5002' });
   });
 
   it('forwards the server output into a log that rotates by size', async () => {
@@ -335,7 +346,7 @@ describe('utilityProcessLauncher', () => {
       launcher: utilityProcessLauncher(forkLikeUtilityProcess),
       stopGraceMs: 200,
     });
-    expect(await supervisor.start()).toEqual({ host: '127.0.0.1', port: 4533, url: 'http://127.0.0.1:4533' });
+    expect(await supervisor.start()).toEqual({ host: '127.0.0.1', port: 4533, basePath: '', url: 'http://127.0.0.1:4533' });
     const exited = once(supervisor, 'exited');
 
     await supervisor.stop();

@@ -15,6 +15,8 @@ export interface ServerLaunchConfig {
 export interface ServerAddress {
   host: string;
   port: number;
+  /** The path prefix the server is served under ('' for the root). */
+  basePath: string;
   url: string;
 }
 
@@ -65,7 +67,8 @@ export interface SupervisorEvents {
   failed: [ServerStartError];
 }
 
-const READY_LINE = /^listening on http:\/\/(\[[^\]]+\]|[^:/\s]+):(\d{1,5})\/?$/;
+// With a base path (TONEARM_BASE_PATH or the setting) the line ends with it: `…:3001/music`.
+const READY_LINE = /^listening on http:\/\/(\[[^\]]+\]|[^:/\s]+):(\d{1,5})((?:\/[A-Za-z0-9._~-]+)*)\/?$/;
 const RECENT_OUTPUT_LINES = 20;
 
 /** Reads the one line the server prints when it accepts connections. */
@@ -76,7 +79,8 @@ export function parseReadyLine(line: string): ServerAddress | null {
   const port = Number(match[2]);
   if (port < 1 || port > 65535) return null;
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { host, port, url: `http://${urlHost}:${port}` };
+  const basePath = match[3] ?? '';
+  return { host, port, basePath, url: `http://${urlHost}:${port}${basePath}` };
 }
 
 export function serverEnvironment(

@@ -3,7 +3,8 @@ import { defineConfig } from 'vite';
 // Built from renderer/ into renderer/dist; the server serves it at / with an SPA fallback.
 export default defineConfig({
   root: import.meta.dirname,
-  base: '/',
+  // Relative asset URLs: the server adds <base href="<base path>/"> to index.html (TONEARM_BASE_PATH).
+  base: './',
   // JSX for preact through Vite's own transform; no framework plugin needed.
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {

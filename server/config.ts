@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { normalizeBasePath } from './domain/network/basePath.js';
 
 /** Where a desktop app keeps per-user data on each platform. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
@@ -46,6 +47,18 @@ const envSchema = z.object({
   FFMPEG_PATH: z.string().min(1).optional(),
   YTDLP_PATH: z.string().min(1).optional(),
   TONEARM_UI_DIR: z.string().min(1).optional(),
+  /** Serve everything under this path prefix (behind a reverse proxy): `/music`. Empty: the root. */
+  TONEARM_BASE_PATH: z
+    .string()
+    .transform((v, c) => {
+      const normalized = normalizeBasePath(v);
+      if (normalized === null) {
+        c.addIssue({ code: 'custom', message: 'must be a path like /music (letters, digits, - _ . ~ and / between segments)' });
+        return z.NEVER;
+      }
+      return normalized;
+    })
+    .optional(),
   TONEARM_LIBRARY_WATCH: bool.default(true),
   TONEARM_SCAN_ON_START: bool.default(true),
   TONEARM_MUSICBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://musicbrainz.org/ws/2'),
@@ -150,6 +163,12 @@ export interface Config {
   proxyLogoutUrl: string | null;
   /** TONEARM_PUBLIC_URL without a trailing slash; null: each request's own origin. */
   publicUrl: string | null;
+  /**
+   * The path prefix everything is served under (`/music`), or '' for the root. TONEARM_BASE_PATH
+   * when set (basePathFromEnv), else the `network.basePath` setting, read when the server starts.
+   */
+  basePath: string;
+  basePathFromEnv: boolean;
   /** OIDC settings given in the environment; each one set here wins over `integrations.oidc`. */
   oidc: OidcEnv;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -220,6 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : null,
     proxyLogoutUrl: e.AUTH_PROXY_LOGOUT_URL ?? null,
     publicUrl: e.TONEARM_PUBLIC_URL ? e.TONEARM_PUBLIC_URL.replace(/\/+$/, '') : null,
+    basePath: e.TONEARM_BASE_PATH ?? '',
+    basePathFromEnv: e.TONEARM_BASE_PATH !== undefined,
     oidc: Object.fromEntries(
       Object.entries({
         enabled: e.OIDC_ENABLED,
@@ -274,3 +295,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scanOnStart: e.TONEARM_SCAN_ON_START,
   };
 }
+

@@ -15,7 +15,7 @@ import { AuthService } from './domain/auth/service.js';
 import type { InterfaceLister } from './domain/auth/lanBypass.js';
 import { createSettingsStore } from './domain/settings/store.js';
 import { UsersService } from './domain/users/service.js';
-import { buildApp } from './http/app.js';
+import { buildApp, mountUnderBasePath } from './http/app.js';
 import { services } from './http/areas.js';
 import { createSocketAuthenticator } from './http/authenticate.js';
 import { createLogger, type Logger } from './log.js';
@@ -60,7 +60,7 @@ export interface RunningServer {
 
 /** Opens the data directory and database, builds the app and starts listening. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const { config } = options;
+  let { config } = options;
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   limitImageMemory();
@@ -72,6 +72,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const closers: (() => void | Promise<void>)[] = [];
   const kv = settingsRepository(db);
   const settings = createSettingsStore(kv, { encryptionKey: secrets.encryptionKey });
+  // The base path: TONEARM_BASE_PATH, else the setting (a change applies at the next start).
+  if (!config.basePathFromEnv) config = { ...config, basePath: settings.get().network.basePath };
   const sessions = sessionsRepository(db);
   const users = new UsersService(usersRepository(db), sessions, secrets.encryptionKey, clock, (fn) => inTransaction(db, fn));
   const failedLogins = new FailedLogins({ clock, maxPerClient: config.rateLimit.loginMax, windowMs: config.rateLimit.windowMs });
@@ -131,9 +133,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   jobs.start();
   scheduler.start();
   const { app } = buildApp(ctx);
-  const server = http.createServer(app);
+  const server = http.createServer(mountUnderBasePath(app, config.basePath));
   server.keepAliveTimeout = 65_000;
-  hub.attach(server);
+  hub.attach(server, config.basePath);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -146,7 +148,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ctx,
     http: server,
     port,
-    url: `http://${shownHost}:${port}`,
+    url: `http://${shownHost}:${port}${config.basePath}`,
     close() {
       closing ??= (async () => {
         hub.close();

@@ -32,6 +32,7 @@ import { SESSION_EXPIRED, isAdmin, session, signOut, type User } from './session
 import { startSocket, stopSocket } from './socket';
 import { useStore } from './store';
 import { effectiveTheme, setTheme, theme } from './theme';
+import { stripBase } from './base';
 
 interface Bootstrap {
   onboardingRequired: boolean;
@@ -102,7 +103,7 @@ export function App() {
       </main>
     );
   if (phase.boot.onboardingRequired && !signedIn) return <Onboarding onDone={() => setPhase({ kind: 'ready', boot: { ...phase.boot, onboardingRequired: false } })} />;
-  if (window.location.pathname === '/sso/complete') return <SsoComplete />;
+  if (stripBase(window.location.pathname) === '/sso/complete') return <SsoComplete />;
   if (!signedIn)
     return (
       <Login

@@ -1,5 +1,6 @@
 import { readableError } from './messages';
 import { SESSION_EXPIRED, session, signOut } from './session';
+import { withBase } from './base';
 
 /** An error answered by the API: `{error, message?, code?}`; `text` is what a person should read. */
 export class ApiError extends Error {
@@ -39,7 +40,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(withQuery(path, options.query), {
+    res = await fetch(withBase(withQuery(path, options.query)), {
       method: options.method ?? 'GET',
       headers,
       body: options.body === undefined ? null : JSON.stringify(options.body),

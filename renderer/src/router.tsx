@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { createStore, useStore } from './store';
+import { stripBase, withBase } from './base';
 
 /** Client-side routes over the History API; the server answers every UI path with index.html. */
 export interface Location {
@@ -7,7 +8,7 @@ export interface Location {
   query: URLSearchParams;
 }
 
-const read = (): Location => ({ path: window.location.pathname, query: new URLSearchParams(window.location.search) });
+const read = (): Location => ({ path: stripBase(window.location.pathname), query: new URLSearchParams(window.location.search) });
 
 export const location = createStore<Location>(read());
 
@@ -15,9 +16,10 @@ window.addEventListener('popstate', () => location.set(read()));
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   const current = window.location.pathname + window.location.search;
-  if (to === current) return;
-  if (options.replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
+  const target = withBase(to);
+  if (target === current) return;
+  if (options.replace) history.replaceState(null, '', target);
+  else history.pushState(null, '', target);
   location.set(read());
   if (!options.replace) window.scrollTo(0, 0);
 }
@@ -56,7 +58,7 @@ export function Link({ href, children, ...rest }: LinkProps) {
     <a
       aria-current={active ? 'page' : undefined}
       {...rest}
-      href={href}
+      href={withBase(href)}
       onClick={(e) => {
         if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
         e.preventDefault();

@@ -1,5 +1,6 @@
 import { session } from './session';
 import { createStore } from './store';
+import { BASE } from './base';
 
 /** A message pushed by the server on /ws: `{type, channel, timestamp, ...payload}`. */
 export interface ServerMessage {
@@ -22,7 +23,7 @@ let active = false;
 function url(): string {
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   const token = session.get().token;
-  return `${proto}//${window.location.host}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+  return `${proto}//${window.location.host}${BASE}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }
 
 function open() {

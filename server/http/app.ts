@@ -93,7 +93,7 @@ export function buildApp(ctx: AppContext): BuiltApp {
   // The only redirect in the API: the legacy /api/weekly-flow prefix.
   app.use('/api/weekly-flow', (req, res) => {
     const [pathname, query] = splitUrl(req.url);
-    res.redirect(308, `/api/playlists${pathname === '/' ? '' : pathname}${query}`);
+    res.redirect(308, `${ctx.config.basePath}/api/playlists${pathname === '/' ? '' : pathname}${query}`);
   });
 
   const limiterOptions = {
@@ -124,7 +124,7 @@ export function buildApp(ctx: AppContext): BuiltApp {
     handler: () => document,
   });
   routes.push(openapiRoute);
-  const document = buildOpenApi(routes, ctx.appVersion);
+  const document = buildOpenApi(routes, ctx.appVersion, ctx.config.basePath);
 
   const router = express.Router({ caseSensitive: false, strict: false });
   for (const def of routes) router[def.method](def.path, routeHandler(def, resolver));
@@ -143,6 +143,30 @@ export function buildApp(ctx: AppContext): BuiltApp {
   return { app, routes };
 }
 
+/**
+ * Serves `app` under the base path (TONEARM_BASE_PATH or the setting): `/music/...` reaches it with
+ * the prefix taken off, `/` (and `/music` without its slash) redirect to `/music/`, anything else
+ * answers 404. Without a base path the app is served as it is.
+ */
+export function mountUnderBasePath(app: express.Express, basePath: string): express.Express {
+  if (!basePath) return app;
+  const outer = express();
+  outer.disable('x-powered-by');
+  outer.set('trust proxy', app.get('trust proxy'));
+  outer.get('/', (_req, res) => res.redirect(302, `${basePath}/`));
+  outer.use((req, res, next) => {
+    const [pathname, query] = splitUrl(req.url);
+    if (pathname === basePath && (req.method === 'GET' || req.method === 'HEAD')) return res.redirect(301, `${basePath}/${query}`);
+    next();
+  });
+  outer.use(basePath, app);
+  outer.use((req, res) => {
+    if (req.path.startsWith('/api/') || req.path.startsWith('/rest/')) res.status(404).json({ error: 'Not found', message: `This server answers under ${basePath}/` });
+    else res.status(404).type('text/plain').send(`Not found: this server answers under ${basePath}/\n`);
+  });
+  return outer;
+}
+
 function splitUrl(url: string): [string, string] {
   const i = url.indexOf('?');
   return i === -1 ? [url, ''] : [url.slice(0, i), url.slice(i)];
@@ -151,17 +175,45 @@ function splitUrl(url: string): [string, string] {
 /** The web UI: static files with an SPA fallback for client-side routes. */
 function serveUi(app: express.Express, ctx: AppContext) {
   const dir = ctx.config.uiDir ?? defaultUiDir;
-  app.use(express.static(dir, { index: false, maxAge: '1h', setHeaders: noCacheForHtml }));
-  app.get(/^\/(?!api\/|api$|rest\/|rest$|share\/|share$|ws$).*/, (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    const index = path.join(dir, 'index.html');
-    if (!fs.existsSync(index)) {
+  const index = path.join(dir, 'index.html');
+  const sendIndex = (_req: Request, res: Response) => {
+    const html = indexHtml(index, ctx.config.basePath);
+    if (html === null) {
       res.status(503).type('text/plain').send('The Tonearm web UI has not been built. Run `npm run build:ui`.\n');
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index);
+    res.type('html').send(html);
+  };
+  // index.html always goes through sendIndex: it carries the base path the UI runs under.
+  app.get('/index.html', sendIndex);
+  app.use(express.static(dir, { index: false, maxAge: '1h', setHeaders: noCacheForHtml }));
+  app.get(/^\/(?!api\/|api$|rest\/|rest$|share\/|share$|ws$).*/, (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    sendIndex(req, res);
   });
+}
+
+let indexCache: { file: string; mtimeMs: number; basePath: string; html: string } | undefined;
+
+/**
+ * The UI's index.html with `<base href="<base path>/">` and `<meta name="tonearm-base">` added: its
+ * assets are built with relative URLs (vite `base: './'`), so they load under any base path, and the
+ * UI prefixes its own API calls and links with the meta's value. Null when the UI is not built.
+ */
+function indexHtml(file: string, basePath: string): string | null {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return null;
+  }
+  if (indexCache?.file === file && indexCache.mtimeMs === stat.mtimeMs && indexCache.basePath === basePath) return indexCache.html;
+  const raw = fs.readFileSync(file, 'utf8');
+  const head = `<base href="${basePath}/" />\n    <meta name="tonearm-base" content="${basePath}" />`;
+  const html = raw.replace(/<head>/i, `<head>\n    ${head}`);
+  indexCache = { file, mtimeMs: stat.mtimeMs, basePath, html };
+  return html;
 }
 
 function noCacheForHtml(res: Response, file: string) {

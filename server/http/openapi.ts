@@ -31,7 +31,7 @@ function security(def: RouteDefinition) {
 }
 
 /** The OpenAPI 3 document of every route defined with defineRoute. */
-export function buildOpenApi(routes: RouteDefinition[], appVersion: string) {
+export function buildOpenApi(routes: RouteDefinition[], appVersion: string, basePath = '') {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const def of routes) {
     const p = (paths[openApiPath(def.path)] ??= {});
@@ -66,6 +66,8 @@ export function buildOpenApi(routes: RouteDefinition[], appVersion: string) {
         sessionQuery: { type: 'apiKey', in: 'query', name: 'token' },
       },
     },
+    // Paths below are relative to this: the base path (TONEARM_BASE_PATH) when one is set.
+    servers: [{ url: basePath || '/' }],
     paths,
   };
 }

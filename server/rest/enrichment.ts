@@ -17,7 +17,7 @@ export const isMbid = (value: string | null | undefined): value is string => !!v
 /** An absolute URL of a remote picture through the image proxy (which players fetch without a session). */
 function imageUrl(call: RestCall, remote: string | null | undefined): string | undefined {
   const path = remoteImagesOf(call.rc.app).proxyUrl(remote ?? null);
-  return path ? `${call.req.protocol}://${call.req.get('host')}${path}` : undefined;
+  return path ? `${call.req.protocol}://${call.req.get('host')}${call.rc.app.config.basePath}${path}` : undefined;
 }
 
 const plainText = (html: string) =>

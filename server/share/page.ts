@@ -31,13 +31,14 @@ function layout(title: string, body: string): string {
 `;
 }
 
-export function sharePage(share: ShareRow, tracks: SharedTrack[]): string {
+/** `basePath`: the prefix the server is served under (TONEARM_BASE_PATH), '' at the root. */
+export function sharePage(share: ShareRow, tracks: SharedTrack[], basePath = ''): string {
   const title = share.description.trim() || `Music shared by ${share.owner}`;
   const expiry = share.expires_at !== null ? ` · until ${new Date(share.expires_at).toUTCString()}` : '';
   const items = tracks
     .map(
       (t) => `<li><strong>${escapeHtml(t.title)}</strong> <span class="meta">${escapeHtml(t.artist)}${t.album ? ` · ${escapeHtml(t.album)}` : ''} · ${duration(t.durationMs)}</span>
-<audio controls preload="none" src="/share/${share.id}/${encodeURIComponent(t.id)}"></audio></li>`,
+<audio controls preload="none" src="${basePath}/share/${share.id}/${encodeURIComponent(t.id)}"></audio></li>`,
     )
     .join('\n');
   const list = tracks.length > 0 ? `<ol>\n${items}\n</ol>` : '<p>Nothing in this share can be played any more.</p>';

@@ -36,7 +36,7 @@ export function shareRouter(ctx: AppContext): express.Router {
       .songs(shares.trackIds(opened.share))
       .filter((s) => s.available === 1)
       .map((s) => ({ id: entityId('track', s.identity_key), title: s.title, artist: s.artist_name, album: s.album_title, durationMs: s.duration_ms || s.file_duration_ms || 0 }));
-    html(res, 200, sharePage(opened.share, tracks));
+    html(res, 200, sharePage(opened.share, tracks, ctx.config.basePath));
   });
 
   router.get('/:shareId/:trackId', async (req: Request<{ shareId: string; trackId: string }>, res: Response) => {

@@ -37,6 +37,8 @@ export class Hub {
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly startedAt: number;
 
+  private basePath = '';
+
   constructor(
     private readonly authenticate: SocketAuthenticator,
     private readonly log: Logger,
@@ -45,7 +47,9 @@ export class Hub {
     this.startedAt = clock.now();
   }
 
-  attach(http: Server): void {
+  /** Served at `<basePath>/ws`. */
+  attach(http: Server, basePath = ''): void {
+    this.basePath = basePath;
     http.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
     this.heartbeat = setInterval(() => this.sweep(), 30_000);
     this.heartbeat.unref();
@@ -115,7 +119,7 @@ export class Hub {
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     const path = (req.url ?? '').split('?')[0];
-    if (path !== '/ws') {
+    if (path !== `${this.basePath}/ws`) {
       socket.destroy();
       return;
     }

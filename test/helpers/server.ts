@@ -61,7 +61,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const clock = options.clock ?? new TestClock();
   const running = await startServer({ config, clock, ...(options.interfaces && { interfaces: options.interfaces }) });
-  const base = `http://127.0.0.1:${running.port}`;
+  // Under TONEARM_BASE_PATH every path the tests give is relative to it.
+  const base = `http://127.0.0.1:${running.port}${running.ctx.config.basePath}`;
 
   const api: TestServer['api'] = (pathname, init = {}) => {
     const headers = new Headers(init.headers);

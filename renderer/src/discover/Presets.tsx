@@ -5,6 +5,7 @@ import type { Track } from '../library/model';
 import { playTracks } from '../player/player';
 import { loadPreviews, presetArtworkUrl, type Preset, type PresetPreview } from './api';
 import { DiscoverSection, DiscoverTags } from './parts';
+import { withBase } from '../base';
 
 /** Editorial presets with their generated covers; a preset opens its previews, played in the player bar. */
 export function Presets({ presets }: { presets: Preset[] }) {
@@ -38,7 +39,7 @@ function PresetArt({ preset }: { preset: Preset }) {
     return () => void (live = false);
   }, [preset.id]);
   if (!src) return <Artwork url={null} size={300} label={preset.name} class="tile-art" />;
-  return <img class="art tile-art" src={src} alt="" loading="lazy" decoding="async" />;
+  return <img class="art tile-art" src={withBase(src)} alt="" loading="lazy" decoding="async" />;
 }
 
 /** A preview as a player-bar track (negative ids: never a library track). */

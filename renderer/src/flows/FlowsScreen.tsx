@@ -9,6 +9,7 @@ import { FlowForm } from './FlowForm';
 import { FlowTracks } from './FlowTracks';
 import { emptyForm, formOf, mixSummary, progressLine, scheduleSummary, when } from './logic';
 import './flows.css';
+import { withBase } from '../base';
 
 /** How often the status is read when /ws is not open (the push keeps it current otherwise). */
 const POLL_MS = 5000;
@@ -170,7 +171,7 @@ function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boole
   const runNow = () => void act.trigger(() => flowsApi.start(flow.id).then(() => setNote(`${flow.name} is queued to run`)));
   const remove = () => void act.trigger(() => flowsApi.remove(flow.id));
   const keep = () => void act.trigger(() => flowsApi.keepAsStatic(flow.id).then((r) => setNote(`Kept ${r.trackCount} track${r.trackCount === 1 ? '' : 's'} as the playlist “${r.name}”`)));
-  const importList = () => void act.trigger(() => flowsApi.importList(flow.id).then((r) => setFeed({ url: new URL(r.url, window.location.origin).href, itemCount: r.itemCount })));
+  const importList = () => void act.trigger(() => flowsApi.importList(flow.id).then((r) => setFeed({ url: new URL(withBase(r.url), window.location.origin).href, itemCount: r.itemCount })));
   // The tracks reload when the counts change, and on every status while something downloads (its progress).
   const statsKey = JSON.stringify([flow.stats, flow.currentRun?.id, flow.currentRun?.status, flow.stats.downloading ? tick : 0]);
 

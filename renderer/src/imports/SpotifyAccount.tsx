@@ -3,6 +3,7 @@ import { api } from '../api';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { Link, navigate, useLocation } from '../router';
 import { callbackCompletion, type SpotifyStatus } from './logic';
+import { withBase } from '../base';
 
 /** Account settings: connect Spotify (through the token broker, or PKCE with the server's own client id), its status, disconnect. */
 export function SpotifyAccountCard() {
@@ -57,7 +58,7 @@ export function SpotifyCallbackScreen() {
   useEffect(() => {
     const parsed = callbackCompletion(window.location.search, window.location.hash);
     // The tokens leave the address bar (and the history) at once.
-    history.replaceState(null, '', '/import/spotify/callback');
+    history.replaceState(null, '', withBase('/import/spotify/callback'));
     if ('error' in parsed) return void setError(parsed.error);
     api('/api/playlists/import/spotify/oauth/complete', { method: 'POST', body: parsed.body }).then(
       () => navigate('/settings/account?spotify=connected', { replace: true }),

@@ -1,4 +1,5 @@
 import { actionsFor, dateText, isInternal, KIND_LABELS, type InboxActionName, type InboxItem } from './logic';
+import { withBase } from '../base';
 
 export interface InboxItemViewProps {
   item: InboxItem;
@@ -28,7 +29,7 @@ export function InboxItemView({ item, busy, onAction, onNavigate, now }: InboxIt
         {item.title}
       </a>
     ) : (
-      <a href={item.href} target="_blank" rel="noopener noreferrer" onClick={() => !item.isRead && onAction(item, 'read')}>
+      <a href={withBase(item.href)} target="_blank" rel="noopener noreferrer" onClick={() => !item.isRead && onAction(item, 'read')}>
         {item.title}
       </a>
     )
@@ -37,7 +38,7 @@ export function InboxItemView({ item, busy, onAction, onNavigate, now }: InboxIt
   );
   return (
     <article class={`inbox-item inbox-${item.kind}${item.isRead ? ' is-read' : ' is-unread'}`} aria-label={`${KIND_LABELS[item.kind]}: ${item.title}`}>
-      {item.imageUrl ? <img class="inbox-image" src={item.imageUrl} alt="" loading="lazy" width={56} height={56} /> : <span class="inbox-image placeholder" aria-hidden="true" />}
+      {item.imageUrl ? <img class="inbox-image" src={withBase(item.imageUrl)} alt="" loading="lazy" width={56} height={56} /> : <span class="inbox-image placeholder" aria-hidden="true" />}
       <div class="inbox-body">
         <p class="inbox-meta small">
           <span class={`inbox-kind kind-${item.kind}`}>{KIND_LABELS[item.kind]}</span>

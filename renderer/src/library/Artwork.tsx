@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { artworkUrl } from './model';
+import { withBase } from '../base';
 
 /** Cover art from the image proxy, or a lettered tile when there is none. */
 export function Artwork({ url, size, label, class: cls = '' }: { url: string | null | undefined; size: number; label: string; class?: string }) {
@@ -13,5 +14,5 @@ export function Artwork({ url, size, label, class: cls = '' }: { url: string | n
       </div>
     );
   }
-  return <img class={`art ${cls}`} src={src} alt="" loading="lazy" decoding="async" onError={() => setFailed(true)} />;
+  return <img class={`art ${cls}`} src={withBase(src)} alt="" loading="lazy" decoding="async" onError={() => setFailed(true)} />;
 }

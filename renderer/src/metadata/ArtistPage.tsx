@@ -4,6 +4,7 @@ import { Link } from '../router';
 import { libraryAlbumIds, loadArtist, loadArtistCover, loadPreviews, loadSimilar, type ArtistDetail, type PreviewTrack, type SimilarArtist } from './api';
 import { groupReleases } from './logic';
 import { DetailSkeleton, MetadataError, ReleaseGrid, Section, TagList } from './parts';
+import { withBase } from '../base';
 
 /**
  * An artist from the metadata layer: releases by type, appearances, similar artists and previews.
@@ -133,7 +134,7 @@ function Previews({ tracks, artist }: { tracks: PreviewTrack[]; artist: string }
               <audio
                 controls
                 preload="none"
-                src={url}
+                src={withBase(url)}
                 aria-label={`Preview of ${t.title}`}
                 onPlay={(e) => document.querySelectorAll<HTMLAudioElement>('.preview-list audio').forEach((el) => el !== e.currentTarget && el.pause())}
               />

@@ -8,6 +8,7 @@ import { useStore } from '../store';
 import { disableFeed, loadNews, loadNewsPreferences, saveBlockedPublishers, NEWS_MAX, NEWS_PAGE, type Article, type NewsRefresh } from './api';
 import { newestFirst, refreshLine, withoutPublishers } from './logic';
 import '../discover/discover.css';
+import { withBase } from '../base';
 
 /** News about the library's artists, newest first, without the publishers the user blocked. */
 export function NewsScreen() {
@@ -112,7 +113,7 @@ function ArticleItem({ article: a, admin, busy, onBlock, onTurnOff }: { article:
   const [noImage, setNoImage] = useState(false);
   return (
     <li class="news-item" data-publisher={a.source}>
-      {a.imageUrl && !noImage && <img class="news-image" src={a.imageUrl} alt="" loading="lazy" decoding="async" onError={() => setNoImage(true)} />}
+      {a.imageUrl && !noImage && <img class="news-image" src={withBase(a.imageUrl)} alt="" loading="lazy" decoding="async" onError={() => setNoImage(true)} />}
       <div class="news-text">
         <span class="track-title">
           {a.url ? (

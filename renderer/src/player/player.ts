@@ -2,6 +2,7 @@ import { api } from '../api';
 import type { Track } from '../library/model';
 import { createStore } from '../store';
 import { forgetStreamToken, streamToken, streamUrl } from './streamToken';
+import { withBase } from '../base';
 
 export interface PlayerState {
   queue: Track[];
@@ -78,12 +79,12 @@ async function load(index: number, startAt = 0, autoplay = true): Promise<void> 
   try {
     if (track.previewUrl) {
       srcIssuedAt = Infinity; // no token to expire
-      audio.src = track.previewUrl;
+      audio.src = withBase(track.previewUrl);
     } else {
       const { token } = await streamToken();
       if (player.get().index !== index) return; // another track was chosen meanwhile
       srcIssuedAt = Date.now();
-      audio.src = streamUrl(track.id, token);
+      audio.src = withBase(streamUrl(track.id, token));
     }
     if (startAt > 0) audio.currentTime = startAt;
     updateMediaSession(track);

@@ -4,6 +4,7 @@ import { session } from '../session';
 import { useStore } from '../store';
 import { generateArtwork, removeArtwork, uploadArtwork } from './api';
 import { artworkLabel, artworkSrc, uploadProblem, type PlaylistArtwork } from './logic';
+import { withBase } from '../base';
 
 /** A playlist's picture, or a lettered tile while it has none (or it fails to load). */
 export function PlaylistArt({ artwork, name, size, class: cls = '' }: { artwork: PlaylistArtwork | null; name: string; size: number; class?: string }) {
@@ -18,7 +19,7 @@ export function PlaylistArt({ artwork, name, size, class: cls = '' }: { artwork:
       </div>
     );
   }
-  return <img class={`art ${cls}`} src={src} alt={`Artwork of ${name}`} loading="lazy" decoding="async" onError={() => setFailed(src)} />;
+  return <img class={`art ${cls}`} src={withBase(src)} alt={`Artwork of ${name}`} loading="lazy" decoding="async" onError={() => setFailed(src)} />;
 }
 
 export type Note = { tone: 'info' | 'success' | 'warn'; text: string };

@@ -2,6 +2,7 @@ import { ApiError, api } from '../api';
 import { readableError } from '../messages';
 import { session } from '../session';
 import type { PlaylistArtwork, PlaylistDetail, PlaylistSummary } from './logic';
+import { withBase } from '../base';
 
 /** Every request the Playlists screen makes. */
 
@@ -47,7 +48,7 @@ export async function uploadArtwork(id: string, file: Blob): Promise<PlaylistArt
   if (token) headers.authorization = `Bearer ${token}`;
   let res: Response;
   try {
-    res = await fetch(art(id), { method: 'PUT', headers, body: file });
+    res = await fetch(withBase(art(id)), { method: 'PUT', headers, body: file });
   } catch {
     throw new ApiError(0, 'The server cannot be reached. Check that Tonearm is running.', 'NETWORK', null);
   }

@@ -2,6 +2,7 @@ import { ApiError, api } from '../api';
 import { readableError } from '../messages';
 import { session } from '../session';
 import { exportFileName, type ExportFormat, type ImportBody, type SharedDetail, type SharedSummary, type SyncSettings } from './sharedLogic';
+import { withBase } from '../base';
 
 /** Every request of the shared-playlist screens (api.md 4.10). */
 
@@ -64,7 +65,7 @@ export async function fetchExport(id: string, format: ExportFormat): Promise<{ f
   if (token) headers.authorization = `Bearer ${token}`;
   let res: Response;
   try {
-    res = await fetch(`${one(id)}/export?format=${format}`, { headers });
+    res = await fetch(withBase(`${one(id)}/export?format=${format}`), { headers });
   } catch {
     throw new ApiError(0, 'The server cannot be reached. Check that Tonearm is running.', 'NETWORK', null);
   }

@@ -4,6 +4,7 @@ import { api } from '../api';
 import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { session } from '../session';
 import { useStore } from '../store';
+import { BASE } from '../base';
 
 /** GET /api/connect */
 interface ConnectInfo {
@@ -28,7 +29,7 @@ const isLoopbackHost = (host: string) => host === 'localhost' || host.startsWith
 /** The addresses to offer: the server's LAN addresses, and the one this browser uses when a phone could use it too. */
 function serverAddresses(info: ConnectInfo): string[] {
   const urls = info.lanUrls.map((u) => u.url);
-  const here = window.location.origin;
+  const here = window.location.origin + BASE;
   if (!isLoopbackHost(window.location.hostname) && !urls.includes(here)) urls.unshift(here);
   return urls;
 }
@@ -48,7 +49,7 @@ export function ConnectScreen() {
       {info.loading && !info.data && <Loading label="Finding this server’s addresses…" />}
       <ErrorMessage error={info.error} onRetry={info.reload} />
       {info.data && <AddressCard info={info.data} addresses={addresses} />}
-      {info.data && <AppSettingsCard address={addresses[0] ?? window.location.origin} username={info.data.username ?? user?.username ?? null} />}
+      {info.data && <AppSettingsCard address={addresses[0] ?? window.location.origin + BASE} username={info.data.username ?? user?.username ?? null} />}
       {user ? (
         <AppKeysCard />
       ) : (
@@ -70,7 +71,7 @@ function AddressCard({ info, addresses }: { info: ConnectInfo; addresses: string
           <Notice tone="warn" reveal={false}>
             <span>
               Tonearm listens on this computer only, so phones and other computers cannot reach it. Start it with <code>TONEARM_HOST=0.0.0.0</code> (in the
-              desktop app: serve the local network) to connect an app. On this computer, the address is <code>{window.location.origin}</code>.
+              desktop app: serve the local network) to connect an app. On this computer, the address is <code>{window.location.origin + BASE}</code>.
             </span>
           </Notice>
         ))}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { ErrorMessage, Field, useAction } from '../components/ui';
 import { session, signIn, signOut, type User } from '../session';
+import { withBase } from '../base';
 
 interface LoginAnswer {
   token: string;
@@ -46,7 +47,7 @@ export function Login({ notice, proxyAuth, oidc }: { notice: string | null; prox
           <>
             <p class="muted or-line">or</p>
             {/* A full navigation: the provider's page, then back through /sso/callback. */}
-            <a class="button wide" href="/api/auth/oidc/login">
+            <a class="button wide" href={withBase('/api/auth/oidc/login')}>
               Sign in with {oidc.label || 'single sign-on'}
             </a>
           </>

@@ -5,6 +5,7 @@ import { groupJobs, qualityText, sourceLabel } from '../downloads/logic';
 import { useJobs } from '../downloads/useJobs';
 import { Link } from '../router';
 import '../downloads/downloads.css';
+import { withBase } from '../base';
 
 interface Outcome {
   id: string;
@@ -119,7 +120,7 @@ function ReviewItem({ job, onDecided }: { job: DownloadJob; onDecided: (text: st
           )}
         </dl>
         {preview ? (
-          <audio controls preload="none" src={preview} aria-label={`Preview of ${job.trackName}`} data-testid="review-preview" />
+          <audio controls preload="none" src={withBase(preview)} aria-label={`Preview of ${job.trackName}`} data-testid="review-preview" />
         ) : (
           !previewError && <Loading label="Preparing the preview…" />
         )}

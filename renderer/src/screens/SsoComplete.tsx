@@ -3,6 +3,7 @@ import { api } from '../api';
 import { ErrorMessage, Loading } from '../components/ui';
 import { navigate } from '../router';
 import { signIn, type User } from '../session';
+import { withBase } from '../base';
 
 interface SessionAnswer {
   token: string;
@@ -19,7 +20,7 @@ export function SsoComplete() {
   useEffect(() => {
     const fragment = new URLSearchParams(window.location.hash.slice(1));
     // The code is single-use: drop it from the address bar and history at once.
-    history.replaceState(null, '', '/sso/complete');
+    history.replaceState(null, '', withBase('/sso/complete'));
     const code = fragment.get('code');
     if (!code) {
       setError(new Error(fragment.get('error') || 'The sign-in did not finish. Start again from the sign-in page.'));
@@ -44,7 +45,7 @@ export function SsoComplete() {
         {error !== null && (
           <>
             <ErrorMessage error={error} />
-            <a class="button wide" href="/">
+            <a class="button wide" href={withBase('/')}>
               Back to sign-in
             </a>
           </>

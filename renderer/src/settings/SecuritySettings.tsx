@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
+import { BASE } from '../base';
 import { lanReasonText } from '../messages';
 import type { SettingsState } from './useSettings';
 
@@ -11,6 +12,7 @@ export function SecuritySettings({ settings }: { settings: SettingsState }) {
       <LanCard settings={settings} />
       <CorsCard settings={settings} />
       <PrivateTargetsCard settings={settings} />
+      <BasePathCard settings={settings} />
     </>
   );
 }
@@ -187,5 +189,42 @@ function PrivateTargetsCard({ settings }: { settings: SettingsState }) {
       saveLabel="Save hosts"
       doneText="Hosts saved."
     />
+  );
+}
+
+/** `network.basePath`: serve everything under a path, behind a reverse proxy; applies at the next start. */
+function BasePathCard({ settings }: { settings: SettingsState }) {
+  const saved = settings.data?.network?.basePath ?? '';
+  const [text, setText] = useState(saved);
+  const [edited, setEdited] = useState(false);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    if (!edited) setText(saved);
+  }, [saved]);
+  const save = useAction(async () => {
+    await settings.save({ network: { basePath: text.trim() } });
+    setEdited(false);
+    setDone(true);
+  });
+  return (
+    <Card title="Base path (behind a reverse proxy)" id="base-path">
+      <p class="muted">
+        To reach Tonearm at an address like https://home.example/music/ through a reverse proxy, enter <code>/music</code> and forward that path here
+        unchanged. Everything moves under it: the web UI, the API, /rest for player apps and share links. It takes effect when the server starts
+        again; the <code>TONEARM_BASE_PATH</code> variable, when set, wins over it.
+      </p>
+      <p class="muted" data-testid="base-path-now">
+        Served now {BASE ? <>under <code>{BASE}/</code></> : 'at the root'}.
+      </p>
+      <label for="base-path-input">Base path</label>
+      <input id="base-path-input" type="text" placeholder="/music" value={text} disabled={!settings.data} onInput={(e) => (setText(e.currentTarget.value), setEdited(true), setDone(false))} />
+      <div class="form-actions">
+        <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
+          Save base path
+        </button>
+      </div>
+      {done && !save.error && <Notice tone="success">Saved. Restart Tonearm to serve it {text.trim() && text.trim() !== '/' ? `under ${text.trim()}` : 'at the root'}.</Notice>}
+      <ErrorMessage error={save.error} />
+    </Card>
   );
 }

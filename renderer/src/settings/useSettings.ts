@@ -6,6 +6,7 @@ export interface Settings {
   /** environmentMusicFolders: read-only, from TONEARM_MUSIC_DIRS (the server ignores it when sent back). */
   library: { musicFolders: string[]; watchEnabled: boolean; environmentMusicFolders?: string[] };
   security: { localNetworkBypass: { enabled: boolean }; corsOrigins: string[]; allowPrivateTargets: string[] };
+  network?: { basePath: string };
   [section: string]: unknown;
 }
 

@@ -86,7 +86,7 @@ export function oidcRoutes(ctx: AppContext) {
       response: z.object({ url: z.string() }),
       handler: async ({ req, res, principal }) => {
         const { url, binding } = await service.start(originOf(req), req.ip, { userId: principal!.userId });
-        res.cookie(LINK_COOKIE, binding!, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: CALLBACK_PATH, maxAge: LOGIN_TTL_MS });
+        res.cookie(LINK_COOKIE, binding!, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: ctx.config.basePath + CALLBACK_PATH, maxAge: LOGIN_TTL_MS });
         res.setHeader('Cache-Control', 'no-store');
         return { url };
       },
@@ -134,16 +134,16 @@ export function ssoRouter(ctx: AppContext): express.Router {
   router.get('/callback', async (req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-store');
     const linkCookie = cookieOf(req, LINK_COOKIE);
-    if (linkCookie !== undefined) res.clearCookie(LINK_COOKIE, { path: CALLBACK_PATH });
+    if (linkCookie !== undefined) res.clearCookie(LINK_COOKIE, { path: ctx.config.basePath + CALLBACK_PATH });
     try {
       const result = await service.complete(new URL(req.originalUrl, originOf(req)), linkCookie);
-      if (result.kind === 'link') res.redirect(302, `${ACCOUNT_PATH}?oidc=linked`);
-      else res.redirect(302, `${COMPLETE_PATH}#code=${encodeURIComponent(result.code)}`);
+      if (result.kind === 'link') res.redirect(302, `${ctx.config.basePath}${ACCOUNT_PATH}?oidc=linked`);
+      else res.redirect(302, `${ctx.config.basePath}${COMPLETE_PATH}#code=${encodeURIComponent(result.code)}`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (!(err instanceof OidcLoginError)) ctx.log.warn('OpenID sign-in failed', { error: message });
-      if (err instanceof OidcLoginError && err.flow === 'link') res.redirect(302, `${ACCOUNT_PATH}?oidc=error&message=${encodeURIComponent(message)}`);
-      else res.redirect(302, `${COMPLETE_PATH}#error=${encodeURIComponent(message)}`);
+      if (err instanceof OidcLoginError && err.flow === 'link') res.redirect(302, `${ctx.config.basePath}${ACCOUNT_PATH}?oidc=error&message=${encodeURIComponent(message)}`);
+      else res.redirect(302, `${ctx.config.basePath}${COMPLETE_PATH}#error=${encodeURIComponent(message)}`);
     }
   });
   return router;

@@ -30,7 +30,8 @@ export function connectRoutes(ctx: AppContext) {
       handler: ({ req, principal }) => {
         const port = req.socket.localPort ?? ctx.config.port;
         return {
-          lanUrls: lanServerUrls(ctx.config.host, port, ctx.interfaces),
+          // What a player app is given: the address with the base path (TONEARM_BASE_PATH) it is served under.
+          lanUrls: lanServerUrls(ctx.config.host, port, ctx.interfaces).map((u) => ({ ...u, url: u.url + ctx.config.basePath })),
           listensOnLan: servesLan(ctx.config.host),
           port,
           subsonicPath: '/rest' as const,

@@ -78,11 +78,11 @@ export function scrobblingRoutes(ctx: AppContext): RouteDefinition[] {
         res.setHeader('Cache-Control', 'no-store');
         try {
           await completeLastfmLink(ctx, query.state, query.token);
-          res.redirect(302, `${LINK_DONE_PATH}?lastfm=linked`);
+          res.redirect(302, `${ctx.config.basePath}${LINK_DONE_PATH}?lastfm=linked`);
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
           ctx.log.warn('Last.fm link not completed', { error: message });
-          res.redirect(302, `${LINK_DONE_PATH}?lastfm=error&message=${encodeURIComponent(message)}`);
+          res.redirect(302, `${ctx.config.basePath}${LINK_DONE_PATH}?lastfm=error&message=${encodeURIComponent(message)}`);
         }
         return undefined;
       },

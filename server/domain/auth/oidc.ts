@@ -1,3 +1,4 @@
+import { externalBase } from '../network/basePath.js';
 import crypto from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { AppContext } from '../../context.js';
@@ -170,7 +171,7 @@ export class OidcService {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
-    const redirectUri = `${this.ctx.config.publicUrl ?? origin}${CALLBACK_PATH}`;
+    const redirectUri = `${externalBase(this.ctx.config, origin)}${CALLBACK_PATH}`;
     const binding = link ? crypto.randomBytes(32).toString('base64url') : undefined;
     this.pending.set(state, { verifier, nonce, redirectUri, expiresAt: now + LOGIN_TTL_MS, client, ...(link && { link: { userId: link.userId, binding: binding! } }) });
     this.pendingPerClient.set(client, (this.pendingPerClient.get(client) ?? 0) + 1);

@@ -1,3 +1,4 @@
+import { externalBase } from '../network/basePath.js';
 import crypto from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { spotifyLinks, spotifyOAuthStates, type SpotifyMethod } from '../../db/playlistImports.js';
@@ -45,7 +46,7 @@ function accountsOptions(ctx: AppContext): SpotifyAccountsOptions {
 }
 
 const ownClientId = (ctx: AppContext): string | null => ctx.settings.get().integrations.spotify.clientId.trim() || null;
-const callbackUrl = (ctx: AppContext, origin: string) => `${ctx.config.publicUrl ?? origin}${SPOTIFY_CALLBACK_PATH}`;
+const callbackUrl = (ctx: AppContext, origin: string) => `${externalBase(ctx.config, origin)}${SPOTIFY_CALLBACK_PATH}`;
 
 export function spotifyStatus(ctx: AppContext, userId: number, origin: string): SpotifyStatus {
   const link = spotifyLinks.get(ctx.db, userId);

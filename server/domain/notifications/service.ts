@@ -127,7 +127,8 @@ function publicBaseUrl(ctx: AppContext): string {
   const configured = ctx.settings.get().notifications.publicUrl || ctx.config.publicUrl;
   if (configured) return configured.replace(/\/+$/, '');
   if (ctx.config.port === 0) return '';
-  return lanServerUrls(ctx.config.host, ctx.config.port, ctx.interfaces)[0]?.url ?? '';
+  const lan = lanServerUrls(ctx.config.host, ctx.config.port, ctx.interfaces)[0]?.url;
+  return lan ? lan + ctx.config.basePath : '';
 }
 
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000);

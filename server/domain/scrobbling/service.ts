@@ -1,3 +1,4 @@
+import { externalBase } from '../network/basePath.js';
 import crypto from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { scrobbleDeliveries, scrobbleLinks, SCROBBLE_SERVICES, type ScrobbleDeliveryRow, type ScrobbleKind, type ScrobbleService } from '../../db/scrobbling.js';
@@ -144,7 +145,7 @@ export function lastfmLink(ctx: AppContext, userId: number, origin: string): { l
   if (link) return { linked: true, username: link.username };
   const unavailable = lastfmUnavailable(ctx.settings.get());
   if (unavailable) throw unavailable;
-  const callback = new URL(`${ctx.config.publicUrl ?? origin}${LASTFM_CALLBACK_PATH}`);
+  const callback = new URL(`${externalBase(ctx.config, origin)}${LASTFM_CALLBACK_PATH}`);
   callback.searchParams.set('state', signLinkState(ctx, userId));
   return { linked: false, url: lastFmAuthPageUrl(ctx.config.upstreams.lastfmAuth, ctx.settings.get().integrations.lastfm.apiKey, callback.href) };
 }

@@ -16,6 +16,7 @@ const LABELS: Record<string, string> = {
   'downloads.worker': 'Download worker',
   'security.localNetworkBypass.enabled': 'LAN auto-login',
   'security.corsOrigins': 'Allowed origins (CORS)',
+  'network.basePath': 'Base path (behind a reverse proxy)',
   'transcoding.cacheSizeMb': 'Transcoding cache size',
   'transcoding.maxConcurrent': 'Transcodes at the same time',
   'integrations.metadata.baseUrl': 'Metadata provider address',

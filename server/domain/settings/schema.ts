@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isNeverAllowedAddress } from '../../integrations/guardedFetch.js';
+import { normalizeBasePath } from '../network/basePath.js';
 
 /** Literal link-local and metadata addresses are refused when saved; names are checked when connecting. */
 const connectable = (url: string) => {
@@ -431,6 +432,18 @@ export const settingsSchema = z
       .object({
         cacheSizeMb: z.number().int().min(0).max(1_000_000).default(2048),
         maxConcurrent: z.number().int().min(1).max(32).default(2),
+      })
+      .strict()
+      .prefault({}),
+    /** How the server is reached; read when it starts (TONEARM_BASE_PATH wins over basePath). */
+    network: z
+      .object({
+        basePath: z
+          .string()
+          .max(200)
+          .refine((v) => normalizeBasePath(v) !== null, 'must be a path like /music (letters, digits, - _ . ~ and / between segments)')
+          .transform((v) => normalizeBasePath(v) ?? '')
+          .default(''),
       })
       .strict()
       .prefault({}),

@@ -9,7 +9,7 @@ import type { Payload } from '../wire.js';
 
 /** Where visitors open a share: this server as the client reached it (proxy headers only when trusted). */
 export function shareUrl(call: RestCall, id: string): string {
-  return `${call.req.protocol}://${call.req.get('host')}/share/${id}`;
+  return `${call.req.protocol}://${call.req.get('host')}${call.rc.app.config.basePath}/share/${id}`;
 }
 
 function shareElement(call: RestCall, row: ShareRow): Payload {
