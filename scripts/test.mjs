@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: makes sure the machine has what the tests need (ffmpeg for generated audio, yt-dlp, a
-// Chromium for the browser tests), then typechecks, runs vitest, builds the UI and runs the
-// Playwright suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
-import { spawnSync } from 'node:child_process';
+// Chromium for the browser tests), then runs vitest while the typechecks and the UI build run beside
+// it at low priority, then the Playwright suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -47,14 +47,51 @@ if (!fs.existsSync('/usr/bin/supysonic-cli')) {
   if (!aptInstall('supysonic')) console.warn('[test] supysonic not found and could not be installed; the supysonic playback tests will be skipped');
 }
 
+/**
+ * Runs a command in the background at low priority, its output kept and printed once it ends: the
+ * typechecks and the UI build fill the time the tests leave a core idle (vitest waits on servers,
+ * child processes and timers) instead of running before them. `nice` keeps them from slowing the
+ * tests; where there is no `nice`, they run at normal priority.
+ */
+function background(name, cmd, args) {
+  const [bin, argv] = process.platform !== 'win32' && onPath('nice') ? ['nice', ['-n', '10', cmd, ...args]] : [cmd, args];
+  const started = Date.now();
+  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+  const out = [];
+  child.stdout.on('data', (d) => out.push(d));
+  child.stderr.on('data', (d) => out.push(d));
+  const done = new Promise((resolve) => {
+    child.on('error', (err) => {
+      out.push(Buffer.from(`${err.message}\n`));
+      resolve(1);
+    });
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+  let seconds = 0;
+  void done.then(() => (seconds = Math.round((Date.now() - started) / 1000)));
+  return async () => {
+    const code = await done;
+    process.stdout.write(Buffer.concat(out));
+    console.log(`[test] ${name} ran in the background and took ${seconds} s`);
+    return code;
+  };
+}
+
 const stages = [];
 const stage = (name, fn) => stages.push([name, fn]);
 
-stage('typecheck', () => run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']));
-if (fs.existsSync('renderer/tsconfig.json')) stage('typecheck UI', () => run('npx', ['tsc', '--noEmit', '-p', 'renderer/tsconfig.json']));
+const hasUi = fs.existsSync('renderer/tsconfig.json');
+const hasBrowserTests = fs.existsSync('test/e2e') && fs.existsSync('renderer/index.html');
+const typecheck = background('typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
+const typecheckUi = hasUi ? background('typecheck UI', 'npx', ['tsc', '--noEmit', '-p', 'renderer/tsconfig.json']) : null;
+const buildUi = hasBrowserTests ? background('UI build', 'npx', ['vite', 'build', 'renderer', '--logLevel', 'warn']) : null;
+
 stage('unit and API tests', () => run('npx', ['vitest', 'run']));
-if (fs.existsSync('test/e2e') && fs.existsSync('renderer/index.html')) {
+stage('typecheck', typecheck);
+if (typecheckUi) stage('typecheck UI', typecheckUi);
+if (buildUi) {
   stage('browser tests', async () => {
+    if ((await buildUi()) !== 0) return 1;
     const { findChromium } = await import('./chromium.mjs');
     let browser = findChromium();
     if (!browser && aptInstall('chromium')) browser = findChromium();
@@ -62,7 +99,6 @@ if (fs.existsSync('test/e2e') && fs.existsSync('renderer/index.html')) {
       console.error('[test] no Chromium found and none could be installed');
       return 1;
     }
-    if (run('npx', ['vite', 'build', 'renderer', '--logLevel', 'warn']) !== 0) return 1;
     return run('npx', ['playwright', 'test', '-c', 'test/e2e/playwright.config.ts'], {
       env: { ...process.env, TONEARM_CHROMIUM: browser },
     });
@@ -72,7 +108,9 @@ if (fs.existsSync('test/e2e') && fs.existsSync('renderer/index.html')) {
 let failed = 0;
 for (const [name, fn] of stages) {
   console.log(`\n[test] ${name}`);
+  const started = Date.now();
   const code = await fn();
+  console.log(`[test] ${name}: ${code === 0 ? 'ok' : 'failed'} after ${Math.round((Date.now() - started) / 1000)} s`);
   if (code !== 0) {
     console.error(`[test] ${name} failed (exit ${code})`);
     failed++;
