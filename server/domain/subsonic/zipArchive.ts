@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import { READ_NO_LINK } from '../../library/libraryRoots.js';
+import { MEDIA_CHUNK_BYTES } from '../../library/stream.js';
 
 /**
  * A zip archive of existing files streamed without compression (audio does not shrink) and without
@@ -60,7 +61,7 @@ function dosDateTime(ms: number): { date: number; time: number } {
 async function* chunksOf(file: string, size: number): AsyncGenerator<Buffer> {
   if (size === 0) return;
   const handle = await fs.promises.open(file, READ_NO_LINK);
-  for await (const chunk of handle.createReadStream({ start: 0, end: size - 1, highWaterMark: 256 * 1024 })) yield chunk as Buffer;
+  for await (const chunk of handle.createReadStream({ start: 0, end: size - 1, highWaterMark: MEDIA_CHUNK_BYTES })) yield chunk as Buffer;
 }
 
 async function crcOf(file: string, size: number): Promise<number> {

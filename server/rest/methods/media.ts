@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { Response } from 'express';
 import { findImage } from '../../db/libraryImages.js';
 import type { SongRow } from '../../db/subsonicLibrary.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
@@ -13,6 +12,7 @@ import { sizedArtwork } from '../../domain/playlists/artworkImages.js';
 import { playlistsOf } from '../../domain/playlists/registry.js';
 import { CACHE_KEY, imageMimeOf } from '../../library/imageCache.js';
 import { resizedImage } from '../../library/resizedArtwork.js';
+import { sendMedia } from '../../library/stream.js';
 import { SENT, type RestCall, type RestMethod } from '../context.js';
 import { ErrorCode, SubsonicError, notFound } from '../errors.js';
 import type { Payload } from '../wire.js';
@@ -22,27 +22,11 @@ import { podcastEpisodeFile } from './podcasts.js';
 import { stream } from './stream.js';
 
 /** Sends a file with ranges, validators and HEAD support; a vanished file is error 70 with 404. */
-export function sendFile(call: RestCall, file: string, mime: string, extraHeaders: Record<string, string> = {}): Promise<typeof SENT> {
-  const res: Response = call.res;
-  res.setHeader('Content-Type', mime);
-  for (const [k, v] of Object.entries(extraHeaders)) res.setHeader(k, v);
-  return new Promise((resolve, reject) => {
-    res.sendFile(file, { dotfiles: 'allow', acceptRanges: true, cacheControl: false, lastModified: true }, (err?: Error & { status?: number; headers?: Record<string, string>; code?: string }) => {
-      if (!err) return resolve(SENT);
-      if (res.headersSent) {
-        res.destroy();
-        return resolve(SENT);
-      }
-      if (err.status === 416) {
-        res.removeHeader('Content-Type');
-        res.status(416).set(err.headers ?? {}).end();
-        return resolve(SENT);
-      }
-      if (err.code === 'ECONNABORTED' || err.code === 'ECONNRESET') return resolve(SENT);
-      res.removeHeader('Content-Type');
-      reject(new SubsonicError(ErrorCode.notFound, 'The media file is not available', 404));
-    });
-  });
+export async function sendFile(call: RestCall, file: string, mime: string, extraHeaders: Record<string, string> = {}): Promise<typeof SENT> {
+  // The same sender as the /api streams (1 MiB reads off the event loop, ranges, validators).
+  const sent = await sendMedia(call.req, call.res, { path: file, mime }, { headers: extraHeaders, cacheControl: false, emptyUnsatisfiable: true });
+  if (!sent) throw new SubsonicError(ErrorCode.notFound, 'The media file is not available', 404);
+  return SENT;
 }
 
 /** A song's file, `path` being the real path to open (refused when it leads outside the library's folders). */
