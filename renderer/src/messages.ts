@@ -78,8 +78,44 @@ interface ErrorBody {
   details?: { path?: string; message?: string }[];
 }
 
+/**
+ * Each permission in words: `label`, its name in Settings → Users; `use`, what it allows, as
+ * "Ask an administrator to allow … for your account" ends. No screen shows `accessFlow` itself.
+ */
+export const PERMISSION_WORDS: Record<string, { label: string; use: string }> = {
+  accessSettings: { label: 'Open settings', use: 'settings' },
+  accessFlow: { label: 'Flows and review', use: 'flows and downloads' },
+  addArtist: { label: 'Add artists', use: 'adding artists' },
+  addAlbum: { label: 'Add albums', use: 'adding albums' },
+  changeMonitoring: { label: 'Change monitoring', use: 'changing monitoring' },
+  deleteArtist: { label: 'Delete artists', use: 'deleting artists' },
+  deleteAlbum: { label: 'Delete albums', use: 'deleting albums' },
+};
+
+/** "Ask an administrator to allow flows and downloads for your account (Settings → Users, “Flows and review”)." */
+export function askFor(permission: string, use?: string): string {
+  const words = PERMISSION_WORDS[permission];
+  if (!words) return 'Ask an administrator for the permission.';
+  return `Ask an administrator to allow ${use ?? words.use} for your account (Settings → Users, “${words.label}”).`;
+}
+
+/**
+ * A refusal for want of a permission (`Permission required: accessFlow`) or of the administrator role,
+ * said as what to ask for and who grants it; null for any other message.
+ */
+export function permissionText(message: string): string | null {
+  const needed = /^Permission required: (\w+)$/.exec(message.trim());
+  if (needed) {
+    return `Your account may not do this. ${askFor(needed[1]!)}`;
+  }
+  if (/^Admin access required$/i.test(message.trim())) return 'Only an administrator can do this.';
+  return null;
+}
+
 /** What a person reads for an API error body, or null to fall back to the server's own text. */
 export function readableError(body: ErrorBody): string | null {
+  const refused = permissionText(body.message ?? '') ?? permissionText(body.error ?? '');
+  if (refused) return refused;
   const first = body.details?.[0];
   if (body.code === 'VALIDATION_ERROR' && first?.path !== undefined && first.message) {
     const label = fieldLabel(first.path);

@@ -65,3 +65,24 @@ test('the More menu and the Settings tabs stay inside the window at 320, 390, 76
     await page.close();
   }
 });
+
+test('a plain user is offered only what they may use, and a bookmark says who can grant the rest', async ({ browser }) => {
+  expect((await server.call('/api/users', { method: 'POST', json: { username: 'listener', password: 'listener password' } })).status).toBe(201);
+  const { token } = (await server.call('/api/auth/login', { method: 'POST', json: { username: 'listener', password: 'listener password' } })).body as { token: string };
+  for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
+    const page = await openSignedIn(browser, server.url, token, { viewport });
+    await page.goto('/library/artists');
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('button', { name: /^More/ }).click();
+    await expect(nav.getByRole('link', { name: 'Settings' })).toBeVisible();
+    for (const hidden of ['Downloads', 'Review', 'Flows', 'Import']) await expect(nav.getByRole('link', { name: hidden, exact: true })).toHaveCount(0);
+    await page.goto('/downloads');
+    await expect(page.getByText('Ask an administrator to allow downloads for your account')).toBeVisible();
+    await page.goto('/review');
+    await expect(page.getByText('Ask an administrator to allow downloads and their review for your account')).toBeVisible();
+    await expect(page.locator('body')).not.toContainText('accessFlow');
+    await expect(page.getByRole('button', { name: 'Try again' })).toHaveCount(0);
+    await snap(page, `newcomer-listener-review-${viewport.width}`);
+    await page.close();
+  }
+});

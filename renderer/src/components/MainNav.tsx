@@ -6,7 +6,7 @@ export interface NavEntry {
   href: string;
   label: string;
   primary?: boolean;
-  /** Shown only when this capability is there for the user (see App.tsx). */
+  /** Shown only when this capability is there for the user (see App.tsx): `flows` is the “Flows and review” permission. */
   needs?: 'flows' | 'inbox';
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../api';
+import { Needs } from '../components/Rights';
 import { Card, Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { isAdmin, session } from '../session';
 import { listen, socketState } from '../socket';
@@ -19,14 +20,11 @@ const POLL_MS = 5000;
  * tracks of the current run (play, search again), keep as a static playlist, the Lidarr import list.
  */
 export function FlowsScreen() {
-  const { user } = useStore(session);
-  if (!user || !(isAdmin(user) || user.permissions?.accessFlow))
-    return (
-      <Empty title="Flows are not available">
-        <p>Your account cannot use flows. Ask an administrator for the “Flows” permission.</p>
-      </Empty>
-    );
-  return <Flows />;
+  return (
+    <Needs permission="accessFlow" title="Flows are not available for your account" use="flows">
+      <Flows />
+    </Needs>
+  );
 }
 
 /** The status from GET /api/playlists/status, replaced by every `playlist_status` push; polled while /ws is down. */

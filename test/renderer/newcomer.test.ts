@@ -1,0 +1,121 @@
+import { click, container, find, one, setOrigin, text, waitFor, type El } from './dom.js';
+import { h, render, type FunctionComponent, type VNode } from 'preact';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * A newcomer's first hour (issue 24), rendered against a real server: the screens a plain user is
+ * offered match their rights, and a page reached anyway says in words what it needs.
+ */
+
+// Renderer modules are loaded by a computed specifier so the server's typecheck does not follow them into TSX.
+const renderer = (p: string) => import(/* @vite-ignore */ `../../renderer/src/${p}`);
+type Session = { token: string; user: { role: string; permissions: Record<string, boolean> } };
+type NavEntry = { href: string; label: string; primary?: boolean; needs?: 'flows' | 'inbox' };
+
+let server: TestServer;
+let admin: Session;
+let listener: Session;
+let root: El | null = null;
+let m: {
+  session: { set(v: { token: string | null; user: unknown; notice: null }): void };
+  router: { navigate(to: string): void };
+  navEntries: NavEntry[];
+  visibleEntries(entries: readonly NavEntry[], has: Record<'flows' | 'inbox', boolean>): NavEntry[];
+  can(user: unknown, permission: string): boolean;
+  Needs: FunctionComponent<{ permission: string; title: string; use?: string }>;
+  ErrorMessage: FunctionComponent<{ error: unknown }>;
+  api<T>(path: string): Promise<T>;
+  FlowsScreen: FunctionComponent;
+};
+
+async function signIn(username: string, password: string): Promise<Session> {
+  const res = await server.api('/api/auth/login', { method: 'POST', json: { username, password } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Session;
+}
+
+function show(who: Session, node: VNode): El {
+  m.session.set({ token: who.token, user: who.user, notice: null });
+  root = container();
+  render(node, root as unknown as Element);
+  return root;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  setOrigin(server.url, '/library/artists');
+  admin = await signIn(server.admin.username, server.admin.password);
+  const made = await server.api('/api/users', { method: 'POST', token: admin.token, json: { username: 'listener', password: 'listener password' } });
+  expect(made.status).toBe(201);
+  listener = await signIn('listener', 'listener password');
+  const [session, router, app, rights, ui, api, flows] = await Promise.all([
+    renderer('session.ts'),
+    renderer('router.tsx'),
+    renderer('App.tsx'),
+    renderer('components/Rights.tsx'),
+    renderer('components/ui.tsx'),
+    renderer('api.ts'),
+    renderer('flows/FlowsScreen.tsx'),
+  ]);
+  m = { session: session.session, router, navEntries: app.navEntries, visibleEntries: app.visibleEntries, can: rights.can, Needs: rights.Needs, ErrorMessage: ui.ErrorMessage, api: api.api, FlowsScreen: flows.FlowsScreen };
+});
+
+afterEach(() => {
+  if (root) render(null, root as unknown as Element);
+  root = null;
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('screens match the user’s rights (issue 24 §3)', () => {
+  it('a plain user is not offered Flows, Import, Downloads or Review; an administrator is', () => {
+    const offered = (who: Session) => m.visibleEntries(m.navEntries, { flows: m.can(who.user, 'accessFlow'), inbox: false }).map((e) => e.label);
+    expect(listener.user.permissions.accessFlow).toBe(false);
+    expect(offered(listener)).toEqual(['Library', 'Search', 'Discover', 'Playlists', 'News', 'Favorites', 'Settings', 'Connect an app']);
+    expect(offered(admin)).toEqual(['Library', 'Search', 'Discover', 'Flows', 'Playlists', 'Downloads', 'News', 'Import', 'Favorites', 'Review', 'Settings', 'Connect an app']);
+  });
+
+  it('a bookmarked Downloads page says what it needs and who grants it, never the permission’s internal name', async () => {
+    const page = () => h(m.Needs, { permission: 'accessFlow', title: 'Downloads are not available for your account', use: 'downloads' }, h('p', null, 'the downloads'));
+    const r = show(listener, page() as VNode);
+    expect(text(one(r, '.empty-title'))).toBe('Downloads are not available for your account');
+    expect(text(one(r, '.empty-body'))).toBe('Ask an administrator to allow downloads for your account (Settings → Users, “Flows and review”).');
+    expect(find(r, 'button', 'Try again')).toEqual([]);
+    render(null, r as unknown as Element);
+    const a = show(admin, page() as VNode);
+    expect(text(a)).toBe('the downloads');
+  });
+
+  it('the Flows screen for a plain user says the same, in words', async () => {
+    const r = show(listener, h(m.FlowsScreen, null) as VNode);
+    expect(text(r)).toContain('Ask an administrator to allow flows for your account (Settings → Users, “Flows and review”).');
+    expect(text(r)).not.toContain('accessFlow');
+  });
+
+  it('a refusal from the API for want of a permission reads as what to ask for', async () => {
+    m.session.set({ token: listener.token, user: listener.user, notice: null });
+    // The server's own words name the permission; the screen must not.
+    const raw = await server.api('/api/playlists/jobs', { token: listener.token });
+    expect(raw.status).toBe(403);
+    expect(((await raw.json()) as { message?: string; error?: string }).message ?? '').toContain('accessFlow');
+    const error = await m.api('/api/playlists/jobs').then(
+      () => null,
+      (err: unknown) => err,
+    );
+    const r = show(listener, h(m.ErrorMessage, { error }) as VNode);
+    expect(text(one(r, '[role="alert"]'))).toBe(
+      'Your account may not do this. Ask an administrator to allow flows and downloads for your account (Settings → Users, “Flows and review”).',
+    );
+    // Only an administrator may read the settings: said as such.
+    const settings = await m.api('/api/settings').then(
+      () => null,
+      (err: unknown) => err,
+    );
+    render(null, r as unknown as Element);
+    const s = show(listener, h(m.ErrorMessage, { error: settings }) as VNode);
+    expect(text(s)).toBe('Only an administrator can do this.');
+  });
+});
