@@ -1,6 +1,7 @@
-import { click, container, find, one, setOrigin, text, waitFor, type El } from './dom.js';
+import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent, type VNode } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startLidarrFake, type LidarrFake } from '../fakes/lidarr/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -14,6 +15,7 @@ type Session = { token: string; user: { role: string; permissions: Record<string
 type NavEntry = { href: string; label: string; primary?: boolean; needs?: 'flows' | 'inbox' };
 
 let server: TestServer;
+let lidarr: LidarrFake;
 let admin: Session;
 let listener: Session;
 let root: El | null = null;
@@ -27,6 +29,7 @@ let m: {
   ErrorMessage: FunctionComponent<{ error: unknown }>;
   api<T>(path: string): Promise<T>;
   FlowsScreen: FunctionComponent;
+  SettingsScreen: FunctionComponent<{ tab: string }>;
 };
 
 async function signIn(username: string, password: string): Promise<Session> {
@@ -43,6 +46,7 @@ function show(who: Session, node: VNode): El {
 }
 
 beforeAll(async () => {
+  lidarr = await startLidarrFake({ rootFolderPath: '/srv/music' });
   server = await startTestServer();
   setOrigin(server.url, '/library/artists');
   admin = await signIn(server.admin.username, server.admin.password);
@@ -58,7 +62,8 @@ beforeAll(async () => {
     renderer('api.ts'),
     renderer('flows/FlowsScreen.tsx'),
   ]);
-  m = { session: session.session, router, navEntries: app.navEntries, visibleEntries: app.visibleEntries, can: rights.can, Needs: rights.Needs, ErrorMessage: ui.ErrorMessage, api: api.api, FlowsScreen: flows.FlowsScreen };
+  const settingsScreen = await renderer('settings/SettingsScreen.tsx');
+  m = { session: session.session, router, navEntries: app.navEntries, visibleEntries: app.visibleEntries, can: rights.can, Needs: rights.Needs, ErrorMessage: ui.ErrorMessage, api: api.api, FlowsScreen: flows.FlowsScreen, SettingsScreen: settingsScreen.SettingsScreen };
 });
 
 afterEach(() => {
@@ -68,6 +73,7 @@ afterEach(() => {
 
 afterAll(async () => {
   await server?.stop();
+  await lidarr?.close();
 });
 
 describe('screens match the user’s rights (issue 24 §3)', () => {
@@ -117,5 +123,64 @@ describe('screens match the user’s rights (issue 24 §3)', () => {
     render(null, r as unknown as Element);
     const s = show(listener, h(m.ErrorMessage, { error: settings }) as VNode);
     expect(text(s)).toBe('Only an administrator can do this.');
+  });
+});
+
+const card = (r: El, title: string) => {
+  const found = find(r, 'section').find((s) => text(find(s, 'h2')[0] ?? null) === title);
+  if (!found) throw new Error(`no card ${title}`);
+  return found;
+};
+const input = (r: Element, label: string) => {
+  const l = find(r as El, 'label').find((x) => text(x) === label);
+  if (!l) throw new Error(`no label ${label}`);
+  return one(r as El, `#${l.getAttribute('for')}`);
+};
+const settingsTab = (tab: string) => {
+  m.router.navigate(`/settings/${tab}`);
+  return show(admin, h(m.SettingsScreen, { tab }) as VNode);
+};
+const choose = async (select: El, value: string) => {
+  select.value = value;
+  select.dispatchEvent(new window.Event('change', { bubbles: true }) as unknown as Event);
+  await new Promise((r) => setTimeout(r, 0));
+};
+
+describe('every integration can be set up after onboarding (issue 24 §4)', () => {
+  it('Settings → Downloads has a Lidarr card: address, key, Test, Save, then quality and metadata profiles and the root folder', async () => {
+    const r = settingsTab('downloads');
+    const c = await waitFor(() => card(r, 'Lidarr'));
+    expect(text(c)).toContain('Save an address and API key to choose the quality profile');
+    await typeInto(input(c, 'Lidarr address'), lidarr.url);
+    await typeInto(input(c, 'Lidarr API key'), lidarr.apiKey);
+    click(one(c, 'button', 'Test Lidarr'));
+    await waitFor(() => expect(text(c)).toMatch(/Connected|Lidarr/));
+    expect(find(c, '[role="alert"]')).toEqual([]);
+    click(one(c, 'button', 'Save Lidarr'));
+    await waitFor(() => expect(text(c)).toContain('Lidarr settings saved.'));
+    expect(server.ctx.settings.get().integrations.lidarr).toMatchObject({ url: lidarr.url, apiKey: lidarr.apiKey });
+    // The choices are read from Lidarr once the connection is saved.
+    const quality = await waitFor(() => input(c, 'Quality profile'));
+    expect(find(quality, 'option').map((o) => text(o))).toEqual(['Any', 'Lossless', 'Standard']);
+    expect(find(input(c, 'Metadata profile'), 'option').map((o) => text(o))).toEqual(['Standard', 'None']);
+    expect(find(input(c, 'Root folder'), 'option').map((o) => o.value)).toEqual(['', '/srv/music']);
+    await choose(quality, '2');
+    await choose(input(c, 'Metadata profile'), '2');
+    await choose(input(c, 'Root folder'), '/srv/music');
+    click(one(c, 'button', 'Save Lidarr profiles'));
+    await waitFor(() => expect(text(c)).toContain('Lidarr profiles saved.'));
+    expect(server.ctx.settings.get().integrations.lidarr).toMatchObject({ qualityProfileId: 2, metadataProfileId: 2, rootFolderPath: '/srv/music' });
+  });
+
+  it('the Plex connection is named where it is: Settings → Library → Plex (there is no Settings → Plex tab)', async () => {
+    const logic = await renderer('settings/playbackLogic.ts');
+    const draft = { enabled: true, publishFlows: true, publishPlaylists: true, ownerPrefix: true };
+    expect(logic.plexProblem(draft, { server: '', library: '' })).toContain('(Settings → Library → Plex)');
+    const r = settingsTab('library');
+    await waitFor(() => card(r, 'Plex'));
+    expect(find(r, 'nav.tabs a').map((a) => text(a))).not.toContain('Plex');
+    const pb = settingsTab('playback');
+    await waitFor(() => expect(text(pb)).toContain('Plex'));
+    expect(text(pb)).not.toMatch(/Settings → Plex/);
   });
 });

@@ -7,9 +7,10 @@ import { parseWhole } from '../downloads/logic';
 import { Link } from '../router';
 import { SaveActions, SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
+import { LidarrSettings } from './LidarrSettings';
 import '../downloads/downloads.css';
 
-/** Where downloads go, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp). */
+/** Where downloads go, Lidarr, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp). */
 export function DownloadsSettings({ settings }: { settings: SettingsState }) {
   return (
     <>
@@ -18,6 +19,7 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
         <Link href="/downloads">Downloads</Link> screen.
       </p>
       <FolderCard settings={settings} />
+      <LidarrSettings settings={settings} />
       <WorkerCard />
       <SourceCard settings={settings} title="Soulseek (slskd)" id="source-slskd" intro="slskd is a Soulseek client with a web API; Tonearm searches it and downloads through it." specs={[slskdSpec]} />
       <SourceCard

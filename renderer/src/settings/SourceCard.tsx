@@ -66,7 +66,22 @@ export function patchOf(spec: SourceSpec, values: Values): { patch: Values } | {
 }
 
 /** One service's settings (or several, like Usenet's three) with a switch, a priority, a test and one Save. */
-export function SourceCard({ settings, title, id, intro, specs }: { settings: SettingsState; title: string; id: string; intro: ComponentChildren; specs: SourceSpec[] }) {
+export function SourceCard({
+  settings,
+  title,
+  id,
+  intro,
+  specs,
+  children,
+}: {
+  settings: SettingsState;
+  title: string;
+  id: string;
+  intro: ComponentChildren;
+  specs: SourceSpec[];
+  /** More of the service's settings, below its Save (Lidarr's profiles, which need a saved connection). */
+  children?: ComponentChildren;
+}) {
   const [drafts, setDrafts] = useState<Partial<Record<Integration, Values>>>({});
   const [done, setDone] = useState(false);
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -110,6 +125,7 @@ export function SourceCard({ settings, title, id, intro, specs }: { settings: Se
         invalid={invalid}
         done={done && !dirty ? `${title} settings saved.` : null}
       />
+      {children}
     </Card>
   );
 }
