@@ -1,4 +1,4 @@
-import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
+import { click, container, find, nameOf, one, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent, type VNode } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLidarrFake, type LidarrFake } from '../fakes/lidarr/index.js';
@@ -27,7 +27,8 @@ let m: {
   can(user: unknown, permission: string): boolean;
   Needs: FunctionComponent<{ permission: string; title: string; use?: string }>;
   ErrorMessage: FunctionComponent<{ error: unknown }>;
-  api<T>(path: string): Promise<T>;
+  api<T>(path: string, options?: unknown): Promise<T>;
+  DownloadsScreen: FunctionComponent;
   FlowsScreen: FunctionComponent;
   SettingsScreen: FunctionComponent<{ tab: string }>;
 };
@@ -63,7 +64,8 @@ beforeAll(async () => {
     renderer('flows/FlowsScreen.tsx'),
   ]);
   const settingsScreen = await renderer('settings/SettingsScreen.tsx');
-  m = { session: session.session, router, navEntries: app.navEntries, visibleEntries: app.visibleEntries, can: rights.can, Needs: rights.Needs, ErrorMessage: ui.ErrorMessage, api: api.api, FlowsScreen: flows.FlowsScreen, SettingsScreen: settingsScreen.SettingsScreen };
+  const downloads = await renderer('downloads/DownloadsScreen.tsx');
+  m = { session: session.session, router, navEntries: app.navEntries, visibleEntries: app.visibleEntries, can: rights.can, Needs: rights.Needs, ErrorMessage: ui.ErrorMessage, api: api.api, FlowsScreen: flows.FlowsScreen, SettingsScreen: settingsScreen.SettingsScreen, DownloadsScreen: downloads.DownloadsScreen };
 });
 
 afterEach(() => {
@@ -145,6 +147,75 @@ const choose = async (select: El, value: string) => {
   select.dispatchEvent(new window.Event('change', { bubbles: true }) as unknown as Event);
   await new Promise((r) => setTimeout(r, 0));
 };
+
+describe('unconfigured is not "on" (issue 24 §5)', () => {
+  it('on a fresh install every service without its address or key reads "Not set up" with what it needs, and no "Use …" switch', async () => {
+    const cases: [tab: string, card: string, name: string][] = [
+      ['downloads', 'Soulseek (slskd)', 'slskd'],
+      ['downloads', 'Usenet', 'Prowlarr'],
+      ['downloads', 'Usenet', 'SABnzbd'],
+      ['downloads', 'Usenet', 'NZBGet'],
+      ['integrations', 'Last.fm', 'Last.fm'],
+      ['integrations', 'Nearby shows (Ticketmaster)', 'Ticketmaster'],
+      ['integrations', 'Spotify', 'Spotify'],
+      ['integrations', 'Metadata', 'the metadata server'],
+      ['notifications', 'Gotify', 'Gotify'],
+    ];
+    for (const tab of ['downloads', 'integrations', 'notifications']) {
+      const r = settingsTab(tab);
+      await waitFor(() => expect(find(r, '[data-source]').length).toBeGreaterThan(0));
+      for (const [, title, name] of cases.filter((c) => c[0] === tab)) {
+        const c = card(r, title);
+        expect(find(c, 'input[role="switch"]').map((el) => nameOf(el.closest('label')!))).not.toContain(`Use ${name}`);
+        const states = find(c, '[data-setup="missing"]').map((el) => text(el));
+        expect(states.some((t) => t.startsWith('Not set up.') && t.includes(`to use ${name}.`)), `${title}: ${states.join(' | ')}`).toBe(true);
+      }
+      // No internal setting key anywhere on the tab.
+      expect(text(r)).not.toMatch(/integrations\.\w/);
+      render(null, r as unknown as Element);
+      root = null;
+    }
+    // The wire meaning is kept: the saved settings still say "use it once it is set up".
+    expect(server.ctx.settings.get().integrations.slskd.enabled).toBe(true);
+  });
+
+  it('the switch appears once the service could work', async () => {
+    const r = settingsTab('downloads');
+    const c = await waitFor(() => card(r, 'Soulseek (slskd)'));
+    expect(text(c)).toContain('Not set up. Add the slskd address and API key to use slskd.');
+    await typeInto(input(c, 'slskd address'), 'http://127.0.0.1:5030');
+    expect(text(one(c, '[data-setup="missing"]'))).toBe('Not set up. Add the API key to use slskd.');
+    await typeInto(input(c, 'API key'), 'a-key');
+    const sw = await waitFor(() => one(c, 'input[role="switch"]'));
+    expect(sw.checked).toBe(true);
+    expect(find(c, '[data-setup="missing"]')).toEqual([]);
+  });
+
+  it('a "not configured" answer names the place in words with a link that opens the card, never the setting key', async () => {
+    m.session.set({ token: admin.token, user: admin.user, notice: null });
+    const error = await m.api('/api/settings/slskd/test', { method: 'POST', body: {} } as never).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    const r = show(admin, h(m.ErrorMessage, { error }) as VNode);
+    const alert = one(r, '[role="alert"]');
+    expect(text(alert)).toBe('Add an slskd address and API key in Settings → Downloads. Open Settings → Downloads');
+    expect(one(alert, 'a').getAttribute('href')).toBe('/settings/downloads#source-slskd');
+    expect(find(alert, 'button', 'Try again')).toEqual([]);
+    render(null, r as unknown as Element);
+    // A plain user is told who can set it up.
+    const u = show(listener, h(m.ErrorMessage, { error }) as VNode);
+    expect(text(u)).toBe('Add an slskd address and API key in Settings → Downloads. Ask an administrator to add an slskd address and API key.');
+  });
+
+  it('the Downloads screen with no source says which sources exist and links to set one up', async () => {
+    m.router.navigate('/downloads');
+    const r = show(admin, h(m.DownloadsScreen, null) as VNode);
+    const note = await waitFor(() => one(r, '[data-testid="no-download-source"]'));
+    expect(text(note)).toContain('Tonearm downloads from slskd (Soulseek), Usenet (Prowlarr with SABnzbd or NZBGet) and yt-dlp');
+    expect(one(note, 'a').getAttribute('href')).toBe('/settings/downloads');
+  });
+});
 
 describe('every integration can be set up after onboarding (issue 24 §4)', () => {
   it('Settings → Downloads has a Lidarr card: address, key, Test, Save, then quality and metadata profiles and the root folder', async () => {

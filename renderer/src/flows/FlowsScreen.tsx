@@ -10,6 +10,7 @@ import { FlowForm } from './FlowForm';
 import { FlowTracks } from './FlowTracks';
 import { emptyForm, formOf, mixSummary, progressLine, scheduleSummary, when } from './logic';
 import './flows.css';
+import { inWords } from '../messages';
 
 /** How often the status is read when /ws is not open (the push keeps it current otherwise). */
 const POLL_MS = 5000;
@@ -74,7 +75,7 @@ function Flows() {
         </button>
       </header>
       <p class="muted" data-testid="flows-hint">
-        {status.hint.message}
+        {inWords(status.hint.message)}
       </p>
       {creating && (
         <CreateFlow
@@ -121,7 +122,7 @@ function CreateFlow({ onCreated }: { onCreated: () => void }) {
                 <div>
                   <strong>{t.name}</strong>
                   <p class="muted small">{t.description}</p>
-                  {!t.available && t.reason && <p class="small warn">{t.reason}</p>}
+                  {!t.available && t.reason && <p class="small warn">{inWords(t.reason)}</p>}
                 </div>
                 <button type="button" disabled={!t.available || fromTemplate.busy} aria-label={`Create ${t.name}`} onClick={() => void fromTemplate.trigger(t.id)}>
                   Create

@@ -311,9 +311,10 @@ const slskdSpec: SourceSpec = {
   priority: true,
   test: 'slskd',
   testFields: ['url', 'apiKey'],
+  needs: ['url', 'apiKey'],
   folder: { setKey: 'downloadPath', confirmedKey: 'confirmedDownloadPath' },
 };
-const prowlarrSpec: SourceSpec = { key: 'prowlarr', name: 'Prowlarr', fields: [urlField('Prowlarr', 'http://localhost:9696'), apiKeyField], priority: false, test: 'prowlarr', testFields: ['url', 'apiKey'] };
+const prowlarrSpec: SourceSpec = { key: 'prowlarr', name: 'Prowlarr', fields: [urlField('Prowlarr', 'http://localhost:9696'), apiKeyField], priority: false, test: 'prowlarr', testFields: ['url', 'apiKey'], needs: ['url', 'apiKey'] };
 const completedField: FieldSpec = {
   key: 'completedPath',
   label: 'Completed folder on this computer',
@@ -327,6 +328,7 @@ const sabnzbdSpec: SourceSpec = {
   priority: true,
   test: 'sabnzbd',
   testFields: ['url', 'apiKey'],
+  needs: ['url', 'apiKey'],
   folder: { setKey: 'completedPath', confirmedKey: 'confirmedCompletedPath' },
 };
 const nzbgetSpec: SourceSpec = {
@@ -336,6 +338,7 @@ const nzbgetSpec: SourceSpec = {
   priority: true,
   test: 'nzbget',
   testFields: ['url', 'username', 'password'],
+  needs: ['url'],
   folder: { setKey: 'completedPath', confirmedKey: 'confirmedCompletedPath' },
 };
 const ytdlpSpec: SourceSpec = {
@@ -356,5 +359,6 @@ export const gotifySpec: SourceSpec = {
   priority: false,
   test: 'gotify',
   testFields: ['url', 'token'],
+  needs: ['url', 'token'],
 };
 

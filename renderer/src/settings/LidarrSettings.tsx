@@ -34,6 +34,7 @@ export const lidarrSpec: SourceSpec = {
   priority: false,
   test: 'lidarr',
   testFields: ['url', 'apiKey'],
+  needs: ['url', 'apiKey'],
 };
 
 interface RootFolder {
