@@ -255,3 +255,29 @@ describe('every integration can be set up after onboarding (issue 24 §4)', () =
     expect(text(pb)).not.toMatch(/Settings → Plex/);
   });
 });
+
+describe('folder browser (issue 24 §9)', () => {
+  it('after "Folder does not exist" nothing can be added until a folder that exists is shown', async () => {
+    const { FolderBrowser } = await renderer('components/FolderBrowser.tsx');
+    const chosen: string[] = [];
+    const r = show(admin, h(FolderBrowser, { onChoose: (p: string) => chosen.push(p) }) as VNode);
+    await waitFor(() => one(r, '[data-testid="fs-current"]'));
+    const go = async (path: string) => {
+      await typeInto(one(r, 'input[placeholder^="Type a folder path"]'), path);
+      click(one(r, 'button', 'Go'));
+    };
+    await go(`${server.dataDir}/no-such-folder`);
+    await waitFor(() => expect(text(one(r, '[role="alert"]'))).toMatch(/does not exist/i));
+    expect(find(r, '[data-testid="fs-current"]')).toEqual([]);
+    expect(find(r, 'button', 'Add this folder')).toEqual([]);
+    expect(find(r, 'button', 'Create folder')).toEqual([]);
+    expect(text(one(r, '[data-testid="fs-none"]'))).toContain('No folder is open');
+    // A folder that exists: shown, and it is the one added.
+    await go(server.dataDir);
+    await waitFor(() => expect(text(one(r, '[data-testid="fs-current"]'))).toBe(server.dataDir));
+    expect(find(r, '[role="alert"]')).toEqual([]);
+    await waitFor(() => expect(one(r, 'button', 'Add this folder').disabled).toBe(false));
+    click(one(r, 'button', 'Add this folder'));
+    expect(chosen).toEqual([server.dataDir]);
+  });
+});
