@@ -82,7 +82,7 @@ export const SERVICE_PLACES: Record<string, { name: string; tab: string; tabLabe
   prowlarr: { name: 'Prowlarr', tab: 'downloads', tabLabel: 'Downloads', card: 'source-usenet', fields: { url: 'address', apiKey: 'API key' } },
   sabnzbd: { name: 'SABnzbd', tab: 'downloads', tabLabel: 'Downloads', card: 'source-usenet', fields: { url: 'address', apiKey: 'API key' } },
   nzbget: { name: 'NZBGet', tab: 'downloads', tabLabel: 'Downloads', card: 'source-usenet', fields: { url: 'address' } },
-  ytdlp: { name: 'yt-dlp', tab: 'downloads', tabLabel: 'Downloads', card: 'source-ytdlp', fields: { path: 'program' } },
+  ytdlp: { name: 'yt-dlp', tab: 'downloads', tabLabel: 'Downloads', card: 'source-ytdlp', fields: { path: 'program path' } },
   gotify: { name: 'Gotify', tab: 'notifications', tabLabel: 'Notifications', card: 'source-gotify', fields: { url: 'address', token: 'application token' } },
   lastfm: { name: 'Last.fm', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-lastfm', fields: { apiKey: 'API key', apiSecret: 'shared secret' } },
   ticketmaster: { name: 'Ticketmaster', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-ticketmaster', fields: { apiKey: 'API key' } },
@@ -205,10 +205,12 @@ export function permissionText(message: string): string | null {
 export function readableError(body: ErrorBody): string | null {
   const refused = permissionText(body.message ?? '') ?? permissionText(body.error ?? '');
   if (refused) return refused;
-  const place = notConfiguredPlace(body);
-  if (place) return place.text;
+  // The server's own words up to the setting keys (they say what is wrong: "yt-dlp was not found at
+  // …"), then where it is set up in words.
   const said = body.message ?? body.error;
   if (said && settingsNamedIn(said).length) return inWords(said);
+  const place = notConfiguredPlace(body);
+  if (place) return place.text;
   const first = body.details?.[0];
   if (body.code === 'VALIDATION_ERROR' && first?.path !== undefined && first.message) {
     const label = fieldLabel(first.path);

@@ -199,13 +199,13 @@ describe('unconfigured is not "on" (issue 24 §5)', () => {
     );
     const r = show(admin, h(m.ErrorMessage, { error }) as VNode);
     const alert = one(r, '[role="alert"]');
-    expect(text(alert)).toBe('Add an slskd address and API key in Settings → Downloads. Open Settings → Downloads');
+    expect(text(alert)).toBe('slskd is not configured. Add an slskd address and API key in Settings → Downloads. Open Settings → Downloads');
     expect(one(alert, 'a').getAttribute('href')).toBe('/settings/downloads#source-slskd');
     expect(find(alert, 'button', 'Try again')).toEqual([]);
     render(null, r as unknown as Element);
     // A plain user is told who can set it up.
     const u = show(listener, h(m.ErrorMessage, { error }) as VNode);
-    expect(text(u)).toBe('Add an slskd address and API key in Settings → Downloads. Ask an administrator to add an slskd address and API key.');
+    expect(text(u)).toBe('slskd is not configured. Add an slskd address and API key in Settings → Downloads. Ask an administrator to add an slskd address and API key.');
   });
 
   it('the Downloads screen with no source says which sources exist and links to set one up', async () => {
