@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseRefusedError } from './db/connection.js';
 import { startServer } from './server.js';
+import { startNotes } from './startNotes.js';
 
 /** Entry point: config -> database -> app -> listen. Prints the ready line the desktop shell waits for. */
 async function main() {
@@ -45,6 +46,8 @@ async function main() {
   process.on('SIGINT', () => stop('SIGINT'));
   // Printed only once signals are handled: a supervisor may stop us right after reading it.
   process.stdout.write(`listening on ${server.url}\n`);
+  // After the ready line, never instead of it: the desktop supervisor parses that line as it is.
+  for (const line of startNotes({ url: server.url, host: config.host, onboarded: server.ctx.auth.isOnboarded() })) process.stdout.write(`${line}\n`);
 }
 
 main().catch((err: unknown) => {

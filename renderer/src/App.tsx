@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { Icon } from './components/icons';
 import { MainNav, type NavEntry } from './components/MainNav';
+import { Needs, can } from './components/Rights';
 import { DiscoverScreen } from './discover/DiscoverScreen';
 import { DownloadsScreen } from './downloads/DownloadsScreen';
 import { inboxUnread, startInboxBadge, stopInboxBadge } from './inbox/badge';
@@ -127,16 +128,16 @@ export const navEntries: NavEntry[] = [
   { href: '/flows', label: 'Flows', primary: true, needs: 'flows' },
   { href: '/playlists', label: 'Playlists', primary: true },
   { href: '/inbox', label: 'Inbox', primary: true, needs: 'inbox' },
-  { href: '/downloads', label: 'Downloads', primary: true },
+  { href: '/downloads', label: 'Downloads', primary: true, needs: 'flows' },
   { href: '/news', label: 'News' },
   { href: '/import', label: 'Import', needs: 'flows' },
   { href: '/library/favorites', label: 'Favorites' },
-  { href: '/review', label: 'Review' },
+  { href: '/review', label: 'Review', needs: 'flows' },
   { href: '/settings', label: 'Settings' },
   { href: '/connect', label: 'Connect an app' },
 ];
 
-/** The entries this user gets: Flows needs the accessFlow permission, Inbox an inbox that is switched on. */
+/** The entries this user gets: Flows, Import, Downloads and Review need the accessFlow permission (“Flows and review”), Inbox an inbox that is switched on. */
 export function visibleEntries(entries: readonly NavEntry[], has: Record<NonNullable<NavEntry['needs']>, boolean>): NavEntry[] {
   return entries.filter((e) => !e.needs || has[e.needs]);
 }
@@ -173,7 +174,7 @@ function Shell({ appVersion }: { appVersion: string }) {
           <span class="logo" aria-hidden="true" />
           <span class="brand-name">Tonearm</span>
         </Link>
-        <MainNav entries={visibleEntries(navEntries, { flows: isAdmin(user) || user?.permissions?.accessFlow === true, inbox: inbox.enabled })} badges={{ '/inbox': inboxBadge(inbox.unread) }} />
+        <MainNav entries={visibleEntries(navEntries, { flows: can(user, 'accessFlow'), inbox: inbox.enabled })} badges={{ '/inbox': inboxBadge(inbox.unread) }} />
         <div class="topbar-end">
           <ThemeToggle />
           {token ? (
@@ -210,14 +211,29 @@ function Routes({ path }: { path: string }) {
   if (path === '/playlists') return <PlaylistsScreen />;
   if ((m = match('/playlists/shared/:id', path))) return <SharedPlaylistScreen id={m.id!} />;
   if ((m = match('/playlists/:id', path))) return <PlaylistScreen id={m.id!} />;
-  if (path === '/downloads') return <DownloadsScreen />;
+  if (path === '/downloads')
+    return (
+      <Needs permission="accessFlow" title="Downloads are not available for your account" use="downloads">
+        <DownloadsScreen />
+      </Needs>
+    );
   if (path === '/discover' || ['tags', 'shows', 'tuning'].some((t) => path === `/discover/${t}`)) return <DiscoverScreen path={path} />;
   if (path === '/news') return <NewsScreen />;
   if (path === '/inbox') return <InboxScreen />;
   if (path === '/flows') return <FlowsScreen />;
-  if (path === '/review') return <ReviewScreen />;
+  if (path === '/review')
+    return (
+      <Needs permission="accessFlow" title="Download review is not available for your account" use="downloads and their review">
+        <ReviewScreen />
+      </Needs>
+    );
   if (path === '/connect') return <ConnectScreen />;
-  if (path === '/import') return <ImportScreen />;
+  if (path === '/import')
+    return (
+      <Needs permission="accessFlow" title="Importing playlists is not available for your account" use="flows and playlist imports">
+        <ImportScreen />
+      </Needs>
+    );
   if (path === '/import/spotify/callback') return <SpotifyCallbackScreen />;
   if (['/', '/library', '/settings', '/login', '/onboarding'].includes(path)) return <Loading />;
   return (

@@ -79,6 +79,95 @@ export function lanReasonText(reason: string): string | null {
   return LAN_REASONS[reason.toLowerCase()] ?? null;
 }
 
+/**
+ * Where each integration is set up: its name, the Settings tab and the card (its id, for a link that
+ * opens it), and its fields in words, so a message says "Add a Last.fm API key in Settings →
+ * Integrations", never `integrations.lastfm.apiKey`.
+ */
+export const SERVICE_PLACES: Record<string, { name: string; tab: string; tabLabel: string; card: string; fields: Record<string, string> }> = {
+  lidarr: { name: 'Lidarr', tab: 'downloads', tabLabel: 'Downloads', card: 'source-lidarr', fields: { url: 'address', apiKey: 'API key' } },
+  slskd: { name: 'slskd', tab: 'downloads', tabLabel: 'Downloads', card: 'source-slskd', fields: { url: 'address', apiKey: 'API key' } },
+  prowlarr: { name: 'Prowlarr', tab: 'downloads', tabLabel: 'Downloads', card: 'source-usenet', fields: { url: 'address', apiKey: 'API key' } },
+  sabnzbd: { name: 'SABnzbd', tab: 'downloads', tabLabel: 'Downloads', card: 'source-usenet', fields: { url: 'address', apiKey: 'API key' } },
+  nzbget: { name: 'NZBGet', tab: 'downloads', tabLabel: 'Downloads', card: 'source-usenet', fields: { url: 'address' } },
+  ytdlp: { name: 'yt-dlp', tab: 'downloads', tabLabel: 'Downloads', card: 'source-ytdlp', fields: { path: 'program path' } },
+  gotify: { name: 'Gotify', tab: 'notifications', tabLabel: 'Notifications', card: 'source-gotify', fields: { url: 'address', token: 'application token' } },
+  lastfm: { name: 'Last.fm', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-lastfm', fields: { apiKey: 'API key', apiSecret: 'shared secret' } },
+  ticketmaster: { name: 'Ticketmaster', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-ticketmaster', fields: { apiKey: 'API key' } },
+  news: { name: 'NewsAPI.org', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-news', fields: { apiKey: 'API key' } },
+  metadata: { name: 'metadata server', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-metadata', fields: { baseUrl: 'address' } },
+  musicbrainz: { name: 'MusicBrainz', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-metadata', fields: { email: 'contact e-mail' } },
+  spotify: { name: 'Spotify', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-spotify', fields: { clientId: 'app (client ID and secret)', clientSecret: 'app (client ID and secret)' } },
+  navidrome: { name: 'Navidrome', tab: 'playback', tabLabel: 'Playback', card: 'playback-navidrome', fields: { url: 'address', username: 'user name', password: 'password' } },
+  plex: { name: 'Plex', tab: 'library', tabLabel: 'Library', card: 'plex', fields: { url: 'server', librarySectionId: 'music library' } },
+};
+
+export interface SettingPlace {
+  /** "Add a Last.fm API key in Settings → Integrations." */
+  text: string;
+  /** What is missing, for "Ask an administrator to add …": "a Last.fm API key". */
+  what: string;
+  /** The Settings page with the card, e.g. `/settings/integrations#integration-lastfm`. */
+  href: string;
+  /** "Settings → Integrations" */
+  place: string;
+}
+
+/** The names said with "an" ("an slskd address"). */
+const AN = new Set(['slskd', 'NZBGet']);
+
+/**
+ * Where a setting path (`integrations.lastfm.apiKey`, `integrations.slskd`) is set, in words; null
+ * when unknown. Several paths of one service (`integrations.slskd.url`, `integrations.slskd.apiKey`)
+ * are said together ("an slskd address and API key").
+ */
+export function settingPlace(setting: string | string[]): SettingPlace | null {
+  const paths = Array.isArray(setting) ? setting : [setting];
+  const m = /^integrations\.(\w+)(?:\.(\w+))?/.exec(paths[0] ?? '');
+  const service = m ? SERVICE_PLACES[m[1]!] : undefined;
+  if (!m || !service) return null;
+  const named = paths
+    .map((p) => /^integrations\.(\w+)\.(\w+)/.exec(p))
+    .filter((x) => x && x[1] === m[1] && service.fields[x[2]!])
+    .map((x) => service.fields[x![2]!]!);
+  const fields = named.length ? [...new Set(named)] : [...new Set(Object.values(service.fields))].slice(0, 2);
+  const subject = `${service.name} ${fields.join(' and ')}`;
+  const what = `${AN.has(service.name) ? 'an' : 'a'} ${subject}`;
+  const place = `Settings → ${service.tabLabel}${service.tab === 'library' && m[1] === 'plex' ? ' → Plex' : ''}`;
+  return { text: `Add ${what} in ${place}.`, what, href: `/settings/${service.tab}#${service.card}`, place };
+}
+
+/** The setting paths a message names (`… set integrations.lastfm.apiKey in Settings`), in order. */
+export function settingsNamedIn(message: string): string[] {
+  return message.match(/\bintegrations\.\w+(?:\.\w+)?/g) ?? [];
+}
+
+/**
+ * A server message that names setting keys (`Last.fm needs an API key: set integrations.lastfm.apiKey
+ * in Settings`) said in words: its first part, then where the setting is made ("Add a Last.fm API key
+ * in Settings → Integrations."). Other messages come back unchanged.
+ */
+export function inWords(message: string): string {
+  const named = settingsNamedIn(message);
+  if (!named.length) return message;
+  const place = settingPlace(named);
+  return place ? `${withoutSettingKeys(message)} ${place.text}` : withoutSettingKeys(message);
+}
+
+/** The part of a message before the setting keys it names ("Nearby shows need a Ticketmaster API key."). */
+export function withoutSettingKeys(message: string): string {
+  if (!settingsNamedIn(message).length) return message;
+  return `${message.split(/[:(]/)[0]!.trim().replace(/[.\s]+$/, '')}.`;
+}
+
+/** A "not configured" answer as where to set it up, or null when the message names no known setting. */
+export function notConfiguredPlace(body: unknown): SettingPlace | null {
+  const b = (body && typeof body === 'object' ? body : {}) as ErrorBody & { setting?: string };
+  if (b.code !== 'NOT_CONFIGURED') return null;
+  const named = b.setting ? [b.setting] : [...settingsNamedIn(b.message ?? ''), ...settingsNamedIn(b.error ?? '')];
+  return named.length ? settingPlace(named) : null;
+}
+
 interface ErrorBody {
   error?: string;
   message?: string;
@@ -86,8 +175,50 @@ interface ErrorBody {
   details?: { path?: string; message?: string }[];
 }
 
+/**
+ * Each permission in words: `label`, its name in Settings → Users; `use`, what it allows, as
+ * "Ask an administrator to allow … for your account" ends. No screen shows `accessFlow` itself.
+ */
+export const PERMISSION_WORDS: Record<string, { label: string; use: string }> = {
+  accessSettings: { label: 'Open settings', use: 'settings' },
+  accessFlow: { label: 'Flows and review', use: 'flows and downloads' },
+  addArtist: { label: 'Add artists', use: 'adding artists' },
+  addAlbum: { label: 'Add albums', use: 'adding albums' },
+  changeMonitoring: { label: 'Change monitoring', use: 'changing monitoring' },
+  deleteArtist: { label: 'Delete artists', use: 'deleting artists' },
+  deleteAlbum: { label: 'Delete albums', use: 'deleting albums' },
+};
+
+/** "Ask an administrator to allow flows and downloads for your account (Settings → Users, “Flows and review”)." */
+export function askFor(permission: string, use?: string): string {
+  const words = PERMISSION_WORDS[permission];
+  if (!words) return 'Ask an administrator for the permission.';
+  return `Ask an administrator to allow ${use ?? words.use} for your account (Settings → Users, “${words.label}”).`;
+}
+
+/**
+ * A refusal for want of a permission (`Permission required: accessFlow`) or of the administrator role,
+ * said as what to ask for and who grants it; null for any other message.
+ */
+export function permissionText(message: string): string | null {
+  const needed = /^Permission required: (\w+)$/.exec(message.trim());
+  if (needed) {
+    return `Your account may not do this. ${askFor(needed[1]!)}`;
+  }
+  if (/^Admin access required$/i.test(message.trim())) return 'Only an administrator can do this.';
+  return null;
+}
+
 /** What a person reads for an API error body, or null to fall back to the server's own text. */
 export function readableError(body: ErrorBody): string | null {
+  const refused = permissionText(body.message ?? '') ?? permissionText(body.error ?? '');
+  if (refused) return refused;
+  // The server's own words up to the setting keys (they say what is wrong: "yt-dlp was not found at
+  // …"), then where it is set up in words.
+  const said = body.message ?? body.error;
+  if (said && settingsNamedIn(said).length) return inWords(said);
+  const place = notConfiguredPlace(body);
+  if (place) return place.text;
   const first = body.details?.[0];
   if (body.code === 'VALIDATION_ERROR' && first?.path !== undefined && first.message) {
     const label = fieldLabel(first.path);

@@ -25,6 +25,8 @@ export default defineConfig({
     { name: 'base-path', testMatch: 'base-path.spec.ts' },
     // Starts a server of its own and runs `npm run reset-password` against its data folder.
     { name: 'password-reset', testMatch: 'password-reset.spec.ts' },
+    // Starts a server of its own: a newcomer's first hour (menus at every width, rights, set-up states).
+    { name: 'newcomer', testMatch: 'newcomer.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startPlexServerFake, type PlexServerFake } from '../fakes/plex/index.js';
 import { body, connectPlex, createUser, PLEX_APP_URL, plexEnv, startPlexFakes, type PlexFakes } from './helpers.js';
 
-/** Settings → Plex (api.md §4.13, `plex` on the wire): PIN sign-in, servers, test, libraries, access check, sync. */
+/** Settings → Library → Plex (api.md §4.13, `plex` on the wire): PIN sign-in, servers, test, libraries, access check, sync. */
 
 let f: PlexFakes;
 let server: TestServer;

@@ -284,7 +284,10 @@ describe('Discover screen', () => {
   it('nearby shows without a Ticketmaster key say where the key goes', async () => {
     const r = show(admin, '/discover/shows');
     await waitFor(() => expect(text(r)).toContain('Nearby shows are not set up'));
-    expect(text(r)).toContain('integrations.ticketmaster.apiKey');
+    // Said in words with a link that opens the card (it used to show the setting key integrations.ticketmaster.apiKey).
+    expect(text(r)).toContain('Add a Ticketmaster API key in Settings → Integrations.');
+    expect(text(r)).not.toContain('integrations.');
+    expect(one(r, 'a', 'Settings → Integrations').getAttribute('href')).toBe('/settings/integrations#integration-ticketmaster');
   });
 
   it('without Last.fm the screen says recommendations are reduced and tag search needs Last.fm', async () => {

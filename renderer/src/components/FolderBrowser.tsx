@@ -25,8 +25,13 @@ export function FolderBrowser({ onChoose, chooseLabel = 'Add this folder', idPre
   const [newName, setNewName] = useState('');
   const listing = useAsync((signal) => api<Listing>('/api/filesystem/browse', { query: { path }, signal }), [path]);
   const current = listing.data;
+  // After a failed Go (a folder that does not exist) the last listing is not the folder shown: nothing
+  // can be added or created until a folder that exists is open again (Up, Home and Go still work).
+  const failed = listing.error !== null && listing.error !== undefined;
+  const shown = failed ? undefined : current;
+  const ready = shown !== undefined && !listing.loading;
   const create = useAction(async () => {
-    if (!current || !newName.trim()) return;
+    if (!current || listing.error || !newName.trim()) return;
     const sep = current.path.includes('\\') && !current.path.includes('/') ? '\\' : '/';
     const target = current.path.endsWith(sep) ? current.path + newName.trim() : current.path + sep + newName.trim();
     const made = await api<{ path: string }>('/api/filesystem/ensure', { method: 'POST', body: { path: target, create: true } });
@@ -65,18 +70,23 @@ export function FolderBrowser({ onChoose, chooseLabel = 'Add this folder', idPre
             ))}
         </div>
       )}
-      {current && (
+      {shown && (
         <p class="fs-path">
-          <span class="muted">Current folder:</span> <code data-testid="fs-current">{current.path}</code>
-          {!current.writable && <span class="badge">read-only</span>}
+          <span class="muted">Current folder:</span> <code data-testid="fs-current">{shown.path}</code>
+          {!shown.writable && <span class="badge">read-only</span>}
+        </p>
+      )}
+      {failed && current && (
+        <p class="fs-path muted" data-testid="fs-none">
+          No folder is open: go to one that exists (Up and Home lead back).
         </p>
       )}
       <ErrorMessage error={listing.error} onRetry={listing.reload} />
       {listing.loading && !current && <Loading label="Reading folders…" />}
-      {current && (
+      {shown && (
         <ul class="fs-list" aria-label="Sub-folders" aria-busy={listing.loading}>
-          {current.directories.length === 0 && <li class="muted fs-none">No sub-folders here.</li>}
-          {current.directories.map((d) => (
+          {shown.directories.length === 0 && <li class="muted fs-none">No sub-folders here.</li>}
+          {shown.directories.map((d) => (
             <li key={d.path}>
               <button type="button" class="fs-dir" onClick={() => setPath(d.path)}>
                 <Icon name="folder" size={18} /> {d.name}
@@ -85,9 +95,9 @@ export function FolderBrowser({ onChoose, chooseLabel = 'Add this folder', idPre
           ))}
         </ul>
       )}
-      {current && (
+      {shown && (
         <div class="fs-actions">
-          <button type="button" class="primary" onClick={() => onChoose(current.path)}>
+          <button type="button" class="primary" disabled={!ready} onClick={() => ready && onChoose(shown.path)}>
             {chooseLabel}
           </button>
           <form

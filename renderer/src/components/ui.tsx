@@ -1,6 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { errorText } from '../api';
+import { ApiError, errorText } from '../api';
+import { notConfiguredPlace, type SettingPlace } from '../messages';
+import { Link } from '../router';
+import { isAdmin, session } from '../session';
+import { useStore } from '../store';
 
 /** Shown while work runs, so a screen is never blank. */
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -27,13 +31,36 @@ export function useReveal<T extends HTMLElement>(key: unknown = true, onMount = 
   return ref;
 }
 
+/**
+ * Where something missing is set up: a link that opens its card for an administrator, else who to
+ * ask. `place` from messages.ts (settingPlace, notConfiguredPlace).
+ */
+export function SetUpPointer({ place }: { place: SettingPlace }) {
+  const admin = isAdmin(useStore(session).user);
+  return admin ? (
+    <Link href={place.href} class="setup-link">
+      Open {place.place}
+    </Link>
+  ) : (
+    <span>Ask an administrator to add {place.what}.</span>
+  );
+}
+
 export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const ref = useReveal<HTMLDivElement>(error ? errorText(error) : null);
   if (!error) return null;
+  // Something not set up: "Try again" would fail the same way; say where it is set up instead.
+  const place = error instanceof ApiError ? notConfiguredPlace(error.body) : null;
   return (
     <div class="error" role="alert" ref={ref}>
       <span>{errorText(error)}</span>
-      {onRetry && (
+      {place && (
+        <>
+          {' '}
+          <SetUpPointer place={place} />
+        </>
+      )}
+      {onRetry && !place && (
         <button type="button" class="link-button" onClick={onRetry}>
           Try again
         </button>

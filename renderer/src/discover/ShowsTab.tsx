@@ -5,6 +5,7 @@ import { Link } from '../router';
 import { loadNearbyShows, type Show } from './api';
 import { showDate } from './logic';
 import { SettingsPointer } from './parts';
+import { withoutSettingKeys } from '../messages';
 
 /** Music events near a place (Ticketmaster): the library's artists first. */
 export function ShowsTab() {
@@ -32,7 +33,7 @@ export function ShowsTab() {
       {shows.loading && <Loading label="Looking for shows…" />}
       {s && !s.configured && (
         <Empty title="Nearby shows are not set up">
-          <p>{s.message ?? 'Finding shows needs a Ticketmaster API key.'}</p>
+          <p>{s.message ? withoutSettingKeys(s.message) : 'Finding shows needs a Ticketmaster API key.'}</p>
           <SettingsPointer setting="integrations.ticketmaster.apiKey" what="a Ticketmaster API key" />
         </Empty>
       )}

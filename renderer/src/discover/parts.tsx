@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorMessage, useAction } from '../components/ui';
 import { Artwork } from '../library/Artwork';
+import { settingPlace } from '../messages';
 import { Link } from '../router';
 import { isAdmin, session } from '../session';
 import { useStore } from '../store';
@@ -144,12 +145,13 @@ export function DiscoverTags({ tags, label }: { tags: string[]; label: string })
   );
 }
 
-/** Where the missing piece is set up: Settings for an administrator, else who to ask. */
+/** Where the missing piece is set up: a link that opens its card for an administrator, else who to ask. */
 export function SettingsPointer({ setting, what }: { setting: string; what: string }) {
   const admin = isAdmin(useStore(session).user);
+  const place = settingPlace(setting);
   return admin ? (
     <span>
-      Add {what} in <Link href={setting.startsWith('integrations.') ? '/settings/integrations' : '/settings'}>Settings</Link> (setting <code>{setting}</code>).
+      Add {what} in <Link href={place?.href ?? '/settings'}>{place?.place ?? 'Settings'}</Link>.
     </span>
   ) : (
     <span>Ask an administrator to add {what}.</span>

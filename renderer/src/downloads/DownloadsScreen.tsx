@@ -1,13 +1,15 @@
 import { useMemo, useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import { ApiError, api } from '../api';
 import { Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { Link } from '../router';
+import { isAdmin, session } from '../session';
 import { socketState } from '../socket';
 import { useStore } from '../store';
 import { albumStatus, cancelAlbum, cancelJob, clearFinished, researchMissing, type AlbumStatus, type DownloadJob } from './api';
 import { albumGroups, groupJobs, progressText, progressValue, qualityText, sourceLabel, statusLabel, type AlbumGroup } from './logic';
 import { useJobs, type JobsState } from './useJobs';
 import './downloads.css';
+import { inWords } from '../messages';
 
 /** How many finished jobs the history shows before "Show more". */
 const HISTORY_PAGE = 50;
@@ -40,6 +42,7 @@ export function DownloadsScreen() {
         <h1>Downloads</h1>
         <LiveState />
       </div>
+      <NoSourceNotice />
       {state.jobs === null && !state.error && state.available && <Loading label="Loading downloads…" />}
       <ErrorMessage error={state.error} onRetry={() => void state.refresh()} />
       {!state.available && (
@@ -203,7 +206,7 @@ function AlbumHeader({ group }: { group: AlbumGroup }) {
           {status.data ? ` · ${statusLabelOfAlbum(status.data.status)}` : ''}
         </p>
         <progress max={100} value={progress} aria-label={`Progress of ${name}`} />
-        {status.data?.recovery && <p class="small job-error">{status.data.recovery.message}</p>}
+        {status.data?.recovery && <p class="small job-error">{inWords(status.data.recovery.message)}</p>}
         <ErrorMessage error={cancel.error} />
       </div>
       <button type="button" disabled={cancel.busy} onClick={() => void cancel.trigger()} aria-label={`Cancel the album ${name}`}>
@@ -271,5 +274,26 @@ function HistoryRow({ job, onRetry, retrying }: { job: DownloadJob; onRetry: () 
         </button>
       )}
     </>
+  );
+}
+
+/**
+ * With no download source set up (an administrator sees the clients), says which sources exist and
+ * links to where they are set up, so an empty Downloads screen is not a dead end.
+ */
+function NoSourceNotice() {
+  const admin = isAdmin(useStore(session).user);
+  const clients = useAsync(
+    (signal) => (admin ? api<{ clients: { configured: boolean; enabled: boolean }[] }>('/api/settings/download-clients', { signal }) : Promise.resolve(null)),
+    [admin],
+  );
+  if (!admin || !clients.data || clients.data.clients.some((c) => c.configured && c.enabled)) return null;
+  return (
+    <Notice tone="warn" reveal={false}>
+      <span data-testid="no-download-source">
+        No download source is set up, so nothing can be downloaded yet. Tonearm downloads from slskd (Soulseek), Usenet (Prowlarr with SABnzbd or NZBGet) and yt-dlp, and
+        hands requests to Lidarr when it is connected. <Link href="/settings/downloads">Set one up in Settings → Downloads</Link>.
+      </span>
+    </Notice>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../api';
+import { Needs } from '../components/Rights';
 import { Card, Empty, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { isAdmin, session } from '../session';
 import { listen, socketState } from '../socket';
@@ -10,6 +11,7 @@ import { FlowTracks } from './FlowTracks';
 import { emptyForm, formOf, mixSummary, progressLine, scheduleSummary, when } from './logic';
 import './flows.css';
 import { withBase } from '../base';
+import { inWords } from '../messages';
 
 /** How often the status is read when /ws is not open (the push keeps it current otherwise). */
 const POLL_MS = 5000;
@@ -20,14 +22,11 @@ const POLL_MS = 5000;
  * tracks of the current run (play, search again), keep as a static playlist, the Lidarr import list.
  */
 export function FlowsScreen() {
-  const { user } = useStore(session);
-  if (!user || !(isAdmin(user) || user.permissions?.accessFlow))
-    return (
-      <Empty title="Flows are not available">
-        <p>Your account cannot use flows. Ask an administrator for the “Flows” permission.</p>
-      </Empty>
-    );
-  return <Flows />;
+  return (
+    <Needs permission="accessFlow" title="Flows are not available for your account" use="flows">
+      <Flows />
+    </Needs>
+  );
 }
 
 /** The status from GET /api/playlists/status, replaced by every `playlist_status` push; polled while /ws is down. */
@@ -77,7 +76,7 @@ function Flows() {
         </button>
       </header>
       <p class="muted" data-testid="flows-hint">
-        {status.hint.message}
+        {inWords(status.hint.message)}
       </p>
       {creating && (
         <CreateFlow
@@ -124,7 +123,7 @@ function CreateFlow({ onCreated }: { onCreated: () => void }) {
                 <div>
                   <strong>{t.name}</strong>
                   <p class="muted small">{t.description}</p>
-                  {!t.available && t.reason && <p class="small warn">{t.reason}</p>}
+                  {!t.available && t.reason && <p class="small warn">{inWords(t.reason)}</p>}
                 </div>
                 <button type="button" disabled={!t.available || fromTemplate.busy} aria-label={`Create ${t.name}`} onClick={() => void fromTemplate.trigger(t.id)}>
                   Create

@@ -15,7 +15,7 @@ interface PlexSettingsBlock {
 }
 
 /**
- * Settings → Plex: connect the server's Plex account with a PIN, choose one of its servers (or type
+ * Settings → Library → Plex: connect the server's Plex account with a PIN, choose one of its servers (or type
  * an address) and test it, choose the music library holding the same files, check that its files
  * are readable here, and sync (match Plex's tracks to this library's).
  */

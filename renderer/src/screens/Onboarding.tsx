@@ -270,12 +270,13 @@ export function FolderList({ folders, fromEnvironment = [], onRemove }: { folder
   );
 }
 
-interface Profile {
+export interface Profile {
   id: number;
   name: string;
 }
 
-function ProfileSelect({ id, label, profiles, value, onChange }: { id: string; label: string; profiles: Profile[]; value: string; onChange: (value: string) => void }) {
+/** A choice among Lidarr's quality or metadata profiles (the wizard's Lidarr step and Settings → Downloads). */
+export function ProfileSelect({ id, label, profiles, value, onChange }: { id: string; label: string; profiles: Profile[]; value: string; onChange: (value: string) => void }) {
   return (
     <div class="field">
       <label for={id}>{label}</label>

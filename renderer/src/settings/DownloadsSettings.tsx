@@ -7,9 +7,10 @@ import { parseWhole } from '../downloads/logic';
 import { Link } from '../router';
 import { SaveActions, SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
+import { LidarrSettings } from './LidarrSettings';
 import '../downloads/downloads.css';
 
-/** Where downloads go, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp). */
+/** Where downloads go, Lidarr, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp). */
 export function DownloadsSettings({ settings }: { settings: SettingsState }) {
   return (
     <>
@@ -18,6 +19,7 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
         <Link href="/downloads">Downloads</Link> screen.
       </p>
       <FolderCard settings={settings} />
+      <LidarrSettings settings={settings} />
       <WorkerCard />
       <ImportLimitCard settings={settings} />
       <SourceCard settings={settings} title="Soulseek (slskd)" id="source-slskd" intro="slskd is a Soulseek client with a web API; Tonearm searches it and downloads through it." specs={[slskdSpec]} />
@@ -354,9 +356,10 @@ const slskdSpec: SourceSpec = {
   priority: true,
   test: 'slskd',
   testFields: ['url', 'apiKey'],
+  needs: ['url', 'apiKey'],
   folder: { setKey: 'downloadPath', confirmedKey: 'confirmedDownloadPath' },
 };
-const prowlarrSpec: SourceSpec = { key: 'prowlarr', name: 'Prowlarr', fields: [urlField('Prowlarr', 'http://localhost:9696'), apiKeyField], priority: false, test: 'prowlarr', testFields: ['url', 'apiKey'] };
+const prowlarrSpec: SourceSpec = { key: 'prowlarr', name: 'Prowlarr', fields: [urlField('Prowlarr', 'http://localhost:9696'), apiKeyField], priority: false, test: 'prowlarr', testFields: ['url', 'apiKey'], needs: ['url', 'apiKey'] };
 const completedField: FieldSpec = {
   key: 'completedPath',
   label: 'Completed folder on this computer',
@@ -370,6 +373,7 @@ const sabnzbdSpec: SourceSpec = {
   priority: true,
   test: 'sabnzbd',
   testFields: ['url', 'apiKey'],
+  needs: ['url', 'apiKey'],
   folder: { setKey: 'completedPath', confirmedKey: 'confirmedCompletedPath' },
 };
 const nzbgetSpec: SourceSpec = {
@@ -379,6 +383,7 @@ const nzbgetSpec: SourceSpec = {
   priority: true,
   test: 'nzbget',
   testFields: ['url', 'username', 'password'],
+  needs: ['url'],
   folder: { setKey: 'completedPath', confirmedKey: 'confirmedCompletedPath' },
 };
 const ytdlpSpec: SourceSpec = {
@@ -399,5 +404,6 @@ export const gotifySpec: SourceSpec = {
   priority: false,
   test: 'gotify',
   testFields: ['url', 'token'],
+  needs: ['url', 'token'],
 };
 

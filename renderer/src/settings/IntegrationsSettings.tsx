@@ -32,7 +32,7 @@ export function IntegrationsSettings({ settings }: { settings: SettingsState }) 
 
 const secretField = (key: string, label: string): FieldSpec => ({ key, label, kind: 'password' });
 
-export const lastfmSpec: SourceSpec = { key: 'lastfm', name: 'Last.fm', fields: [secretField('apiKey', 'API key'), secretField('apiSecret', 'Shared secret')], priority: false };
+export const lastfmSpec: SourceSpec = { key: 'lastfm', name: 'Last.fm', fields: [secretField('apiKey', 'API key'), secretField('apiSecret', 'Shared secret')], priority: false, needs: ['apiKey'] };
 export const ticketmasterSpec: SourceSpec = {
   key: 'ticketmaster',
   name: 'Ticketmaster',
@@ -42,6 +42,7 @@ export const ticketmasterSpec: SourceSpec = {
     { key: 'radiusMiles', label: 'Radius (miles)', kind: 'number', min: 5, max: 250 },
   ],
   priority: false,
+  needs: ['apiKey'],
 };
 export const newsSpec: SourceSpec = {
   key: 'news',
@@ -63,8 +64,10 @@ export const metadataSpec: SourceSpec = {
   name: 'the metadata server',
   fields: [{ key: 'baseUrl', label: 'Metadata server address', kind: 'url', placeholder: 'https://api.example.org', hint: 'A Lidarr-format (SkyHook) server; empty: TONEARM_METADATA_URL or none.' }],
   priority: false,
+  needs: ['baseUrl'],
+  setupNote: 'A TONEARM_METADATA_URL given when the server starts is used without it.',
 };
-export const spotifySpec: SourceSpec = { key: 'spotify', name: 'Spotify', fields: [{ key: 'clientId', label: 'Client ID' }, secretField('clientSecret', 'Client secret')], priority: false };
+export const spotifySpec: SourceSpec = { key: 'spotify', name: 'Spotify', fields: [{ key: 'clientId', label: 'Client ID' }, secretField('clientSecret', 'Client secret')], priority: false, needs: ['clientId', 'clientSecret'] };
 
 // ---- news feeds ----
 

@@ -195,7 +195,7 @@ function SubsonicCard({ settings, destination, onChanged }: { settings: Settings
   );
 }
 
-/** Plex: native playlists in the music library chosen in Settings → Plex (the connection lives there). */
+/** Plex: native playlists in the music library chosen in Settings → Library → Plex (the connection lives there). */
 function PlexCard({ settings, destination, onChanged }: { settings: SettingsState; destination: PlaybackDestination | undefined; onChanged: () => void }) {
   const saved = plexDraftFrom(settings.data);
   const form = useDestinationForm<PlexPlaybackDraft>({
@@ -214,7 +214,7 @@ function PlexCard({ settings, destination, onChanged }: { settings: SettingsStat
       <p class="small muted">
         {saved.server ? `Server: ${saved.server}` : 'No Plex server chosen yet'}
         {saved.server && (saved.library ? ` · music library ${saved.library}` : ' · no music library chosen')}. The server, its music library and path mappings are
-        chosen in Settings → Plex; tracks are matched to Plex through its library sync.
+        chosen in Settings → Library → Plex; tracks are matched to Plex through its library sync.
       </p>
       <label class="check">
         <input type="checkbox" id="playback-plex-enabled" checked={current.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />

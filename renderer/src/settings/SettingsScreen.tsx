@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { ErrorMessage, Loading } from '../components/ui';
 import { Link } from '../router';
 import { isAdmin, session } from '../session';
@@ -48,6 +49,15 @@ export function SettingsScreen({ tab }: { tab: SettingsTab }) {
 
 function AdminSettings({ tab }: { tab: Exclude<SettingsTab, 'users' | 'account'> }) {
   const settings = useSettings();
+  const loaded = settings.data !== undefined;
+  // A link such as /settings/integrations#integration-lastfm opens that card (messages' "Open Settings → …").
+  useEffect(() => {
+    const card = window.location.hash.slice(1);
+    if (!loaded || !card) return;
+    const title = document.getElementById(`${card}-title`);
+    title?.scrollIntoView({ block: 'start' });
+    title?.closest('section')?.querySelector<HTMLElement>('input, select, button')?.focus({ preventScroll: true });
+  }, [loaded, tab]);
   if (settings.error && !settings.data) return <ErrorMessage error={settings.error} onRetry={settings.reload} />;
   if (!settings.data) return <Loading label="Loading settings…" />;
   if (tab === 'downloads') return <DownloadsSettings settings={settings} />;

@@ -41,7 +41,23 @@ export interface SourceSpec {
    * one the server saves when Test confirms the folder the client reports (with the first empty).
    */
   folder?: { setKey: string; confirmedKey: string };
+  /**
+   * The fields the service cannot work without (address, key). Until they are filled the card reads
+   * "Not set up" with what is missing instead of a "Use …" switch; the saved `enabled` keeps its wire
+   * meaning ("use it once it is set up").
+   */
+  needs?: string[];
+  /** Said after "Not set up": another way the service can be set up (an environment variable). */
+  setupNote?: string;
 }
+
+/** The labels of the needed fields that are still empty in `values`. */
+export function missingFields(spec: SourceSpec, values: Values): string[] {
+  return (spec.needs ?? []).filter((k) => String(values[k] ?? '').trim() === '').map((k) => spec.fields.find((f) => f.key === k)?.label ?? k);
+}
+
+/** "the slskd address and API key" */
+const listed = (labels: string[]) => (labels.length <= 1 ? labels.join('') : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}`);
 
 
 export type Values = Record<string, string | number | boolean>;
@@ -66,7 +82,22 @@ export function patchOf(spec: SourceSpec, values: Values): { patch: Values } | {
 }
 
 /** One service's settings (or several, like Usenet's three) with a switch, a priority, a test and one Save. */
-export function SourceCard({ settings, title, id, intro, specs }: { settings: SettingsState; title: string; id: string; intro: ComponentChildren; specs: SourceSpec[] }) {
+export function SourceCard({
+  settings,
+  title,
+  id,
+  intro,
+  specs,
+  children,
+}: {
+  settings: SettingsState;
+  title: string;
+  id: string;
+  intro: ComponentChildren;
+  specs: SourceSpec[];
+  /** More of the service's settings, below its Save (Lidarr's profiles, which need a saved connection). */
+  children?: ComponentChildren;
+}) {
   const [drafts, setDrafts] = useState<Partial<Record<Integration, Values>>>({});
   const [done, setDone] = useState(false);
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -110,6 +141,7 @@ export function SourceCard({ settings, title, id, intro, specs }: { settings: Se
         invalid={invalid}
         done={done && !dirty ? `${title} settings saved.` : null}
       />
+      {children}
     </Card>
   );
 }
@@ -143,13 +175,20 @@ export function SourceFields({
     test.setError(null);
   }, [tested]);
   const idOf = (key: string) => `${spec.key}-${key}`;
+  const missing = missingFields(spec, values);
   return (
     <div data-source={spec.key}>
       <div class="source-head">
-        <label class="switch">
-          <input type="checkbox" role="switch" checked={values.enabled !== false} onChange={(e) => onEdit('enabled', e.currentTarget.checked)} />
-          <span>Use {spec.name}</span>
-        </label>
+        {missing.length > 0 ? (
+          <p class="setup-state" data-setup="missing">
+            <strong>Not set up.</strong> Add the {listed(missing.map((l, i) => (i === 0 ? l : l.replace(new RegExp(`^${spec.name} `), ''))))} to use {spec.name}.{spec.setupNote && ` ${spec.setupNote}`}
+          </p>
+        ) : (
+          <label class="switch">
+            <input type="checkbox" role="switch" checked={values.enabled !== false} onChange={(e) => onEdit('enabled', e.currentTarget.checked)} />
+            <span>Use {spec.name}</span>
+          </label>
+        )}
       </div>
       <div class="field-row">
         {spec.fields.map((f) => (

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { permissionLabels } from '../components/Rights';
 import { Card, ErrorMessage, Field, Loading, useAction, useAsync } from '../components/ui';
 import { permissionNames, session, type PermissionName } from '../session';
 import { useStore } from '../store';
@@ -13,15 +14,6 @@ interface UserRow {
   status: 'active' | 'disabled';
 }
 
-const permissionLabels: Record<PermissionName, string> = {
-  accessSettings: 'Open settings',
-  accessFlow: 'Flows and review',
-  addArtist: 'Add artists',
-  addAlbum: 'Add albums',
-  changeMonitoring: 'Change monitoring',
-  deleteArtist: 'Delete artists',
-  deleteAlbum: 'Delete albums',
-};
 
 export function UsersSettings() {
   const users = useAsync((signal) => api<UserRow[]>('/api/users', { signal }), []);

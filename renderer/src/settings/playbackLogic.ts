@@ -123,7 +123,7 @@ export function ago(then: number, now: number): string {
   return `${Math.round(h / 24)} days ago`;
 }
 
-/** The Plex card edits what to publish (playback.plex); the connection itself is chosen in Settings → Plex. */
+/** The Plex card edits what to publish (playback.plex); the connection itself is chosen in Settings → Library → Plex. */
 export interface PlexPlaybackDraft {
   enabled: boolean;
   publishFlows: boolean;
@@ -151,7 +151,7 @@ export function plexSettingsPatch(d: PlexPlaybackDraft): Json {
 /** Why the Plex destination cannot publish yet (null when a server and a music library are chosen). */
 export function plexProblem(d: PlexPlaybackDraft, chosen: { server: string; library: string }): string | null {
   if (!d.enabled) return null;
-  if (!chosen.server) return 'To publish to Plex, connect Plex and choose a server first (Settings → Plex)';
-  if (!chosen.library) return 'To publish to Plex, choose its music library first (Settings → Plex)';
+  if (!chosen.server) return 'To publish to Plex, connect Plex and choose a server first (Settings → Library → Plex)';
+  if (!chosen.library) return 'To publish to Plex, choose its music library first (Settings → Library → Plex)';
   return null;
 }

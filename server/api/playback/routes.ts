@@ -56,12 +56,12 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
       method: 'post',
       path: '/api/settings/playback/:key/test',
       summary:
-        'Test a playback destination (ping, playlists, scan permission) with the body values or the saved ones; the saved password only goes to the saved address. `plex` checks the server and music library chosen in Settings → Plex',
+        'Test a playback destination (ping, playlists, scan permission) with the body values or the saved ones; the saved password only goes to the saved address. `plex` checks the server and music library chosen in Settings → Library → Plex',
       params: z.object({ key: z.string().min(1).max(64) }),
       body: testBody.optional(),
       response: testResult,
       handler: ({ params, body }) => {
-        // Plex uses the connection of Settings → Plex (its token never leaves the server); a Subsonic
+        // Plex uses the connection of Settings → Library → Plex (its token never leaves the server); a Subsonic
         // server the body's values or the saved ones (the saved password only to the saved address).
         return playbackOf(ctx).test(params.key, body ?? {});
       },

@@ -56,7 +56,7 @@ const userId = z.object({ id: z.coerce.number().int().positive() });
 
 export function plexRoutes(ctx: AppContext): RouteDefinition[] {
   return [
-    // ---- Settings → Plex (administrators) ----------------------------------------------------
+    // ---- Settings → Library → Plex (administrators) ----------------------------------------------------
     defineRoute({
       method: 'post',
       path: '/api/settings/plex/auth/pin',

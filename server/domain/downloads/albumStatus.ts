@@ -55,7 +55,7 @@ export interface AlbumTrack {
 
 /** What to set up when no download source exists (recovery message here, NOT_CONFIGURED detail in albums.ts). */
 export const SOURCES_TO_SET_UP =
-  'No download source is set up: configure slskd (Settings → slskd), Usenet (Prowlarr with SABnzbd or NZBGet) or yt-dlp';
+  'No download source is set up: set up slskd, Usenet (Prowlarr with SABnzbd or NZBGet) or yt-dlp in Settings → Downloads';
 /** Job statuses still in flight. */
 export const OPEN: DownloadStatus[] = ['pending', 'downloading', 'blocked'];
 

@@ -152,13 +152,13 @@ export function plexDestination(deps: DestinationDeps): PlaybackDestination {
   const test = async (): Promise<DestinationTestResult> => {
     const s = ctx.settings.get().integrations.plex;
     const admin = plexServerOf(ctx);
-    if (!admin.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library first: Settings → Plex');
+    if (!admin.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library first: Settings → Library → Plex');
     const identity = await admin.client.identity();
     if (s.machineIdentifier && identity.machineIdentifier !== s.machineIdentifier) {
-      throw new IntegrationError('plex', 'wrong_url', `The Plex server at this address is not ${s.serverName || 'the chosen server'} any more: choose the server again in Settings → Plex`);
+      throw new IntegrationError('plex', 'wrong_url', `The Plex server at this address is not ${s.serverName || 'the chosen server'} any more: choose the server again in Settings → Library → Plex`);
     }
     const section = (await admin.client.musicSections()).find((x) => x.key === admin.librarySectionId);
-    if (!section) throw new NotFoundError('Plex library not found', `The Plex music library ${admin.librarySectionId} is gone: choose another in Settings → Plex`);
+    if (!section) throw new NotFoundError('Plex library not found', `The Plex music library ${admin.librarySectionId} is gone: choose another in Settings → Library → Plex`);
     const playlists = await admin.client.playlists();
     const counts = plexTracks.counts(ctx.db, admin.librarySectionId);
     if (destination.connection(ctx.settings.get()).publishing) deps.retryNow(destination.key);

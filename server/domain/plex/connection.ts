@@ -16,7 +16,7 @@ const CLIENT_ID_KEY = 'plex.clientIdentifier';
 export const PLEX_PRODUCT = 'Tonearm';
 const TIMEOUT_MS = 15_000;
 
-export const PLEX_NOT_CONNECTED = 'Connect a Plex account first: Settings → Plex → Connect with Plex';
+export const PLEX_NOT_CONNECTED = 'Connect a Plex account first: Settings → Library → Plex → Connect with Plex';
 
 export function plexClientIdentifier(ctx: AppContext): string {
   let id = ctx.kv.get<string>(CLIENT_ID_KEY);
@@ -129,7 +129,7 @@ export function tokenMayGoTo(ctx: AppContext, url: string, machineIdentifier: st
 
 const relinkMessage = (url: string) =>
   `${originOf(url) || url} is not an address plex.tv lists for this Plex server, and the Plex token was not stored for it: ` +
-  'choose one of the server\'s connections (Settings → Plex → servers), or save this address and connect Plex again ' +
+  'choose one of the server\'s connections (Settings → Library → Plex → servers), or save this address and connect Plex again ' +
   '(a stored Plex token is only sent to the addresses it is meant for)';
 
 /** 400 SECRET_REENTRY_REQUIRED for an address a connection test names. */
@@ -153,7 +153,7 @@ export interface PlexServerConnection {
 /** The configured Plex Media Server with the administrator's token for it; 409 NOT_CONFIGURED when a part is missing. */
 export function plexServerOf(ctx: AppContext): PlexServerConnection {
   const s = plexSettings(ctx);
-  if (!s.url) throw new NotConfiguredError('integrations.plex.url', 'Choose a Plex server first: Settings → Plex');
+  if (!s.url) throw new NotConfiguredError('integrations.plex.url', 'Choose a Plex server first: Settings → Library → Plex');
   if (!s.enabled) throw new NotConfiguredError('integrations.plex.enabled', 'Plex is switched off in Settings (integrations.plex.enabled)');
   const token = serverToken(ctx, s.machineIdentifier);
   if (!token) throw new NotConfiguredError('integrations.plex', PLEX_NOT_CONNECTED);

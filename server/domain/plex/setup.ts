@@ -22,7 +22,7 @@ import {
 } from './connection.js';
 import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin } from './pins.js';
 
-/** Settings → Plex (api.md §4.13): connect the administrator's account, choose a server and its music library. */
+/** Settings → Library → Plex (api.md §4.13): connect the administrator's account, choose a server and its music library. */
 
 export function startServerPin(ctx: AppContext, principal: Principal, forwardUrl?: string): Promise<StartedPin> {
   return startPin(ctx, 'server', isUserAccount(principal) ? principal.userId : null, forwardUrl);
@@ -97,7 +97,7 @@ export async function testPlexServer(ctx: AppContext, url?: string) {
   if (!target) throw new NotConfiguredError('integrations.plex.url', 'Enter or choose a Plex server address first');
   const identity = await plexServerClient(ctx, target, null).identity();
   const token = serverToken(ctx, identity.machineIdentifier);
-  if (!token) throw new NotConfiguredError('integrations.plex', 'Connect a Plex account first: Settings → Plex → Connect with Plex');
+  if (!token) throw new NotConfiguredError('integrations.plex', 'Connect a Plex account first: Settings → Library → Plex → Connect with Plex');
   // Whatever identity the address claims, a stored token goes only where plex.tv or the connection put it.
   // plex.tv's list may be newer than the one remembered (or predate it): asked once more before refusing.
   if (!tokenMayGoTo(ctx, target, identity.machineIdentifier)) await listPlexServers(ctx);

@@ -41,7 +41,7 @@ export function syncPlex(ctx: AppContext): Promise<PlexSyncResult> {
 
 async function syncOnce(ctx: AppContext): Promise<PlexSyncResult> {
   const { client, librarySectionId } = plexServerOf(ctx);
-  if (!librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library to sync first: Settings → Plex');
+  if (!librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library to sync first: Settings → Library → Plex');
   const mappings = plexSettings(ctx).pathMappings;
   const trackIdOf = libraryTrackIdByPath(ctx.db);
   const rows: PlexTrackRow[] = [];
