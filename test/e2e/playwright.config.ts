@@ -23,6 +23,8 @@ export default defineConfig({
     { name: 'growth', testMatch: 'growth.spec.ts' },
     // Starts a server of its own and runs `npm run reset-password` against its data folder.
     { name: 'password-reset', testMatch: 'password-reset.spec.ts' },
+    // Starts a server of its own with the Jellyfin fake (Settings → Playback).
+    { name: 'jellyfin', testMatch: 'jellyfin.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',
