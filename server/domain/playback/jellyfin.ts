@@ -172,6 +172,17 @@ async function publishToJellyfin(t: JellyfinTarget, input: DestinationPublish): 
     const add = wanted.slice(i, i + IDS_PER_CALL);
     await client.addEntries(id, userId, add, signal);
   }
+  if (keep < wanted.length) {
+    // Jellyfin skips ids it no longer knows (an item rescanned away): those matches are forgotten,
+    // so the publication is tried again later and matches those tracks anew.
+    const present = new Set((await client.entries(id, userId, signal)).map((e) => e.id));
+    const stale = [...new Set(wanted.slice(keep))].filter((itemId) => !present.has(itemId));
+    if (stale.length > 0) {
+      t.repo.dropMatches(JELLYFIN_DESTINATION, t.account, stale);
+      const gone = new Set(stale);
+      return { remoteId: id, trackCount: input.trackIds.length, matchedCount: wanted.filter((itemId) => !gone.has(itemId)).length };
+    }
+  }
   return result(id);
 }
 
