@@ -129,6 +129,21 @@ describe('publishing playlists to Jellyfin (fake)', () => {
     expect(fake.playlists.get(p.id)!.entries.map((e) => e.itemId)).toContain(fresh!.Id);
   });
 
+  it('finds a playlist it created but never recorded (a failure after the create) instead of making a second', async () => {
+    fake.failAfter.add('POST /Playlists');
+    const listId = staticPlaylists(server).create(adminId, 'Lantern songs', [id(7), id(8)]);
+    await waitFor('the failed create', () => w.rows().find((r) => r.playlist_id === String(listId) && r.last_error));
+    expect(fake.byName('Lantern songs')).toHaveLength(1); // made there, unknown here
+    expect(w.rows().find((r) => r.playlist_id === String(listId))!.remote_id).toBeNull();
+    server.clock.advance(10 * 60_000);
+    server.ctx.jobs.wake(queueOf('jellyfin'));
+    const row = await settled(listId);
+    const p = remote('Lantern songs');
+    expect(row.remote_id).toBe(p.id);
+    expect(p.overview).toContain(`Tonearm static:${listId}`);
+    expect(fake.titles(p.id)).toEqual(['Night Song 7', 'Night Song 8']);
+  });
+
   it('waits while Jellyfin is down and publishes once when it is back', async () => {
     const creates = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/Playlists').length;
     const before = creates();

@@ -11,7 +11,8 @@ import { startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '
  * `/Playlists` (create with `Ids` and `UserId`, entries with `PlaylistItemId`, add by `ids`, remove
  * by `entryIds`, move) and a library scan (`POST /Library/Refresh`, the `RefreshLibrary` task in
  * `/ScheduledTasks`) that indexes the files added with `addFiles` after `scanMs`. 404s carry
- * Jellyfin's problem details. Down, slow and failing modes come from the shared `FakeFaults`.
+ * Jellyfin's problem details. Down, slow and failing modes come from the shared `FakeFaults`;
+ * `failAfter` makes a call fail after it did its work.
  */
 export interface JellyfinFakeOptions {
   apiKey?: string;
@@ -56,6 +57,8 @@ export interface JellyfinFake extends JsonFake {
   playlists: Map<string, FakeJellyfinPlaylist>;
   scans: number;
   scanning: boolean;
+  /** `METHOD /path` of calls whose next one is carried out, then answered 500 (a failure after the change). */
+  failAfter: Set<string>;
   addUser(name: string, admin?: boolean): FakeJellyfinUser;
   addSongs(songs: Array<Omit<FakeAudio, 'Id'>>): FakeAudio[];
   addFiles(songs: Array<Omit<FakeAudio, 'Id'>>): void;
@@ -282,7 +285,13 @@ export async function startJellyfinFake(options: JellyfinFakeOptions = {}): Prom
     return notFound();
   };
 
-  const base = await startJsonFake(handler);
+  const failAfter = new Set<string>();
+  const base = await startJsonFake((req, raw) => {
+    const reply = handler(req, raw);
+    const key = `${req.method} ${req.path.replace(/\/+$/, '')}`;
+    if (failAfter.delete(key)) return problem(500, 'An error occurred while processing your request.');
+    return reply;
+  });
   const close = base.close;
   const fake: JellyfinFake = Object.assign(base, {
     apiKey,
@@ -292,6 +301,7 @@ export async function startJellyfinFake(options: JellyfinFakeOptions = {}): Prom
     playlists,
     scans: 0,
     scanning: false,
+    failAfter,
     addUser(name: string, admin = false) {
       const u = { Id: newId(), Name: name, Policy: { IsAdministrator: admin } };
       users.push(u);
