@@ -47,7 +47,11 @@ export interface LocalTrack {
   durationMs: number;
   path: string | null;
   root: string | null;
+  /** The MusicBrainz recording id from its tags, when known. */
+  mbid: string | null;
 }
+
+export type MatchMethod = 'path' | 'mbid' | 'tags';
 
 /** SQL of the playback destinations (server/domain/playback). */
 export function playbackRepository(db: Db) {
@@ -106,7 +110,7 @@ export function playbackRepository(db: Db) {
   const dropOtherAccounts = db.prepare('DELETE FROM playback_track_matches WHERE destination = ? AND account <> ?');
   const track = db.prepare(
     `SELECT t.id, t.title, t.artist_name AS artist, COALESCE(a.title, '') AS album, t.duration_ms AS durationMs,
-            f.path AS path, f.root AS root
+            f.path AS path, f.root AS root, t.mbid AS mbid
      FROM library_tracks t
      LEFT JOIN library_albums a ON a.id = t.album_id
      LEFT JOIN library_media_files f ON f.id = (
@@ -164,7 +168,7 @@ export function playbackRepository(db: Db) {
     /** Cached matches of a destination account, track id → remote song id. */
     matches: (destination: string, account: string) =>
       new Map((matches.all(destination, account) as Array<{ track_id: number; remote_id: string }>).map((r) => [r.track_id, r.remote_id])),
-    putMatches: db.transaction((destination: string, account: string, found: Array<{ trackId: number; remoteId: string; method: 'path' | 'tags' }>, now: number) => {
+    putMatches: db.transaction((destination: string, account: string, found: Array<{ trackId: number; remoteId: string; method: MatchMethod }>, now: number) => {
       for (const m of found) putMatch.run(destination, account, m.trackId, m.remoteId, m.method, now);
     }),
     dropMatches: db.transaction((destination: string, account: string, remoteIds: string[]) => {

@@ -27,6 +27,8 @@ export default defineConfig({
     { name: 'password-reset', testMatch: 'password-reset.spec.ts' },
     // Starts a server of its own: a newcomer's first hour (menus at every width, rights, set-up states).
     { name: 'newcomer', testMatch: 'newcomer.spec.ts' },
+    // Starts a server of its own with the Jellyfin fake (Settings → Playback).
+    { name: 'jellyfin', testMatch: 'jellyfin.spec.ts' },
   ],
   outputDir: path.join(import.meta.dirname, '../../test-results/e2e'),
   globalSetup: './global-setup.ts',

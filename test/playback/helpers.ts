@@ -12,13 +12,15 @@ export interface LibraryFile {
   /** Relative to the music folder. */
   rel: string;
   title: string;
+  /** Its MusicBrainz recording id tag, when it has one. */
+  mbid?: string;
   artist: string;
   album: string;
   track: number;
 }
 
 /** A music folder of tagged mp3s: `Artist N/Album N/NN - Title.mp3`. */
-export function makeLibrary(music: string, count: number, perAlbum = 10): LibraryFile[] {
+export function makeLibrary(music: string, count: number, perAlbum = 10, mbidOf: (n: number) => string | undefined = () => undefined): LibraryFile[] {
   const template = makeMp3Template(path.join(music, '..', 'templates'));
   const files: LibraryFile[] = [];
   for (let i = 0; i < count; i++) {
@@ -31,7 +33,9 @@ export function makeLibrary(music: string, count: number, perAlbum = 10): Librar
       rel: '',
     };
     f.rel = `${f.artist}/${f.album}/${String(f.track).padStart(2, '0')} - ${f.title}.mp3`;
-    writeTaggedMp3(path.join(music, f.rel), template, { title: f.title, artist: f.artist, album: f.album, track: f.track });
+    const mbid = mbidOf(i + 1);
+    if (mbid) f.mbid = mbid;
+    writeTaggedMp3(path.join(music, f.rel), template, { title: f.title, artist: f.artist, album: f.album, track: f.track, ...(mbid && { musicbrainzRecordingId: mbid }) });
     files.push(f);
   }
   return files;

@@ -218,7 +218,11 @@ describe('publishing playlists to Navidrome (fake)', () => {
     const moved = await server.api('/api/settings/playback/navidrome/test', { method: 'POST', token: server.admin.token, json: { url: 'http://127.0.0.1:9' } });
     expect(moved.status).toBe(400);
     expect(((await moved.json()) as any).code).toBe('SECRET_REENTRY_REQUIRED');
-    const unknown = await server.api('/api/settings/playback/jellyfin/test', { method: 'POST', token: server.admin.token, json: {} });
+    const unknown = await server.api('/api/settings/playback/emby/test', { method: 'POST', token: server.admin.token, json: {} });
     expect(unknown.status).toBe(404);
+    // Jellyfin is a destination (decisions §12), not configured here.
+    const jellyfin = await server.api('/api/settings/playback/jellyfin/test', { method: 'POST', token: server.admin.token, json: {} });
+    expect(jellyfin.status).toBe(409);
+    expect(((await jellyfin.json()) as any).code).toBe('NOT_CONFIGURED');
   });
 });

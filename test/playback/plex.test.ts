@@ -34,7 +34,7 @@ describe('publishing playlists to Plex (fake Plex Media Server)', () => {
 
   it('lists Plex among the destinations and tests it', async () => {
     const status = await admin('/api/settings/playback');
-    expect(status.body.destinations.map((d: { key: string }) => d.key)).toEqual(['navidrome', 'plex']);
+    expect(status.body.destinations.map((d: { key: string }) => d.key)).toEqual(['navidrome', 'plex', 'jellyfin']);
     expect(status.body.destinations[1]).toMatchObject({ key: 'plex', name: 'Plex', enabled: true, configured: true, publishFlows: true, publishPlaylists: true });
     const tested = await admin('/api/settings/playback/plex/test', { method: 'POST', json: {} });
     expect(tested.status).toBe(200);

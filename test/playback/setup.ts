@@ -36,10 +36,12 @@ export async function startPlaybackWorld(options: {
   count: number;
   perAlbum: number;
   env?: Record<string, string>;
+  /** The MusicBrainz recording id tag of `Night Song n`, if any. */
+  mbidOf?: (n: number) => string | undefined;
 }): Promise<PlaybackWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `tonearm-playback-${options.prefix}-`));
   const music = path.join(dir, 'music');
-  const files = makeLibrary(music, options.count, options.perAlbum);
+  const files = makeLibrary(music, options.count, options.perAlbum, options.mbidOf);
   const server = await startTestServer({ musicDirs: [music], ...(options.env && { env: options.env }) });
   await waitForScans(server);
   const ids = trackIdsByTitle(server);

@@ -101,3 +101,23 @@ describe('the Plex destination card', () => {
     expect(plexProblem({ ...on, enabled: false }, { server: '', library: '' })).toBeNull();
   });
 });
+
+describe('the Jellyfin card', () => {
+  it('reads playback.jellyfin, checks it and writes it back in one block', async () => {
+    const { jellyfinDraftFrom, jellyfinProblem, jellyfinSettingsPatch, jellyfinTestBody } = await import('../../renderer/src/settings/playbackLogic.js');
+    const draft = jellyfinDraftFrom({ playback: { jellyfin: { url: 'http://nas:8096', apiKey: SECRET_MASK, enabled: true, userId: 'abc', ownerPrefix: 'never', publishFlows: false } } });
+    expect(draft).toEqual({ enabled: true, url: 'http://nas:8096', apiKey: SECRET_MASK, userId: 'abc', publishFlows: false, publishPlaylists: true, ownerPrefix: 'never' });
+    expect(jellyfinDraftFrom({})).toMatchObject({ enabled: false, url: '', apiKey: '', userId: '', ownerPrefix: 'auto' });
+    expect(jellyfinProblem(draft)).toBeNull();
+    expect(jellyfinProblem({ ...draft, url: 'nas:8096' })).toMatch(/Address/);
+    expect(jellyfinProblem({ ...draft, apiKey: '' })).toMatch(/API key/);
+    expect(jellyfinProblem({ ...draft, apiKey: 'a b' })).toMatch(/no spaces/);
+    expect(jellyfinProblem({ ...draft, enabled: false, apiKey: '' })).toBeNull();
+    expect(jellyfinSettingsPatch({ ...draft, url: ' http://nas:8096 ' })).toEqual({
+      playback: { jellyfin: { enabled: true, url: 'http://nas:8096', apiKey: SECRET_MASK, userId: 'abc', publishFlows: false, publishPlaylists: true, ownerPrefix: 'never' } },
+    });
+    // The mask means "the saved key": not sent with a test.
+    expect(jellyfinTestBody(draft)).toEqual({ url: 'http://nas:8096' });
+    expect(jellyfinTestBody({ ...draft, apiKey: 'new-key' })).toEqual({ url: 'http://nas:8096', apiKey: 'new-key' });
+  });
+});

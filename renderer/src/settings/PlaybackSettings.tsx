@@ -4,6 +4,10 @@ import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../com
 import {
   draftFrom,
   draftProblem,
+  jellyfinDraftFrom,
+  jellyfinProblem,
+  jellyfinSettingsPatch,
+  jellyfinTestBody,
   playbackTestBody,
   plexDraftFrom,
   plexProblem,
@@ -11,6 +15,8 @@ import {
   settingsPatch,
   statusLine,
   testText,
+  type JellyfinDraft,
+  type JellyfinUsers,
   type PlaybackDestination,
   type PlaybackDraft,
   type PlaybackTestAnswer,
@@ -18,7 +24,7 @@ import {
 } from './playbackLogic';
 import type { SettingsState } from './useSettings';
 
-/** Settings → Playback: where playlists and flows are published (Navidrome or any Subsonic server, and Plex). */
+/** Settings → Playback: where playlists and flows are published (Navidrome or any Subsonic server, Plex and Jellyfin). */
 export function PlaybackSettings({ settings }: { settings: SettingsState }) {
   const status = useAsync((signal) => api<{ destinations: PlaybackDestination[] }>('/api/settings/playback', { signal }), []);
   return (
@@ -29,6 +35,7 @@ export function PlaybackSettings({ settings }: { settings: SettingsState }) {
       </p>
       <SubsonicCard settings={settings} destination={status.data?.destinations.find((d) => d.key === 'navidrome')} onChanged={status.reload} />
       <PlexCard settings={settings} destination={status.data?.destinations.find((d) => d.key === 'plex')} onChanged={status.reload} />
+      <JellyfinCard settings={settings} destination={status.data?.destinations.find((d) => d.key === 'jellyfin')} onChanged={status.reload} />
       <ErrorMessage error={status.error} onRetry={status.reload} />
     </>
   );
@@ -222,6 +229,102 @@ function PlexCard({ settings, destination, onChanged }: { settings: SettingsStat
       </label>
       <PublishChoices id="plex" form={form} />
       <FormActions form={form} />
+    </Card>
+  );
+}
+
+/** Jellyfin: the address, an API key, the Jellyfin user playlists go to, and each person's own Jellyfin user. */
+function JellyfinCard({ settings, destination, onChanged }: { settings: SettingsState; destination: PlaybackDestination | undefined; onChanged: () => void }) {
+  const saved = jellyfinDraftFrom(settings.data);
+  const form = useDestinationForm<JellyfinDraft>({
+    settings,
+    saved,
+    problemOf: jellyfinProblem,
+    patchOf: jellyfinSettingsPatch,
+    savedText: (d) => (d.enabled ? 'Saved. Playlists are being published to Jellyfin.' : 'Saved. Publishing to Jellyfin is off.'),
+    test: (d) => api<PlaybackTestAnswer>('/api/settings/playback/jellyfin/test', { method: 'POST', body: jellyfinTestBody(d) }),
+    onChanged,
+  });
+  const { current, set } = form;
+  const connected = saved.url !== '' && saved.apiKey !== '';
+  // Jellyfin's users are asked for with the saved address and key.
+  const users = useAsync((signal) => (connected ? api<JellyfinUsers>('/api/settings/playback/jellyfin/users', { signal }) : Promise.resolve(null)), [saved.url, saved.apiKey]);
+  const list = users.data?.users ?? [];
+  const firstAdmin = list.find((u) => u.isAdministrator) ?? list[0];
+  const choose = useAction(async (userId: number, jellyfinUserId: string) => {
+    await api(`/api/settings/playback/jellyfin/users/${userId}`, { method: 'PUT', body: { jellyfinUserId: jellyfinUserId === '' ? null : jellyfinUserId } });
+    users.reload();
+    onChanged();
+  });
+  return (
+    <Card title="Jellyfin" id="playback-jellyfin">
+      <DestinationStatus id="jellyfin" destination={destination} />
+      <label class="check">
+        <input type="checkbox" id="playback-jellyfin-enabled" checked={current.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+        <span>Publish playlists to Jellyfin</span>
+      </label>
+      <div class="field">
+        <label for="playback-jellyfin-url">Address</label>
+        <input id="playback-jellyfin-url" type="url" value={current.url} placeholder="http://nas:8096" onInput={(e) => set('url', e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for="playback-jellyfin-key">API key</label>
+        <input
+          id="playback-jellyfin-key"
+          type="password"
+          value={current.apiKey}
+          autoComplete="off"
+          aria-describedby="playback-jellyfin-key-hint"
+          onInput={(e) => set('apiKey', e.currentTarget.value)}
+        />
+        <small id="playback-jellyfin-key-hint" class="hint">
+          Made in Jellyfin’s Dashboard → API Keys. Stored on this server and only sent to this address.
+        </small>
+      </div>
+      <div class="field">
+        <label for="playback-jellyfin-user">Jellyfin user for playlists</label>
+        <select id="playback-jellyfin-user" value={current.userId} disabled={!connected} onChange={(e) => set('userId', e.currentTarget.value)}>
+          <option value="">{firstAdmin ? `Jellyfin’s first administrator (${firstAdmin.name})` : 'Jellyfin’s first administrator'}</option>
+          {list.map((u) => (
+            <option key={u.id} value={u.id}>
+              {u.name}
+              {u.isAdministrator ? ' (administrator)' : ''}
+            </option>
+          ))}
+          {current.userId !== '' && !list.some((u) => u.id === current.userId) && <option value={current.userId}>{current.userId} (not listed)</option>}
+        </select>
+        {!connected && <small class="hint">Save the address and API key to choose among Jellyfin’s users.</small>}
+      </div>
+      <PublishChoices id="jellyfin" form={form} />
+      <FormActions form={form} />
+      {connected && (
+        <div class="field" data-testid="playback-jellyfin-people">
+          <h4>Each person’s own Jellyfin user</h4>
+          <p class="small muted">Playlists of someone with a Jellyfin user of their own become that user’s playlists, named without the owner’s name; changing it moves them.</p>
+          {users.loading && !users.data && <Loading label="Loading Jellyfin’s users…" />}
+          {users.data?.people.map((p) => (
+            <div class="field-row" key={p.userId}>
+              <label for={`playback-jellyfin-person-${p.userId}`}>{p.username}</label>
+              <select
+                id={`playback-jellyfin-person-${p.userId}`}
+                value={p.jellyfinUserId ?? ''}
+                disabled={choose.busy}
+                onChange={(e) => void choose.trigger(p.userId, e.currentTarget.value)}
+              >
+                <option value="">The Jellyfin user for playlists</option>
+                {list.map((u) => (
+                  <option key={u.id} value={u.id}>
+                    {u.name}
+                  </option>
+                ))}
+                {p.jellyfinUserId && !list.some((u) => u.id === p.jellyfinUserId) && <option value={p.jellyfinUserId}>{p.jellyfinUserName ?? p.jellyfinUserId} (not listed)</option>}
+              </select>
+            </div>
+          ))}
+          <ErrorMessage error={users.error} onRetry={users.reload} />
+          <ErrorMessage error={choose.error} />
+        </div>
+      )}
     </Card>
   );
 }

@@ -155,3 +155,78 @@ export function plexProblem(d: PlexPlaybackDraft, chosen: { server: string; libr
   if (!chosen.library) return 'To publish to Plex, choose its music library first (Settings → Library → Plex)';
   return null;
 }
+
+/** The Jellyfin card edits `playback.jellyfin`: the connection and what to publish in one block. */
+export interface JellyfinDraft {
+  enabled: boolean;
+  url: string;
+  /** The mask while the saved key is kept; anything else replaces it. */
+  apiKey: string;
+  /** The Jellyfin user playlists go to; '' = Jellyfin's first administrator. */
+  userId: string;
+  publishFlows: boolean;
+  publishPlaylists: boolean;
+  ownerPrefix: 'auto' | 'always' | 'never';
+}
+
+/** A Jellyfin user, and a Tonearm user's own one, as GET /api/settings/playback/jellyfin/users lists them. */
+export interface JellyfinUsers {
+  users: Array<{ id: string; name: string; isAdministrator: boolean }>;
+  defaultUserId: string | null;
+  people: Array<{ userId: number; username: string; jellyfinUserId: string | null; jellyfinUserName: string | null }>;
+}
+
+export function jellyfinDraftFrom(settings: unknown): JellyfinDraft {
+  const p = obj(obj(obj(settings).playback).jellyfin);
+  const prefix = p.ownerPrefix === 'always' || p.ownerPrefix === 'never' ? p.ownerPrefix : 'auto';
+  return {
+    enabled: p.enabled === true,
+    url: typeof p.url === 'string' ? p.url : '',
+    apiKey: typeof p.apiKey === 'string' ? p.apiKey : '',
+    userId: typeof p.userId === 'string' ? p.userId : '',
+    publishFlows: p.publishFlows !== false,
+    publishPlaylists: p.publishPlaylists !== false,
+    ownerPrefix: prefix,
+  };
+}
+
+export function jellyfinProblem(d: JellyfinDraft): string | null {
+  const url = d.url.trim();
+  if (url !== '') {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return 'Address: enter a URL like http://nas:8096';
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Address: must start with http:// or https://';
+  }
+  if (/\s/.test(d.apiKey.trim())) return 'API key: no spaces';
+  if (d.enabled && (url === '' || d.apiKey.trim() === '')) return 'To publish, enter the address and an API key';
+  return null;
+}
+
+/** The POST /api/settings patch (the masked key goes back as the mask: the server keeps the saved one). */
+export function jellyfinSettingsPatch(d: JellyfinDraft): Json {
+  return {
+    playback: {
+      jellyfin: {
+        enabled: d.enabled,
+        url: d.url.trim(),
+        apiKey: d.apiKey.trim(),
+        userId: d.userId,
+        publishFlows: d.publishFlows,
+        publishPlaylists: d.publishPlaylists,
+        ownerPrefix: d.ownerPrefix,
+      },
+    },
+  };
+}
+
+/** The test request body: what is typed; the mask (or nothing) means "the saved key". */
+export function jellyfinTestBody(d: JellyfinDraft): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (d.url.trim()) out.url = d.url.trim();
+  if (d.apiKey.trim() && d.apiKey !== SECRET_MASK) out.apiKey = d.apiKey.trim();
+  return out;
+}

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import { jellyfinPeople, setJellyfinUser } from '../../domain/playback/jellyfin.js';
 import { playbackOf } from '../../domain/playback/service.js';
+import { headerToken } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13: the playback destinations' status and their connection test. */
@@ -24,9 +26,19 @@ const testBody = z
     url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
     username: z.string().min(1).max(256),
     password: z.string().max(1024),
+    /** Jellyfin's API key. */
+    apiKey: headerToken,
   })
   .partial()
   .strict();
+
+const jellyfinUser = z.object({ id: z.string(), name: z.string(), isAdministrator: z.boolean() });
+const jellyfinPerson = z.object({
+  userId: z.number().int(),
+  username: z.string(),
+  jellyfinUserId: z.string().nullable(),
+  jellyfinUserName: z.string().nullable(),
+});
 
 const testResult = z.object({
   success: z.literal(true),
@@ -56,7 +68,7 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
       method: 'post',
       path: '/api/settings/playback/:key/test',
       summary:
-        'Test a playback destination (ping, playlists, scan permission) with the body values or the saved ones; the saved password only goes to the saved address. `plex` checks the server and music library chosen in Settings → Library → Plex',
+        'Test a playback destination (ping, playlists, scan permission) with the body values or the saved ones; the saved password or API key only goes to the saved address. `plex` checks the server and music library chosen in Settings → Library → Plex; `jellyfin` takes `url` and `apiKey`',
       params: z.object({ key: z.string().min(1).max(64) }),
       body: testBody.optional(),
       response: testResult,
@@ -64,6 +76,30 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
         // Plex uses the connection of Settings → Library → Plex (its token never leaves the server); a Subsonic
         // server the body's values or the saved ones (the saved password only to the saved address).
         return playbackOf(ctx).test(params.key, body ?? {});
+      },
+    }),
+    defineRoute({
+      ...admin,
+      method: 'get',
+      path: '/api/settings/playback/jellyfin/users',
+      summary:
+        "Jellyfin's users (asked with the saved address and API key), the one playlists go to by default (playback.jellyfin.userId, else Jellyfin's first administrator) and each Tonearm user's own Jellyfin user",
+      response: z.object({ users: z.array(jellyfinUser), defaultUserId: z.string().nullable(), people: z.array(jellyfinPerson) }),
+      handler: () => jellyfinPeople(ctx),
+    }),
+    defineRoute({
+      ...admin,
+      method: 'put',
+      path: '/api/settings/playback/jellyfin/users/:userId',
+      summary:
+        "Chooses the Jellyfin user a Tonearm user's playlists become (their own: named without the owner prefix), or null for the default one; what was published moves there",
+      params: z.object({ userId: z.coerce.number().int().positive() }),
+      body: z.object({ jellyfinUserId: z.string().trim().min(1).max(64).regex(/^[0-9a-fA-F-]+$/, { error: 'must be a Jellyfin user id' }).nullable() }).strict(),
+      response: jellyfinPerson,
+      handler: async ({ params, body }) => {
+        const person = await setJellyfinUser(ctx, params.userId, body.jellyfinUserId);
+        playbackOf(ctx).reconcile('jellyfin');
+        return person;
       },
     }),
   ];

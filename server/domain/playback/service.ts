@@ -6,6 +6,7 @@ import { playlistsOf, type PlaylistKind, type PlaylistRef } from '../playlists/r
 import type { Settings } from '../settings/schema.js';
 import { onPlexLinkChanged } from '../plex/links.js';
 import { onPlexSynced } from '../plex/sync.js';
+import { jellyfinDestination } from './jellyfin.js';
 import { PLEX_DESTINATION, plexDestination } from './plex.js';
 import { subsonicDestination } from './subsonic.js';
 
@@ -18,7 +19,7 @@ import { subsonicDestination } from './subsonic.js';
  *
  * Each destination is one `PlaybackDestination` (its connection under some settings, whose account
  * a playlist goes to, publish and unpublish one playlist, test the connection): Navidrome or any
- * Subsonic server (`subsonic.ts`) and Plex (`plex.ts`).
+ * Subsonic server (`subsonic.ts`), Plex (`plex.ts`) and Jellyfin (`jellyfin.ts`).
  */
 
 export const PLAYBACK_BACKOFF = { baseMs: 15_000, maxMs: 30 * 60_000 };
@@ -41,7 +42,7 @@ export interface DestinationStatus {
   lastErrorAt: string | null;
 }
 
-export type DestinationKey = 'navidrome' | 'plex';
+export type DestinationKey = 'navidrome' | 'plex' | 'jellyfin';
 
 /** What the service needs to know about a destination under some settings. */
 export interface DestinationConnection {
@@ -100,6 +101,8 @@ export interface DestinationTestInput {
   url?: string;
   username?: string;
   password?: string;
+  /** Jellyfin's API key. */
+  apiKey?: string;
 }
 
 export interface DestinationTestResult {
@@ -135,7 +138,7 @@ export class PlaybackService {
   constructor(private readonly ctx: AppContext) {
     this.repo = playbackRepository(ctx.db);
     const deps: DestinationDeps = { ctx, repo: this.repo, retryNow: (key) => this.retryNow(key) };
-    this.list = [subsonicDestination(deps), plexDestination(deps)];
+    this.list = [subsonicDestination(deps), plexDestination(deps), jellyfinDestination(deps)];
   }
 
   destinations(): PlaybackDestination[] {

@@ -44,6 +44,7 @@ describe('matching library tracks to Subsonic songs', () => {
     durationMs: 201_000,
     path: '/music/Harbor Lights/Salt Roads/01 - Night Song.flac',
     root: '/music',
+    mbid: null,
   };
   const song = (patch: Partial<SubsonicSong>): SubsonicSong => ({
     id: 'x',
@@ -66,6 +67,16 @@ describe('matching library tracks to Subsonic songs', () => {
     expect(bestMatch(track, [far, near])?.song.id).toBe('near');
     expect(bestMatch(track, [song({ title: 'Day Song' })])).toBeNull();
     expect(bestMatch(track, [song({ album: 'Another Album' })])).toBeNull();
+  });
+
+  it('matches by MusicBrainz recording id after the path and before the tags', () => {
+    const withId = { ...track, mbid: '5B11F4CE-A62D-471E-81FC-A69A8278C7DA' };
+    const byId = song({ id: 'id', title: 'Night Song (live)', artist: 'Someone', musicBrainzId: '5b11f4ce-a62d-471e-81fc-a69a8278c7da' });
+    expect(bestMatch(withId, [song({ id: 't' }), byId])).toEqual({ song: byId, method: 'mbid' });
+    const byPath = song({ id: 'p', path: 'Harbor Lights/Salt Roads/01 - Night Song.flac' });
+    expect(bestMatch(withId, [byId, byPath])?.method).toBe('path');
+    // Another recording's id does not stop a match by tags.
+    expect(bestMatch(withId, [song({ id: 't', musicBrainzId: '00000000-0000-4000-8000-000000000000' })])).toMatchObject({ method: 'tags' });
   });
 
   it('compares names without case, accents, punctuation or a leading "the"', () => {

@@ -1,7 +1,7 @@
-import path from 'node:path';
-import type { LocalTrack, PlaybackRepository } from '../../db/playback.js';
+import type { PlaybackRepository } from '../../db/playback.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { NavidromeClient, type SubsonicPlaylist, type SubsonicSong } from '../../integrations/navidrome/index.js';
+import { matchTracksIn } from './matching.js';
 import { NotConfiguredError } from '../errors.js';
 import { secretForTest } from '../settings/secretOrigin.js';
 import type { Settings } from '../settings/schema.js';
@@ -16,12 +16,9 @@ import type { DestinationConnection, DestinationDeps, DestinationTestInput, Dest
 
 /** Songs per createPlaylist/updatePlaylist call: keeps every request line short. */
 export const SONGS_PER_CALL = 50;
-/** Above this many tracks to match, the server's whole song list is read once instead of one search per track. */
-const BULK_MATCH_FROM = 40;
 const BULK_PAGE = 500;
 const BULK_MAX_SONGS = 200_000;
-/** A scan asked for less than this long ago is not asked for again. */
-export const SCAN_COOLDOWN_MS = 5 * 60_000;
+export { SCAN_COOLDOWN_MS } from './matching.js';
 
 export interface SubsonicTarget {
   destination: string;
@@ -62,97 +59,22 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     }, { once: true });
   });
 
-/** Lower case, accents and punctuation gone, a leading "the" dropped: how names are compared. */
-export function normalize(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim()
-    .replace(/^the /, '');
-}
-
-/** The part of a local file's path a Subsonic server shows: relative to its music folder. */
-export function relativePath(track: LocalTrack): string | null {
-  if (!track.path) return null;
-  const rel = track.root ? path.relative(track.root, track.path) : track.path.split(/[\\/]/).slice(-3).join('/');
-  return rel.split(path.sep).join('/');
-}
-
-function samePath(local: string, remote: string | null): boolean {
-  if (!remote) return false;
-  const r = remote.replace(/\\/g, '/').replace(/^\/+/, '');
-  return r === local || r.endsWith(`/${local}`) || local.endsWith(`/${r}`);
-}
-
-function sameTags(track: LocalTrack, song: SubsonicSong): boolean {
-  if (normalize(track.title) !== normalize(song.title)) return false;
-  if (normalize(track.artist) !== normalize(song.artist)) return false;
-  return !track.album || !song.album || normalize(track.album) === normalize(song.album);
-}
-
-/** The best song for a track among candidates: same path first, then same tags closest in duration. */
-export function bestMatch(track: LocalTrack, songs: SubsonicSong[]): { song: SubsonicSong; method: 'path' | 'tags' } | null {
-  const rel = relativePath(track);
-  if (rel) {
-    const byPath = songs.find((s) => samePath(rel, s.path));
-    if (byPath) return { song: byPath, method: 'path' };
-  }
-  const tagged = songs.filter((s) => sameTags(track, s));
-  if (tagged.length === 0) return null;
-  const seconds = track.durationMs / 1000;
-  tagged.sort((a, b) => Math.abs((a.durationSeconds ?? seconds) - seconds) - Math.abs((b.durationSeconds ?? seconds) - seconds));
-  return { song: tagged[0]!, method: 'tags' };
-}
+export { bestMatch, normalize, relativePath } from './matching.js';
 
 /** Track ids → remote song ids, from the cache, then the server (after its scan when tracks are new to it). */
-export async function matchTracks(target: SubsonicTarget, trackIds: number[]): Promise<Map<number, string>> {
-  const { repo, destination, account } = target;
-  const cached = repo.matches(destination, account);
-  const result = new Map<number, string>();
-  const missing: number[] = [];
-  for (const id of new Set(trackIds)) {
-    const remote = cached.get(id);
-    if (remote) result.set(id, remote);
-    else missing.push(id);
-  }
-  if (missing.length === 0) return result;
-  let tracks = repo.tracks(missing);
-  let found = await findOnServer(target, tracks);
-  if (found.size < tracks.length && target.now() - (repo.destination(destination).last_scan_at ?? 0) >= SCAN_COOLDOWN_MS) {
-    // Tracks the server does not know yet: they may be new files it has not scanned.
-    if (await scanAndWait(target)) {
-      tracks = tracks.filter((t) => !found.has(t.id));
-      const more = await findOnServer(target, tracks);
-      found = new Map([...found, ...more]);
-    }
-  }
-  repo.putMatches(destination, account, [...found].map(([trackId, m]) => ({ trackId, remoteId: m.id, method: m.method })), target.now());
-  for (const [trackId, m] of found) result.set(trackId, m.id);
-  return result;
-}
-
-async function findOnServer(target: SubsonicTarget, tracks: LocalTrack[]): Promise<Map<number, { id: string; method: 'path' | 'tags' }>> {
-  const found = new Map<number, { id: string; method: 'path' | 'tags' }>();
-  if (tracks.length === 0) return found;
-  if (tracks.length >= BULK_MATCH_FROM) {
-    const all = await allSongs(target);
-    if (all) {
-      for (const track of tracks) {
-        const m = bestMatch(track, all);
-        if (m) found.set(track.id, { id: m.song.id, method: m.method });
-      }
-      return found;
-    }
-  }
-  for (const track of tracks) {
-    const songs = await target.client.searchSongs(track.title, { count: 50 }, target.signal);
-    const m = bestMatch(track, songs);
-    if (m) found.set(track.id, { id: m.song.id, method: m.method });
-  }
-  return found;
+export function matchTracks(target: SubsonicTarget, trackIds: number[]): Promise<Map<number, string>> {
+  return matchTracksIn(
+    {
+      destination: target.destination,
+      account: target.account,
+      repo: target.repo,
+      now: target.now,
+      search: (track) => target.client.searchSongs(track.title, { count: 50 }, target.signal),
+      all: () => allSongs(target),
+      scan: () => scanAndWait(target),
+    },
+    trackIds,
+  );
 }
 
 /** Every song of the server (search3 with an empty query, paged); null when it is too large or will not list. */
@@ -168,8 +90,7 @@ async function allSongs(target: SubsonicTarget): Promise<SubsonicSong[] | null> 
 
 /** Asks the server to scan and waits for it (up to the timeout); false when it cannot scan (not an admin, no scanner). */
 async function scanAndWait(target: SubsonicTarget): Promise<boolean> {
-  const { client, repo, destination } = target;
-  repo.scanned(destination, target.now());
+  const { client, destination } = target;
   try {
     let status = await client.startScan(target.signal);
     const until = Date.now() + target.scanTimeoutMs;

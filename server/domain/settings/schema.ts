@@ -386,7 +386,30 @@ const plexDestination = z
     ownerPrefix: z.enum(['auto', 'always', 'never']).default('auto'),
   })
   .strict();
-export const playbackSettings = z.object({ navidrome: subsonicDestination.prefault({}), plex: plexDestination.prefault({}) }).strict();
+/**
+ * Jellyfin (issue 27 §4; decisions §12): the connection and what to publish in one block. The API
+ * key (an administrator's, made in Jellyfin's Dashboard → API Keys) goes only to the saved address.
+ */
+const jellyfinDestination = z
+  .object({
+    url: serviceUrl,
+    apiKey: key,
+    enabled: z.boolean().default(false),
+    /**
+     * The Jellyfin user whose playlists they become, unless their Tonearm owner has a Jellyfin user
+     * of their own (Settings → Playback); empty: Jellyfin's first administrator.
+     */
+    userId: z.string().trim().max(64).regex(/^[0-9a-fA-F-]*$/, { error: 'must be a Jellyfin user id' }).default(''),
+    publishFlows: z.boolean().default(true),
+    publishPlaylists: z.boolean().default(true),
+    ownerPrefix: z.enum(['auto', 'always', 'never']).default('auto'),
+    /** How long a publish waits for Jellyfin's library scan before matching what it knows. */
+    scanTimeoutSeconds: z.number().int().min(0).max(3600).default(120),
+  })
+  .strict();
+export const playbackSettings = z
+  .object({ navidrome: subsonicDestination.prefault({}), plex: plexDestination.prefault({}), jellyfin: jellyfinDestination.prefault({}) })
+  .strict();
 
 export const settingsSchema = z
   .object({

@@ -53,17 +53,20 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  * secret. Clearing the URL is allowed (nothing is sent); a secret typed in the same change is fine.
  */
 export function refuseSecretsMovedToAnotherOrigin(previous: Settings, patch: unknown, next: Settings): void {
-  const patchBlocks = isObject(patch) && isObject(patch.integrations) ? patch.integrations : {};
-  for (const [name, block] of Object.entries(next.integrations) as Array<[string, Json]>) {
-    if (typeof block.url !== 'string' || block.url === '') continue;
-    const before = (previous.integrations as Record<string, Json>)[name] ?? {};
-    const from = originOf(String(before.url ?? ''));
-    const to = originOf(block.url);
-    if (from === to) continue;
-    const sent = isObject(patchBlocks[name]) ? patchBlocks[name] : {};
-    for (const [field, value] of Object.entries(block)) {
-      if (!SECRET_FIELD.test(field) || typeof value !== 'string' || value === '') continue;
-      if (keepsStoredSecret(sent[field]) && before[field] === value) throw reentryError(`integrations.${name}.${field}`, field, to, from);
+  // Connections live in `integrations`, and for Jellyfin in `playback` (decisions §12).
+  for (const section of ['integrations', 'playback'] as const) {
+    const patchBlocks = isObject(patch) && isObject(patch[section]) ? patch[section] : {};
+    for (const [name, block] of Object.entries(next[section]) as Array<[string, Json]>) {
+      if (typeof block.url !== 'string' || block.url === '') continue;
+      const before = (previous[section] as Record<string, Json>)[name] ?? {};
+      const from = originOf(String(before.url ?? ''));
+      const to = originOf(block.url);
+      if (from === to) continue;
+      const sent = isObject(patchBlocks[name]) ? patchBlocks[name] : {};
+      for (const [field, value] of Object.entries(block)) {
+        if (!SECRET_FIELD.test(field) || typeof value !== 'string' || value === '') continue;
+        if (keepsStoredSecret(sent[field]) && before[field] === value) throw reentryError(`${section}.${name}.${field}`, field, to, from);
+      }
     }
   }
 }
