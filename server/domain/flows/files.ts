@@ -159,21 +159,3 @@ export function writePlaylistFiles(ctx: AppContext, principal: Principal, playli
     files: files.map((f) => ({ playlistId: f.playlistId, path: path.relative(root, f.path).split(path.sep).join('/'), written: f.written })),
   };
 }
-
-/**
- * recordHistory (reference §3.8): a flow with recordHistory off keeps its tracks out of the owner's
- * listening history. True when `trackId` is a file a flow of `userId` with recordHistory off
- * downloaded (not a library track that flow reused): a play of it is then neither a play event nor
- * a scrobble.
- */
-export function playOutsideHistory(db: AppContext['db'], userId: number, trackId: number): boolean {
-  return (
-    db
-      .prepare(
-        `SELECT 1 FROM download_jobs j JOIN flows f ON f.id = j.playlist_id
-         WHERE j.playlist_type = 'flow' AND j.status = 'done' AND j.reused_track_id IS NULL AND f.owner_user_id = ? AND f.record_history = 0
-           AND j.final_path IN (SELECT m.path FROM library_media_files m WHERE m.track_id = ?) LIMIT 1`,
-      )
-      .get(userId, trackId) !== undefined
-  );
-}
