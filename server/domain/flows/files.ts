@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads } from '../../db/downloads.js';
+import { trackFileLookup } from '../../db/flowQueries.js';
 import { flows, type FlowRow } from '../../db/flows.js';
 import type { Principal } from '../auth/principal.js';
 import { downloadsRoot, isInside, safeSegment } from '../downloads/layout.js';
@@ -65,13 +66,10 @@ function flowEntries(ctx: AppContext, f: FlowRow): Entry[] {
 
 /** Library files of a static or shared playlist, in playlist order. */
 function libraryEntries(ctx: AppContext, ref: PlaylistRef): Entry[] {
-  const q = ctx.db.prepare(
-    `SELECT m.path AS file, t.artist_name AS artist, t.title AS title, t.duration_ms AS durationMs
-     FROM library_tracks t JOIN library_media_files m ON m.track_id = t.id WHERE t.id = ? ORDER BY m.id LIMIT 1`,
-  );
+  const fileOf = trackFileLookup(ctx.db);
   return playlistsOf(ctx)
     .trackIds(ref)
-    .map((id) => q.get(id) as Entry | undefined)
+    .map((id): Entry | undefined => fileOf(id))
     .filter((e): e is Entry => e !== undefined)
     .map((e) => ({ ...e, file: path.resolve(e.file) }));
 }

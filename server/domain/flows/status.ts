@@ -1,6 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { statement } from '../../db/statements.js';
+import {
+  downloadMetricsSince, groupedJobCounts, groupedJobCountsByOwner, openJobsOfQueues, playlistsWithFailedJobs, scheduledTaskNextRun,
+  type GroupedByOwner, type GroupedCount,
+} from '../../db/flowQueries.js';
 import { downloads, downloadStatuses, type DownloadStatus } from '../../db/downloads.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { workerSettings } from '../downloads/control.js';
@@ -111,8 +114,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
 
   const flowIds = new Set(visibleFlows.map((f) => f.id));
   const queued = () =>
-    statement(db, `SELECT id, queue, status, payload, run_at AS runAt FROM jobs WHERE queue IN (?, ?) AND status IN ('pending', 'running') ORDER BY run_at, id`)
-      .all(FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as NonNullable<StatusRound['ops']>;
+    openJobsOfQueues(db, FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as NonNullable<StatusRound['ops']>;
   const ops = (round ? (round.ops ??= queued()) : queued())
     .map((j) => ({ ...j, p: JSON.parse(j.payload) as { flowId: string; trigger?: string; op?: string } }))
     // A scheduled run waiting for its day is the flow's nextRunAt, not queued work.
@@ -153,34 +155,20 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
   };
 }
 
-type GroupedCount = { type: string | null; id: string | null; status: DownloadStatus; n: number; mine?: number };
-
 /**
  * Job counts by playlist and status in one pass: for an administrator over the covering index
  * (playlist_type, playlist_id, status); for a user `mine` counts the user's own jobs beside `n`.
  */
 function groupedCounts(db: Db, userId: number | undefined): GroupedCount[] {
-  if (userId === undefined) {
-    return statement(db, `SELECT playlist_type AS type, playlist_id AS id, status, count(*) AS n FROM download_jobs GROUP BY playlist_type, playlist_id, status`).all() as GroupedCount[];
-  }
-  return statement(
-    db,
-    `SELECT playlist_type AS type, playlist_id AS id, status, count(*) AS n, SUM(user_id = ?) AS mine FROM download_jobs GROUP BY playlist_type, playlist_id, status`,
-  ).all(userId) as GroupedCount[];
+  return groupedJobCounts(db, userId);
 }
-
-type GroupedByOwner = { type: string | null; id: string | null; status: DownloadStatus; userId: number | null; n: number };
 
 /**
  * groupedCounts for one audience of a push round, from the round's counts by owner (read once: one
  * pass over the jobs serves the administrators and every user).
  */
 function groupedFromRound(db: Db, userId: number | undefined, round: StatusRound): GroupedCount[] {
-  round.grouped ??= statement(
-    db,
-    `SELECT playlist_type AS type, playlist_id AS id, status, user_id AS userId, count(*) AS n FROM download_jobs
-     GROUP BY playlist_type, playlist_id, status, user_id`,
-  ).all() as GroupedByOwner[];
+  round.grouped ??= groupedJobCountsByOwner(db);
   const out = new Map<string, GroupedCount>();
   for (const r of round.grouped) {
     const key = `${r.type}\u0000${r.id}\u0000${r.status}`;
@@ -194,14 +182,7 @@ function groupedFromRound(db: Db, userId: number | undefined, round: StatusRound
 
 /** The last hour's downloads: two range reads on (status, completed_at) and (status, updated_at). */
 function downloadMetrics(db: Db, hour: number, userId: number | undefined) {
-  const done = statement(
-    db,
-    `SELECT count(*) AS n, AVG(completed_at - created_at) AS averageMs FROM download_jobs
-     WHERE status = 'done' AND completed_at >= @hour AND (@userId IS NULL OR user_id = @userId)`,
-  ).get({ hour, userId: userId ?? null }) as { n: number; averageMs: number | null };
-  const failed = statement(db, `SELECT count(*) FROM download_jobs WHERE status = 'failed' AND updated_at >= @hour AND (@userId IS NULL OR user_id = @userId)`)
-    .pluck()
-    .get({ hour, userId: userId ?? null }) as number;
+  const { done, failed } = downloadMetricsSince(db, hour, userId);
   return { completedLastHour: done.n, failedLastHour: failed, averageMs: done.averageMs };
 }
 
@@ -216,12 +197,10 @@ function retryCycles(ctx: AppContext, viewer: { id: number; role: string }, shar
   const paused = pausedRetryCycles(ctx);
   const retryCyclePaused: Record<string, boolean> = {};
   for (const id of visible) retryCyclePaused[id] = paused[id] === true;
-  const next = statement(ctx.db, 'SELECT next_run_at FROM scheduled_tasks WHERE name = ?').pluck().get(RETRY_CYCLE_TASK) as number | null | undefined;
+  const next = scheduledTaskNextRun(ctx.db, RETRY_CYCLE_TASK);
   const retryCycleNextAt: Record<string, string> = {};
   if (next) {
-    const failing = statement(ctx.db, `SELECT DISTINCT playlist_id FROM download_jobs WHERE status = 'failed' AND upgrade = 0 AND playlist_type IN ('static', 'shared') AND playlist_id IS NOT NULL`)
-      .pluck()
-      .all() as string[];
+    const failing = playlistsWithFailedJobs(ctx.db);
     for (const id of failing) if (visible.has(id) && !retryCyclePaused[id]) retryCycleNextAt[id] = new Date(next).toISOString();
   }
   return { retryCyclePaused, retryCycleNextAt };
