@@ -5,7 +5,11 @@ import { koitoBaseUrl } from '../../integrations/koito/client.js';
 import type { LastFmImage } from '../../integrations/lastfm/client.js';
 import { NotConfiguredError } from '../errors.js';
 import { discoveryProvidersOf } from './providers.js';
-import type { DiscoveryProviderName, DiscoveryService } from './service.js';
+import { CallBudget } from './callBudget.js';
+import type { DiscoveryProviderName, LibraryIndex, RefreshHost as DiscoveryService, SimilarList } from './types.js';
+
+export { CallBudget } from './callBudget.js';
+export type { LibraryIndex, SimilarList } from './types.js';
 
 /**
  * The recommendation refresh: seeds from the library, the listening history and "more like this"
@@ -26,20 +30,6 @@ const MAX_RECOMMENDATIONS = 500;
 const FALLBACK_GENRE_COUNT = 6;
 /** A refresh gives up (keeping the previous cache) after this many upstream failures in a row. */
 const MAX_CONSECUTIVE_FAILURES = 2;
-
-/** Counts upstream calls; a refresh never asks more than its budget. */
-export class CallBudget {
-  used = 0;
-  constructor(readonly limit: number) {}
-  get remaining(): number {
-    return Math.max(0, this.limit - this.used);
-  }
-  take(): boolean {
-    if (this.used >= this.limit) return false;
-    this.used++;
-    return true;
-  }
-}
 
 class RefreshFailed extends Error {}
 
@@ -62,8 +52,6 @@ interface Seed {
   source: string;
 }
 
-export type SimilarList = { name: string; mbid: string | null; match: number; image: string | null }[];
-
 export const bestImage = (images: LastFmImage[]): string | null => {
   const order = ['mega', 'extralarge', 'large', 'medium', 'small', ''];
   const sorted = [...images].filter((i) => i.url).sort((a, b) => order.indexOf(a.size) - order.indexOf(b.size));
@@ -72,12 +60,6 @@ export const bestImage = (images: LastFmImage[]): string | null => {
 export const uniqueLower = (list: string[]) => [...new Set(list.map((t) => t.trim().toLowerCase()).filter(Boolean))];
 export const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** Library artists as name keys and MBIDs, for "in library" and the exclusions. */
-export interface LibraryIndex {
-  keys: Set<string>;
-  mbids: Set<string>;
-  has(name: string, mbid: string | null): boolean;
-}
 
 /** Library seeds: the user's most played library artists first, then those with the most tracks (bounded). */
 function librarySeeds(service: DiscoveryService, userId: number, limit: number): Seed[] {

@@ -5,6 +5,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import type { Job } from '../../jobs/queue.js';
 import { remoteImagesOf } from '../metadata/remoteImages.js';
 import { discoveryProvidersOf } from './providers.js';
+import type { DiscoveryProgress, DiscoveryProviderName, Preferences, RefreshHost } from './types.js';
 import { bestImage, CallBudget, DISCOVERY_CALL_BUDGET, GLOBAL_STALE_MS, refreshRecommendations, SIMILAR_FRESH_MS, TAGS_FRESH_MS, uniqueLower, type LibraryIndex, type SimilarList } from './refresh.js';
 
 /** The per-user refresh (on demand) and the global check that refreshes stale users every 15 minutes. */
@@ -19,7 +20,7 @@ const FAILED_RETRY_MS = 3600_000;
 const USERS_PER_CHECK = 5;
 const FALLBACK_GENRE_ARTISTS = 20;
 
-export type DiscoveryProviderName = 'lastfm' | 'listenbrainz';
+export type { DiscoveryProviderName } from './types.js';
 
 export interface DiscoveryCapabilities {
   arbitraryTagSearch: boolean;
@@ -63,14 +64,7 @@ export const DISCOVER_PRESETS = [
   { id: 'hip-hop-fresh', name: 'Hip-Hop Fresh', description: 'Hip-hop and rap you have not heard yet', tags: ['hip-hop', 'rap'], mix: { discover: 100 } },
 ] as const;
 
-/** Where a refresh stands, for health and `discovery_update`. */
-export interface DiscoveryProgress {
-  userId: number | null;
-  isUpdating: boolean;
-  updatePhase: string | null;
-  updateProgress: number | null;
-  updateProgressMessage: string | null;
-}
+export type { DiscoveryProgress, Preferences } from './types.js';
 
 /** A discovery artist entry (api.md) with what this server adds. */
 export interface DiscoveryEntry {
@@ -86,13 +80,8 @@ export interface DiscoveryEntry {
   listeners?: number | null;
 }
 
-export interface Preferences {
-  excludedTags: string[];
-  excludedArtists: string[];
-  deepDive: boolean;
-}
 
-export class DiscoveryService {
+export class DiscoveryService implements RefreshHost {
   readonly repo: DiscoveryRepository;
   private progress = new Map<number, DiscoveryProgress>();
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { tagScope } from '../../db/discovery.js';
 import { albumYearLookups, libraryArtistsByPlays, playsSince } from '../../db/flowQueries.js';
-import { MIX_SOURCES, type FlowRow, type Mix, type MixSource, type PlannedTrack } from '../../db/flows.js';
+import { MIX_SOURCES, type Mix, type MixSource, type PlannedTrack } from '../../db/flows.js';
 import { nameKey } from '../../db/libraryText.js';
 import { requests } from '../../db/requests.js';
 import { DeezerClient } from '../../integrations/deezer/client.js';
@@ -10,6 +10,9 @@ import { discoveryProvidersOf } from '../discovery/providers.js';
 import { discoveryOf } from '../discovery/service.js';
 import { metadataServiceOf } from '../metadata/service.js';
 import { recentAlbums, radarQueue, type RadarAlbum } from './releaseRadar.js';
+import type { Artist, PlanInput, TopTrack } from './types.js';
+
+export type { Artist, PlanInput, TopTrack } from './types.js';
 
 /**
  * Planning one run of a flow (reference §5 "track selection"): `size` tracks split across the mix
@@ -21,20 +24,6 @@ import { recentAlbums, radarQueue, type RadarAlbum } from './releaseRadar.js';
  * outside the range; tracks of an unknown album stay in. A reserve list, drawn the same way, replaces
  * tracks whose download fails.
  */
-
-export interface TopTrack {
-  name: string;
-  mbid: string | null;
-  albumName: string | null;
-  durationMs: number | null;
-  year: number | null;
-}
-
-/** What a plan needs of a flow. */
-export type PlanInput = Pick<
-  FlowRow,
-  'size' | 'mix' | 'tags' | 'relatedArtists' | 'deepDive' | 'includeLibraryTracks' | 'onePerArtist' | 'yearFrom' | 'yearTo'
-> & { ownerUserId: number; id?: string; templateId?: string | null };
 
 export interface Plan {
   tracks: PlannedTrack[];
@@ -82,8 +71,6 @@ function shuffled<T>(list: T[], seed: number): T[] {
   }
   return out;
 }
-
-export type Artist = { name: string; mbid: string | null };
 
 export class FlowPlanner {
   private calls = 0;

@@ -3,7 +3,7 @@ import { nameKey } from '../../db/libraryText.js';
 import { largestLibraryArtistsWithMbid, ownedAlbumLookup, recentReleaseGroups } from '../../db/flowQueries.js';
 import { discoveryOf } from '../discovery/service.js';
 import { metadataServiceOf } from '../metadata/service.js';
-import type { Artist, PlanInput, TopTrack } from './planner.js';
+import type { Artist, PlanInput, TopTrack } from './types.js';
 
 /** Release radar: albums released in the last this many days count as recent. */
 const RADAR_WINDOW_DAYS = 120;

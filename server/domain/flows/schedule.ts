@@ -7,6 +7,9 @@ import { queueJobAliveLookup } from '../../db/flowQueries.js';
 export const FLOW_RUN_QUEUE = 'flow-run';
 export type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
 
+/** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
+export const FLOW_OP_QUEUE = 'flow-operation';
+
 /** The hourly check that every enabled flow has its next scheduled run queued (reference: weekly-flow-refresh). */
 export const FLOW_REFRESH_TASK = 'weekly-flow-refresh';
 

@@ -19,14 +19,11 @@ import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from
 import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { feedOf, importListOf } from './feed.js';
-import { FLOW_REFRESH_TASK, FLOW_RUN_QUEUE, refreshSchedules, scheduleNext, type RunPayload } from './schedule.js';
-import { startStatusPush } from './status.js';
+import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, scheduleNext, type RunPayload } from './schedule.js';
 import { FlowTrackSummaries } from './summaries.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS } from './templates.js';
-import { refreshFlowVisibility, startFlowVisibility } from './visibility.js';
+import { refreshFlowVisibility } from './visibility.js';
 
-/** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
-export const FLOW_OP_QUEUE = 'flow-operation';
 const OPEN_STATUSES = ['pending', 'downloading', 'blocked'] as const;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
@@ -53,7 +50,7 @@ export interface FlowInput {
   discoverPresetId?: string | null;
 }
 
-type OpPayload = { op: 'disable' | 'delete'; flowId: string };
+export type OpPayload = { op: 'disable' | 'delete'; flowId: string };
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
@@ -548,7 +545,7 @@ export function flowsOf(ctx: AppContext): FlowService {
 }
 
 /** The flow kind of playlist for the registry: the owner's own flows, readable by administrators. */
-function flowProvider(ctx: AppContext) {
+export function flowProvider(ctx: AppContext) {
   const svc = flowsOf(ctx);
   return {
     kind: 'flow' as const,
@@ -571,20 +568,4 @@ function flowProvider(ctx: AppContext) {
       return f ? svc.trackIds(f) : [];
     },
   };
-}
-
-/** Registers the flow queues, the hourly schedule check, the flow playlists and the `flows` feature. */
-export function startFlows(ctx: AppContext): void {
-  const svc = flowsOf(ctx);
-  playlistsOf(ctx).register(flowProvider(ctx));
-  ctx.jobs.register<RunPayload>(FLOW_RUN_QUEUE, { concurrency: 1, maxAttempts: 3, backoff: { baseMs: 60_000, maxMs: 3600_000 }, handler: (job) => svc.runJob(job) });
-  ctx.jobs.register<OpPayload>(FLOW_OP_QUEUE, { concurrency: 1, maxAttempts: 3, handler: (job) => svc.opJob(job) });
-  downloadsOf(ctx).onEvent((e) => {
-    if (e.type === 'job_updated') svc.onJobChanged(e.job, e.previousStatus);
-  });
-  ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => refreshSchedules(ctx) });
-  svc.watchTrackSummaries();
-  startFlowVisibility(ctx);
-  startStatusPush(ctx);
-  ctx.features.add('flows');
 }

@@ -14,8 +14,8 @@ import { playlistsOf } from '../playlists/registry.js';
 import { pausedRetryCycles, RETRY_CYCLE_TASK } from '../playlists/retryCycle.js';
 import { slskdOf } from '../slskd/connection.js';
 import { sourceAvailability } from './availability.js';
-import { FLOW_RUN_QUEUE } from './schedule.js';
-import { FLOW_OP_QUEUE, flowsOf } from './service.js';
+import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE } from './schedule.js';
+import { flowsOf } from './service.js';
 
 /**
  * GET /api/playlists/status and its push (`playlist_status` on the `playlists` and `weekly-flow`

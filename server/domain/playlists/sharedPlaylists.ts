@@ -16,6 +16,7 @@ import { isRetryPaused } from './retryCycle.js';
 import { presentEntry } from './sharedEntries.js';
 import { checkName, checkSettings, createShared, importShared } from './sharedImport.js';
 import { syncFromSource, type SyncResult } from './sharedSync.js';
+import type { NewEntry, SharedHost, SharedSettings } from './sharedTypes.js';
 
 /**
  * Shared playlists: one list every user can read and play, changed by its owner and by
@@ -28,19 +29,9 @@ export const SHARED = 'shared';
 export const SHARED_SYNC_QUEUE = 'shared-playlist-sync';
 export const SHARED_SYNC_TASK = 'shared-playlist-sync-check';
 
-export interface SharedSettings {
-  name?: string;
-  description?: string;
-  sourceUrl?: string | null;
-  syncEnabled?: boolean;
-  syncIntervalHours?: number;
-  keepRemovedTracks?: boolean;
-}
-
 export type AddTrackInput = { trackId: number } | { artistName: string; trackName: string; albumName?: string | null; durationMs?: number | null; recordingMbid?: string | null };
 
-/** A track to add: `trackId` names the library track when the caller already matched it; `position` places it. */
-export type NewEntry = PlaylistEntry & { trackId?: number | null; position?: number };
+export type { NewEntry, SharedSettings } from './sharedTypes.js';
 
 function refOf(row: SharedPlaylistRow): PlaylistRef {
   return {
@@ -62,7 +53,7 @@ function refOf(row: SharedPlaylistRow): PlaylistRef {
 
 const canEditRow = (row: { owner_user_id: number | null }, viewer: PlaylistViewer) => viewer.role === 'admin' || (row.owner_user_id !== null && row.owner_user_id === viewer.id);
 
-export class SharedPlaylists {
+export class SharedPlaylists implements SharedHost {
   readonly repo;
 
   constructor(private readonly ctx: AppContext) {
