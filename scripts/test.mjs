@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: makes sure the machine has what the tests need (ffmpeg for generated audio, yt-dlp, a
-// Chromium for the browser tests), then typechecks, runs vitest, builds the UI and runs the
+// Chromium for the browser tests), then typechecks, checks the layering (dependency-cruiser), runs vitest, builds the UI and runs the
 // Playwright suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,6 +52,8 @@ const stage = (name, fn) => stages.push([name, fn]);
 
 stage('typecheck', () => run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']));
 if (fs.existsSync('renderer/tsconfig.json')) stage('typecheck UI', () => run('npx', ['tsc', '--noEmit', '-p', 'renderer/tsconfig.json']));
+// The layering of shared/design/architecture.md (rules and their messages in .dependency-cruiser.cjs).
+stage('architecture', () => run('npx', ['depcruise', 'server', 'main', '--config', '.dependency-cruiser.cjs', '--output-type', 'err-long']));
 stage('unit and API tests', () => run('npx', ['vitest', 'run']));
 if (fs.existsSync('test/e2e') && fs.existsSync('renderer/index.html')) {
   stage('browser tests', async () => {
