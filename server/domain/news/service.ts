@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { NewsRepository } from '../../db/news.js';
+import { libraryArtistsForNews, NewsRepository } from '../../db/news.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { fetchArticleImage } from '../../integrations/news/ogImage.js';
 import { feedId } from '../../integrations/news/feed.js';
@@ -218,7 +218,7 @@ export class NewsService {
   }
 
   private libraryArtists(): (MatchableArtist & { trackCount: number })[] {
-    return this.ctx.db.prepare('SELECT id, name, track_count AS trackCount FROM library_artists').all() as (MatchableArtist & { trackCount: number })[];
+    return libraryArtistsForNews(this.ctx.db);
   }
 
   private async refreshOnce(signal?: AbortSignal): Promise<void> {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { playbackRepository, type PlaybackRepository, type PublicationKey, type PublicationRow } from '../../db/playback.js';
+import { makePendingJobsDue } from '../../db/jobs.js';
+import { playbackRepository, retryUnmatchedPublicationsNow, type PlaybackRepository, type PublicationKey, type PublicationRow } from '../../db/playback.js';
 import type { Job } from '../../jobs/queue.js';
 import { NotFoundError } from '../errors.js';
 import { playlistsOf, type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
@@ -86,9 +87,7 @@ export class PlaybackService {
     });
     // A Plex sync maps new tracks: publications that missed some try again now.
     const stopSynced = onPlexSynced(this.ctx, () => {
-      this.ctx.db
-        .prepare('UPDATE playback_publications SET retry_at = ? WHERE destination = ? AND retry_at IS NOT NULL AND matched_count < track_count')
-        .run(this.ctx.clock.now(), PLEX_DESTINATION);
+      retryUnmatchedPublicationsNow(this.ctx.db, PLEX_DESTINATION, this.ctx.clock.now());
       setImmediate(() => this.reconcile('plex'));
     });
     this.ctx.onClose(stopSynced);
@@ -302,9 +301,7 @@ export class PlaybackService {
   /** The destination answers again: publications waiting for their backoff go now. */
   retryNow(destination: string): void {
     const queue = queueOf(destination);
-    const changed = this.ctx.db
-      .prepare(`UPDATE jobs SET run_at = ? WHERE queue = ? AND status = 'pending' AND run_at > ?`)
-      .run(this.ctx.clock.now(), queue, this.ctx.clock.now()).changes;
+    const changed = makePendingJobsDue(this.ctx.db, queue, this.ctx.clock.now());
     if (changed > 0) this.ctx.jobs.wake(queue);
     this.reconcile(destination as DestinationKey);
   }
