@@ -1,5 +1,6 @@
 import { nameKey } from '../../db/libraryText.js';
 import { userScope } from '../../db/discovery.js';
+import { librarySeedArtists, playedArtistsSince, topLibraryGenres } from '../../db/discoveryQueries.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { koitoBaseUrl } from '../../integrations/koito/client.js';
 import type { LastFmImage } from '../../integrations/lastfm/client.js';
@@ -63,13 +64,7 @@ export const message = (err: unknown) => (err instanceof Error ? err.message : S
 
 /** Library seeds: the user's most played library artists first, then those with the most tracks (bounded). */
 function librarySeeds(service: DiscoveryService, userId: number, limit: number): Seed[] {
-  const rows = service.ctx.db
-    .prepare(
-      `SELECT a.name, a.mbid, COALESCE(p.plays, 0) AS plays, a.track_count FROM library_artists a
-       LEFT JOIN (SELECT t.artist_id, COUNT(*) AS plays FROM play_events e JOIN library_tracks t ON t.id = e.track_id WHERE e.user_id = ? GROUP BY t.artist_id) p ON p.artist_id = a.id
-       WHERE a.track_count > 0 ORDER BY plays DESC, a.track_count DESC, a.id LIMIT ?`,
-    )
-    .all(userId, limit) as { name: string; mbid: string | null; plays: number; track_count: number }[];
+  const rows = librarySeedArtists(service.ctx.db, userId, limit);
   return rows.map((r, i) => ({ key: nameKey(r.name), name: r.name, mbid: r.mbid, weight: 1 - (0.5 * i) / Math.max(1, rows.length), source: 'library' }));
 }
 
@@ -102,12 +97,7 @@ async function historySeeds(service: DiscoveryService, userId: number, budget: C
     service.ctx.log.warn('discovery: listening history unavailable', { userId, provider: h.provider, error: message(err) });
     return [];
   }
-  const rows = service.ctx.db
-    .prepare(
-      `SELECT MIN(artist) AS name, MAX(artist_mbid) AS mbid, COUNT(*) AS plays FROM play_events
-       WHERE user_id = ? AND artist IS NOT NULL AND artist <> '' AND played_at >= ? GROUP BY lower(artist) ORDER BY plays DESC LIMIT 50`,
-    )
-    .all(userId, now() - 180 * 24 * 3600_000) as { name: string; mbid: string | null }[];
+  const rows = playedArtistsSince(service.ctx.db, userId, now() - 180 * 24 * 3600_000);
   return toSeeds(rows, 'local');
 }
 
@@ -284,9 +274,7 @@ export async function refreshRecommendations(service: DiscoveryService, userId: 
     step('saving', 90, 'Saving the recommendations');
     const tagWeights = new Map<string, number>();
     for (const c of ranked) c.tags.forEach((t, i) => tagWeights.set(t, (tagWeights.get(t) ?? 0) + c.score * (1 - i * 0.1)));
-    const genres = service.ctx.db
-      .prepare('SELECT g.name, s.track_count FROM library_genre_stats s JOIN library_genres g ON g.id = s.genre_id ORDER BY s.track_count DESC, g.name LIMIT 20')
-      .all() as { name: string; track_count: number }[];
+    const genres = topLibraryGenres(service.ctx.db);
     service.repo.replaceUser(
       userId,
       ranked.map((c) => ({ name_key: c.key, name: c.name, mbid: c.mbid, score: Math.round(c.score * 1000) / 1000, source: c.source, seeds_json: JSON.stringify([...c.seeds].slice(0, 5)), tags_json: JSON.stringify(c.tags), image: c.image })),

@@ -1,5 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { discoveryRepository, tagScope, userScope, type DiscoveryRepository, type RankingRow, type RecommendationRow } from '../../db/discovery.js';
+import {
+  libraryArtistKeys, libraryArtistKeysAmong, libraryArtistLookups, libraryArtistMbidsAmong, recommendationCountAll,
+} from '../../db/discoveryQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Job } from '../../jobs/queue.js';
@@ -139,7 +142,7 @@ export class DiscoveryService implements RefreshHost {
   // ---- library and history ---------------------------------------------------------------------
 
   libraryIndex(): LibraryIndex {
-    const rows = this.ctx.db.prepare('SELECT identity_key, name, mbid FROM library_artists WHERE track_count > 0 OR album_count > 0').all() as { identity_key: string; name: string; mbid: string | null }[];
+    const rows = libraryArtistKeys(this.ctx.db);
     const keys = new Set<string>();
     const mbids = new Set<string>();
     for (const r of rows) {
@@ -152,9 +155,8 @@ export class DiscoveryService implements RefreshHost {
 
   /** One entry's "in library" at read time: two index lookups (MBID, then the name identity). */
   inLibraryNow(): (name: string, mbid: string | null) => boolean {
-    const byMbid = this.ctx.db.prepare('SELECT 1 FROM library_artists WHERE mbid = ? LIMIT 1');
-    const byKey = this.ctx.db.prepare('SELECT 1 FROM library_artists WHERE identity_key = ? LIMIT 1');
-    return (name, mbid) => (!!mbid && byMbid.get(mbid) !== undefined) || byKey.get(`name:${nameKey(name)}`) !== undefined;
+    const found = libraryArtistLookups(this.ctx.db);
+    return (name, mbid) => (!!mbid && found.byMbid(mbid)) || found.byKey(`name:${nameKey(name)}`);
   }
 
   preferences(userId: number): Preferences {
@@ -263,12 +265,8 @@ export class DiscoveryService implements RefreshHost {
     const keys = [...new Set(list.map((e) => `name:${nameKey(e.name)}`))];
     const mbids = [...new Set(list.map((e) => e.mbid).filter((m): m is string => !!m))];
     const db = this.ctx.db;
-    const foundKeys = new Set(
-      (db.prepare('SELECT identity_key AS k FROM library_artists WHERE identity_key IN (SELECT value FROM json_each(?))').all(JSON.stringify(keys)) as { k: string }[]).map((r) => r.k),
-    );
-    const foundMbids = mbids.length
-      ? new Set((db.prepare('SELECT mbid AS m FROM library_artists WHERE mbid IN (SELECT value FROM json_each(?))').all(JSON.stringify(mbids)) as { m: string }[]).map((r) => r.m))
-      : new Set<string>();
+    const foundKeys = new Set(libraryArtistKeysAmong(db, keys));
+    const foundMbids = mbids.length ? new Set(libraryArtistMbidsAmong(db, mbids)) : new Set<string>();
     return (name, mbid) => foundKeys.has(`name:${nameKey(name)}`) || (!!mbid && foundMbids.has(mbid));
   }
 
@@ -326,7 +324,7 @@ export class DiscoveryService implements RefreshHost {
       capabilities: capabilitiesOf(provider),
       isUpdating: p?.isUpdating ?? false,
       lastUpdated: lastUpdated === null ? null : new Date(lastUpdated).toISOString(),
-      recommendationsCount: scope ? this.repo.recommendationCount(userId!) : (this.ctx.db.prepare('SELECT COUNT(*) AS n FROM discovery_recommendations').get() as { n: number }).n,
+      recommendationsCount: scope ? this.repo.recommendationCount(userId!) : recommendationCountAll(this.ctx.db),
       globalTopCount: this.repo.rankingCount('global'),
       cachedImagesCount: images.count,
       cachedImagesSizeBytes: images.bytes,
