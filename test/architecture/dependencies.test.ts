@@ -66,6 +66,27 @@ describe('the layering check', () => {
       expect(r.out).toContain(`error ${rule}:`);
   });
 
+  it('reports SQL outside server/db/ (scripts/check-sql.mjs), naming the rule and the file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-sql-'));
+    dirs.push(dir);
+    const files: Record<string, string> = {
+      'server/db/repo.ts': "export const one = (db: any) => db.prepare('SELECT 1').get();\n",
+      'server/domain/area/rules.ts': "export const two = (ctx: any) =>\n  ctx.db\n    .prepare('SELECT 2')\n    .get();\n",
+      'server/domain/area/cached.ts': "import { statement } from '../../db/statements.js';\nexport const three = (ctx: any) => statement(\n  ctx.db,\n  'SELECT 3',\n).get();\n",
+    };
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    const r = spawnSync(process.execPath, [path.join(root, 'scripts/check-sql.mjs'), dir], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('error sql-only-in-db: server/domain/area/rules.ts:3');
+    expect(r.stderr).toContain('error sql-only-in-db: server/domain/area/cached.ts:2');
+    expect(r.stderr).not.toContain('server/db/repo.ts');
+    fs.rmSync(path.join(dir, 'server/domain'), { recursive: true });
+    expect(spawnSync(process.execPath, [path.join(root, 'scripts/check-sql.mjs'), dir], { encoding: 'utf8' }).status).toBe(0);
+  });
+
   it('reports an import cycle even when one side imports only a type', () => {
     const r = check({
       'server/domain/area/service.ts': "import { helper } from './helper.js';\nexport interface Options { n: number }\nexport const run = () => helper({ n: 1 });\n",
