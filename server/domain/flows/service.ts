@@ -15,6 +15,7 @@ import { presentJob } from '../downloads/present.js';
 import { canSeeAllJobs, downloadsOf } from '../downloads/service.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
+import { staticPlaylistsOf } from '../playlists/staticPlaylists.js';
 import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
 import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
 import { FlowPlanner } from './planner.js';
@@ -514,14 +515,14 @@ export class FlowService {
   }
 
   /** The current run's downloaded tracks kept as a static playlist of the caller. */
-  keepAsStatic(principal: Principal, flowId: string, name: string | undefined, create: (userId: number, name: string, trackIds: number[]) => number) {
+  keepAsStatic(principal: Principal, flowId: string, name: string | undefined) {
     if (!isUserAccount(principal)) throw new ValidationError('A static playlist needs a real user');
     const f = this.visible(principal, flowId);
     const ids = this.trackIds(f);
     if (ids.length === 0) throw new ConflictError('This flow has no completed tracks to keep yet', 'NO_COMPLETED_TRACKS');
     const d = new Date(this.now());
     const label = name?.trim() || `${f.name} ${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-    const id = create(principal.userId, label, ids);
+    const id = staticPlaylistsOf(this.ctx).create(principal.userId, label, ids);
     return { success: true, playlistId: String(id), name: label, trackCount: ids.length };
   }
 

@@ -1,6 +1,7 @@
-import type { PlaylistRow, PlaylistsRepository } from '../../db/playlists.js';
+import type { AppContext } from '../../context.js';
+import { playlistsRepository, type PlaylistRow, type PlaylistsRepository } from '../../db/playlists.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { type PlaylistRegistry, staticRef } from './registry.js';
+import { playlistsOf, type PlaylistRegistry, staticRef } from './registry.js';
 
 export interface PlaylistChanges {
   name?: string;
@@ -11,6 +12,11 @@ export interface PlaylistChanges {
   addTrackIds?: number[];
   /** Replaces the whole list. */
   trackIds?: number[];
+}
+
+/** The static playlists of a running server, as the domain's own features (flows) make them. */
+export function staticPlaylistsOf(ctx: AppContext): StaticPlaylists {
+  return new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock, playlistsOf(ctx));
 }
 
 /**
