@@ -1,5 +1,6 @@
 import type { NetworkInterfaceInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { lanAddresses as serverLanAddresses, lanServerUrls as serverLanServerUrls } from '../server/domain/network/lanAddresses.js';
 import { lanAddresses, lanQrCodeDataUrl, lanQrCodeSvg, lanServerUrls, type NetworkInterfaces } from './lan.js';
 
 function ipv4(address: string, internal = false): NetworkInterfaceInfo {
@@ -53,5 +54,17 @@ describe('LAN QR codes', () => {
     expect(dataUrl.startsWith('data:image/png;base64,')).toBe(true);
     const png = Buffer.from(dataUrl.slice('data:image/png;base64,'.length), 'base64');
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([256, 256]);
+  });
+});
+
+describe("the shell's copy of the server's LAN rule", () => {
+  it('gives the same addresses and URLs as the server for every bind address', () => {
+    const cases: NetworkInterfaces[] = [interfaces, { lo: [ipv4('127.0.0.1', true)] }, { eth0: [ipv4('169.254.1.1'), ipv4('172.16.0.4')], en1: [ipv6('fe80::2')] }];
+    for (const list of cases) {
+      expect(lanAddresses(list)).toEqual(serverLanAddresses(() => list));
+      for (const bind of ['0.0.0.0', '::', '', '127.0.0.1', 'localhost', '::1', '[::1]', '192.168.1.20', '10.0.0.7', '172.16.0.4', '10.9.9.9']) {
+        expect(lanServerUrls(bind, 4533, list)).toEqual(serverLanServerUrls(bind, 4533, () => list).map((u) => u.url));
+      }
+    }
   });
 });

@@ -1,19 +1,43 @@
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import QRCode from 'qrcode';
-import { lanAddresses as serverLanAddresses, lanServerUrls as serverLanServerUrls } from '../server/domain/network/lanAddresses.js';
 
 export type NetworkInterfaces = NodeJS.Dict<NetworkInterfaceInfo[]>;
 
-export type { LanAddress } from '../server/domain/network/lanAddresses.js';
+export interface LanAddress {
+  interfaceName: string;
+  address: string;
+}
 
-/** IPv4 addresses other devices on the LAN reach this computer at: the server's own rule. */
-export function lanAddresses(interfaces: NetworkInterfaces = networkInterfaces()) {
-  return serverLanAddresses(() => interfaces);
+/*
+ * The Electron shell runs beside the server, not inside it (main/ never imports server/), so it keeps
+ * its own copy of the server's LAN rule (server/domain/network/lanAddresses.ts); main/lan.test.ts
+ * checks that both give the same answers.
+ */
+
+/**
+ * IPv4 addresses other devices on the LAN reach this computer at. Loopback and link-local
+ * (169.254.x.x, no DHCP answer) addresses are left out: a phone could not use them.
+ */
+export function lanAddresses(interfaces: NetworkInterfaces = networkInterfaces()): LanAddress[] {
+  const found: LanAddress[] = [];
+  for (const [interfaceName, entries] of Object.entries(interfaces)) {
+    for (const entry of entries ?? []) {
+      if (entry.family !== 'IPv4' || entry.internal || entry.address.startsWith('169.254.')) continue;
+      if (found.some((known) => known.address === entry.address)) continue;
+      found.push({ interfaceName, address: entry.address });
+    }
+  }
+  return found;
 }
 
 /** URLs phones and other computers use; none when the server listens on this computer only. */
 export function lanServerUrls(bindAddress: string, port: number, interfaces: NetworkInterfaces = networkInterfaces()): string[] {
-  return serverLanServerUrls(bindAddress, port, () => interfaces).map((u) => u.url);
+  if (/^(127\.|localhost$|::1$|\[::1\]$)/.test(bindAddress)) return [];
+  // Bound to one address: only that one answers.
+  const everywhere = bindAddress === '0.0.0.0' || bindAddress === '::' || bindAddress === '';
+  return lanAddresses(interfaces)
+    .filter(({ address }) => everywhere || address === bindAddress)
+    .map(({ address }) => `http://${address}:${port}`);
 }
 
 const QR_OPTIONS = { errorCorrectionLevel: 'M', margin: 1 } as const;

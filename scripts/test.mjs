@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: makes sure the machine has what the tests need (ffmpeg for generated audio, yt-dlp, a
-// Chromium for the browser tests), then runs vitest while the typechecks and the UI build run beside
-// it at low priority, then the Playwright suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
+// Chromium for the browser tests), then checks the layering (dependency-cruiser and the SQL rule) and
+// runs vitest while the typechecks and the UI build run beside it at low priority, then the Playwright
+// suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -86,6 +87,13 @@ const typecheck = background('typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsco
 const typecheckUi = hasUi ? background('typecheck UI', 'npx', ['tsc', '--noEmit', '-p', 'renderer/tsconfig.json']) : null;
 const buildUi = hasBrowserTests ? background('UI build', 'npx', ['vite', 'build', 'renderer', '--logLevel', 'warn']) : null;
 
+// The layering of shared/design/architecture.md: imports (dependency-cruiser; rules and their messages in
+// .dependency-cruiser.cjs), and SQL only in server/db/ (scripts/check-sql.mjs). Before the suites.
+stage('architecture', () => {
+  const imports = run('npx', ['depcruise', 'server', 'main', '--config', '.dependency-cruiser.cjs', '--output-type', 'err-long']);
+  const sql = run(process.execPath, ['scripts/check-sql.mjs']);
+  return imports || sql;
+});
 stage('unit and API tests', () => run('npx', ['vitest', 'run']));
 stage('typecheck', typecheck);
 if (typecheckUi) stage('typecheck UI', typecheckUi);

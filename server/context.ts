@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { JobsRepository } from './db/jobs.js';
@@ -14,11 +15,7 @@ import type { JobQueue } from './jobs/queue.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Hub } from './ws/hub.js';
 
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
+export { systemClock, type Clock } from './clock.js';
 
 /** Adds fields to the detailed `GET /api/health` answer (integrations, library, ...). */
 export type HealthContributor = (principal: Principal) => Record<string, unknown> | Promise<Record<string, unknown>>;

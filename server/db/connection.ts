@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import type { Db } from './db.js';
 import { runPostMigrationSteps, type PostMigrationStep, type StepReporter } from './postMigrations.js';
 import { subsonicKeySql } from './subsonicKey.js';
 
-export type Db = Database.Database;
+export type { Db } from './db.js';
 
 /** Raised when the database cannot be used as-is; the file is left untouched. */
 export class DatabaseRefusedError extends Error {}

@@ -365,4 +365,20 @@ export const flows = {
       .all(flowId, flowId, beforeRunId, runs) as { a: string; t: string }[];
     return new Set(rows.map((r) => `${r.a}\u0000${r.t}`));
   },
+
+  /**
+   * True when `trackId` is a file a flow of `userId` with recordHistory off downloaded (not a library
+   * track that flow reused).
+   */
+  downloadedOutsideHistory(db: Db, userId: number, trackId: number): boolean {
+    return (
+      db
+        .prepare(
+          `SELECT 1 FROM download_jobs j JOIN flows f ON f.id = j.playlist_id
+           WHERE j.playlist_type = 'flow' AND j.status = 'done' AND j.reused_track_id IS NULL AND f.owner_user_id = ? AND f.record_history = 0
+             AND j.final_path IN (SELECT m.path FROM library_media_files m WHERE m.track_id = ?) LIMIT 1`,
+        )
+        .get(userId, trackId) !== undefined
+    );
+  },
 };

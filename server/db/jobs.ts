@@ -204,3 +204,8 @@ export function jobsRepository(db: Db) {
   };
 }
 export type JobsRepository = ReturnType<typeof jobsRepository>;
+
+/** Pending jobs of a queue that wait for a later time become due now; returns how many. */
+export function makePendingJobsDue(db: Db, queue: string, now: number): number {
+  return db.prepare(`UPDATE jobs SET run_at = ? WHERE queue = ? AND status = 'pending' AND run_at > ?`).run(now, queue, now).changes;
+}

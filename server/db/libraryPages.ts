@@ -1,5 +1,5 @@
 import type { Db } from './connection.js';
-import type { CanonicalRows, GenreRow } from './libraryReads.js';
+import type { CanonicalRows, GenreRow } from './libraryRows.js';
 import { statement } from './statements.js';
 import { foldText, prefixUpperBound, sortName } from './libraryText.js';
 import { KIND, type MediaSource } from './libraryModel.js';

@@ -97,6 +97,12 @@ export const scanRuns = {
     statement(db, 'UPDATE library_scan_runs SET status = ?, error = ?, completed_at = ? WHERE id = ?').run(status, error, now, id);
   },
   /** Runs a killed process left `running` are closed as failed (interrupted); returns their ids. */
+  /** Queued runs of a previous process (their scope is gone from memory): failed as superseded; returns their ids. */
+  supersedeQueued(db: Db, now: number, source: string): { id: number }[] {
+    return db
+      .prepare("UPDATE library_scan_runs SET status = 'failed', error = 'superseded', completed_at = ? WHERE status = 'queued' AND source = ? RETURNING id")
+      .all(now, source) as { id: number }[];
+  },
   closeInterrupted(db: Db, now: number, source = 'aurral'): number[] {
     return (
       statement(db, 

@@ -1,4 +1,4 @@
-import type { Db } from './connection.js';
+import type { Db } from './db.js';
 import { sortName } from './libraryText.js';
 
 /**

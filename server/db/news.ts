@@ -144,3 +144,21 @@ export class NewsRepository {
     })();
   }
 }
+
+/** Calls recorded against a rolling upstream request budget (upstream_budget_calls). */
+export const upstreamBudgetCalls = {
+  countSince(db: Db, service: string, since: number): number {
+    return (db.prepare('SELECT count(*) FROM upstream_budget_calls WHERE service = ? AND at > ?').pluck().get(service, since) as number) ?? 0;
+  },
+  pruneUpTo(db: Db, service: string, upTo: number): void {
+    db.prepare('DELETE FROM upstream_budget_calls WHERE service = ? AND at <= ?').run(service, upTo);
+  },
+  record(db: Db, service: string, purpose: string, at: number): void {
+    db.prepare('INSERT INTO upstream_budget_calls (service, purpose, at) VALUES (?, ?, ?)').run(service, purpose, at);
+  },
+};
+
+/** Every library artist with its track count, for matching news to artists. */
+export function libraryArtistsForNews(db: Db): { id: number; name: string; trackCount: number }[] {
+  return db.prepare('SELECT id, name, track_count AS trackCount FROM library_artists').all() as { id: number; name: string; trackCount: number }[];
+}

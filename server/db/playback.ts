@@ -180,3 +180,8 @@ export function playbackRepository(db: Db) {
   };
 }
 export type PlaybackRepository = ReturnType<typeof playbackRepository>;
+
+/** Publications at a destination that missed some tracks and wait for a retry: due now. */
+export function retryUnmatchedPublicationsNow(db: Db, destination: string, now: number): void {
+  db.prepare('UPDATE playback_publications SET retry_at = ? WHERE destination = ? AND retry_at IS NOT NULL AND matched_count < track_count').run(now, destination);
+}

@@ -1,5 +1,7 @@
 import type { Db } from './connection.js';
-import type { PlaylistKind } from '../domain/playlists/registry.js';
+
+/** The three kinds of playlist (domain/playlists/registry.ts): stored with their artwork. */
+export type PlaylistKind = 'static' | 'flow' | 'shared';
 
 export type ArtworkSource = 'uploaded' | 'generated';
 

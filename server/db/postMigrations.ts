@@ -1,4 +1,4 @@
-import type { Db } from './connection.js';
+import type { Db } from './db.js';
 import { recomputeSortKeysBatch } from './librarySortKeys.js';
 
 /**

@@ -96,11 +96,6 @@ export class SubsonicUserData {
     return out;
   }
 
-  /** Stars go through the library favorites store, so /api/library/favorites shows the same. */
-  setStars(userId: number, items: { kind: AnnotatedKind; id: number }[], starred: boolean, now: number): void {
-    for (const item of items) favorites.set(this.db, userId, item.kind, item.id, starred, now);
-  }
-
   starsChangedAt(userId: number): number | null {
     return favorites.changedAt(this.db, userId);
   }
@@ -171,9 +166,5 @@ export class SubsonicUserData {
       state: { current_index: state.currentIndex, position_ms: state.positionMs, changed_at: state.changedAt, changed_by: state.changedBy },
       trackIds: playQueues.page(this.db, userId, 0, state.total).map((e) => e.trackId),
     };
-  }
-
-  savePlayQueue(userId: number, trackIds: number[], currentIndex: number, positionMs: number, changedBy: string, now: number): void {
-    playQueues.save(this.db, userId, trackIds, currentIndex, positionMs, changedBy, now);
   }
 }

@@ -52,7 +52,7 @@ import { startYtdlp } from '../domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from '../api/users/routes.js';
 import { downloadJobRoutes } from '../api/playlists/jobs.js';
 import { flowRoutes } from '../api/playlists/flows.js';
-import { startFlows } from '../domain/flows/service.js';
+import { startFlows } from '../domain/flows/start.js';
 import { startDownloads } from '../domain/downloads/start.js';
 import { discoverRoutes } from '../api/discover/routes.js';
 import { startDiscovery } from '../domain/discovery/service.js';

@@ -85,9 +85,7 @@ export class LidarrIndexService {
   start(): void {
     const interrupted = scanRuns.closeInterrupted(this.options.db, this.now(), LIDARR_SOURCE);
     // Queued rows of a previous process have no scope in memory any more: one full run covers them.
-    const stale = this.options.db
-      .prepare("UPDATE library_scan_runs SET status = 'failed', error = 'superseded', completed_at = ? WHERE status = 'queued' AND source = ? RETURNING id")
-      .all(this.now(), LIDARR_SOURCE);
+    const stale = scanRuns.supersedeQueued(this.options.db, this.now(), LIDARR_SOURCE);
     if (interrupted.length > 0 || stale.length > 0) this.requestFull('resume after restart');
   }
 

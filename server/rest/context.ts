@@ -9,6 +9,7 @@ import { SubsonicIds } from '../db/subsonicIds.js';
 import { SubsonicLibrary } from '../db/subsonicLibrary.js';
 import { restKeysRepository } from '../db/subsonicRestKeys.js';
 import { SubsonicUserData } from '../db/subsonicUserData.js';
+import { listeningOf, type ListeningService } from '../domain/listening/service.js';
 import { playlistsOf } from '../domain/playlists/registry.js';
 import { StaticPlaylists } from '../domain/playlists/staticPlaylists.js';
 import { Podcasts } from '../domain/podcasts/service.js';
@@ -28,7 +29,9 @@ export interface RestContext {
   app: AppContext;
   reader: LibraryReader;
   library: SubsonicLibrary;
+  /** Reads of stars, ratings, play counts, bookmarks and the queue; every change goes through `listening`. */
   userData: SubsonicUserData;
+  listening: ListeningService;
   ids: SubsonicIds;
   playlists: StaticPlaylists;
   radio: RadioStations;
@@ -58,6 +61,7 @@ export function createRestContext(app: AppContext, options: { ffmpeg?: string | 
     reader: new LibraryReader(app.db),
     library,
     userData: new SubsonicUserData(app.db),
+    listening: listeningOf(app),
     ids: new SubsonicIds(app.db),
     playlists: new StaticPlaylists(playlistsRepository(app.db), app.clock, playlistsOf(app)),
     radio: new RadioStations(radioStationsRepository(app.db), app.clock),

@@ -1,7 +1,6 @@
-import { artistPicture, enrichmentOf, type AlbumInfoDocument, type ArtistInfoDocument, type SimilarDocument, type TopTracksDocument } from '../domain/metadata/enrichment.js';
+import { artistPicture, enrichmentOf, type AlbumInfoDocument, type CoverDocument, type ArtistInfoDocument, type SimilarDocument, type TopTracksDocument } from '../domain/metadata/enrichment.js';
 import { frontCover } from '../domain/metadata/present.js';
 import { remoteImagesOf } from '../domain/metadata/remoteImages.js';
-import type { CoverImages } from '../integrations/coverart/client.js';
 import type { RestCall } from './context.js';
 import type { Payload } from './wire.js';
 
@@ -88,7 +87,7 @@ export function albumInfoFields(call: RestCall, releaseGroupMbid: string): Paylo
   if (!isMbid(releaseGroupMbid)) return { musicBrainzId: releaseGroupMbid };
   const e = enrichmentOf(call.rc.app);
   const info = e.cached<AlbumInfoDocument>('lastfm-album', releaseGroupMbid);
-  const cover = e.cached<CoverImages>('cover', releaseGroupMbid);
+  const cover = e.cached<CoverDocument>('cover', releaseGroupMbid);
   const out: Payload = {};
   const notes = info ? plainText(info.wiki.summary || info.wiki.content) : '';
   if (notes) out.notes = notes;

@@ -158,4 +158,31 @@ describe('recordHistory', () => {
     await rest.ok('scrobble', { id: song });
     expect(events()).toBe(1);
   }, 30_000);
+
+  it('keeps a play reported by the web player (POST /api/play-events) out of the history and the scrobbles too', async () => {
+    const flow = await newFlow('Web History Flow', 2);
+    const run = await runFlow(server, token(), flow.id);
+    const [file] = finish(run.id, 'Web History Artist') as [string];
+    const db = server.ctx.db;
+    db.prepare(`INSERT INTO library_tracks (id, identity_key, title, sort_name, artist_name, artist_sort_name, created_at, updated_at, available) VALUES (9202, 'hist-web', 'w', 'w', 'x', 'x', 0, 0, 1)`).run();
+    db.prepare(`INSERT INTO library_media_files (track_id, source, path, created_at, updated_at) VALUES (9202, 'aurral', ?, 0, 0)`).run(file);
+    // A linked scrobbling service, so a forwarded scrobble leaves an outbox row (its secret cannot be used: never delivered).
+    db.prepare(`INSERT OR REPLACE INTO scrobble_links (user_id, service, username, secret_enc, base_url, linked_at) VALUES (1, 'koito', 'admin', 'not-a-secret', 'http://127.0.0.1:9', 0)`).run();
+    const events = () => (db.prepare('SELECT COUNT(*) AS n FROM play_events WHERE track_id = 9202').get() as { n: number }).n;
+    const scrobbles = () => (db.prepare(`SELECT COUNT(*) AS n FROM scrobble_deliveries WHERE kind = 'scrobble' AND play LIKE '%"title":"w"%'`).get() as { n: number }).n;
+    const play = () => post('/api/play-events', { trackId: 9202, source: 'web' });
+
+    const off = await play();
+    expect(off.status).toBe(202);
+    expect(await off.json()).toEqual({ success: true, recorded: false });
+    expect(events()).toBe(0);
+    expect(scrobbles()).toBe(0);
+
+    await json(await server.api(`/api/playlists/flows/${flow.id}`, { method: 'PUT', token: token(), json: { recordHistory: true } }));
+    const on = await play();
+    expect(on.status).toBe(201);
+    expect(await on.json()).toMatchObject({ success: true });
+    expect(events()).toBe(1);
+    expect(scrobbles()).toBe(1);
+  }, 30_000);
 });

@@ -384,6 +384,12 @@ describe('static playlist routes', () => {
 
     expect((await server.api(`/api/playlists/playlists/${id}`, { method: 'PUT', token: server.admin.token, json: { name: '  ' } })).status).toBe(400);
     expect((await server.api(`/api/playlists/playlists/${id}`, { method: 'PUT', token: server.admin.token, json: { addTrackIds: [987654] } })).status).toBe(400);
+    expect((await server.api(`/api/playlists/playlists/${id}`, { method: 'PUT', token: server.admin.token, json: { trackIds: [tracks[0]!, 987654] } })).status).toBe(400);
+    const ghosts = await server.api('/api/playlists/playlists', { method: 'POST', token: server.admin.token, json: { name: 'Ghosts', trackIds: [tracks[0]!, 987654, 987654] } });
+    expect(ghosts.status).toBe(400);
+    expect(JSON.stringify(await json(ghosts))).toContain('Unknown track ids: 987654"');
+    expect((await json(await server.api('/api/playlists/playlists', admin()))).playlists.some((p: { name: string }) => p.name === 'Ghosts')).toBe(false);
+    expect((await json(await server.api(`/api/playlists/playlists/${id}`, admin()))).tracks.map((t: any) => t.track.id)).toEqual([tracks[0], tracks[2]]);
     expect((await server.api(`/api/playlists/playlists/${id}`, { token: listener.token })).status).toBe(404);
     expect((await server.api(`/api/playlists/playlists/${id}`, { method: 'DELETE', token: listener.token })).status).toBe(404);
     expect((await server.api('/api/playlists/playlists/abc', admin())).status).toBe(404);

@@ -3,8 +3,9 @@ import type { AppContext } from '../../context.js';
 import { favorites, playQueues, type FavoriteKind } from '../../db/libraryUserData.js';
 import type { AlbumRow, ArtistRow } from '../../db/libraryReads.js';
 import { isUserAccount, type Principal } from '../../domain/auth/principal.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { NotFoundError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
+import { listeningOf } from '../../domain/listening/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { sendMedia } from '../../library/stream.js';
 import { albumEntry, artistEntry, genreEntry, trackEntry } from './present.js';
@@ -17,6 +18,7 @@ const APPEARANCE_TRACKS = 1000;
 
 export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
   const library = libraryServiceOf(ctx);
+  const listening = listeningOf(ctx);
   const reader = library.reader;
   const db = ctx.db;
 
@@ -325,9 +327,7 @@ export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
       body: s.favoriteBody,
       response: z.object({ success: z.boolean(), kind: z.string(), id: z.number(), favorite: z.boolean() }),
       handler: ({ body, principal }) => {
-        const exists = body.kind === 'artist' ? reader.artist(body.id) : body.kind === 'album' ? reader.album(body.id) : reader.track(body.id);
-        if (!exists) throw new NotFoundError(`${body.kind[0]!.toUpperCase()}${body.kind.slice(1)} not found`);
-        favorites.set(db, principal!.userId, body.kind, body.id, body.favorite, ctx.clock.now());
+        listening.setFavorites(principal!.userId, [{ kind: body.kind, id: body.id }], body.favorite);
         return { success: true, kind: body.kind, id: body.id, favorite: body.favorite };
       },
     }),
@@ -350,11 +350,7 @@ export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
       body: s.queueSaveBody,
       response: s.queueSchema,
       handler: ({ body, principal }) => {
-        const missing = body.trackIds.filter((id) => !reader.track(id));
-        if (missing.length > 0) throw new ValidationError(`Unknown track ids: ${missing.slice(0, 10).join(', ')}`, 'UNKNOWN_TRACK');
-        if (body.trackIds.length > 0 && body.currentIndex >= body.trackIds.length)
-          throw new ValidationError('currentIndex is outside the queue', 'VALIDATION_ERROR');
-        playQueues.save(db, principal!.userId, body.trackIds, body.currentIndex, body.positionMs, body.client, ctx.clock.now());
+        listening.saveQueue(principal!.userId, { trackIds: body.trackIds, currentIndex: body.currentIndex, positionMs: body.positionMs, changedBy: body.client });
         return queuePage(principal!, 1, 50);
       },
     }),

@@ -3,8 +3,6 @@ import type { AppContext } from '../../context.js';
 import { newsServiceOf } from '../../domain/news/service.js';
 import { ValidationError } from '../../domain/errors.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { feedId } from '../../integrations/news/feed.js';
-import { DEFAULT_NEWS_FEEDS } from '../../integrations/news/sources.js';
 
 /** api.md §4.9: artist news for the caller's library, publisher blocking, and switching a feed off. */
 
@@ -120,18 +118,7 @@ export function newsRoutes(ctx: AppContext): RouteDefinition[] {
       }),
       handler: ({ res }) => {
         res.setHeader('Cache-Control', NO_STORE);
-        const s = ctx.settings.get().integrations.news;
-        const disabled = new Set(s.disabledFeeds);
-        const off = (id: string, url: string) => disabled.has(id) || disabled.has(url);
-        return {
-          feeds: [
-            ...DEFAULT_NEWS_FEEDS.map((f) => ({ ...f, builtIn: true, enabled: !off(f.id, f.url) })),
-            ...s.feeds.map((f) => {
-              const id = feedId(f.url);
-              return { id, name: f.name || new URL(f.url).hostname, url: f.url, group: 'custom', builtIn: false, enabled: !off(id, f.url) };
-            }),
-          ],
-        };
+        return { feeds: news.feeds() };
       },
     }),
     defineRoute({

@@ -4,7 +4,7 @@ import { playEvents } from '../../db/libraryUserData.js';
 import { isUserAccount } from '../../domain/auth/principal.js';
 import { ValidationError } from '../../domain/errors.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
-import { forwardNowPlaying, forwardPlay } from '../../domain/scrobbling/service.js';
+import { listeningOf } from '../../domain/listening/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { isoTime, isPlayTime, LATEST_TIME_MS } from '../../domain/timestamps.js';
 
@@ -48,6 +48,7 @@ const body = z.object({
 /** api.md §4.14: local play history (= Subsonic scrobbles). */
 export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
   const library = libraryServiceOf(ctx);
+  const listening = listeningOf(ctx);
   return [
     defineRoute({
       method: 'get',
@@ -84,18 +85,7 @@ export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
         const track = b.trackId !== undefined ? library.track(b.trackId) : undefined;
         const title = b.title ?? track?.title;
         if (!title) throw new ValidationError('trackId or title is required', 'VALIDATION_ERROR');
-        const playedAt = b.playedAt === undefined ? ctx.clock.now() : typeof b.playedAt === 'number' ? b.playedAt : Date.parse(b.playedAt);
-        if (!b.submission) {
-          const artist = b.artist ?? track?.artist_name ?? null;
-          if (artist)
-            forwardNowPlaying(ctx, principal!.userId, {
-              title, artist, album: b.album ?? track?.album_title ?? null, artistMbid: b.artistMbid ?? null, albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
-              trackMbid: b.trackMbid ?? track?.mbid ?? null, durationMs: b.durationMs ?? track?.duration_ms ?? null, playedAt,
-            });
-          res.status(202).json({ success: true, nowPlaying: true });
-          return undefined;
-        }
-        const event = {
+        const play = {
           trackId: track?.id ?? null,
           title,
           artist: b.artist ?? track?.artist_name ?? null,
@@ -104,13 +94,21 @@ export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
           albumMbid: b.albumMbid ?? track?.album_mbid ?? null,
           trackMbid: b.trackMbid ?? track?.mbid ?? null,
           durationMs: b.durationMs ?? track?.duration_ms ?? null,
-          playedAt,
+          playedAt: b.playedAt === undefined ? ctx.clock.now() : typeof b.playedAt === 'number' ? b.playedAt : Date.parse(b.playedAt),
           source: b.source,
         };
-        const id = playEvents.record(ctx.db, principal!.userId, event, ctx.clock.now());
-        // To every linked scrobbling service, through the outbox: never waits for them.
-        if (event.artist) forwardPlay(ctx, principal!.userId, id, { ...event, artist: event.artist });
-        return { success: true, id };
+        if (!b.submission) {
+          listening.nowPlaying(principal!.userId, play);
+          res.status(202).json({ success: true, nowPlaying: true });
+          return undefined;
+        }
+        const outcome = listening.recordPlay(principal!.userId, play);
+        if (!outcome.recorded) {
+          // A track of a flow that keeps out of the history (recordHistory off): played, not recorded.
+          res.status(202).json({ success: true, recorded: false });
+          return undefined;
+        }
+        return { success: true, id: outcome.id };
       },
     }),
   ];

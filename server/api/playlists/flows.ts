@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { playlistsRepository } from '../../db/playlists.js';
 import { presetOf } from '../../domain/discovery/presets.js';
 import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
 import { adoptPlaylist, adoptPreset } from '../../domain/flows/adopt.js';
@@ -8,8 +7,6 @@ import { templatesFor } from '../../domain/flows/availability.js';
 import { writePlaylistFiles } from '../../domain/flows/files.js';
 import { flowsOf } from '../../domain/flows/service.js';
 import { playlistStatus } from '../../domain/flows/status.js';
-import { playlistsOf } from '../../domain/playlists/registry.js';
-import { StaticPlaylists } from '../../domain/playlists/staticPlaylists.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /**
@@ -62,7 +59,6 @@ const importListResponse = z.object({ success: z.boolean(), flowId: z.string(), 
 
 export function flowRoutes(ctx: AppContext): RouteDefinition[] {
   const svc = flowsOf(ctx);
-  const statics = new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock, playlistsOf(ctx));
   const access = { permission: 'accessFlow' as const };
 
   const importList = (path: string) =>
@@ -221,7 +217,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       params: flowParams,
       body: z.looseObject({ name: z.string().optional() }).optional(),
       response: z.object({ success: z.boolean(), playlistId: z.string(), name: z.string(), trackCount: z.number() }),
-      handler: ({ params, body, principal }) => svc.keepAsStatic(principal!, params.flowId, body?.name, (userId, name, ids) => statics.create(userId, name, ids)),
+      handler: ({ params, body, principal }) => svc.keepAsStatic(principal!, params.flowId, body?.name),
     }),
     defineRoute({
       method: 'post',
@@ -293,7 +289,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       access,
       body: adoptBody,
       response: z.looseObject({ success: z.boolean(), playlist: z.looseObject({ id: z.string(), name: z.string(), trackCount: z.number() }) }),
-      handler: ({ body, principal }) => adoptPlaylist(ctx, principal!, body, (userId, name, ids, comment) => statics.create(userId, name, ids, { comment })),
+      handler: ({ body, principal }) => adoptPlaylist(ctx, principal!, body),
     }),
   ];
 }

@@ -42,18 +42,9 @@ function numericId(raw: string): number {
 
 export function staticPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
   const repo = playlistsRepository(ctx.db);
-  const lists = new StaticPlaylists(repo, ctx.clock, playlistsOf(ctx));
   const reader = new LibraryReader(ctx.db);
+  const lists = new StaticPlaylists(repo, ctx.clock, playlistsOf(ctx), reader);
   const artwork = artworkOf(ctx);
-
-  /** Every id must be a library track: a list of unknown ids would show up empty. */
-  const known = (ids: number[] | undefined) => {
-    if (!ids?.length) return;
-    const unique = [...new Set(ids)];
-    const found = new Set(reader.tracksByIds(unique).map((t) => t.id));
-    const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw new ValidationError(`Unknown track ids: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`);
-  };
 
   const present = (row: PlaylistRow, userId: number) => ({
     id: String(row.id),
@@ -104,7 +95,6 @@ export function staticPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       status: 201,
       handler: ({ body, principal }) => {
         const userId = principal!.userId;
-        known(body.trackIds);
         const id = lists.create(userId, body.name, body.trackIds ?? [], {
           ...(body.comment !== undefined && { comment: body.comment }),
           ...(body.public !== undefined && { public: body.public }),
@@ -148,8 +138,6 @@ export function staticPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
         const userId = principal!.userId;
         const id = numericId(params.playlistId);
         if (Object.keys(body).length === 0) throw new ValidationError('Nothing to change: send name, comment, public or track changes');
-        known(body.addTrackIds);
-        known(body.trackIds);
         lists.update(userId, id, {
           ...(body.name !== undefined && { name: body.name }),
           ...(body.comment !== undefined && { comment: body.comment }),

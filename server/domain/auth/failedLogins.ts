@@ -1,4 +1,4 @@
-import type { Clock } from '../../context.js';
+import type { Clock } from '../../clock.js';
 import { TooManyRequestsError } from '../errors.js';
 import { normalizeIp } from './lanBypass.js';
 

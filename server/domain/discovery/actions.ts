@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { AppContext } from '../../context.js';
 import { tagScope, type FeedbackRow } from '../../db/discovery.js';
+import { clearImageAndMetadataCaches, orphanedRemoteImageKeys } from '../../db/discoveryQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
@@ -196,19 +197,9 @@ export function clearDiscovery(ctx: AppContext, userId: number, all: boolean) {
 export function clearCaches(ctx: AppContext) {
   const db = ctx.db;
   const images = libraryServiceOf(ctx).images;
-  const orphaned = db
-    .prepare(
-      `SELECT DISTINCT r.image_key AS key FROM remote_images r WHERE r.image_key IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM library_artists WHERE image_key = r.image_key)
-       AND NOT EXISTS (SELECT 1 FROM library_albums WHERE image_key = r.image_key)
-       AND NOT EXISTS (SELECT 1 FROM library_media_files WHERE image_key = r.image_key)`,
-    )
-    .all() as { key: string }[];
+  const orphaned = orphanedRemoteImageKeys(db);
   const counts = db.transaction(() => {
-    const links = db.prepare('DELETE FROM remote_images').run().changes;
-    const del = db.prepare('DELETE FROM library_images WHERE cache_key = ?');
-    for (const o of orphaned) del.run(o.key);
-    const metadata = db.prepare('DELETE FROM metadata_cache').run().changes + db.prepare('DELETE FROM discovery_artist_cache').run().changes;
+    const { links, metadata } = clearImageAndMetadataCaches(db, orphaned.map((o) => o.key));
     discoveryOf(ctx).repo.clearImages();
     return { links, metadata };
   })();

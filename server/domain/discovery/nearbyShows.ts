@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { discoveryRepository } from '../../db/discovery.js';
 import { nameKey } from '../../db/libraryText.js';
+import { allLibraryArtists } from '../../db/discoveryQueries.js';
 import type { GeoPlace } from '../../integrations/geo/client.js';
 import type { TicketmasterEvent } from '../../integrations/ticketmaster/client.js';
 import { discoveryProvidersOf } from './providers.js';
@@ -154,7 +155,7 @@ export class NearbyShows {
 
   /** Library artists' shows first (soonest first), then the others (soonest, then nearest). */
   private classify(events: TicketmasterEvent[]): NearbyShow[] {
-    const rows = this.ctx.db.prepare('SELECT id, name, mbid FROM library_artists').all() as { id: number; name: string; mbid: string | null }[];
+    const rows = allLibraryArtists(this.ctx.db);
     const byMbid = new Map<string, number>();
     const byName = new Map<string, number>();
     for (const r of rows) {

@@ -1,11 +1,16 @@
 import { nameKey } from '../../db/libraryText.js';
 import { userScope } from '../../db/discovery.js';
+import { librarySeedArtists, playedArtistsSince, topLibraryGenres } from '../../db/discoveryQueries.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { koitoBaseUrl } from '../../integrations/koito/client.js';
 import type { LastFmImage } from '../../integrations/lastfm/client.js';
 import { NotConfiguredError } from '../errors.js';
 import { discoveryProvidersOf } from './providers.js';
-import type { DiscoveryProviderName, DiscoveryService } from './service.js';
+import { CallBudget } from './callBudget.js';
+import type { DiscoveryProviderName, LibraryIndex, RefreshHost as DiscoveryService, SimilarList } from './types.js';
+
+export { CallBudget } from './callBudget.js';
+export type { LibraryIndex, SimilarList } from './types.js';
 
 /**
  * The recommendation refresh: seeds from the library, the listening history and "more like this"
@@ -26,20 +31,6 @@ const MAX_RECOMMENDATIONS = 500;
 const FALLBACK_GENRE_COUNT = 6;
 /** A refresh gives up (keeping the previous cache) after this many upstream failures in a row. */
 const MAX_CONSECUTIVE_FAILURES = 2;
-
-/** Counts upstream calls; a refresh never asks more than its budget. */
-export class CallBudget {
-  used = 0;
-  constructor(readonly limit: number) {}
-  get remaining(): number {
-    return Math.max(0, this.limit - this.used);
-  }
-  take(): boolean {
-    if (this.used >= this.limit) return false;
-    this.used++;
-    return true;
-  }
-}
 
 class RefreshFailed extends Error {}
 
@@ -62,8 +53,6 @@ interface Seed {
   source: string;
 }
 
-export type SimilarList = { name: string; mbid: string | null; match: number; image: string | null }[];
-
 export const bestImage = (images: LastFmImage[]): string | null => {
   const order = ['mega', 'extralarge', 'large', 'medium', 'small', ''];
   const sorted = [...images].filter((i) => i.url).sort((a, b) => order.indexOf(a.size) - order.indexOf(b.size));
@@ -72,22 +61,10 @@ export const bestImage = (images: LastFmImage[]): string | null => {
 export const uniqueLower = (list: string[]) => [...new Set(list.map((t) => t.trim().toLowerCase()).filter(Boolean))];
 export const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** Library artists as name keys and MBIDs, for "in library" and the exclusions. */
-export interface LibraryIndex {
-  keys: Set<string>;
-  mbids: Set<string>;
-  has(name: string, mbid: string | null): boolean;
-}
 
 /** Library seeds: the user's most played library artists first, then those with the most tracks (bounded). */
 function librarySeeds(service: DiscoveryService, userId: number, limit: number): Seed[] {
-  const rows = service.ctx.db
-    .prepare(
-      `SELECT a.name, a.mbid, COALESCE(p.plays, 0) AS plays, a.track_count FROM library_artists a
-       LEFT JOIN (SELECT t.artist_id, COUNT(*) AS plays FROM play_events e JOIN library_tracks t ON t.id = e.track_id WHERE e.user_id = ? GROUP BY t.artist_id) p ON p.artist_id = a.id
-       WHERE a.track_count > 0 ORDER BY plays DESC, a.track_count DESC, a.id LIMIT ?`,
-    )
-    .all(userId, limit) as { name: string; mbid: string | null; plays: number; track_count: number }[];
+  const rows = librarySeedArtists(service.ctx.db, userId, limit);
   return rows.map((r, i) => ({ key: nameKey(r.name), name: r.name, mbid: r.mbid, weight: 1 - (0.5 * i) / Math.max(1, rows.length), source: 'library' }));
 }
 
@@ -120,12 +97,7 @@ async function historySeeds(service: DiscoveryService, userId: number, budget: C
     service.ctx.log.warn('discovery: listening history unavailable', { userId, provider: h.provider, error: message(err) });
     return [];
   }
-  const rows = service.ctx.db
-    .prepare(
-      `SELECT MIN(artist) AS name, MAX(artist_mbid) AS mbid, COUNT(*) AS plays FROM play_events
-       WHERE user_id = ? AND artist IS NOT NULL AND artist <> '' AND played_at >= ? GROUP BY lower(artist) ORDER BY plays DESC LIMIT 50`,
-    )
-    .all(userId, now() - 180 * 24 * 3600_000) as { name: string; mbid: string | null }[];
+  const rows = playedArtistsSince(service.ctx.db, userId, now() - 180 * 24 * 3600_000);
   return toSeeds(rows, 'local');
 }
 
@@ -302,9 +274,7 @@ export async function refreshRecommendations(service: DiscoveryService, userId: 
     step('saving', 90, 'Saving the recommendations');
     const tagWeights = new Map<string, number>();
     for (const c of ranked) c.tags.forEach((t, i) => tagWeights.set(t, (tagWeights.get(t) ?? 0) + c.score * (1 - i * 0.1)));
-    const genres = service.ctx.db
-      .prepare('SELECT g.name, s.track_count FROM library_genre_stats s JOIN library_genres g ON g.id = s.genre_id ORDER BY s.track_count DESC, g.name LIMIT 20')
-      .all() as { name: string; track_count: number }[];
+    const genres = topLibraryGenres(service.ctx.db);
     service.repo.replaceUser(
       userId,
       ranked.map((c) => ({ name_key: c.key, name: c.name, mbid: c.mbid, score: Math.round(c.score * 1000) / 1000, source: c.source, seeds_json: JSON.stringify([...c.seeds].slice(0, 5)), tags_json: JSON.stringify(c.tags), image: c.image })),

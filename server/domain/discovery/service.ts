@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { discoveryRepository, tagScope, userScope, type DiscoveryRepository, type RankingRow, type RecommendationRow } from '../../db/discovery.js';
+import {
+  libraryArtistKeys, libraryArtistKeysAmong, libraryArtistLookups, libraryArtistMbidsAmong, recommendationCountAll,
+} from '../../db/discoveryQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Job } from '../../jobs/queue.js';
 import { remoteImagesOf } from '../metadata/remoteImages.js';
 import { discoveryProvidersOf } from './providers.js';
+import type { DiscoveryProgress, DiscoveryProviderName, Preferences, RefreshHost } from './types.js';
 import { bestImage, CallBudget, DISCOVERY_CALL_BUDGET, GLOBAL_STALE_MS, refreshRecommendations, SIMILAR_FRESH_MS, TAGS_FRESH_MS, uniqueLower, type LibraryIndex, type SimilarList } from './refresh.js';
 
 /** The per-user refresh (on demand) and the global check that refreshes stale users every 15 minutes. */
@@ -20,7 +24,7 @@ const FAILED_RETRY_MS = 3600_000;
 const USERS_PER_CHECK = 5;
 const FALLBACK_GENRE_ARTISTS = 20;
 
-export type DiscoveryProviderName = 'lastfm' | 'listenbrainz';
+export type { DiscoveryProviderName } from './types.js';
 
 export interface DiscoveryCapabilities {
   arbitraryTagSearch: boolean;
@@ -64,14 +68,7 @@ export const DISCOVER_PRESETS = [
   { id: 'hip-hop-fresh', name: 'Hip-Hop Fresh', description: 'Hip-hop and rap you have not heard yet', tags: ['hip-hop', 'rap'], mix: { discover: 100 } },
 ] as const;
 
-/** Where a refresh stands, for health and `discovery_update`. */
-export interface DiscoveryProgress {
-  userId: number | null;
-  isUpdating: boolean;
-  updatePhase: string | null;
-  updateProgress: number | null;
-  updateProgressMessage: string | null;
-}
+export type { DiscoveryProgress, Preferences } from './types.js';
 
 /** A discovery artist entry (api.md) with what this server adds. */
 export interface DiscoveryEntry {
@@ -87,11 +84,6 @@ export interface DiscoveryEntry {
   listeners?: number | null;
 }
 
-export interface Preferences {
-  excludedTags: string[];
-  excludedArtists: string[];
-  deepDive: boolean;
-}
 
 /** A user's latest refresh run in this process: its id and its enrichment (the tags step) times. */
 interface RunRecord {
@@ -100,7 +92,7 @@ interface RunRecord {
   enrichmentCompletedAt: number | null;
 }
 
-export class DiscoveryService {
+export class DiscoveryService implements RefreshHost {
   readonly repo: DiscoveryRepository;
   private progress = new Map<number, DiscoveryProgress>();
   private runs = new Map<number, RunRecord>();
@@ -170,7 +162,7 @@ export class DiscoveryService {
   // ---- library and history ---------------------------------------------------------------------
 
   libraryIndex(): LibraryIndex {
-    const rows = this.ctx.db.prepare('SELECT identity_key, name, mbid FROM library_artists WHERE track_count > 0 OR album_count > 0').all() as { identity_key: string; name: string; mbid: string | null }[];
+    const rows = libraryArtistKeys(this.ctx.db);
     const keys = new Set<string>();
     const mbids = new Set<string>();
     for (const r of rows) {
@@ -183,9 +175,8 @@ export class DiscoveryService {
 
   /** One entry's "in library" at read time: two index lookups (MBID, then the name identity). */
   inLibraryNow(): (name: string, mbid: string | null) => boolean {
-    const byMbid = this.ctx.db.prepare('SELECT 1 FROM library_artists WHERE mbid = ? LIMIT 1');
-    const byKey = this.ctx.db.prepare('SELECT 1 FROM library_artists WHERE identity_key = ? LIMIT 1');
-    return (name, mbid) => (!!mbid && byMbid.get(mbid) !== undefined) || byKey.get(`name:${nameKey(name)}`) !== undefined;
+    const found = libraryArtistLookups(this.ctx.db);
+    return (name, mbid) => (!!mbid && found.byMbid(mbid)) || found.byKey(`name:${nameKey(name)}`);
   }
 
   preferences(userId: number): Preferences {
@@ -294,12 +285,8 @@ export class DiscoveryService {
     const keys = [...new Set(list.map((e) => `name:${nameKey(e.name)}`))];
     const mbids = [...new Set(list.map((e) => e.mbid).filter((m): m is string => !!m))];
     const db = this.ctx.db;
-    const foundKeys = new Set(
-      (db.prepare('SELECT identity_key AS k FROM library_artists WHERE identity_key IN (SELECT value FROM json_each(?))').all(JSON.stringify(keys)) as { k: string }[]).map((r) => r.k),
-    );
-    const foundMbids = mbids.length
-      ? new Set((db.prepare('SELECT mbid AS m FROM library_artists WHERE mbid IN (SELECT value FROM json_each(?))').all(JSON.stringify(mbids)) as { m: string }[]).map((r) => r.m))
-      : new Set<string>();
+    const foundKeys = new Set(libraryArtistKeysAmong(db, keys));
+    const foundMbids = mbids.length ? new Set(libraryArtistMbidsAmong(db, mbids)) : new Set<string>();
     return (name, mbid) => foundKeys.has(`name:${nameKey(name)}`) || (!!mbid && foundMbids.has(mbid));
   }
 
@@ -373,7 +360,7 @@ export class DiscoveryService {
       capabilities: capabilitiesOf(provider),
       isUpdating: p?.isUpdating ?? false,
       lastUpdated: lastUpdated === null ? null : new Date(lastUpdated).toISOString(),
-      recommendationsCount: scope ? this.repo.recommendationCount(userId!) : (this.ctx.db.prepare('SELECT COUNT(*) AS n FROM discovery_recommendations').get() as { n: number }).n,
+      recommendationsCount: scope ? this.repo.recommendationCount(userId!) : recommendationCountAll(this.ctx.db),
       globalTopCount: this.repo.rankingCount('global'),
       cachedImagesCount: images.count,
       cachedImagesSizeBytes: images.bytes,

@@ -5,6 +5,7 @@ import { isUserAccount, type Principal } from '../auth/principal.js';
 import { presetOf } from '../discovery/presets.js';
 import { downloadsOf } from '../downloads/service.js';
 import { ValidationError } from '../errors.js';
+import { staticPlaylistsOf } from '../playlists/staticPlaylists.js';
 import { sourceAvailability } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { flowsOf } from './service.js';
@@ -56,7 +57,6 @@ export async function adoptPlaylist(
   ctx: AppContext,
   principal: Principal,
   input: AdoptInput,
-  create: (userId: number, name: string, trackIds: number[], comment: string) => number,
 ) {
   if (!isUserAccount(principal)) throw new ValidationError('A static playlist needs a real user');
   const { preset, mix, tags, deepDive } = presetFlow(input.presetId);
@@ -79,7 +79,7 @@ export async function adoptPlaylist(
     else missing.push(t);
   }
   const name = input.name?.trim() || preset.name;
-  const playlistId = create(principal.userId, name, owned, preset.description);
+  const playlistId = staticPlaylistsOf(ctx).create(principal.userId, name, owned, { comment: preset.description });
   const jobIds = missing.map(
     (t) =>
       downloadsOf(ctx).create({

@@ -1,6 +1,7 @@
 /** Which flow sources and templates can be used now, and why not (the templates themselves are in templates.ts). */
 import type { AppContext } from '../../context.js';
 import { MIX_SOURCES, type MixSource } from '../../db/flows.js';
+import { mostPlayedArtistNames } from '../../db/flowQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { capabilitiesOf, discoveryOf } from '../discovery/service.js';
@@ -25,12 +26,7 @@ export function historyArtists(ctx: AppContext, userId: number): string[] {
     if (out.size < 3 && !out.has(nameKey(name)) && !inLibrary(name, mbid)) out.set(nameKey(name), name);
   };
   for (const s of discovery.repo.seeds(userId)) if (s.source !== 'library') add(s.name, s.mbid);
-  const played = ctx.db
-    .prepare(
-      `SELECT MIN(artist) AS name, MAX(artist_mbid) AS mbid, COUNT(*) AS n FROM play_events WHERE user_id = ? AND artist IS NOT NULL AND artist <> ''
-       GROUP BY lower(artist) ORDER BY n DESC LIMIT 50`,
-    )
-    .all(userId) as { name: string; mbid: string | null }[];
+  const played = mostPlayedArtistNames(ctx.db, userId);
   for (const p of played) add(p.name, p.mbid);
   return [...out.values()];
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { flows, type FlowRow } from '../../db/flows.js';
+import { feedRows, libraryArtistMbidLookup } from '../../db/flowQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { discoveryOf } from '../discovery/service.js';
 
@@ -39,18 +40,13 @@ export function feedOf(ctx: AppContext, flowId: string, token: string | undefine
  */
 export function feedItems(ctx: AppContext, f: FlowRow): FeedItem[] {
   if (f.currentRunId === null) return [];
-  const rows = ctx.db
-    .prepare(
-      `SELECT t.artist_name AS artistName, t.artist_mbid AS artistMbid, t.album_name AS albumName, j.album_mbid AS albumMbid, j.artist_mbid AS jobArtistMbid
-       FROM flow_tracks t LEFT JOIN download_jobs j ON j.id = t.job_id WHERE t.run_id = ? AND t.state = 'queued' ORDER BY t.position`,
-    )
-    .all(f.currentRunId) as { artistName: string; artistMbid: string | null; albumName: string | null; albumMbid: string | null; jobArtistMbid: string | null }[];
-  const byMbid = ctx.db.prepare('SELECT mbid FROM library_artists WHERE identity_key = ? AND mbid IS NOT NULL LIMIT 1');
+  const rows = feedRows(ctx.db, f.currentRunId);
+  const byMbid = libraryArtistMbidLookup(ctx.db);
   const recs = new Map(discoveryOf(ctx).repo.allRecommendations(f.ownerUserId ?? -1).filter((r) => r.mbid).map((r) => [r.name_key, r.mbid!]));
   const out = new Map<string, FeedItem>();
   for (const r of rows) {
     const key = nameKey(r.artistName);
-    const mbid = r.artistMbid ?? r.jobArtistMbid ?? recs.get(key) ?? ((byMbid.get(`name:${key}`) as { mbid: string } | undefined)?.mbid ?? null);
+    const mbid = r.artistMbid ?? r.jobArtistMbid ?? recs.get(key) ?? byMbid(`name:${key}`);
     if (!mbid) continue;
     let item = out.get(mbid);
     if (!item) out.set(mbid, (item = { MusicBrainzId: mbid, ArtistName: r.artistName, Albums: [] }));

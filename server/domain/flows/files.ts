@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads } from '../../db/downloads.js';
+import { trackFileLookup } from '../../db/flowQueries.js';
 import { flows, type FlowRow } from '../../db/flows.js';
 import type { Principal } from '../auth/principal.js';
 import { downloadsRoot, isInside, safeSegment } from '../downloads/layout.js';
@@ -65,13 +66,10 @@ function flowEntries(ctx: AppContext, f: FlowRow): Entry[] {
 
 /** Library files of a static or shared playlist, in playlist order. */
 function libraryEntries(ctx: AppContext, ref: PlaylistRef): Entry[] {
-  const q = ctx.db.prepare(
-    `SELECT m.path AS file, t.artist_name AS artist, t.title AS title, t.duration_ms AS durationMs
-     FROM library_tracks t JOIN library_media_files m ON m.track_id = t.id WHERE t.id = ? ORDER BY m.id LIMIT 1`,
-  );
+  const fileOf = trackFileLookup(ctx.db);
   return playlistsOf(ctx)
     .trackIds(ref)
-    .map((id) => q.get(id) as Entry | undefined)
+    .map((id): Entry | undefined => fileOf(id))
     .filter((e): e is Entry => e !== undefined)
     .map((e) => ({ ...e, file: path.resolve(e.file) }));
 }
@@ -158,22 +156,4 @@ export function writePlaylistFiles(ctx: AppContext, principal: Principal, playli
     folder: PLAYLIST_FILES_DIR,
     files: files.map((f) => ({ playlistId: f.playlistId, path: path.relative(root, f.path).split(path.sep).join('/'), written: f.written })),
   };
-}
-
-/**
- * recordHistory (reference §3.8): a flow with recordHistory off keeps its tracks out of the owner's
- * listening history. True when `trackId` is a file a flow of `userId` with recordHistory off
- * downloaded (not a library track that flow reused): a play of it is then neither a play event nor
- * a scrobble.
- */
-export function playOutsideHistory(db: AppContext['db'], userId: number, trackId: number): boolean {
-  return (
-    db
-      .prepare(
-        `SELECT 1 FROM download_jobs j JOIN flows f ON f.id = j.playlist_id
-         WHERE j.playlist_type = 'flow' AND j.status = 'done' AND j.reused_track_id IS NULL AND f.owner_user_id = ? AND f.record_history = 0
-           AND j.final_path IN (SELECT m.path FROM library_media_files m WHERE m.track_id = ?) LIMIT 1`,
-      )
-      .get(userId, trackId) !== undefined
-  );
 }

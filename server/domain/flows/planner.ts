@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { tagScope } from '../../db/discovery.js';
-import { MIX_SOURCES, type FlowRow, type Mix, type MixSource, type PlannedTrack } from '../../db/flows.js';
+import { albumYearLookups, libraryArtistsByPlays, playsSince } from '../../db/flowQueries.js';
+import { MIX_SOURCES, type Mix, type MixSource, type PlannedTrack } from '../../db/flows.js';
 import { nameKey } from '../../db/libraryText.js';
 import { requests } from '../../db/requests.js';
 import { DeezerClient } from '../../integrations/deezer/client.js';
@@ -9,6 +10,9 @@ import { discoveryProvidersOf } from '../discovery/providers.js';
 import { discoveryOf } from '../discovery/service.js';
 import { metadataServiceOf } from '../metadata/service.js';
 import { recentAlbums, radarQueue, type RadarAlbum } from './releaseRadar.js';
+import type { Artist, PlanInput, TopTrack } from './types.js';
+
+export type { Artist, PlanInput, TopTrack } from './types.js';
 
 /**
  * Planning one run of a flow (reference §5 "track selection"): `size` tracks split across the mix
@@ -20,20 +24,6 @@ import { recentAlbums, radarQueue, type RadarAlbum } from './releaseRadar.js';
  * outside the range; tracks of an unknown album stay in. A reserve list, drawn the same way, replaces
  * tracks whose download fails.
  */
-
-export interface TopTrack {
-  name: string;
-  mbid: string | null;
-  albumName: string | null;
-  durationMs: number | null;
-  year: number | null;
-}
-
-/** What a plan needs of a flow. */
-export type PlanInput = Pick<
-  FlowRow,
-  'size' | 'mix' | 'tags' | 'relatedArtists' | 'deepDive' | 'includeLibraryTracks' | 'onePerArtist' | 'yearFrom' | 'yearTo'
-> & { ownerUserId: number; id?: string; templateId?: string | null };
 
 export interface Plan {
   tracks: PlannedTrack[];
@@ -81,8 +71,6 @@ function shuffled<T>(list: T[], seed: number): T[] {
   }
   return out;
 }
-
-export type Artist = { name: string; mbid: string | null };
 
 export class FlowPlanner {
   private calls = 0;
@@ -160,15 +148,7 @@ export class FlowPlanner {
       case 'trending':
         return discovery.repo.ranking('global', 300).map((r) => ({ name: r.name, mbid: r.mbid }));
       case 'mix':
-        return (
-          this.ctx.db
-            .prepare(
-              `SELECT a.name, a.mbid FROM library_artists a
-               LEFT JOIN (SELECT t.artist_id, COUNT(*) AS plays FROM play_events e JOIN library_tracks t ON t.id = e.track_id WHERE e.user_id = ? GROUP BY t.artist_id) p ON p.artist_id = a.id
-               WHERE a.track_count > 0 ORDER BY COALESCE(p.plays, 0) DESC, a.track_count DESC, a.id LIMIT 300`,
-            )
-            .all(input.ownerUserId) as Artist[]
-        );
+        return libraryArtistsByPlays(this.ctx.db, input.ownerUserId) as Artist[];
       case 'focus': {
         const out: Artist[] = [];
         for (const tag of input.tags) {
@@ -208,11 +188,7 @@ export class FlowPlanner {
     const blocked = new Set(prefs.excludedArtists.map(nameKey));
     for (const f of discovery.repo.feedback(input.ownerUserId)) if (f.kind === 'less') blocked.add(f.name_key);
     const played = new Set(
-      (
-        this.ctx.db
-          .prepare('SELECT artist, title FROM play_events WHERE user_id = ? AND played_at >= ? AND artist IS NOT NULL')
-          .all(input.ownerUserId, this.ctx.clock.now() - RECENT_PLAY_MS) as { artist: string; title: string }[]
-      ).map((r) => `${nameKey(r.artist)}\u0000${nameKey(r.title)}`),
+      playsSince(this.ctx.db, input.ownerUserId, this.ctx.clock.now() - RECENT_PLAY_MS).map((r) => `${nameKey(r.artist)}\u0000${nameKey(r.title)}`),
     );
     const exclude = options.exclude ?? new Set<string>();
     const taken = new Set<string>();
@@ -222,17 +198,14 @@ export class FlowPlanner {
     // A candidate without a year takes its album's (the first release date of the release group the
     // metadata cache knows by the artist's MBID and the album title, or of the library album). Left
     // unfiltered: tracks whose album is unknown (Last.fm top tracks name none) or not in either place.
-    const groupYear = this.ctx.db.prepare(
-      `SELECT MIN(substr(first_release_date, 1, 4)) AS y FROM metadata_release_groups WHERE artist_mbid = ? AND lower(title) = lower(?) AND first_release_date IS NOT NULL AND first_release_date <> ''`,
-    );
-    const libraryYear = this.ctx.db.prepare(`SELECT MIN(year) AS y FROM library_albums WHERE lower(title) = lower(?) AND lower(album_artist) = lower(?) AND year > 0`);
+    const years = albumYearLookups(this.ctx.db);
     const yearMemo = new Map<string, number | null>();
     const albumYear = (artist: Artist, album: string | null): number | null => {
       if (!album) return null;
       const key = `${nameKey(artist.name)}\u0000${album.toLowerCase()}`;
       if (yearMemo.has(key)) return yearMemo.get(key)!;
-      const g = artist.mbid ? (groupYear.get(artist.mbid, album) as { y: string | null }).y : null;
-      const y = g ? Number(g) || null : ((libraryYear.get(album, artist.name) as { y: number | null }).y ?? null);
+      const g = artist.mbid ? years.groupYear(artist.mbid, album) : null;
+      const y = g ? Number(g) || null : years.libraryYear(album, artist.name);
       yearMemo.set(key, y);
       return y;
     };

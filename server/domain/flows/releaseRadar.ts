@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.js';
 import { nameKey } from '../../db/libraryText.js';
+import { largestLibraryArtistsWithMbid, ownedAlbumLookup, recentReleaseGroups } from '../../db/flowQueries.js';
 import { discoveryOf } from '../discovery/service.js';
 import { metadataServiceOf } from '../metadata/service.js';
-import type { Artist, PlanInput, TopTrack } from './planner.js';
+import type { Artist, PlanInput, TopTrack } from './types.js';
 
 /** Release radar: albums released in the last this many days count as recent. */
 const RADAR_WINDOW_DAYS = 120;
@@ -29,7 +30,7 @@ export interface RadarPlanner {
 export async function recentAlbums(ctx: AppContext, input: PlanInput, planner: RadarPlanner): Promise<RadarAlbum[]> {
   const metadata = metadataServiceOf(ctx);
   const recs = discoveryOf(ctx).repo.allRecommendations(input.ownerUserId).filter((r) => r.mbid).map((r) => ({ name: r.name, mbid: r.mbid! }));
-  const libs = ctx.db.prepare('SELECT name, mbid FROM library_artists WHERE mbid IS NOT NULL AND track_count > 0 ORDER BY track_count DESC, id LIMIT ?').all(RADAR_ARTISTS) as { name: string; mbid: string }[];
+  const libs = largestLibraryArtistsWithMbid(ctx.db, RADAR_ARTISTS);
   const artists = [...new Map([...recs, ...libs].map((a) => [a.mbid, a])).values()].slice(0, RADAR_ARTISTS);
   // The cache as it is (no background refreshes queued from here: lookups stay within the budget).
   const cachedDoc = (kind: string, key: string) => {
@@ -47,20 +48,12 @@ export async function recentAlbums(ctx: AppContext, input: PlanInput, planner: R
   const day = (t: number) => new Date(t).toISOString().slice(0, 10);
   const now = ctx.clock.now();
   const byMbid = new Map(artists.map((a) => [a.mbid, a]));
-  const groups = ctx.db
-    .prepare(
-      `SELECT g.artist_mbid AS artistMbid, g.mbid, g.title, g.first_release_date AS date FROM metadata_release_groups g
-       WHERE g.artist_mbid IN (SELECT value FROM json_each(?)) AND g.first_release_date >= ? AND g.first_release_date <= ?
-         AND g.primary_type IN ('Album', 'EP') AND g.secondary_types = '[]'
-         AND NOT EXISTS (SELECT 1 FROM library_albums al WHERE al.mbid = g.mbid)
-       ORDER BY g.first_release_date DESC, g.title`,
-    )
-    .all(JSON.stringify([...byMbid.keys()]), day(now - RADAR_WINDOW_DAYS * 86_400_000), day(now)) as { artistMbid: string; mbid: string; title: string; date: string }[];
-  const ownedAlbum = ctx.db.prepare('SELECT 1 FROM library_albums al WHERE lower(al.title) = lower(?) AND lower(al.album_artist) = lower(?) LIMIT 1');
+  const groups = recentReleaseGroups(ctx.db, [...byMbid.keys()], day(now - RADAR_WINDOW_DAYS * 86_400_000), day(now));
+  const ownedAlbum = ownedAlbumLookup(ctx.db);
   const out: RadarAlbum[] = [];
   for (const g of groups) {
     const artist = byMbid.get(g.artistMbid)!;
-    if (ownedAlbum.get(g.title, artist.name) !== undefined) continue;
+    if (ownedAlbum(g.title, artist.name)) continue;
     const year = Number(g.date.slice(0, 4)) || null;
     let titles: { title: string; mbid: string | null; durationMs: number | null }[] = [];
     try {

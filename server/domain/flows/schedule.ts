@@ -1,10 +1,14 @@
 /** When flows run on their own: each enabled flow keeps its next weekly run queued as a delayed job, checked hourly. */
 import type { AppContext } from '../../context.js';
 import { flows, type FlowRow } from '../../db/flows.js';
+import { queueJobAliveLookup } from '../../db/flowQueries.js';
 
 /** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
 export const FLOW_RUN_QUEUE = 'flow-run';
 export type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
+
+/** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
+export const FLOW_OP_QUEUE = 'flow-operation';
 
 /** The hourly check that every enabled flow has its next scheduled run queued (reference: weekly-flow-refresh). */
 export const FLOW_REFRESH_TASK = 'weekly-flow-refresh';
@@ -35,10 +39,10 @@ export function scheduleNext(ctx: AppContext, f: FlowRow, after = ctx.clock.now(
 /** The hourly check: an enabled flow without a queued next run gets one (a run already due runs now). */
 export function refreshSchedules(ctx: AppContext): number {
   let fixed = 0;
-  const alive = ctx.db.prepare(`SELECT 1 FROM jobs WHERE id = ? AND status IN ('pending', 'running')`);
+  const alive = queueJobAliveLookup(ctx.db);
   for (const f of flows.list(ctx.db)) {
     if (!f.enabled || f.ownerUserId === null) continue;
-    if (f.nextQueueJobId !== null && alive.get(f.nextQueueJobId) !== undefined) continue;
+    if (f.nextQueueJobId !== null && alive(f.nextQueueJobId)) continue;
     const missed = f.nextRunAt !== null && f.nextRunAt <= ctx.clock.now() && (f.lastRunAt === null || f.lastRunAt < f.nextRunAt);
     if (missed) {
       const q = ctx.jobs.enqueue<RunPayload>(FLOW_RUN_QUEUE, { flowId: f.id, trigger: 'schedule' }, { name: `flow schedule ${f.id}`, maxAttempts: 3 });

@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { downloads, downloadStatuses, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
 import { flows, MIX_SOURCES, type FlowFields, type FlowRow, type FlowRunRow, type Mix, type PlannedTrack } from '../../db/flows.js';
-import { statement } from '../../db/statements.js';
+import {
+  deleteRunsOfFlow, firstJobOfRun, openTracksOfRun, pendingJobsByDedupe, rotationStatements, runTrackIds, tracksDurationMs,
+} from '../../db/flowQueries.js';
 import type { Job } from '../../jobs/queue.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { cancelJob } from '../downloads/cancel.js';
@@ -13,18 +15,16 @@ import { presentJob } from '../downloads/present.js';
 import { canSeeAllJobs, downloadsOf } from '../downloads/service.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { libraryServiceOf } from '../library/service.js';
+import { staticPlaylistsOf } from '../playlists/staticPlaylists.js';
 import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
 import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { feedOf, importListOf } from './feed.js';
-import { FLOW_REFRESH_TASK, FLOW_RUN_QUEUE, refreshSchedules, scheduleNext, type RunPayload } from './schedule.js';
-import { startStatusPush } from './status.js';
+import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, scheduleNext, type RunPayload } from './schedule.js';
 import { FlowTrackSummaries } from './summaries.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS } from './templates.js';
-import { refreshFlowVisibility, startFlowVisibility } from './visibility.js';
+import { refreshFlowVisibility } from './visibility.js';
 
-/** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
-export const FLOW_OP_QUEUE = 'flow-operation';
 const OPEN_STATUSES = ['pending', 'downloading', 'blocked'] as const;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
@@ -51,7 +51,7 @@ export interface FlowInput {
   discoverPresetId?: string | null;
 }
 
-type OpPayload = { op: 'disable' | 'delete'; flowId: string };
+export type OpPayload = { op: 'disable' | 'delete'; flowId: string };
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
@@ -71,11 +71,7 @@ export class FlowService {
 
   ref(f: FlowRow): PlaylistRef {
     const ids = this.trackIds(f);
-    const duration =
-      ids.length === 0
-        ? 0
-        : ((this.ctx.db.prepare(`SELECT COALESCE(SUM(duration_ms), 0) AS d FROM library_tracks WHERE id IN (${ids.map(() => '?').join(',')})`).get(...ids) as { d: number })
-            .d ?? 0);
+    const duration = tracksDurationMs(this.ctx.db, ids);
     return {
       kind: 'flow',
       id: f.id,
@@ -96,13 +92,7 @@ export class FlowService {
   /** Library track ids of the current run's downloaded tracks, in playlist order. */
   trackIds(f: FlowRow): number[] {
     if (f.currentRunId === null) return [];
-    const rows = statement(
-        this.ctx.db,
-        `SELECT COALESCE(j.reused_track_id, (SELECT m.track_id FROM library_media_files m WHERE m.path = j.final_path LIMIT 1)) AS trackId
-         FROM flow_tracks t JOIN download_jobs j ON j.id = t.job_id
-         WHERE t.run_id = ? AND t.state = 'queued' AND j.status = 'done' ORDER BY t.position`,
-      ).all(f.currentRunId) as { trackId: number | null }[];
-    return rows.map((r) => r.trackId).filter((id): id is number => id !== null);
+    return runTrackIds(this.ctx.db, f.currentRunId).filter((id): id is number => id !== null);
   }
 
   /** A flow the principal may see (its owner, or an administrator), else 404. */
@@ -340,9 +330,9 @@ export class FlowService {
     let run = flows.runOfQueueJob(this.ctx.db, job.id);
     // A run planned before a crash is not planned again; a rotation the crash cut short is finished.
     if (run && run.status !== 'planning') {
-      const first = this.ctx.db.prepare(`SELECT MIN(job_id) AS id FROM flow_tracks WHERE run_id = ? AND job_id IS NOT NULL`).get(run.id) as { id: number | null };
-      if (first.id !== null && f.currentRunId === run.id)
-        this.rotateOut(downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: flowId, limit: 100_000, offset: 0 }).filter((j) => j.id < first.id!));
+      const first = firstJobOfRun(this.ctx.db, run.id);
+      if (first !== null && f.currentRunId === run.id)
+        this.rotateOut(downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: flowId, limit: 100_000, offset: 0 }).filter((j) => j.id < first));
       return;
     }
     run ??= flows.insertRun(this.ctx.db, { flowId, queueJobId: job.id, trigger }, this.now());
@@ -408,21 +398,18 @@ export class FlowService {
    */
   rotateOut(jobs: DownloadJobRow[]): number {
     const root = downloadsRoot(this.ctx);
-    const inStatic = this.ctx.db.prepare(
-      'SELECT 1 FROM library_media_files m JOIN static_playlist_tracks s ON s.track_id = m.track_id WHERE m.path = ? LIMIT 1',
-    );
-    const del = this.ctx.db.prepare('DELETE FROM download_jobs WHERE id = ?');
+    const rotation = rotationStatements(this.ctx.db);
     const removed: string[] = [];
     // Files that stay (something else uses them) and reused tracks: whether the library shows them may change.
     const kept: string[] = [];
     const reused: number[] = [];
     for (const job of jobs) {
       if ((OPEN_STATUSES as readonly string[]).includes(job.status)) cancelJob(this.ctx, job, [...OPEN_STATUSES], 'Rotated out of the flow');
-      del.run(job.id);
+      rotation.deleteJob(job.id);
       const file = job.finalPath;
       if (job.reusedTrackId !== null) reused.push(job.reusedTrackId);
       if (!file || job.reusedTrackId !== null || job.status !== 'done') continue;
-      if (inStatic.get(file) === undefined && removeSafely(this.ctx.db, root, file, job.id)) removed.push(file);
+      if (!rotation.inStaticPlaylist(file) && removeSafely(this.ctx.db, root, file, job.id)) removed.push(file);
       else kept.push(file);
     }
     if (kept.length > 0 || reused.length > 0) refreshFlowVisibility(this.ctx, { paths: kept, trackIds: reused });
@@ -449,15 +436,14 @@ export class FlowService {
     for (const f of targets) {
       if (f.ownerUserId !== null) {
         // A manual run waiting in the queue would fill the flow right back.
-        const waiting = this.ctx.db.prepare(`SELECT id FROM jobs WHERE queue = ? AND dedupe_key = ? AND status = 'pending'`).all(FLOW_RUN_QUEUE, `flow-manual:${f.id}`) as { id: number }[];
+        const waiting = pendingJobsByDedupe(this.ctx.db, FLOW_RUN_QUEUE, `flow-manual:${f.id}`);
         for (const w of waiting) this.ctx.jobs.cancel(w.id);
       }
       const jobs = downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: f.id, limit: 100_000, offset: 0 });
       removedJobs += jobs.length;
       removedFiles += this.rotateOut(jobs);
       this.ctx.db.transaction(() => {
-        this.ctx.db.prepare('DELETE FROM flow_tracks WHERE flow_id = ?').run(f.id);
-        this.ctx.db.prepare('DELETE FROM flow_runs WHERE flow_id = ?').run(f.id);
+        deleteRunsOfFlow(this.ctx.db, f.id);
         flows.setState(this.ctx.db, f.id, { currentRunId: null, lastError: null }, this.now());
       })();
       playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
@@ -497,13 +483,7 @@ export class FlowService {
       }
     }
     if (job.status === 'done' || job.status === 'failed' || job.status === 'cancelled') {
-      const open = this.ctx.db
-        .prepare(
-          `SELECT COUNT(*) AS n FROM flow_tracks t JOIN download_jobs j ON j.id = t.job_id WHERE t.run_id = ? AND t.state = 'queued'
-             AND j.status IN ('pending', 'downloading', 'blocked')`,
-        )
-        .get(track.runId) as { n: number };
-      if (open.n === 0) flows.finishRun(this.ctx.db, track.runId, 'done', {}, this.now());
+      if (openTracksOfRun(this.ctx.db, track.runId) === 0) flows.finishRun(this.ctx.db, track.runId, 'done', {}, this.now());
       playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
     }
   }
@@ -535,14 +515,14 @@ export class FlowService {
   }
 
   /** The current run's downloaded tracks kept as a static playlist of the caller. */
-  keepAsStatic(principal: Principal, flowId: string, name: string | undefined, create: (userId: number, name: string, trackIds: number[]) => number) {
+  keepAsStatic(principal: Principal, flowId: string, name: string | undefined) {
     if (!isUserAccount(principal)) throw new ValidationError('A static playlist needs a real user');
     const f = this.visible(principal, flowId);
     const ids = this.trackIds(f);
     if (ids.length === 0) throw new ConflictError('This flow has no completed tracks to keep yet', 'NO_COMPLETED_TRACKS');
     const d = new Date(this.now());
     const label = name?.trim() || `${f.name} ${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-    const id = create(principal.userId, label, ids);
+    const id = staticPlaylistsOf(this.ctx).create(principal.userId, label, ids);
     return { success: true, playlistId: String(id), name: label, trackCount: ids.length };
   }
 
@@ -566,7 +546,7 @@ export function flowsOf(ctx: AppContext): FlowService {
 }
 
 /** The flow kind of playlist for the registry: the owner's own flows, readable by administrators. */
-function flowProvider(ctx: AppContext) {
+export function flowProvider(ctx: AppContext) {
   const svc = flowsOf(ctx);
   return {
     kind: 'flow' as const,
@@ -589,20 +569,4 @@ function flowProvider(ctx: AppContext) {
       return f ? svc.trackIds(f) : [];
     },
   };
-}
-
-/** Registers the flow queues, the hourly schedule check, the flow playlists and the `flows` feature. */
-export function startFlows(ctx: AppContext): void {
-  const svc = flowsOf(ctx);
-  playlistsOf(ctx).register(flowProvider(ctx));
-  ctx.jobs.register<RunPayload>(FLOW_RUN_QUEUE, { concurrency: 1, maxAttempts: 3, backoff: { baseMs: 60_000, maxMs: 3600_000 }, handler: (job) => svc.runJob(job) });
-  ctx.jobs.register<OpPayload>(FLOW_OP_QUEUE, { concurrency: 1, maxAttempts: 3, handler: (job) => svc.opJob(job) });
-  downloadsOf(ctx).onEvent((e) => {
-    if (e.type === 'job_updated') svc.onJobChanged(e.job, e.previousStatus);
-  });
-  ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => refreshSchedules(ctx) });
-  svc.watchTrackSummaries();
-  startFlowVisibility(ctx);
-  startStatusPush(ctx);
-  ctx.features.add('flows');
 }

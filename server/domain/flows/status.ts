@@ -1,6 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { statement } from '../../db/statements.js';
+import {
+  completedMetrics, downloadMetricsSince, groupedJobCounts, groupedJobCountsByOwner, lastJobMetrics, openJobsOfQueues, playlistRuns,
+  playlistsWithFailedJobs, scheduledTaskNextRun, type GroupedByOwner, type GroupedCount,
+} from '../../db/flowQueries.js';
 import { downloads, downloadStatuses, type DownloadStatus } from '../../db/downloads.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { workerSettings } from '../downloads/control.js';
@@ -11,8 +14,8 @@ import { playlistsOf } from '../playlists/registry.js';
 import { pausedRetryCycles, RETRY_CYCLE_TASK } from '../playlists/retryCycle.js';
 import { slskdOf } from '../slskd/connection.js';
 import { sourceAvailability } from './availability.js';
-import { FLOW_RUN_QUEUE } from './schedule.js';
-import { FLOW_OP_QUEUE, flowsOf } from './service.js';
+import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE } from './schedule.js';
+import { flowsOf } from './service.js';
 
 /**
  * GET /api/playlists/status and its push (`playlist_status` on the `playlists` and `weekly-flow`
@@ -113,8 +116,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
 
   const flowIds = new Set(visibleFlows.map((f) => f.id));
   const queued = () =>
-    statement(db, `SELECT id, queue, status, payload, run_at AS runAt FROM jobs WHERE queue IN (?, ?) AND status IN ('pending', 'running') ORDER BY run_at, id`)
-      .all(FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as NonNullable<StatusRound['ops']>;
+    openJobsOfQueues(db, FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as NonNullable<StatusRound['ops']>;
   const ops = (round ? (round.ops ??= queued()) : queued())
     .map((j) => ({ ...j, p: JSON.parse(j.payload) as { flowId: string; trigger?: string; op?: string } }))
     // A scheduled run waiting for its day is the flow's nextRunAt, not queued work.
@@ -183,116 +185,21 @@ function operationLabel(type: string, flowName: string): string {
   return `${type} ${flowName}`;
 }
 
-/** Finished downloads the attempt and latency averages are taken over (the latest ones). */
-const METRICS_WINDOW = 1000;
-
-/**
- * Finished downloads the caller may see: how many in all, and over the latest of them the transfers
- * each took (a failed transfer is one more; a track linked from the library took none) and the
- * time from queued to done. Index reads on (status, completed_at), so the 4-second push stays cheap.
- */
-function completedMetrics(db: Db, userId: number | undefined) {
-  const n = statement(db, `SELECT count(*) FROM download_jobs WHERE status = 'done' AND (@userId IS NULL OR user_id = @userId)`)
-    .pluck()
-    .get({ userId: userId ?? null }) as number;
-  const r = statement(
-    db,
-    `SELECT AVG(attempts) AS attempts, AVG(latency) AS latency FROM (
-       SELECT CASE WHEN reused_track_id IS NOT NULL THEN 0 ELSE 1 + COALESCE(json_array_length(source_state, '$.failedRefs'), 0) END AS attempts,
-              completed_at - created_at AS latency
-       FROM download_jobs WHERE status = 'done' AND completed_at IS NOT NULL AND (@userId IS NULL OR user_id = @userId)
-       ORDER BY completed_at DESC LIMIT @window)`,
-  ).get({ userId: userId ?? null, window: METRICS_WINDOW }) as { attempts: number | null; latency: number | null };
-  return {
-    completedTracks: n,
-    avgAttemptsPerTrack: r.attempts === null ? 0 : Math.round(r.attempts * 100) / 100,
-    avgSuccessLatencyMs: r.latency === null ? 0 : Math.round(r.latency),
-  };
-}
-
-type Finished = { id: number; status: string; at: number; createdAt: number; source: string | null; error: string | null };
-
-/** The download that finished last (done or failed), or null before the first: one index read per status. */
-function lastJobMetrics(db: Db, userId: number | undefined) {
-  const params = { userId: userId ?? null };
-  const done = statement(
-    db,
-    `SELECT id, status, completed_at AS at, created_at AS createdAt, download_source AS source, error FROM download_jobs
-     WHERE status = 'done' AND completed_at IS NOT NULL AND (@userId IS NULL OR user_id = @userId) ORDER BY completed_at DESC LIMIT 1`,
-  ).get(params) as Finished | undefined;
-  const failed = statement(
-    db,
-    `SELECT id, status, updated_at AS at, created_at AS createdAt, download_source AS source, error FROM download_jobs
-     WHERE status = 'failed' AND (@userId IS NULL OR user_id = @userId) ORDER BY updated_at DESC LIMIT 1`,
-  ).get(params) as Finished | undefined;
-  const r = done && failed ? (failed.at > done.at ? failed : done) : (done ?? failed);
-  if (!r) return null;
-  return {
-    jobId: String(r.id),
-    finishedAt: r.at,
-    elapsedMs: Math.max(0, r.at - r.createdAt),
-    failed: r.status === 'failed',
-    source: r.source,
-    error: r.status === 'failed' ? r.error : null,
-  };
-}
-
-/** The latest run of each flow the caller may see: its state, what it planned, the reserve left and the failed tracks. */
-function playlistRuns(db: Db, flowIds: string[], perFlow: Map<string, Record<DownloadStatus, number>>) {
-  if (flowIds.length === 0) return {};
-  const rows = statement(
-    db,
-    `SELECT r.id, r.flow_id AS flowId, r.status, r.trigger, r.planned, r.error, r.created_at AS startedAt, r.finished_at AS finishedAt,
-            (SELECT count(*) FROM flow_tracks t WHERE t.run_id = r.id AND t.reserve = 1 AND t.state = 'planned') AS reserveDepth
-     FROM flow_runs r
-     WHERE r.id IN (SELECT MAX(id) FROM flow_runs WHERE flow_id IN (SELECT value FROM json_each(?)) GROUP BY flow_id)`,
-  ).all(JSON.stringify(flowIds)) as { id: number; flowId: string; status: string; trigger: string; planned: number; error: string | null; startedAt: number; finishedAt: number | null; reserveDepth: number }[];
-  const out: Record<string, unknown> = {};
-  for (const r of rows) {
-    const c = perFlow.get(r.flowId);
-    out[r.flowId] = {
-      runId: String(r.id),
-      status: r.status,
-      trigger: r.trigger,
-      planned: r.planned,
-      reserveDepth: r.reserveDepth,
-      startedAt: new Date(r.startedAt).toISOString(),
-      finishedAt: r.finishedAt === null ? null : new Date(r.finishedAt).toISOString(),
-      error: r.error,
-      failureSummary: { failedTracks: c?.failed ?? 0, blockedTracks: c?.blocked ?? 0 },
-    };
-  }
-  return out;
-}
-
-type GroupedCount = { type: string | null; id: string | null; status: DownloadStatus; n: number; mine?: number };
 
 /**
  * Job counts by playlist and status in one pass: for an administrator over the covering index
  * (playlist_type, playlist_id, status); for a user `mine` counts the user's own jobs beside `n`.
  */
 function groupedCounts(db: Db, userId: number | undefined): GroupedCount[] {
-  if (userId === undefined) {
-    return statement(db, `SELECT playlist_type AS type, playlist_id AS id, status, count(*) AS n FROM download_jobs GROUP BY playlist_type, playlist_id, status`).all() as GroupedCount[];
-  }
-  return statement(
-    db,
-    `SELECT playlist_type AS type, playlist_id AS id, status, count(*) AS n, SUM(user_id = ?) AS mine FROM download_jobs GROUP BY playlist_type, playlist_id, status`,
-  ).all(userId) as GroupedCount[];
+  return groupedJobCounts(db, userId);
 }
-
-type GroupedByOwner = { type: string | null; id: string | null; status: DownloadStatus; userId: number | null; n: number };
 
 /**
  * groupedCounts for one audience of a push round, from the round's counts by owner (read once: one
  * pass over the jobs serves the administrators and every user).
  */
 function groupedFromRound(db: Db, userId: number | undefined, round: StatusRound): GroupedCount[] {
-  round.grouped ??= statement(
-    db,
-    `SELECT playlist_type AS type, playlist_id AS id, status, user_id AS userId, count(*) AS n FROM download_jobs
-     GROUP BY playlist_type, playlist_id, status, user_id`,
-  ).all() as GroupedByOwner[];
+  round.grouped ??= groupedJobCountsByOwner(db);
   const out = new Map<string, GroupedCount>();
   for (const r of round.grouped) {
     const key = `${r.type}\u0000${r.id}\u0000${r.status}`;
@@ -306,14 +213,7 @@ function groupedFromRound(db: Db, userId: number | undefined, round: StatusRound
 
 /** The last hour's downloads: two range reads on (status, completed_at) and (status, updated_at). */
 function downloadMetrics(db: Db, hour: number, userId: number | undefined) {
-  const done = statement(
-    db,
-    `SELECT count(*) AS n, AVG(completed_at - created_at) AS averageMs FROM download_jobs
-     WHERE status = 'done' AND completed_at >= @hour AND (@userId IS NULL OR user_id = @userId)`,
-  ).get({ hour, userId: userId ?? null }) as { n: number; averageMs: number | null };
-  const failed = statement(db, `SELECT count(*) FROM download_jobs WHERE status = 'failed' AND updated_at >= @hour AND (@userId IS NULL OR user_id = @userId)`)
-    .pluck()
-    .get({ hour, userId: userId ?? null }) as number;
+  const { done, failed } = downloadMetricsSince(db, hour, userId);
   return { completedLastHour: done.n, failedLastHour: failed, averageMs: done.averageMs };
 }
 
@@ -328,12 +228,10 @@ function retryCycles(ctx: AppContext, viewer: { id: number; role: string }, shar
   const paused = pausedRetryCycles(ctx);
   const retryCyclePaused: Record<string, boolean> = {};
   for (const id of visible) retryCyclePaused[id] = paused[id] === true;
-  const next = statement(ctx.db, 'SELECT next_run_at FROM scheduled_tasks WHERE name = ?').pluck().get(RETRY_CYCLE_TASK) as number | null | undefined;
+  const next = scheduledTaskNextRun(ctx.db, RETRY_CYCLE_TASK);
   const retryCycleNextAt: Record<string, string> = {};
   if (next) {
-    const failing = statement(ctx.db, `SELECT DISTINCT playlist_id FROM download_jobs WHERE status = 'failed' AND upgrade = 0 AND playlist_type IN ('static', 'shared') AND playlist_id IS NOT NULL`)
-      .pluck()
-      .all() as string[];
+    const failing = playlistsWithFailedJobs(ctx.db);
     for (const id of failing) if (visible.has(id) && !retryCyclePaused[id]) retryCycleNextAt[id] = new Date(next).toISOString();
   }
   const retryCycleScheduledByPlaylist: Record<string, boolean> = {};

@@ -6,7 +6,7 @@ import { isUserAccount, type Principal } from '../auth/principal.js';
 import { albumDownloadsOf } from '../downloads/albums.js';
 import { ConflictError, NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from './connection.js';
-import { chooseAlbums } from './monitoring.js';
+import { chooseAlbums, type MonitorMode } from './monitoring.js';
 import { albumOut, artistOut, isComplete } from './present.js';
 
 /** Library operations when Lidarr manages the files (managedBy `lidarr`). */
@@ -14,8 +14,7 @@ import { albumOut, artistOut, isComplete } from './present.js';
 export type ManagedBy = 'aurral' | 'lidarr';
 export const managedByInput = ['aurral', 'lidarr', 'aurral-managed', 'lidarr-managed'] as const;
 export type ManagedByInput = (typeof managedByInput)[number];
-export const monitorModes = ['none', 'all', 'missing', 'latest', 'first', 'future', 'existing'] as const;
-export type MonitorMode = (typeof monitorModes)[number];
+export { monitorModes, type MonitorMode } from './monitoring.js';
 
 /** Internal misuse: a Lidarr client asked for an item Tonearm manages itself (the routes dispatch those to AlbumDownloads). */
 const SELF_MANAGED = 'This item is managed by Tonearm itself (managedBy "aurral"), not by Lidarr';

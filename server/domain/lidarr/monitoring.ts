@@ -1,6 +1,9 @@
 import type { Album } from '../../integrations/lidarr/index.js';
-import type { MonitorMode } from './library.js';
 import { isComplete } from './present.js';
+
+/** Which albums of an artist Lidarr monitors (Lidarr's `monitor` option). */
+export const monitorModes = ['none', 'all', 'missing', 'latest', 'first', 'future', 'existing'] as const;
+export type MonitorMode = (typeof monitorModes)[number];
 
 /** Which of an artist's albums a monitor mode selects (decisions §5's modes). */
 export function chooseAlbums(albums: Album[], mode: MonitorMode, now: number): Set<number> {

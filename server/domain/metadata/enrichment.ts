@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { CoverImages } from '../../integrations/coverart/client.js';
 import { artistPicture, DeezerClient, type DeezerArtist, type DeezerTrack } from '../../integrations/deezer/client.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { LastFmClient, type LastFmImage, type LastFmSimilarArtist, type LastFmTopTrack } from '../../integrations/lastfm/client.js';
@@ -40,6 +41,8 @@ export interface AlbumInfoDocument {
   tags: string[];
   images: LastFmImage[];
 }
+/** The Cover Art Archive's image list of a release group, as the metadata cache keeps it (kind `cover`). */
+export type CoverDocument = CoverImages;
 export type SimilarDocument = Pick<LastFmSimilarArtist, 'name' | 'mbid' | 'match' | 'url' | 'image'>[];
 export type TopTracksDocument = Pick<LastFmTopTrack, 'name' | 'mbid' | 'playcount'>[];
 export type DeezerTopDocument = Pick<DeezerTrack, 'id' | 'title' | 'duration' | 'rank' | 'preview' | 'link' | 'album'>[];

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import { upstreamBudgetCalls } from '../../db/news.js';
 
 export const BUDGET_WINDOW_MS = 24 * 3600_000;
 
@@ -15,7 +16,7 @@ export class RequestBudget {
 
   used(service: string): number {
     const since = this.clock.now() - BUDGET_WINDOW_MS;
-    return (this.db.prepare('SELECT count(*) FROM upstream_budget_calls WHERE service = ? AND at > ?').pluck().get(service, since) as number) ?? 0;
+    return upstreamBudgetCalls.countSince(this.db, service, since);
   }
 
   remaining(service: string, limit: number): number {
@@ -26,9 +27,9 @@ export class RequestBudget {
   take(service: string, limit: number, purpose: string): boolean {
     return this.db.transaction(() => {
       const now = this.clock.now();
-      this.db.prepare('DELETE FROM upstream_budget_calls WHERE service = ? AND at <= ?').run(service, now - BUDGET_WINDOW_MS);
+      upstreamBudgetCalls.pruneUpTo(this.db, service, now - BUDGET_WINDOW_MS);
       if (this.used(service) >= limit) return false;
-      this.db.prepare('INSERT INTO upstream_budget_calls (service, purpose, at) VALUES (?, ?, ?)').run(service, purpose, now);
+      upstreamBudgetCalls.record(this.db, service, purpose, now);
       return true;
     }).immediate();
   }

@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.js';
-import { NewsRepository } from '../../db/news.js';
+import { libraryArtistsForNews, NewsRepository } from '../../db/news.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { fetchArticleImage } from '../../integrations/news/ogImage.js';
-import type { NewsSource } from '../../integrations/news/sources.js';
+import { feedId } from '../../integrations/news/feed.js';
+import { DEFAULT_NEWS_FEEDS, type NewsSource } from '../../integrations/news/sources.js';
 import { discoveryProvidersOf } from '../discovery/providers.js';
 import { NotConfiguredError } from '../errors.js';
 import { remoteImagesOf } from '../metadata/remoteImages.js';
@@ -181,6 +182,20 @@ export class NewsService {
     };
   }
 
+  /** Every news feed the settings know: the built-in publications, then the custom feeds, each with its id and whether it is read. */
+  feeds(): { id: string; name: string; url: string; group: string; builtIn: boolean; enabled: boolean }[] {
+    const s = this.settings();
+    const disabled = new Set(s.disabledFeeds);
+    const off = (id: string, url: string) => disabled.has(id) || disabled.has(url);
+    return [
+      ...DEFAULT_NEWS_FEEDS.map((f) => ({ ...f, builtIn: true, enabled: !off(f.id, f.url) })),
+      ...s.feeds.map((f) => {
+        const id = feedId(f.url);
+        return { id, name: f.name || new URL(f.url).hostname, url: f.url, group: 'custom', builtIn: false, enabled: !off(id, f.url) };
+      }),
+    ];
+  }
+
   /** Adds a feed (by id or URL) to `integrations.news.disabledFeeds`; answers the feed's id. */
   disableFeed(feed: string): { id: string; disabledFeeds: string[] } {
     const s = this.settings();
@@ -204,7 +219,7 @@ export class NewsService {
   }
 
   private libraryArtists(): (MatchableArtist & { trackCount: number })[] {
-    return this.ctx.db.prepare('SELECT id, name, track_count AS trackCount FROM library_artists').all() as (MatchableArtist & { trackCount: number })[];
+    return libraryArtistsForNews(this.ctx.db);
   }
 
   private async refreshOnce(signal?: AbortSignal): Promise<void> {

@@ -7,7 +7,7 @@ import { NotConfiguredError, NotFoundError } from '../errors.js';
 import { plexServerOf, type PlexServerConnection } from '../plex/connection.js';
 import { plexAccountFor, plexBaseAccount, plexServerAccount, plexServerForAccount, prunePlexIdentities } from '../plex/identities.js';
 import { syncPlex } from '../plex/sync.js';
-import type { DestinationDeps, DestinationTestResult, PlaybackDestination } from './service.js';
+import type { DestinationDeps, DestinationTestResult, PlaybackDestination } from './types.js';
 import { planUpdate } from './subsonic.js';
 
 /**

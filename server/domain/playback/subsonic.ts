@@ -5,7 +5,7 @@ import { matchTracksIn } from './matching.js';
 import { NotConfiguredError } from '../errors.js';
 import { secretForTest } from '../settings/secretOrigin.js';
 import type { Settings } from '../settings/schema.js';
-import type { DestinationConnection, DestinationDeps, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './service.js';
+import type { DestinationConnection, DestinationDeps, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
 
 /**
  * Publishing one playlist to a Subsonic server (Navidrome, supysonic, …): local tracks matched to

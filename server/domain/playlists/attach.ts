@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { AppContext } from '../../context.js';
-import { statement } from '../../db/statements.js';
+import { attachedJobs } from '../../db/playlistQueries.js';
 import type { DownloadJobRow } from '../../db/downloads.js';
 import { downloadsOf } from '../downloads/service.js';
 import { libraryServiceOf } from '../library/service.js';
@@ -27,8 +27,7 @@ const states = new WeakMap<AppContext, AttachState>();
 /** The library track a done job stands for: the reused track, else the scanned file at its final path. */
 export function trackOfJob(ctx: AppContext, job: Pick<DownloadJobRow, 'reusedTrackId' | 'finalPath'>): number | undefined {
   if (job.reusedTrackId !== null) {
-    const ok = statement(ctx.db, 'SELECT id FROM library_tracks WHERE id = ? AND available = 1').pluck().get(job.reusedTrackId);
-    if (ok !== undefined) return job.reusedTrackId;
+    if (attachedJobs.availableTrack(ctx.db, job.reusedTrackId)) return job.reusedTrackId;
   }
   if (!job.finalPath) return undefined;
   const paths = [job.finalPath];
@@ -38,9 +37,8 @@ export function trackOfJob(ctx: AppContext, job: Pick<DownloadJobRow, 'reusedTra
   } catch {
     // The file is gone: only an index row with the stored path can still name it.
   }
-  const find = statement(ctx.db, `SELECT track_id FROM library_media_files WHERE source = 'aurral' AND path = ? AND available = 1 LIMIT 1`).pluck();
   for (const p of paths) {
-    const id = find.get(p) as number | undefined;
+    const id = attachedJobs.trackOfDownloadedFile(ctx.db, p);
     if (id !== undefined) return id;
   }
   return undefined;
@@ -52,9 +50,7 @@ function tryAttach(ctx: AppContext, state: AttachState, job: DownloadJobRow): bo
   const trackId = trackOfJob(ctx, job);
   if (trackId === undefined) return false;
   const after = ctx.db.transaction((): false | (() => void) => {
-    const claimed = statement(ctx.db, 'INSERT OR IGNORE INTO playlist_attached_jobs (job_id, track_id, attached_at) VALUES (?, ?, ?)')
-      .run(job.id, trackId, ctx.clock.now()).changes;
-    if (claimed === 0) return false;
+    if (!attachedJobs.claim(ctx.db, job.id, trackId, ctx.clock.now())) return false;
     return handler(job, trackId);
   })();
   if (!after) return false;
@@ -66,13 +62,7 @@ function tryAttach(ctx: AppContext, state: AttachState, job: DownloadJobRow): bo
 function sweep(ctx: AppContext, state: AttachState): number {
   const types = [...state.handlers.keys()];
   if (types.length === 0) return 0;
-  const ids = statement(ctx.db, 
-      `SELECT j.id FROM download_jobs j WHERE j.playlist_type IN (${types.map(() => '?').join(', ')}) AND j.status = 'done'
-         AND j.upgrade = 0 AND j.playlist_id IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM playlist_attached_jobs a WHERE a.job_id = j.id) ORDER BY j.id`,
-    )
-    .pluck()
-    .all(...types) as number[];
+  const ids = attachedJobs.unattachedDoneJobs(ctx.db, types);
   let n = 0;
   const service = downloadsOf(ctx);
   for (const id of ids) {

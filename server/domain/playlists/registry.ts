@@ -2,8 +2,10 @@ import type { AppContext } from '../../context.js';
 import type { Principal } from '../auth/principal.js';
 import { playlistsRepository, type PlaylistRow } from '../../db/playlists.js';
 
+import type { PlaylistKind } from '../../db/playlistArtwork.js';
+
 /** The kinds of playlist a user can have: their own static lists, flows, and shared playlists. */
-export type PlaylistKind = 'static' | 'flow' | 'shared';
+export type { PlaylistKind };
 
 /**
  * One playlist of any kind, as every consumer (artwork, /rest, playback destinations, status) sees it.

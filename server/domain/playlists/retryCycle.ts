@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { statement } from '../../db/statements.js';
+import { retryPauses } from '../../db/playlistQueries.js';
 import { downloads } from '../../db/downloads.js';
 import type { Principal } from '../auth/principal.js';
 import { restart } from '../downloads/control.js';
@@ -17,12 +17,12 @@ export const RETRY_CYCLE_TASK = 'playlist-retry-cycle';
 const CYCLED_KINDS = ['static', 'shared'] as const;
 
 export function isRetryPaused(ctx: AppContext, kind: PlaylistKind, id: string): boolean {
-  return statement(ctx.db, 'SELECT 1 FROM playlist_retry_pauses WHERE playlist_type = ? AND playlist_id = ?').get(kind, id) !== undefined;
+  return retryPauses.isPaused(ctx.db, kind, id);
 }
 
 /** Paused playlists by API id, for the status answer's retry-cycle maps. */
 export function pausedRetryCycles(ctx: AppContext): Record<string, boolean> {
-  const rows = statement(ctx.db, 'SELECT playlist_id FROM playlist_retry_pauses').pluck().all() as string[];
+  const rows = retryPauses.pausedIds(ctx.db);
   return Object.fromEntries(rows.map((id) => [id, true]));
 }
 
@@ -33,10 +33,8 @@ export function setRetryCycle(ctx: AppContext, principal: Principal, playlistId:
   const ref = registry.findFor(playlistId, viewer);
   if (!ref) throw new NotFoundError('Playlist not found', `No playlist ${playlistId}`);
   if (!registry.canEdit(ref, viewer)) throw new ForbiddenError('Only the owner of this playlist or an administrator can change it');
-  if (paused)
-    statement(ctx.db, 'INSERT OR IGNORE INTO playlist_retry_pauses (playlist_type, playlist_id, paused_at) VALUES (?, ?, ?)')
-      .run(ref.kind, ref.id, ctx.clock.now());
-  else statement(ctx.db, 'DELETE FROM playlist_retry_pauses WHERE playlist_type = ? AND playlist_id = ?').run(ref.kind, ref.id);
+  if (paused) retryPauses.pause(ctx.db, ref.kind, ref.id, ctx.clock.now());
+  else retryPauses.resume(ctx.db, ref.kind, ref.id);
   registry.changed(registry.find(ref.id) ?? ref);
   return { success: true as const, playlistId: ref.id, kind: ref.kind, paused };
 }
@@ -45,14 +43,7 @@ export function setRetryCycle(ctx: AppContext, principal: Principal, playlistId:
 export function runRetryCycle(ctx: AppContext): number {
   const pauseMs = ctx.settings.get().downloads.worker.retryPauseMinutes * 60_000;
   const before = ctx.clock.now() - pauseMs;
-  const ids = statement(ctx.db, 
-      `SELECT j.id FROM download_jobs j WHERE j.status = 'failed' AND j.upgrade = 0 AND j.playlist_id IS NOT NULL
-         AND j.playlist_type IN (${CYCLED_KINDS.map(() => '?').join(', ')}) AND j.updated_at <= ?
-         AND NOT EXISTS (SELECT 1 FROM playlist_retry_pauses p WHERE p.playlist_type = j.playlist_type AND p.playlist_id = j.playlist_id)
-       ORDER BY j.id LIMIT 500`,
-    )
-    .pluck()
-    .all(...CYCLED_KINDS, before) as number[];
+  const ids = retryPauses.failedJobsToRetry(ctx.db, CYCLED_KINDS, before);
   let n = 0;
   for (const id of ids) {
     const job = downloads.get(ctx.db, id);
@@ -65,7 +56,7 @@ export function startRetryCycle(ctx: AppContext): void {
   // A deleted playlist leaves no pause behind (a static id could otherwise be paused for a later list).
   playlistsOf(ctx).onChange((change) => {
     if (change.type === 'deleted')
-      statement(ctx.db, 'DELETE FROM playlist_retry_pauses WHERE playlist_type = ? AND playlist_id = ?').run(change.ref.kind, change.ref.id);
+      retryPauses.resume(ctx.db, change.ref.kind, change.ref.id);
   });
   ctx.scheduler.define({
     name: RETRY_CYCLE_TASK,

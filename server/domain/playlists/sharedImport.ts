@@ -6,7 +6,7 @@ import { ForbiddenError, ValidationError } from '../errors.js';
 import { checkImportQueue } from '../imports/quota.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
 import { viewerOf } from './registry.js';
-import type { NewEntry, SharedPlaylists, SharedSettings } from './sharedPlaylists.js';
+import type { NewEntry, SharedHost, SharedSettings } from './sharedTypes.js';
 import { fetchSource } from './sharedSync.js';
 
 /**
@@ -30,7 +30,7 @@ export function checkSettings(s: SharedSettings, sourceUrl: string | null): void
   }
 }
 
-export function checkName(repo: SharedPlaylists['repo'], name: string, exceptId?: string): string {
+export function checkName(repo: SharedHost['repo'], name: string, exceptId?: string): string {
   const trimmed = name.trim();
   if (trimmed === '' || trimmed.length > 200) throw new ValidationError('Shared playlist name must be 1-200 characters');
   const other = repo.idOfName(trimmed);
@@ -39,14 +39,14 @@ export function checkName(repo: SharedPlaylists['repo'], name: string, exceptId?
 }
 
 /** Creates the playlist with its tracks in one transaction; jobs for missing tracks start after it. */
-export function createShared(
+export function createShared<S extends SharedHost>(
   ctx: AppContext,
-  shared: SharedPlaylists,
+  shared: S,
   principal: Principal,
   settings: SharedSettings & { name: string },
   tracks: NewEntry[] = [],
   source?: { url: string | null; format: PlaylistFormat | null },
-) {
+): ReturnType<S['present']> {
   if (!isUserAccount(principal)) throw new ForbiddenError('User account required', 'Forbidden', 'USER_REQUIRED');
   const name = checkName(shared.repo, settings.name);
   const sourceUrl = source?.url ?? settings.sourceUrl ?? null;
@@ -74,13 +74,13 @@ export function createShared(
     return seq;
   })();
   shared.announce(seq);
-  return shared.present(shared.repo.bySeq(seq)!, viewerOf(principal), true);
+  return shared.present(shared.repo.bySeq(seq)!, viewerOf(principal), true) as ReturnType<S['present']>;
 }
 
 /** Import: a document (text or JSON) or a URL fetched through the address guard. */
-export async function importShared(
+export async function importShared<S extends SharedHost>(
   ctx: AppContext,
-  shared: SharedPlaylists,
+  shared: S,
   principal: Principal,
   input: SharedSettings & { content?: unknown; url?: string; format?: PlaylistFormat },
 ) {

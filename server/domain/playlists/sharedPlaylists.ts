@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
+import { playlistTracks } from '../../db/playlistQueries.js';
 import { requests } from '../../db/requests.js';
 import { sharedPlaylistsRepository, type SharedEntryRow, type SharedPlaylistRow } from '../../db/sharedPlaylists.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
@@ -16,6 +17,7 @@ import { isRetryPaused } from './retryCycle.js';
 import { presentEntry } from './sharedEntries.js';
 import { checkName, checkSettings, createShared, importShared } from './sharedImport.js';
 import { syncFromSource, type SyncResult } from './sharedSync.js';
+import type { NewEntry, SharedHost, SharedSettings } from './sharedTypes.js';
 
 /**
  * Shared playlists: one list every user can read and play, changed by its owner and by
@@ -28,19 +30,9 @@ export const SHARED = 'shared';
 export const SHARED_SYNC_QUEUE = 'shared-playlist-sync';
 export const SHARED_SYNC_TASK = 'shared-playlist-sync-check';
 
-export interface SharedSettings {
-  name?: string;
-  description?: string;
-  sourceUrl?: string | null;
-  syncEnabled?: boolean;
-  syncIntervalHours?: number;
-  keepRemovedTracks?: boolean;
-}
-
 export type AddTrackInput = { trackId: number } | { artistName: string; trackName: string; albumName?: string | null; durationMs?: number | null; recordingMbid?: string | null };
 
-/** A track to add: `trackId` names the library track when the caller already matched it; `position` places it. */
-export type NewEntry = PlaylistEntry & { trackId?: number | null; position?: number };
+export type { NewEntry, SharedSettings } from './sharedTypes.js';
 
 function refOf(row: SharedPlaylistRow): PlaylistRef {
   return {
@@ -62,7 +54,7 @@ function refOf(row: SharedPlaylistRow): PlaylistRef {
 
 const canEditRow = (row: { owner_user_id: number | null }, viewer: PlaylistViewer) => viewer.role === 'admin' || (row.owner_user_id !== null && row.owner_user_id === viewer.id);
 
-export class SharedPlaylists {
+export class SharedPlaylists implements SharedHost {
   readonly repo;
 
   constructor(private readonly ctx: AppContext) {
@@ -171,9 +163,7 @@ export class SharedPlaylists {
     let job: DownloadJobRow;
     if (owned !== undefined) {
       // What the library knows fills what the list left out (album, duration).
-      const known = this.ctx.db
-        .prepare('SELECT t.duration_ms, a.title AS album FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id = ?')
-        .get(owned) as { duration_ms: number; album: string | null } | undefined;
+      const known = playlistTracks.durationAndAlbum(this.ctx.db, owned);
       t = { ...t, albumName: t.albumName ?? known?.album ?? null, durationMs: t.durationMs ?? (known?.duration_ms || null) };
       fields.albumName = t.albumName;
       fields.durationMs = t.durationMs;
@@ -243,9 +233,7 @@ export class SharedPlaylists {
   private addTo(row: SharedPlaylistRow, ownerId: number | null, input: AddTrackInput, opts: { position?: number; priority?: number } = {}) {
     let entry: NewEntry;
     if ('trackId' in input) {
-      const track = this.ctx.db
-        .prepare('SELECT title, artist_name, duration_ms, mbid, (SELECT title FROM library_albums a WHERE a.id = t.album_id) AS album FROM library_tracks t WHERE id = ?')
-        .get(input.trackId) as { title: string; artist_name: string; duration_ms: number; mbid: string | null; album: string | null } | undefined;
+      const track = playlistTracks.entryFields(this.ctx.db, input.trackId);
       if (!track) throw new NotFoundError('Track not found', `No library track ${input.trackId}`);
       entry = { artistName: track.artist_name, trackName: track.title, albumName: track.album, durationMs: track.duration_ms || null, recordingMbid: track.mbid, trackId: input.trackId };
     } else {
@@ -340,13 +328,11 @@ export class SharedPlaylists {
     const row = this.row(id);
     const entries = this.repo.entries(row.seq);
     const locations = new Map<number, string>();
-    const fileOf = this.ctx.db.prepare(
-      `SELECT path, root FROM library_media_files WHERE track_id = ? AND available = 1 ORDER BY source = 'aurral' DESC, id LIMIT 1`,
-    );
+    const fileOf = playlistTracks.exportFileLookup(this.ctx.db);
     const tracks: ExportTrack[] = entries.map((e) => {
       let location: string | null = null;
       if (format === 'm3u' && e.track_id !== null && e.available === 1) {
-        const f = fileOf.get(e.track_id) as { path: string; root: string | null } | undefined;
+        const f = fileOf(e.track_id);
         // A path inside the library folder, never the server's absolute layout.
         if (f) location = f.root ? path.relative(f.root, f.path).split(path.sep).join('/') : path.basename(f.path);
         if (location) locations.set(e.id, location);

@@ -8,7 +8,7 @@ import { downloadsOf } from '../downloads/service.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { allowedPrivateTargets } from '../network/privateTargets.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
-import type { SharedPlaylists } from './sharedPlaylists.js';
+import type { SharedHost } from './sharedTypes.js';
 
 /**
  * A shared playlist imported from a URL follows that source: fetching it through the address guard,
@@ -63,7 +63,7 @@ export async function fetchSource(ctx: AppContext, url: string): Promise<string>
  * from it are removed, or kept and marked when `keepRemovedTracks`. Tracks added by hand stay.
  * A failed fetch or a broken document changes nothing but `lastSyncError`.
  */
-export async function syncFromSource(ctx: AppContext, shared: SharedPlaylists, id: string, principal?: Principal): Promise<SyncResult> {
+export async function syncFromSource(ctx: AppContext, shared: SharedHost, id: string, principal?: Principal): Promise<SyncResult> {
   const row = principal ? shared.editable(id, principal) : shared.row(id);
   if (!row.source_url) throw new ValidationError('This shared playlist has no import source to sync from', 'SYNC_SOURCE_MISSING');
   let parsed;

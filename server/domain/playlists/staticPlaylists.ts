@@ -1,6 +1,7 @@
-import type { PlaylistRow, PlaylistsRepository } from '../../db/playlists.js';
+import type { AppContext } from '../../context.js';
+import { playlistsRepository, type PlaylistRow, type PlaylistsRepository } from '../../db/playlists.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { type PlaylistRegistry, staticRef } from './registry.js';
+import { playlistsOf, type PlaylistRegistry, staticRef } from './registry.js';
 
 export interface PlaylistChanges {
   name?: string;
@@ -13,6 +14,11 @@ export interface PlaylistChanges {
   trackIds?: number[];
 }
 
+/** The static playlists of a running server, as the domain's own features (flows) make them. */
+export function staticPlaylistsOf(ctx: AppContext): StaticPlaylists {
+  return new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock, playlistsOf(ctx));
+}
+
 /**
  * The user's static playlists: owners edit, everyone sees public ones read-only. Used by /rest and
  * by /api/playlists, so both show the same lists.
@@ -23,7 +29,21 @@ export class StaticPlaylists {
     private readonly clock: { now(): number },
     /** Told about every committed change, so artwork, /rest and playback destinations follow. */
     private readonly registry?: PlaylistRegistry,
+    /**
+     * The library, when callers send raw track ids (/api): every id added must be a library track.
+     * /rest resolves its ids to library tracks before they get here.
+     */
+    private readonly library?: { tracksByIds(ids: number[]): { id: number }[] },
   ) {}
+
+  /** Every id must be a library track: a list of unknown ids would show up empty. */
+  private requireLibraryTracks(ids: number[] | undefined): void {
+    if (!this.library || !ids?.length) return;
+    const unique = [...new Set(ids)];
+    const found = new Set(this.library.tracksByIds(unique).map((t) => t.id));
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length) throw new ValidationError(`Unknown track ids: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`);
+  }
 
   private announce(id: number): void {
     const row = this.registry && this.repo.byId(id);
@@ -42,6 +62,7 @@ export class StaticPlaylists {
   }
 
   create(userId: number, name: string, trackIds: number[], options: { comment?: string; public?: boolean } = {}): number {
+    this.requireLibraryTracks(trackIds);
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 200) throw new ValidationError('Playlist name must be 1-200 characters');
     const id = this.repo.create(userId, trimmed, options.comment ?? '', options.public ?? false, trackIds, this.clock.now());
@@ -50,6 +71,8 @@ export class StaticPlaylists {
   }
 
   update(userId: number, id: number, changes: PlaylistChanges): void {
+    this.requireLibraryTracks(changes.addTrackIds);
+    this.requireLibraryTracks(changes.trackIds);
     const { playlist } = this.get(userId, id);
     if (playlist.user_id !== userId) throw new ForbiddenError('Only the owner can change this playlist');
     if (changes.name !== undefined && (changes.name.trim() === '' || changes.name.length > 200))

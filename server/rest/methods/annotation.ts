@@ -1,10 +1,8 @@
-import type { AnnotatedKind } from '../../db/subsonicUserData.js';
-import { forwardNowPlaying, forwardPlay } from '../../domain/scrobbling/service.js';
+import type { ListenedKind as AnnotatedKind } from '../../domain/listening/service.js';
 import { isPlayTime } from '../../domain/timestamps.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { invalidParameter, missingParameter, notFound } from '../errors.js';
 import { resolveAny, resolveEntity, resolveTrack } from '../views.js';
-import { playOutsideHistory } from '../../domain/flows/files.js';
 
 /** Every id of a star/unstar call, resolved before anything changes (one unknown id: 70, no change). */
 function starTargets(call: RestCall): { kind: AnnotatedKind; id: number }[] {
@@ -35,29 +33,24 @@ function scrobble(call: RestCall): undefined {
     const row = byId.get(trackId);
     if (!row) throw notFound('Song not found');
     const play = {
+      trackId,
       title: row.title,
       artist: row.artist_name,
       album: row.album_title,
+      artistMbid: null,
+      albumMbid: null,
       trackMbid: row.mbid,
       durationMs: row.duration_ms || null,
       playedAt: times[i] ?? now,
+      source: 'subsonic',
     };
-    const forwarded = { ...play, artist: play.artist ?? '', albumMbid: null, artistMbid: null };
     if (!submission) {
       call.rc.nowPlaying.set(call.user.id, call.user.username, call.client, trackId);
-      forwardNowPlaying(call.rc.app, call.user.id, forwarded);
+      call.rc.listening.nowPlaying(call.user.id, play);
       return;
     }
-    // A track of a flow that keeps out of the history (recordHistory off) is played, not recorded.
-    if (playOutsideHistory(call.rc.app.db, call.user.id, trackId)) {
-      call.rc.nowPlaying.finished(call.user.id, call.client, trackId);
-      return;
-    }
-    // The play and its outbox rows in one transaction; forwarding makes no network call here.
-    call.rc.app.db.transaction(() => {
-      const eventId = call.rc.userData.recordPlay(call.user.id, { trackId, albumId: row.album_id, ...play }, now);
-      forwardPlay(call.rc.app, call.user.id, eventId, forwarded);
-    }).immediate();
+    // Counted in the song's and album's play counts, unless a flow keeps the track out of the history.
+    call.rc.listening.recordPlay(call.user.id, play, { albumId: row.album_id });
     call.rc.nowPlaying.finished(call.user.id, call.client, trackId);
   });
   return undefined;
@@ -67,14 +60,14 @@ export const annotationMethods: RestMethod[] = [
   {
     name: 'star',
     handler: (call) => {
-      call.rc.userData.setStars(call.user.id, starTargets(call), true, call.rc.app.clock.now());
+      call.rc.listening.setFavorites(call.user.id, starTargets(call), true);
       return undefined;
     },
   },
   {
     name: 'unstar',
     handler: (call) => {
-      call.rc.userData.setStars(call.user.id, starTargets(call), false, call.rc.app.clock.now());
+      call.rc.listening.setFavorites(call.user.id, starTargets(call), false);
       return undefined;
     },
   },
@@ -85,7 +78,7 @@ export const annotationMethods: RestMethod[] = [
       const rating = call.params.requiredInt('rating');
       if (rating < 0 || rating > 5) throw invalidParameter('rating', 'must be 0 to 5');
       if (target.kind === 'playlist') throw notFound('Playlists cannot be rated');
-      call.rc.userData.setRating(call.user.id, target.kind, target.id, rating);
+      call.rc.listening.setRating(call.user.id, target.kind, target.id, rating);
       return undefined;
     },
   },

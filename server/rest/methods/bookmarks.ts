@@ -66,7 +66,7 @@ function savePlayQueue(call: RestCall, byIndex: boolean): undefined {
       currentIndex = Math.max(0, trackIds.indexOf(currentId));
     }
   }
-  call.rc.userData.savePlayQueue(call.user.id, trackIds, currentIndex, position, call.client, call.rc.app.clock.now());
+  call.rc.listening.saveQueue(call.user.id, { trackIds, currentIndex, positionMs: position, changedBy: call.client });
   return undefined;
 }
 
@@ -78,7 +78,7 @@ export const bookmarkMethods: RestMethod[] = [
       const trackId = resolveTrack(call, call.params.required('id'));
       const position = call.params.requiredInt('position');
       if (position < 0) throw invalidParameter('position', 'must not be negative');
-      call.rc.userData.saveBookmark(call.user.id, trackId, position, call.params.string('comment') ?? null, call.rc.app.clock.now());
+      call.rc.listening.saveBookmark(call.user.id, trackId, position, call.params.string('comment') ?? null);
       return undefined;
     },
   },
@@ -86,7 +86,7 @@ export const bookmarkMethods: RestMethod[] = [
     name: 'deleteBookmark',
     handler: (call) => {
       const trackId = resolveTrack(call, call.params.required('id'));
-      if (!call.rc.userData.deleteBookmark(call.user.id, trackId)) throw notFound('Bookmark not found');
+      if (!call.rc.listening.deleteBookmark(call.user.id, trackId)) throw notFound('Bookmark not found');
       return undefined;
     },
   },

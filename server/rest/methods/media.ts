@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { findImage } from '../../db/libraryImages.js';
-import type { SongRow } from '../../db/subsonicLibrary.js';
 import { libraryServiceOf } from '../../domain/library/service.js';
 import { lyricsOf, plainText } from '../../domain/subsonic/lyrics.js';
 import { NotFoundError } from '../../domain/errors.js';
@@ -19,25 +18,8 @@ import type { Payload } from '../wire.js';
 import { resolveAny, resolveTrack } from '../views.js';
 import { attachment, downloadZip } from './archive.js';
 import { podcastEpisodeFile } from './podcasts.js';
+import { playableSong, sendFile } from './files.js';
 import { stream } from './stream.js';
-
-/** Sends a file with ranges, validators and HEAD support; a vanished file is error 70 with 404. */
-export async function sendFile(call: RestCall, file: string, mime: string, extraHeaders: Record<string, string> = {}): Promise<typeof SENT> {
-  // The same sender as the /api streams (1 MiB reads off the event loop, ranges, validators).
-  const sent = await sendMedia(call.req, call.res, { path: file, mime }, { headers: extraHeaders, cacheControl: false, emptyUnsatisfiable: true });
-  if (!sent) throw new SubsonicError(ErrorCode.notFound, 'The media file is not available', 404);
-  return SENT;
-}
-
-/** A song's file, `path` being the real path to open (refused when it leads outside the library's folders). */
-function playableSong(call: RestCall, raw: string): SongRow & { path: string; storedPath: string } {
-  const trackId = resolveTrack(call, raw);
-  const row = call.rc.library.song(trackId);
-  if (!row || row.available !== 1 || !row.path) throw notFound('Song not found');
-  const real = libraryServiceOf(call.rc.app).servablePath(row.path);
-  if (!real) throw new SubsonicError(ErrorCode.notFound, 'The media file is not available', 404);
-  return { ...row, path: real, storedPath: row.path };
-}
 
 async function download(call: RestCall): Promise<typeof SENT> {
   const raw = call.params.required('id');
@@ -193,7 +175,6 @@ export const mediaMethods: RestMethod[] = [
   { name: 'getLyricsBySongId', handler: getLyricsBySongId },
 ];
 
-export { playableSong };
 
 /** The first `n` bytes of a file (enough to recognise an image's format), without reading the rest. */
 async function headOf(file: string, n: number): Promise<Uint8Array> {

@@ -4,7 +4,7 @@ import { TARGETS, TranscodeLimitError, TranscoderUnavailableError, isTargetForma
 import { SENT, type RestCall } from '../context.js';
 import { ErrorCode, SubsonicError, invalidParameter } from '../errors.js';
 import { suffixOf } from '../serialize.js';
-import { playableSong, sendFile } from './media.js';
+import { playableSong, sendFile } from './files.js';
 import { podcastEpisodeFile } from './podcasts.js';
 
 const MIN_KBPS = 32;
