@@ -18,8 +18,9 @@ module.exports = {
       comment: 'server/integrations/<svc>/ knows one protocol and nothing about the product: it imports nothing of the product above it',
       severity: 'error',
       from: { path: '^server/integrations/' },
-      // priority.ts: the process's CPU priority of background work (a leaf: it imports nothing of the product).
-      to: { path: '^(server/(?!integrations/)|main/|renderer/)', pathNot: '^server/priority\\.ts$' },
+      // priority.ts (the process's CPU priority of background work) and sleep.ts (an abortable wait):
+      // leaves that import nothing of the product.
+      to: { path: '^(server/(?!integrations/)|main/|renderer/)', pathNot: '^server/(priority|sleep)\\.ts$' },
     },
     {
       name: 'domain-never-imports-routes',

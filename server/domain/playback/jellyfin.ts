@@ -8,7 +8,7 @@ import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js
 import { secretForTest } from '../settings/secretOrigin.js';
 import type { Settings } from '../settings/schema.js';
 import { matchTracksIn, type MatchCandidate } from './matching.js';
-import type { DestinationConnection, DestinationDeps, DestinationPublish, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './service.js';
+import type { DestinationConnection, DestinationDeps, DestinationPublish, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
 import { planUpdate } from './subsonic.js';
 
 /**
