@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeMelodyFile } from '../fixtures/audio.js';
+import { startAcoustIdFake, type AcoustIdFake } from '../fakes/acoustid/index.js';
 import { startMusicBrainzFake, type FakeArtist, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { startSlskdFake, type FakeSlskdFile, type SlskdFake } from '../fakes/slskd/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -56,13 +58,31 @@ const file = (name: string, length: number, title: string, album = 'Breakwater')
   tags: { artist: 'Marble Coast', albumArtist: 'Marble Coast', album, title },
 });
 
+const sound = {
+  lantern: 'b0000000-0000-4000-8000-000000000001',
+  wrongSong: 'b0000000-0000-4000-8000-000000000002',
+  tideClock: 'b0000000-0000-4000-8000-000000000003',
+};
+
 let dir: string;
+let acoustid: AcoustIdFake;
 let mb: MusicBrainzFake;
 let slskd: SlskdFake;
 let server: TestServer;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'download-identity-'));
+  // Real audio of distinct melodies: what the peer sends, and (re-encoded) what AcoustID was seeded with.
+  const audio = path.join(dir, 'audio');
+  const wrongMelody = makeMelodyFile(path.join(audio, 'lantern-sent.mp3'), 'mp3', { artist: 'Marble Coast', title: 'Lantern Song', album: 'Breakwater' }, { seed: 2, seconds: 12 });
+  const tideMelody = makeMelodyFile(path.join(audio, 'tide-sent.mp3'), 'mp3', { artist: 'DJ Nobody', title: 'Tide Clock Tower' }, { seed: 3, seconds: 12 });
+  acoustid = await startAcoustIdFake();
+  acoustid.seedFile(makeMelodyFile(path.join(audio, 'wrong.flac'), 'flac', {}, { seed: 2, seconds: 12 }), [
+    { id: sound.wrongSong, title: 'Wrong Song', artists: [{ id: 'c0000000-0000-4000-8000-000000000001', name: 'Other Band' }], duration: 12 },
+  ]);
+  acoustid.seedFile(makeMelodyFile(path.join(audio, 'tide.flac'), 'flac', {}, { seed: 3, seconds: 12 }), [
+    { id: sound.tideClock, title: 'Tide Clock Tower', artists: [{ id: ids.artist, name: 'Marble Coast' }], duration: 12 },
+  ]);
   mb = await startMusicBrainzFake(catalogue);
   slskd = await startSlskdFake({
     downloadsDir: path.join(dir, 'slskd'),
@@ -81,12 +101,16 @@ beforeAll(async () => {
           file('03 - One Second', 1, 'One Second'),
           file('Drift Signal', 203, 'Drift Signal', 'Unlisted'),
           file('Quiet Pier', 1, 'Quiet Pier', 'Unlisted'),
+          // Tags say the right song; the sound is another one.
+          { ...file('Marble Coast - Lantern Song', 12, 'Lantern Song'), audioFile: wrongMelody },
+          // Tags (and a name without the artist) look wrong; the sound is the requested recording.
+          { filename: '@@share\\Incoming\\01 - Tide Clock Tower.mp3', bitRate: 320, length: 12, tags: { title: 'Tide Clock Tower', artist: 'DJ Nobody' }, audioFile: tideMelody },
         ],
       },
     ],
   });
   fs.mkdirSync(path.join(dir, 'slskd'), { recursive: true });
-  server = await startTestServer({ env: { TONEARM_MUSICBRAINZ_URL: mb.url, TONEARM_UPSTREAM_SPACING_MS: '0' } });
+  server = await startTestServer({ env: { TONEARM_MUSICBRAINZ_URL: mb.url, TONEARM_ACOUSTID_URL: acoustid.url, TONEARM_UPSTREAM_SPACING_MS: '0' } });
   await setSettings(server, {
     downloads: { folderPath: path.join(dir, 'library'), worker: { durationToleranceSeconds: 5, minMatchScore: 0.7 } },
     integrations: { slskd: { url: slskd.url, apiKey: slskd.apiKey } },
@@ -96,7 +120,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await Promise.all([mb?.close(), slskd?.close()]);
+  await Promise.all([mb?.close(), slskd?.close(), acoustid?.close()]);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -149,6 +173,46 @@ describe('expected lengths', () => {
     expect(job.durationSource).toBe('request');
     const done = await settled(server, job.id);
     expect([done.status, done.durationMs, done.durationSource, done.fileDurationMs! < 2000]).toEqual(['done', 1000, 'request', true]);
+    // No AcoustID key yet: the sound check is skipped, and the job says so.
+    expect([done.identity, done.identityNote]).toEqual(['skipped', expect.stringMatching(/no AcoustID application key/)]);
     expect(mb.requests.slice(before).filter((r) => r.path.includes('/recording'))).toEqual([]);
+  });
+});
+
+describe('acoustic fingerprints', () => {
+  beforeAll(async () => {
+    await setSettings(server, { integrations: { acoustid: { apiKey: acoustid.apiKey } } });
+  });
+
+  it('holds a download whose fingerprint names another recording, and says what it sounds like', async () => {
+    const job = createJob(server, { artistName: 'Marble Coast', trackName: 'Lantern Song', albumName: 'Breakwater', durationMs: 12_000, recordingMbid: sound.lantern });
+    const held = await settled(server, job.id);
+    expect(held.status).toBe('blocked');
+    expect([held.identity, held.identityRecordingMbid]).toEqual(['different', sound.wrongSong]);
+    expect(held.blockReason).toMatch(/sounds like Other Band – Wrong Song \(AcoustID, score 1\.00\)/);
+    const shown = (await (await server.api('/api/playlists/jobs?status=blocked', { token: server.admin.token })).json()) as { id: string; identity: { status: string; note: string } }[];
+    expect(shown.find((j) => j.id === String(job.id))!.identity).toMatchObject({ status: 'different', note: expect.stringMatching(/sounds like Other Band – Wrong Song/) });
+  });
+
+  it('marks a download whose fingerprint names the requested recording verified, which outranks wrong tags', async () => {
+    const lookups = acoustid.lookups;
+    const job = createJob(server, { artistName: 'Marble Coast', trackName: 'Tide Clock Tower', durationMs: 12_000, recordingMbid: sound.tideClock });
+    const done = await settled(server, job.id);
+    expect([done.status, done.error, done.blockReason]).toEqual(['done', null, null]);
+    expect([done.identity, done.identityRecordingMbid]).toEqual(['verified', sound.tideClock]);
+    expect(acoustid.lookups).toBe(lookups + 1);
+
+    // The same file's tags alone would have held it: without the key the check is skipped and the tags decide.
+    await setSettings(server, { downloads: { worker: { existingFileMode: 'download' } }, integrations: { acoustid: { apiKey: '' } } });
+    try {
+      const again = createJob(server, { artistName: 'Marble Coast', trackName: 'Tide Clock Tower', durationMs: 12_000, recordingMbid: sound.tideClock });
+      const held = await settled(server, again.id);
+      expect(held.status).toBe('blocked');
+      expect(held.identity).toBe('skipped');
+      expect(held.identityNote).toMatch(/not checked by sound: no AcoustID application key is set/);
+      expect(held.blockReason).toMatch(/tags "DJ Nobody – Tide Clock Tower" match "Marble Coast – Tide Clock Tower"/);
+    } finally {
+      await setSettings(server, { downloads: { worker: { existingFileMode: 'reuse' } }, integrations: { acoustid: { apiKey: acoustid.apiKey } } });
+    }
   });
 });
