@@ -8,12 +8,17 @@ ALTER TABLE download_jobs ADD COLUMN identity TEXT;
 ALTER TABLE download_jobs ADD COLUMN identity_note TEXT;
 ALTER TABLE download_jobs ADD COLUMN identity_recording_mbid TEXT;
 
--- "Identify files without MusicBrainz ids": what a fingerprint says a library track is, proposed per
--- album and written to the track (and its file's tags) only once an administrator accepts it.
+-- "Identify files without MusicBrainz ids": what a fingerprint says a library file is, proposed per
+-- album and written to the file's tags only once an administrator accepts it. Keyed by the file's
+-- path: accepting changes the track's identity, so the rescan may give it another track row.
 CREATE TABLE library_identify_proposals (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
-  track_id INTEGER NOT NULL UNIQUE REFERENCES library_tracks(id) ON DELETE CASCADE,
+  path TEXT NOT NULL UNIQUE,
+  track_id INTEGER,
   album_id INTEGER,
+  album_title TEXT,
+  current_title TEXT NOT NULL,
+  current_artist TEXT NOT NULL,
   recording_mbid TEXT NOT NULL,
   title TEXT NOT NULL,
   artist_name TEXT,
@@ -25,3 +30,17 @@ CREATE TABLE library_identify_proposals (
   decided_at INTEGER
 );
 CREATE INDEX library_identify_proposals_album ON library_identify_proposals (status, album_id);
+
+-- One run of the identify job: its progress, and where it is (resumed from `cursor` after a restart).
+CREATE TABLE library_identify_runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+  total INTEGER NOT NULL DEFAULT 0,
+  processed INTEGER NOT NULL DEFAULT 0,
+  proposed INTEGER NOT NULL DEFAULT 0,
+  -- the last library track id handled
+  cursor INTEGER NOT NULL DEFAULT 0,
+  note TEXT,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER
+);
