@@ -38,6 +38,12 @@ function aptInstall(pkg) {
 if (!onPath('ffmpeg') && !process.env.FFMPEG_PATH) {
   if (!aptInstall('ffmpeg')) console.warn('[test] ffmpeg not found and could not be installed; audio fixtures will fail');
 }
+// Acoustic fingerprints (AcoustID) are computed by ffmpeg's chromaprint muxer, which Debian's ffmpeg has.
+{
+  const ff = process.env.FFMPEG_PATH ?? 'ffmpeg';
+  const muxers = spawnSync(ff, ['-hide_banner', '-muxers'], { encoding: 'utf8' });
+  if (muxers.status === 0 && !/\bchromaprint\b/.test(muxers.stdout)) console.warn(`[test] ${ff} has no chromaprint muxer; the fingerprint tests will fail (Debian's ffmpeg has it)`);
+}
 // yt-dlp: the yt-dlp source's tests drive the real program against a local HTTP server.
 if (!onPath('yt-dlp') && !process.env.TONEARM_YTDLP_PATH) {
   if (!aptInstall('yt-dlp')) console.warn('[test] yt-dlp not found and could not be installed; the yt-dlp tests will fail');

@@ -105,6 +105,7 @@ const envSchema = z.object({
   TONEARM_IPAPI_URL: z.url({ protocol: /^https?$/ }).default('https://ipapi.co'),
   TONEARM_NEWSAPI_URL: z.url({ protocol: /^https?$/ }).default('https://newsapi.org/v2'),
   /** plex.tv (Plex sign-in with a PIN, the account's servers, Plex Home). */
+  TONEARM_ACOUSTID_URL: z.url({ protocol: /^https?$/ }).default('https://api.acoustid.org/v2'),
   TONEARM_PLEXTV_URL: z.url({ protocol: /^https?$/ }).default('https://plex.tv'),
   /** The Plex web app page where a user approves a PIN (`<url>/auth#?clientID=…&code=…`). */
   TONEARM_PLEX_APP_URL: z.url({ protocol: /^https?$/ }).default('https://app.plex.tv'),
@@ -143,6 +144,8 @@ export interface Config {
     /** plex.tv and the Plex web app (PIN approval page). */
     plextv: string;
     plexApp: string;
+    /** AcoustID's web service root; its lookup is `<base>/lookup`. */
+    acoustid: string;
     spotifyApi: string;
     spotifyAccounts: string;
     /** The Spotify token broker (`/auth`, `/renew`) and the client id it serves (null: Lidarr's). */
@@ -283,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       newsapi: e.TONEARM_NEWSAPI_URL,
       plextv: e.TONEARM_PLEXTV_URL,
       plexApp: e.TONEARM_PLEX_APP_URL,
+      acoustid: e.TONEARM_ACOUSTID_URL,
       spacingMs: e.TONEARM_UPSTREAM_SPACING_MS ?? null,
     },
     logLevel: e.LOG_LEVEL,

@@ -24,6 +24,16 @@ export interface DownloadJobRow {
   trackNumber: number | null;
   discNumber: number | null;
   durationMs: number | null;
+  /** Where `durationMs` came from: `request`, `musicbrainz:recording`, `musicbrainz:release`, `musicbrainz:search`; `none` when nothing knew it. */
+  durationSource: string | null;
+  /** The real length of the file that arrived. */
+  fileDurationMs: number | null;
+  /** What the acoustic fingerprint says: verified, different, unknown, skipped (null before the check). */
+  identity: string | null;
+  /** The check's outcome in words (why it was skipped, what the file sounds like). */
+  identityNote: string | null;
+  /** The recording the fingerprint named. */
+  identityRecordingMbid: string | null;
   year: number | null;
   downloadSource: string | null;
   /** JSON owned by the pipeline (chosen candidate, transfer handle, sources tried). */
@@ -64,6 +74,8 @@ export interface NewDownloadJob {
   trackNumber?: number | null;
   discNumber?: number | null;
   durationMs?: number | null;
+  /** Where durationMs came from; default `request` when one is given. */
+  durationSource?: string | null;
   year?: number | null;
   upgrade?: boolean;
 }
@@ -73,6 +85,12 @@ export type DownloadJobPatch = Partial<
   Pick<
     DownloadJobRow,
     | 'phase'
+    | 'durationMs'
+    | 'durationSource'
+    | 'fileDurationMs'
+    | 'identity'
+    | 'identityNote'
+    | 'identityRecordingMbid'
     | 'downloadSource'
     | 'sourceState'
     | 'progress'
@@ -108,7 +126,8 @@ export interface JobListQuery {
 const JOB_COLUMNS = `id, user_id AS userId, playlist_type AS playlistType, playlist_id AS playlistId, album_id AS albumId,
   status, phase, artist_name AS artistName, track_name AS trackName, album_name AS albumName, artist_mbid AS artistMbid,
   album_mbid AS albumMbid, release_mbid AS releaseMbid, recording_mbid AS recordingMbid, track_number AS trackNumber,
-  disc_number AS discNumber, duration_ms AS durationMs, year, download_source AS downloadSource,
+  disc_number AS discNumber, duration_ms AS durationMs, duration_source AS durationSource,
+  file_duration_ms AS fileDurationMs, identity, identity_note AS identityNote, identity_recording_mbid AS identityRecordingMbid, year, download_source AS downloadSource,
   source_state AS sourceState, progress, staging_path AS stagingPath, final_path AS finalPath,
   stream_format AS streamFormat, format, bitrate, sample_rate AS sampleRate, bit_depth AS bitDepth,
   quality_tier AS qualityTier, upgrade, error, block_reason AS blockReason, reused_track_id AS reusedTrackId,
@@ -117,6 +136,12 @@ const JOB_COLUMNS = `id, user_id AS userId, playlist_type AS playlistType, playl
 
 const PATCH_COLUMN: Record<keyof DownloadJobPatch, string> = {
   phase: 'phase',
+  durationMs: 'duration_ms',
+  durationSource: 'duration_source',
+  fileDurationMs: 'file_duration_ms',
+  identity: 'identity',
+  identityNote: 'identity_note',
+  identityRecordingMbid: 'identity_recording_mbid',
   downloadSource: 'download_source',
   sourceState: 'source_state',
   progress: 'progress',
@@ -170,9 +195,10 @@ export const downloads = {
     return statement(db, 
         `INSERT INTO download_jobs (user_id, playlist_type, playlist_id, album_id, status, artist_name, track_name,
            album_name, artist_mbid, album_mbid, release_mbid, recording_mbid, track_number, disc_number, duration_ms,
-           year, upgrade, created_at, updated_at)
+           duration_source, year, upgrade, created_at, updated_at)
          VALUES (@userId, @playlistType, @playlistId, @albumId, 'pending', @artistName, @trackName, @albumName,
-           @artistMbid, @albumMbid, @releaseMbid, @recordingMbid, @trackNumber, @discNumber, @durationMs, @year,
+           @artistMbid, @albumMbid, @releaseMbid, @recordingMbid, @trackNumber, @discNumber, @durationMs,
+           @durationSource, @year,
            @upgrade, @now, @now)
          RETURNING ${JOB_COLUMNS}`,
       )
@@ -191,6 +217,7 @@ export const downloads = {
         trackNumber: j.trackNumber ?? null,
         discNumber: j.discNumber ?? null,
         durationMs: j.durationMs ?? null,
+        durationSource: j.durationMs ? (j.durationSource ?? 'request') : null,
         year: j.year ?? null,
         upgrade: j.upgrade ? 1 : 0,
         now,

@@ -6,7 +6,7 @@ import { authRoutes } from '../api/auth/routes.js';
 import { connectRoutes } from '../api/connect/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
-import { libraryArea, startLibrary } from '../api/library/area.js';
+import { libraryArea, startIdentify, startLibrary } from '../api/library/area.js';
 import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
@@ -112,6 +112,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startLibrary,
   startLidarr,
   startMetadata,
+  startIdentify,
   startSearch,
   startEnrichment,
   startDownloads,

@@ -29,4 +29,5 @@ export const OFFLINE_UPSTREAMS: Readonly<Record<string, string>> = {
   TONEARM_NEWS_FEEDS_URL: `${CLOSED_URL}/news-feeds`,
   TONEARM_PLEXTV_URL: `${CLOSED_URL}/plextv`,
   TONEARM_PLEX_APP_URL: `${CLOSED_URL}/plex-app`,
+  TONEARM_ACOUSTID_URL: `${CLOSED_URL}/acoustid/v2`,
 };

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   albumGroups,
   clampProgress,
+  expectedLengthText,
   groupJobs,
+  identityText,
+  lengthText,
   mergeFetched,
   parseWhole,
   progressText,
@@ -160,5 +163,23 @@ describe('connection tests', () => {
 describe('parseWhole', () => {
   it('accepts whole numbers in range only', () => {
     expect([parseWhole('3', 1, 8), parseWhole(' 8 ', 1, 8), parseWhole('9', 1, 8), parseWhole('2.5', 1, 8), parseWhole('', 0, 1), parseWhole('-1', 0, 5)]).toEqual([3, 8, null, null, null, null]);
+  });
+});
+
+describe('why a download is trusted (issue 26)', () => {
+  it('shows the expected length with its source and the real length', () => {
+    expect(expectedLengthText({ ms: 203_000, source: 'musicbrainz:search' })).toBe('3:23 (MusicBrainz, by artist and title)');
+    expect(expectedLengthText({ ms: 61_000, source: 'request' })).toBe('1:01 (from the request)');
+    expect(expectedLengthText({ ms: null, source: 'none' })).toBe('unknown (not known to MusicBrainz)');
+    expect(expectedLengthText(null)).toBe('unknown');
+    expect([lengthText(20_400), lengthText(null), lengthText(0)]).toEqual(['0:20', '—', '—']);
+  });
+
+  it('says what the fingerprint found', () => {
+    expect(identityText({ status: 'different', note: 'sounds like Other Band – Wrong Song', recordingMbid: 'x' })).toBe(
+      'Sounds like another recording (AcoustID): sounds like Other Band – Wrong Song',
+    );
+    expect(identityText({ status: 'verified', note: null, recordingMbid: 'x' })).toBe('Verified by its sound (AcoustID)');
+    expect(identityText(null)).toBe('');
   });
 });

@@ -34,6 +34,14 @@ export interface DownloadJob {
   quality: JobQuality | null;
   trackNumber?: number | null;
   durationMs?: number | null;
+  /** The length the file should have and where that came from (the request, or MusicBrainz). */
+  expectedLength?: { ms: number | null; source: string } | null;
+  /** The real length of the file that arrived. */
+  fileDurationMs?: number | null;
+  /** The length its source announced (slskd, yt-dlp). */
+  announcedDurationMs?: number | null;
+  /** What the file's acoustic fingerprint says (AcoustID). */
+  identity?: { status: string; note: string | null; recordingMbid: string | null } | null;
   reused?: boolean;
   createdAt: string;
   updatedAt: string;
@@ -150,6 +158,42 @@ const SOURCES: Record<string, string> = { slskd: 'Soulseek (slskd)', usenet: 'Us
 export function sourceLabel(source: string | null | undefined): string {
   if (!source) return 'no source yet';
   return SOURCES[source] ?? source;
+}
+
+/** m:ss of a length in milliseconds; `—` when unknown. */
+export function lengthText(ms: number | null | undefined): string {
+  if (!ms || ms <= 0) return '—';
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+const LENGTH_SOURCES: Record<string, string> = {
+  request: 'from the request',
+  'musicbrainz:recording': 'MusicBrainz, by recording',
+  'musicbrainz:release': 'MusicBrainz, from the release',
+  'musicbrainz:search': 'MusicBrainz, by artist and title',
+  none: 'not known to MusicBrainz',
+};
+
+/** `3:23 (MusicBrainz, by artist and title)`; `unknown (…)` when nothing knew it. */
+export function expectedLengthText(e: DownloadJob['expectedLength']): string {
+  if (!e) return 'unknown';
+  const from = LENGTH_SOURCES[e.source] ?? e.source;
+  return e.ms ? `${lengthText(e.ms)} (${from})` : `unknown (${from})`;
+}
+
+const IDENTITY: Record<string, string> = {
+  verified: 'Verified by its sound (AcoustID)',
+  different: 'Sounds like another recording (AcoustID)',
+  unknown: 'Not recognised by AcoustID',
+  skipped: 'Not checked by sound',
+};
+
+/** The fingerprint verdict in words, with its note. */
+export function identityText(i: DownloadJob['identity']): string {
+  if (!i) return '';
+  const head = IDENTITY[i.status] ?? i.status;
+  return i.note ? `${head}: ${i.note}` : head;
 }
 
 /** `FLAC · 24-bit / 96 kHz`, `MP3 · 320 kbps`; empty when the file was not read yet. */

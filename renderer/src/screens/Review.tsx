@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Card, Empty, ErrorMessage, Loading, Notice, useAction } from '../components/ui';
 import { approveJob, denyJob, stagingStreamUrl, type DownloadJob } from '../downloads/api';
-import { groupJobs, qualityText, sourceLabel } from '../downloads/logic';
+import { expectedLengthText, groupJobs, identityText, lengthText, qualityText, sourceLabel } from '../downloads/logic';
 import { useJobs } from '../downloads/useJobs';
 import { Link } from '../router';
 import '../downloads/downloads.css';
@@ -110,6 +110,19 @@ function ReviewItem({ job, onDecided }: { job: DownloadJob; onDecided: (text: st
             <>
               <dt>File</dt>
               <dd>{quality}</dd>
+            </>
+          )}
+          <dt>Expected length</dt>
+          <dd data-testid="expected-length">{expectedLengthText(job.expectedLength)}</dd>
+          <dt>File length</dt>
+          <dd data-testid="file-length">
+            {lengthText(job.fileDurationMs)}
+            {job.announcedDurationMs ? ` (the source announced ${lengthText(job.announcedDurationMs)})` : ''}
+          </dd>
+          {job.identity && (
+            <>
+              <dt>Sound</dt>
+              <dd data-testid="identity">{identityText(job.identity)}</dd>
             </>
           )}
           {job.blockedAt && (

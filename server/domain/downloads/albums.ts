@@ -229,6 +229,8 @@ export class AlbumDownloads {
           trackNumber: t.trackNumber,
           discNumber: t.discNumber,
           durationMs: t.durationMs,
+          // The track list is the release's on MusicBrainz (or the Lidarr-format provider's copy of it).
+          durationSource: 'musicbrainz:release',
           year,
         }),
       );

@@ -149,6 +149,7 @@ export function queueQualityUpgrades(ctx: AppContext, scope: UpgradeScope, optio
       trackNumber: job.trackNumber,
       discNumber: job.discNumber,
       durationMs: job.durationMs,
+      durationSource: job.durationSource,
       year: job.year,
       upgrade: true,
     });

@@ -10,6 +10,7 @@ import { fileJob } from './filePhase.js';
 import { JobLeft, readState, type PipelineState } from './state.js';
 import { FilingError, clearStaging, ensureFolder, holdInStaging, stagingTargetFor } from './filing.js';
 import { downloadsRoot } from './layout.js';
+import { expectLength, judgeArrival } from './identity.js';
 import { rankCandidates, queryVariants } from './scoring.js';
 import { downloadsOf, TRACK_QUEUE } from './service.js';
 import { readAudio, qualityTier, verify } from './verify.js';
@@ -132,7 +133,7 @@ export class TrackPipeline {
           await this.download(job, st, signal);
           break;
         case 'verify':
-          if (!(await this.verify(job, st))) return;
+          if (!(await this.verify(job, st, signal))) return;
           break;
         case 'file':
           await fileJob(this.ctx, job, st, { signal, ffmpeg: this.ffmpeg, fromStatus: 'downloading' });
@@ -157,6 +158,7 @@ export class TrackPipeline {
 
   /** Picks the next candidate (of the current source, else by searching the next source); false when the job ended. */
   private async search(job: DownloadJobRow, st: PipelineState, signal: AbortSignal): Promise<boolean> {
+    job = await expectLength(this.ctx, job, (p) => this.patch(job.id, p));
     const denied = downloads.denied(this.ctx.db, job.id);
     const excluded = (c: Candidate) => denied.has(`${c.source}\u0000${c.ref}`) || st.failedRefs.includes(`${c.source}\u0000${c.ref}`);
     const sources = downloadsOf(this.ctx).sources();
@@ -301,7 +303,7 @@ export class TrackPipeline {
   }
 
   /** Reads the held file; doubtful → blocked for review (false), good → the file phase (true). */
-  private async verify(job: DownloadJobRow, st: PipelineState): Promise<boolean> {
+  private async verify(job: DownloadJobRow, st: PipelineState, signal?: AbortSignal): Promise<boolean> {
     if (!st.held || !fs.existsSync(st.held)) {
       this.candidateFailed(job, st, 'the downloaded file disappeared before it was checked');
       return true;
@@ -314,8 +316,8 @@ export class TrackPipeline {
       return true;
     }
     const rules = this.ctx.settings.get().downloads.worker;
-    const verdict = verify(job, facts, st.chosen?.title ?? st.held, rules);
-    const quality = { format: facts.format, bitrate: facts.bitrate, sampleRate: facts.sampleRate, bitDepth: facts.bitDepth, qualityTier: qualityTier(facts) };
+    const verdict = await judgeArrival(this.ctx, job, st, facts, verify(job, facts, st.chosen?.title ?? st.held, rules), rules, signal);
+    const quality = { format: facts.format, bitrate: facts.bitrate, sampleRate: facts.sampleRate, bitDepth: facts.bitDepth, qualityTier: qualityTier(facts), ...verdict.patch };
     if (!verdict.ok) {
       const blocked = downloadsOf(this.ctx).transition(
         job.id,

@@ -1,4 +1,5 @@
 import type { DownloadJobRow } from '../../db/downloads.js';
+import { readState } from './state.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -27,6 +28,11 @@ export function presentJob(j: DownloadJobRow) {
     recordingMbid: j.recordingMbid,
     trackNumber: j.trackNumber,
     durationMs: j.durationMs,
+    /** Issue 26: the expected length and where it came from, the real length of the file, and what its fingerprint says. */
+    expectedLength: j.durationMs ? { ms: j.durationMs, source: j.durationSource ?? 'request' } : j.durationSource ? { ms: null, source: j.durationSource } : null,
+    fileDurationMs: j.fileDurationMs,
+    announcedDurationMs: announcedOf(j),
+    identity: j.identity ? { status: j.identity, note: j.identityNote, recordingMbid: j.identityRecordingMbid } : null,
     quality: j.format
       ? { format: j.format, bitrate: j.bitrate, sampleRate: j.sampleRate, bitDepth: j.bitDepth, tier: j.qualityTier }
       : null,
@@ -37,6 +43,12 @@ export function presentJob(j: DownloadJobRow) {
     blockedAt: iso(j.blockedAt),
     completedAt: iso(j.completedAt),
   };
+}
+
+/** The length the chosen source announced for its file (slskd's `length`, yt-dlp's `duration`). */
+function announcedOf(j: DownloadJobRow): number | null {
+  if (!j.sourceState) return null;
+  return readState(j).chosen?.durationMs ?? null;
 }
 
 export type PresentedJob = ReturnType<typeof presentJob>;

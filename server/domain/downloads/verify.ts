@@ -62,6 +62,9 @@ export interface Verdict {
   /** Why the file is held (shown in the review screen). */
   reason: string | null;
   matchScore: number;
+  /** The length reason and the tag reason apart: an acoustic fingerprint naming the requested recording outranks the tags. */
+  durationReason: string | null;
+  tagReason: string | null;
 }
 
 /** The match of the file's title and artist (tags, and the file name as a second witness). */
@@ -80,23 +83,24 @@ export function verify(
   fileName: string,
   rules: { durationToleranceSeconds: number; minMatchScore: number },
 ): Verdict {
-  const reasons: string[] = [];
+  let durationReason: string | null = null;
+  let tagReason: string | null = null;
   if (job.durationMs && job.durationMs > 0) {
     const off = Math.abs(facts.durationMs - job.durationMs) / 1000;
     if (off > rules.durationToleranceSeconds) {
-      reasons.push(`duration ${fmt(facts.durationMs)} differs from the expected ${fmt(job.durationMs)} by ${Math.round(off)} s (tolerance ${rules.durationToleranceSeconds} s)`);
+      durationReason = `duration ${fmt(facts.durationMs)} differs from the expected ${fmt(job.durationMs)} by ${Math.round(off)} s (tolerance ${rules.durationToleranceSeconds} s)`;
     }
   }
   const score = matchScore(job, facts, fileName);
   if (score < rules.minMatchScore) {
-    reasons.push(
-      `tags "${facts.artist ?? '?'} – ${facts.title ?? '?'}" match "${job.artistName} – ${job.trackName}" at ${score.toFixed(2)}, below ${rules.minMatchScore}`,
-    );
+    tagReason = `tags "${facts.artist ?? '?'} – ${facts.title ?? '?'}" match "${job.artistName} – ${job.trackName}" at ${score.toFixed(2)}, below ${rules.minMatchScore}`;
   }
-  return { ok: reasons.length === 0, reason: reasons.length ? reasons.join('; ') : null, matchScore: score };
+  const reasons = [durationReason, tagReason].filter((r): r is string => r !== null);
+  return { ok: reasons.length === 0, reason: reasons.length ? reasons.join('; ') : null, matchScore: score, durationReason, tagReason };
 }
 
-function fmt(ms: number): string {
+/** m:ss */
+export function fmt(ms: number): string {
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }

@@ -36,6 +36,8 @@ const LABELS: Record<string, string> = {
   'integrations.ticketmaster.enabled': 'Nearby shows (Ticketmaster)',
   'integrations.ticketmaster.location': 'Nearby shows location',
   'integrations.ticketmaster.radiusMiles': 'Nearby shows radius (miles)',
+  'integrations.acoustid.apiKey': 'AcoustID application key',
+  'integrations.acoustid.enabled': 'Identify downloads by their sound (AcoustID)',
   'integrations.news.apiKey': 'NewsAPI.org API key',
   'integrations.news.enabled': 'Artist news',
   'integrations.news.feeds': 'Custom news feeds',
@@ -89,6 +91,7 @@ const SERVICES: Record<string, string> = {
   spotify: 'Spotify',
   ticketmaster: 'Ticketmaster',
   news: 'News',
+  acoustid: 'AcoustID',
 };
 
 const FIELDS: Record<string, string> = {

@@ -181,6 +181,8 @@ const news = z
     requestBudget: z.number().int().min(0).max(100_000).default(100),
   })
   .strict();
+/** AcoustID's application key (free, acoustid.org/new-application): downloads and library files identified by their sound. */
+const acoustid = z.object({ apiKey: key, enabled }).strict();
 /** MusicBrainz asks every client for a contact in its User-Agent. */
 const musicbrainz = z.object({ email: z.union([z.literal(''), z.email()]).default(''), enabled }).strict();
 /** A Lidarr-format metadata server (SkyHook shape, e.g. brainzmash) asked before MusicBrainz; empty: TONEARM_METADATA_URL or none. */
@@ -505,6 +507,7 @@ export const settingsSchema = z
         oidc: oidc.prefault({}),
         ticketmaster: ticketmaster.prefault({}),
         news: news.prefault({}),
+        acoustid: acoustid.prefault({}),
       })
       .strict()
       .prefault({}),

@@ -2,6 +2,7 @@ import { JsonApi } from '../jsonApi.js';
 import {
   artistSchema,
   artistSearchSchema,
+  recordingSchema,
   recordingSearchSchema,
   releaseGroupBrowseSchema,
   releaseGroupSchema,
@@ -63,6 +64,11 @@ export class MusicBrainzClient {
   /** Recordings matching a Lucene query, each with the releases (and release groups) it is on. */
   searchRecordings(query: string, limit: number, offset: number, signal?: AbortSignal) {
     return this.api.get({ path: '/recording', query: { fmt: 'json', query, limit, offset }, schema: recordingSearchSchema, signal });
+  }
+
+  /** One recording (title, length, credited artists). */
+  recording(mbid: string, signal?: AbortSignal) {
+    return this.api.get({ path: `/recording/${encodeURIComponent(mbid)}`, query: { fmt: 'json', inc: 'artist-credits' }, schema: recordingSchema, signal });
   }
 
   /** One page (≤ 100) of an artist's release groups. */

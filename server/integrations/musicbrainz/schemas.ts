@@ -87,7 +87,22 @@ export const recordingSearchSchema = z
     count: z.number(),
     offset: z.number(),
     recordings: z.array(
-      z.object({ id: z.string(), title: z.string(), 'artist-credit': artistCreditSchema.optional().default([]), releases: z.array(releaseSchema.partial({ media: true })).optional().default([]) }).loose(),
+      z
+        .object({
+          id: z.string(),
+          title: z.string(),
+          length: z.number().nullable().optional(),
+          score: z.number().optional(),
+          'artist-credit': artistCreditSchema.optional().default([]),
+          releases: z.array(releaseSchema.partial({ media: true })).optional().default([]),
+        })
+        .loose(),
     ),
   })
   .loose();
+
+/** One recording looked up by its MBID. */
+export const recordingSchema = z
+  .object({ id: z.string(), title: z.string(), length: z.number().nullable().optional(), 'artist-credit': artistCreditSchema.optional().default([]) })
+  .loose();
+export type MbRecording = z.infer<typeof recordingSchema>;

@@ -1,7 +1,7 @@
 import { page, startJsonFake, type FakeReply, type JsonFake, type SeenRequest } from '../http.js';
 
 /**
- * MusicBrainz WS/2 on 127.0.0.1: artist, release-group, release lookups; artist, release-group and
+ * MusicBrainz WS/2 on 127.0.0.1: artist, release-group, release, recording lookups; artist, release-group and
  * recording searches with scores and paging; release-group browse by artist; the User-Agent rule;
  * optionally the 1 request/s rule answered with 503 like the real service.
  */
@@ -225,7 +225,10 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
         const r = releases.get(id!);
         return r ? { body: releaseJson(r.release, r.group, r.artist, true) } : notFound;
       }
-      return notFound;
+      const rec = allTracks().find((p) => p.t.recordingId === id);
+      return rec
+        ? { body: { id: rec.t.recordingId, title: rec.t.title, length: rec.t.lengthMs, video: false, disambiguation: '', 'artist-credit': credit(rec.t.artists ?? [rec.artist]) } }
+        : notFound;
     }
     const query = q.get('query') ?? '';
     const types = parseTypeFilters(query);
@@ -276,6 +279,7 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
           if (fields.isrc && t.isrc?.toUpperCase() !== fields.isrc.toUpperCase()) continue;
           if (!arid && !fields.rid && !fields.isrc && scoreOf(t.title, fields.recording ?? text) === 0) continue;
           if (fields.artist && !credited.some((c) => scoreOf(c.name, fields.artist!) > 0)) continue;
+          if (fields.release && scoreOf(release.title, fields.release) === 0) continue;
           if (seen.has(`${t.recordingId}|${release.id}`)) continue;
           seen.add(`${t.recordingId}|${release.id}`);
           recs.push({ ...hit, score: fields.recording ? scoreOf(t.title, fields.recording) : 100 });
@@ -284,8 +288,8 @@ export async function startMusicBrainzFake(seed: FakeArtist[] = []): Promise<Mus
       // Best score first, as MusicBrainz orders its answers.
       recs.sort((a, b) => b.score - a.score);
       const p = page(recs, q, 25, 100);
-      const recordings = p.items.map(({ release, group, artist, t }) => ({
-        id: t.recordingId, title: t.title, length: t.lengthMs, ...(t.isrc && { isrcs: [t.isrc] }),
+      const recordings = p.items.map(({ release, group, artist, t, score }) => ({
+        id: t.recordingId, title: t.title, length: t.lengthMs, score, ...(t.isrc && { isrcs: [t.isrc] }),
         'artist-credit': credit(t.artists ?? [artist]), releases: [releaseJson(release, group, artist, false)],
       }));
       return { body: { created: new Date().toISOString(), count: p.count, offset: p.offset, recordings } };

@@ -23,6 +23,11 @@ export interface FakeSlskdFile {
   /** Seconds. */
   length: number;
   tags: FixtureTags;
+  /**
+   * A real audio file this peer sends as it is (its own tags and audio, e.g. a distinct melody for
+   * fingerprint tests) instead of the shared template; `length` still says what the peer announces.
+   */
+  audioFile?: string;
 }
 
 export interface FakeSlskdUser {
@@ -141,6 +146,7 @@ export class SlskdFakeState {
   }
 
   sizeOf(file: FakeSlskdFile): number {
+    if (file.audioFile) return fs.statSync(file.audioFile).size;
     if (isFlac(file)) return flacOf(file).length;
     return id3Tag(file.tags).length + this.template().length;
   }
@@ -205,7 +211,10 @@ export class SlskdFakeState {
   private finish(t: Transfer): void {
     if (t.written || t.cancelled || this.erroredFiles.has(t.file.filename)) return;
     const dest = this.localPath(t.file);
-    if (isFlac(t.file)) {
+    if (t.file.audioFile) {
+      fs.mkdirSync(path.dirname(dest), { recursive: true });
+      fs.copyFileSync(t.file.audioFile, dest);
+    } else if (isFlac(t.file)) {
       fs.mkdirSync(path.dirname(dest), { recursive: true });
       fs.writeFileSync(dest, flacOf(t.file));
     } else {
