@@ -115,7 +115,8 @@ describe('job queue', () => {
     const { queue } = queueOn(db);
     let runs = 0;
     queue.register('d', { handler: () => void runs++ });
-    const a = queue.enqueue('d', {}, { dedupeKey: 'k', delayMs: 80 });
+    // Due well after the check below, even on a loaded machine where a 30 ms timer fires late.
+    const a = queue.enqueue('d', {}, { dedupeKey: 'k', delayMs: 1500 });
     const b = queue.enqueue('d', {}, { dedupeKey: 'k' });
     expect(b).toEqual({ id: a.id, created: false });
     queue.start();

@@ -155,7 +155,8 @@ describe('News screen', () => {
     server.ctx.settings.update({ integrations: { news: { enabled: false } } });
     r = show(admin);
     await waitFor(() => expect(text(r)).toContain('Artist news is switched off'));
-    expect(one(r, 'a', 'Settings').getAttribute('href')).toBe('/settings/integrations');
+    // The link names the place in words and opens the news card there (issue 24 §5).
+    expect(one(r, 'a', 'Settings → Integrations').getAttribute('href')).toMatch(/^\/settings\/integrations(#|$)/);
     expect(titles(r)).toEqual([]);
   });
 });
