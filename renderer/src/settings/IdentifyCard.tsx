@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
+import { inWords } from '../messages';
 import { Link } from '../router';
 import type { SettingsState } from './useSettings';
 
@@ -164,7 +165,7 @@ function RunStatus({ run }: { run: IdentifyRun }) {
     return (
       <div class="error" role="alert" data-testid="identify-status">
         The last run stopped after {run.processed} of {plural(run.total, 'file')}
-        {run.note ? `: ${run.note}` : '.'}
+        {run.note ? `: ${inWords(run.note)}` : '.'}
       </div>
     );
   return (
