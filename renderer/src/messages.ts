@@ -98,6 +98,7 @@ export const SERVICE_PLACES: Record<string, { name: string; tab: string; tabLabe
   metadata: { name: 'metadata server', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-metadata', fields: { baseUrl: 'address' } },
   musicbrainz: { name: 'MusicBrainz', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-metadata', fields: { email: 'contact e-mail' } },
   spotify: { name: 'Spotify', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-spotify', fields: { clientId: 'app (client ID and secret)', clientSecret: 'app (client ID and secret)' } },
+  acoustid: { name: 'AcoustID', tab: 'integrations', tabLabel: 'Integrations', card: 'integration-acoustid', fields: { apiKey: 'application key' } },
   navidrome: { name: 'Navidrome', tab: 'playback', tabLabel: 'Playback', card: 'playback-navidrome', fields: { url: 'address', username: 'user name', password: 'password' } },
   plex: { name: 'Plex', tab: 'library', tabLabel: 'Library', card: 'plex', fields: { url: 'server', librarySectionId: 'music library' } },
 };
@@ -114,7 +115,7 @@ export interface SettingPlace {
 }
 
 /** The names said with "an" ("an slskd address"). */
-const AN = new Set(['slskd', 'NZBGet']);
+const AN = new Set(['slskd', 'NZBGet', 'AcoustID']);
 
 /**
  * Where a setting path (`integrations.lastfm.apiKey`, `integrations.slskd`) is set, in words; null

@@ -4,7 +4,7 @@ import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../com
 import { Input, SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
 
-/** The services Tonearm reads from that are not download sources: Last.fm, Ticketmaster, news, metadata, Spotify. */
+/** The services Tonearm reads from that are not download sources: Last.fm, Ticketmaster, news, metadata, Spotify, AcoustID. */
 export function IntegrationsSettings({ settings }: { settings: SettingsState }) {
   return (
     <>
@@ -26,6 +26,22 @@ export function IntegrationsSettings({ settings }: { settings: SettingsState }) 
         specs={[musicbrainzSpec, metadataSpec]}
       />
       <SourceCard settings={settings} title="Spotify" id="integration-spotify" intro="A Spotify app of your own (client credentials) lets Tonearm look up pasted Spotify links." specs={[spotifySpec]} />
+      <SourceCard
+        settings={settings}
+        title="AcoustID"
+        id="integration-acoustid"
+        intro={
+          <>
+            AcoustID identifies music by its sound: downloads are checked against it, and Settings → Library can identify files without MusicBrainz ids. It needs an
+            application API key, which is free: register an application at{' '}
+            <a href="https://acoustid.org/new-application" target="_blank" rel="noreferrer">
+              acoustid.org
+            </a>
+            .
+          </>
+        }
+        specs={[acoustidSpec]}
+      />
     </>
   );
 }
@@ -66,6 +82,14 @@ export const metadataSpec: SourceSpec = {
   priority: false,
   needs: ['baseUrl'],
   setupNote: 'A TONEARM_METADATA_URL given when the server starts is used without it.',
+};
+/** The server has no connection test for AcoustID, so the card has no Test button. */
+export const acoustidSpec: SourceSpec = {
+  key: 'acoustid',
+  name: 'AcoustID',
+  fields: [{ ...secretField('apiKey', 'Application API key'), hint: 'A free application key from acoustid.org (not a user key).' }],
+  priority: false,
+  needs: ['apiKey'],
 };
 export const spotifySpec: SourceSpec = { key: 'spotify', name: 'Spotify', fields: [{ key: 'clientId', label: 'Client ID' }, secretField('clientSecret', 'Client secret')], priority: false, needs: ['clientId', 'clientSecret'] };
 

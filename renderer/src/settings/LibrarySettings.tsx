@@ -5,6 +5,7 @@ import { Card, ErrorMessage, Loading, Notice, useAction, useAsync, useReveal } f
 import { Link } from '../router';
 import { FolderList } from '../screens/Onboarding';
 import { useStore } from '../store';
+import { IdentifyCard } from './IdentifyCard';
 import { scan, startScan, type ScanState } from './scan';
 import type { SettingsState } from './useSettings';
 
@@ -56,6 +57,7 @@ export function LibrarySettings({ settings }: { settings: SettingsState }) {
         <ErrorMessage error={save.error} />
       </Card>
       <ScanCard />
+      <IdentifyCard settings={settings} />
     </>
   );
 }
