@@ -167,6 +167,8 @@ describe('Add to playlist on an album page', () => {
     expect(writes()).toEqual([{ method: 'PUT', path: '/api/playlists/playlists/7', body: { addTrackIds: [11, 13] } }]);
     expect(stored[0]!.trackIds).toEqual([11, 13]);
     expect(find(root, '.selection-bar')).toHaveLength(0);
+    // The confirmation outlives the selection bar it came from.
+    expect(status(root)).toContain('Added 2 tracks to Road trip.');
     expect(find(root, 'input[type="checkbox"]').filter((c) => c.checked)).toHaveLength(0);
 
     // "Select all" ticks every row.

@@ -4,6 +4,7 @@ import { Icon } from '../components/icons';
 import { ErrorMessage, Loading, formatDuration } from '../components/ui';
 import { playTracks, player } from '../player/player';
 import { AddToPlaylist } from '../playlists/AddToPlaylist';
+import { addedText } from '../playlists/logic';
 import { Link } from '../router';
 import { useStore } from '../store';
 import { Artwork } from './Artwork';
@@ -99,20 +100,32 @@ export function TrackList({ tracks, showAlbum = true, numbered = false, label = 
   const current = useStore(player);
   const playingId = current.queue[current.index]?.id;
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  /** What adding the selection did (the selection bar, and the picker's own note with it, goes away). */
+  const [added, setAdded] = useState<string | null>(null);
   const chosen = tracks.filter((t) => selected.has(t.id));
   const allChosen = tracks.length > 0 && chosen.length === tracks.length;
   const toggle = (id: number, on: boolean) => {
     const next = new Set(selected);
+    setAdded(null);
     if (on) next.add(id);
     else next.delete(id);
     setSelected(next);
   };
   return (
     <div class="track-list">
+      {added && chosen.length === 0 && (
+        <p class="selection-note" role="status">
+          {added}
+        </p>
+      )}
       {chosen.length > 0 && (
         <div class="selection-bar" role="group" aria-label="Selected tracks">
           <span>{count(chosen.length, 'track')} selected</span>
-          <AddToPlaylist trackIds={() => chosen.map((t) => t.id)} text={`Add ${chosen.length} to playlist`} onDone={() => setSelected(new Set())} />
+          <AddToPlaylist trackIds={() => chosen.map((t) => t.id)} text={`Add ${chosen.length} to playlist`} onDone={(p, n) => {
+              setAdded(addedText(n, p.name));
+              setSelected(new Set());
+            }}
+          />
           <button type="button" class="link-button" onClick={() => setSelected(new Set())}>
             Clear selection
           </button>
@@ -127,7 +140,10 @@ export function TrackList({ tracks, showAlbum = true, numbered = false, label = 
                 type="checkbox"
                 aria-label={allChosen ? 'Unselect all tracks' : 'Select all tracks'}
                 checked={allChosen}
-                onChange={(e) => setSelected(e.currentTarget.checked ? new Set(tracks.map((t) => t.id)) : new Set())}
+                onChange={(e) => {
+                  setAdded(null);
+                  setSelected(e.currentTarget.checked ? new Set(tracks.map((t) => t.id)) : new Set());
+                }}
               />
             </th>
             <th scope="col" class="col-play">
