@@ -85,7 +85,7 @@ test('an artist with albums of its own shows them first, then its appearances', 
 });
 
 test('playlists fill from an album page: one row into a new playlist, then two ticked rows; reordered on the playlist page', async () => {
-  const T = ['Track 10', 'Track 2', 'Track 1']; // Headliner Live in track-number order
+  const T = ['Track 10', 'Track 2', 'Track 1'] as const; // Headliner Live in track-number order
   await page.goto('/library/albums');
   await page.getByRole('list', { name: 'Albums' }).getByRole('link', { name: /Headliner Live/ }).click();
   const rows = page.getByRole('table', { name: 'Tracks of Headliner Live' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { click as press, container, find, fire, setOrigin, text as textOf, type as typeInto, type El } from './dom.js';
+import { click as press, container, find, fire, press as press_, setOrigin, text as textOf, type as typeInto, type El } from './dom.js';
 
 /**
  * Filling playlists from the web UI (issue 24 §1), rendered by preact into the test browser against a
@@ -124,6 +124,15 @@ describe('Add to playlist on an album page', () => {
     await click(toggle);
     expect(toggle!.getAttribute('aria-expanded')).toBe('true');
     expect(pickerChoices(root)).toEqual(['Road trip', 'New playlist…']);
+    // Escape closes it, and so does a press elsewhere on the page.
+    press_(find(root, '.playlist-picker button')[0]!, 'Escape');
+    await settle();
+    expect(find(root, '.playlist-picker')).toHaveLength(0);
+    await click(toggle);
+    document.body.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+    await settle();
+    expect(find(root, '.playlist-picker')).toHaveLength(0);
+    await click(toggle);
 
     await click(named(root, '.playlist-picker button', 'Road trip')[0]);
     expect(writes()).toEqual([{ method: 'PUT', path: '/api/playlists/playlists/7', body: { addTrackIds: [12] } }]);

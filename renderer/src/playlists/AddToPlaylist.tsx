@@ -50,6 +50,19 @@ export function AddToPlaylist({
     return () => controller.abort();
   }, [open]);
 
+  // A press outside the picker closes it, as a menu does.
+  useEffect(() => {
+    if (!open) return;
+    const outside = (e: Event) => {
+      if (box.current && !box.current.contains(e.target as Node)) {
+        setOpen(false);
+        setNaming(null);
+      }
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [open]);
+
   const close = () => {
     setOpen(false);
     setNaming(null);
