@@ -9,6 +9,10 @@ import {
   summaryText,
   uploadProblem,
   withoutEntry,
+  withEntryMoved,
+  trackIdsOf,
+  savableTrackIds,
+  addedText,
   type PlaylistArtwork,
   type PlaylistDetail,
 } from '../../renderer/src/playlists/logic.js';
@@ -51,7 +55,12 @@ describe('playlists screen logic', () => {
 
   it('describes size, length and who sees a playlist', () => {
     expect(summaryText({ songCount: 0, durationMs: 0 })).toBe('Empty');
-    expect(summaryText({ songCount: 1, durationMs: 170_000 })).toBe('1 track · 3 min');
+    expect(summaryText({ songCount: 1, durationMs: 170_000 })).toBe('1 track · 2:50');
+    // Under ten minutes the length reads like a track's time: a 12 s playlist is not "1 min" (issue 24).
+    expect(summaryText({ songCount: 1, durationMs: 12_000 })).toBe('1 track · 0:12');
+    expect(summaryText({ songCount: 2, durationMs: 599_400 })).toBe('2 tracks · 9:59');
+    expect(summaryText({ songCount: 3, durationMs: 600_000 })).toBe('3 tracks · 10 min');
+    expect(summaryText({ songCount: 9, durationMs: 48 * 60_000 + 20_000 })).toBe('9 tracks · 48 min');
     expect(summaryText({ songCount: 30, durationMs: 95 * 60_000 })).toBe('30 tracks · 1 h 35 min');
     expect(ownershipText({ editable: true, public: false, owner: 'me' })).toBe('Only you');
     expect(ownershipText({ editable: true, public: true, owner: 'me' })).toBe('Public');
@@ -59,6 +68,25 @@ describe('playlists screen logic', () => {
     expect(artworkLabel(null)).toBe('No artwork yet');
     expect(artworkLabel(art)).toMatch(/redrawn when the tracks change/);
     expect(artworkLabel({ ...art, source: 'uploaded' })).toBe('Uploaded picture');
+  });
+
+  it('moves one entry to a new index, renumbering positions, and says what was added', () => {
+    const d = detail();
+    const down = withEntryMoved(d, 0, 2);
+    expect(down.tracks.map((e) => [e.position, e.track.title])).toEqual([
+      [0, 'Two'],
+      [1, 'One'],
+      [2, 'One'],
+    ]);
+    expect(trackIdsOf(down)).toEqual([12, 11, 11]);
+    expect(trackIdsOf(withEntryMoved(d, 1, 0))).toEqual([12, 11, 11]);
+    expect(withEntryMoved(d, 0, 0)).toBe(d);
+    expect(withEntryMoved(d, 0, 3)).toBe(d);
+    expect(withEntryMoved(d, -1, 1)).toBe(d);
+    expect(trackIdsOf(d)).toEqual([11, 12, 11]); // unchanged
+    expect(savableTrackIds([{ id: 5 }, { id: -1, previewUrl: 'https://x/p.mp3' }, { id: 6, previewUrl: 'https://x/q.mp3' }, { id: 7 }])).toEqual([5, 7]);
+    expect(addedText(1, 'Road trip')).toBe('Added 1 track to Road trip.');
+    expect(addedText(3, 'Road trip')).toBe('Added 3 tracks to Road trip.');
   });
 
   it('removes one entry by position, keeping a repeated track elsewhere in the list', () => {

@@ -113,7 +113,7 @@ describe('Playlists screen', () => {
     const root = mount(preact.h(screens.PlaylistsScreen as never, {}));
     await settle();
     const tiles = find(root, 'li');
-    expect(tiles.map(textOf)).toEqual(['Road trip3 tracks · 9 min · Only you', 'HHer mixEmpty · Public · by alice']);
+    expect(tiles.map(textOf)).toEqual(['Road trip3 tracks · 9:00 · Only you', 'HHer mixEmpty · Public · by alice']);
     const links = find(root, 'a').map((a) => a.getAttribute('href'));
     expect(links).toEqual(['/playlists/7', '/playlists/8']);
     // The first has artwork (versioned URL, display size, the session token for <img>); the second a lettered tile.

@@ -12,9 +12,10 @@ const paths = {
   moon: 'M20 14.5A8 8 0 0 1 9.5 4a8 8 0 1 0 10.5 10.5Z',
   folder: 'M3 6.5A1.5 1.5 0 0 1 4.5 5h4.4l2 2.2h8.6A1.5 1.5 0 0 1 21 8.7v9.8a1.5 1.5 0 0 1-1.5 1.5h-15A1.5 1.5 0 0 1 3 18.5Z',
   equalizer: 'M5 20V11M10 20V5M15 20v-7M20 20V8',
+  plus: 'M12 5v14M5 12h14',
 } as const;
 
-const stroked = new Set(['volume', 'muted', 'queue', 'sun', 'equalizer']);
+const stroked = new Set(['volume', 'muted', 'queue', 'sun', 'equalizer', 'plus']);
 
 export type IconName = keyof typeof paths;
 

@@ -3,6 +3,8 @@ import { errorText } from '../api';
 import { Icon } from '../components/icons';
 import { ErrorMessage, Loading, formatDuration } from '../components/ui';
 import { playTracks, player } from '../player/player';
+import { AddToPlaylist } from '../playlists/AddToPlaylist';
+import { addedText } from '../playlists/logic';
 import { Link } from '../router';
 import { useStore } from '../store';
 import { Artwork } from './Artwork';
@@ -90,62 +92,118 @@ export function AlbumGrid({ albums, showArtist = true, label = 'Albums' }: { alb
   );
 }
 
+/**
+ * The library's track table (album, artist, search and favourites pages): play, favourite, add one
+ * track to a playlist, or tick several and add them at once.
+ */
 export function TrackList({ tracks, showAlbum = true, numbered = false, label = 'Tracks' }: { tracks: Track[]; showAlbum?: boolean; numbered?: boolean; label?: string }) {
   const current = useStore(player);
   const playingId = current.queue[current.index]?.id;
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  /** What adding the selection did (the selection bar, and the picker's own note with it, goes away). */
+  const [added, setAdded] = useState<string | null>(null);
+  const chosen = tracks.filter((t) => selected.has(t.id));
+  const allChosen = tracks.length > 0 && chosen.length === tracks.length;
+  const toggle = (id: number, on: boolean) => {
+    const next = new Set(selected);
+    setAdded(null);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
   return (
-    <table class="tracks">
-      <caption class="visually-hidden">{label}</caption>
-      <thead>
-        <tr>
-          <th scope="col" class="col-play">
-            <span class="visually-hidden">Play</span>
-          </th>
-          {numbered && (
-            <th scope="col" class="col-num">
-              #
+    <div class="track-list">
+      {added && chosen.length === 0 && (
+        <p class="selection-note" role="status">
+          {added}
+        </p>
+      )}
+      {chosen.length > 0 && (
+        <div class="selection-bar" role="group" aria-label="Selected tracks">
+          <span>{count(chosen.length, 'track')} selected</span>
+          <AddToPlaylist trackIds={() => chosen.map((t) => t.id)} text={`Add ${chosen.length} to playlist`} onDone={(p, n) => {
+              setAdded(addedText(n, p.name));
+              setSelected(new Set());
+            }}
+          />
+          <button type="button" class="link-button" onClick={() => setSelected(new Set())}>
+            Clear selection
+          </button>
+        </div>
+      )}
+      <table class="tracks">
+        <caption class="visually-hidden">{label}</caption>
+        <thead>
+          <tr>
+            <th scope="col" class="col-select">
+              <input
+                type="checkbox"
+                aria-label={allChosen ? 'Unselect all tracks' : 'Select all tracks'}
+                checked={allChosen}
+                onChange={(e) => {
+                  setAdded(null);
+                  setSelected(e.currentTarget.checked ? new Set(tracks.map((t) => t.id)) : new Set());
+                }}
+              />
             </th>
-          )}
-          <th scope="col">Title</th>
-          <th scope="col" class="col-artist">
-            Artist
-          </th>
-          {showAlbum && (
-            <th scope="col" class="col-album">
-              Album
+            <th scope="col" class="col-play">
+              <span class="visually-hidden">Play</span>
             </th>
-          )}
-          <th scope="col" class="col-time">
-            Time
-          </th>
-          <th scope="col" class="col-fav">
-            <span class="visually-hidden">Favorite</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {tracks.map((t, i) => (
-          <tr key={t.id} class={t.id === playingId ? 'playing' : ''} aria-current={t.id === playingId ? 'true' : undefined}>
-            <td class="col-play">
-              <button type="button" class="icon-button" aria-label={`Play ${t.title}`} disabled={t.available === false} onClick={() => playTracks(tracks, i)}>
-                <Icon name={t.id === playingId && current.playing ? 'equalizer' : 'play'} size={18} />
-              </button>
-            </td>
-            {numbered && <td class="col-num muted">{t.trackNumber || i + 1}</td>}
-            <td class="col-title">
-              <span class="track-title">{t.title}</span>
-              <span class="track-sub muted">{t.artistName}</span>
-            </td>
-            <td class="col-artist">{t.artistId ? <Link href={`/library/artists/${t.artistId}`}>{t.artistName}</Link> : t.artistName}</td>
-            {showAlbum && <td class="col-album">{t.albumId ? <Link href={`/library/albums/${t.albumId}`}>{t.albumTitle}</Link> : t.albumTitle}</td>}
-            <td class="col-time muted">{formatDuration((t.durationMs ?? 0) / 1000)}</td>
-            <td class="col-fav">
-              <FavoriteButton kind="track" id={t.id} name={t.title} favorite={t.userFavorite === true} />
-            </td>
+            {numbered && (
+              <th scope="col" class="col-num">
+                #
+              </th>
+            )}
+            <th scope="col">Title</th>
+            <th scope="col" class="col-artist">
+              Artist
+            </th>
+            {showAlbum && (
+              <th scope="col" class="col-album">
+                Album
+              </th>
+            )}
+            <th scope="col" class="col-time">
+              Time
+            </th>
+            <th scope="col" class="col-fav">
+              <span class="visually-hidden">Favorite</span>
+            </th>
+            <th scope="col" class="col-add">
+              <span class="visually-hidden">Add to playlist</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {tracks.map((t, i) => (
+            <tr key={t.id} class={[t.id === playingId ? 'playing' : '', selected.has(t.id) ? 'selected' : ''].join(' ').trim()} aria-current={t.id === playingId ? 'true' : undefined}>
+              <td class="col-select">
+                <input type="checkbox" aria-label={`Select ${t.title}`} checked={selected.has(t.id)} onChange={(e) => toggle(t.id, e.currentTarget.checked)} />
+              </td>
+              <td class="col-play">
+                <button type="button" class="icon-button" aria-label={`Play ${t.title}`} disabled={t.available === false} onClick={() => playTracks(tracks, i)}>
+                  <Icon name={t.id === playingId && current.playing ? 'equalizer' : 'play'} size={18} />
+                </button>
+              </td>
+              {numbered && <td class="col-num muted">{t.trackNumber || i + 1}</td>}
+              <td class="col-title">
+                <span class="track-title">{t.title}</span>
+                <span class="track-sub muted">{t.artistName}</span>
+              </td>
+              <td class="col-artist">{t.artistId ? <Link href={`/library/artists/${t.artistId}`}>{t.artistName}</Link> : t.artistName}</td>
+              {showAlbum && <td class="col-album">{t.albumId ? <Link href={`/library/albums/${t.albumId}`}>{t.albumTitle}</Link> : t.albumTitle}</td>}
+              <td class="col-time muted">{formatDuration((t.durationMs ?? 0) / 1000)}</td>
+              <td class="col-fav">
+                <FavoriteButton kind="track" id={t.id} name={t.title} favorite={t.userFavorite === true} />
+              </td>
+              <td class="col-add">
+                <AddToPlaylist trackIds={[t.id]} compact label={`Add ${t.title} to a playlist`} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -1,5 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Artwork } from '../library/Artwork';
+import { AddToPlaylist } from '../playlists/AddToPlaylist';
+import { savableTrackIds } from '../playlists/logic';
 import { Link } from '../router';
 import { useStore } from '../store';
 import { Icon } from '../components/icons';
@@ -18,7 +20,10 @@ export function PlayerBar() {
     <section class="player" aria-label="Player" ref={bar}>
       {showQueue && (
         <div class="queue-panel" id="queue-panel">
-          <h2>Queue</h2>
+          <div class="queue-actions">
+            <h2>Queue</h2>
+            <AddToPlaylist trackIds={() => savableTrackIds(s.queue)} text="Save queue as playlist" disabled={savableTrackIds(s.queue).length === 0} />
+          </div>
           <ol>
             {s.queue.map((t, i) => (
               <li key={`${t.id}-${i}`}>

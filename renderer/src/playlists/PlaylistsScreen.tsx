@@ -1,12 +1,13 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { isNotFound } from '../api';
 import { Icon } from '../components/icons';
 import { Empty, ErrorMessage, Loading, Notice, formatDuration, useAction, useAsync } from '../components/ui';
 import { enqueue, player, playTracks } from '../player/player';
 import { Link, navigate } from '../router';
 import { useStore } from '../store';
-import { createPlaylist, deletePlaylist, getPlaylist, listPlaylists, removeEntry, renamePlaylist } from './api';
-import { checkName, ownershipText, playableTracks, summaryText, withoutEntry, type PlaylistArtwork } from './logic';
+import { AddToPlaylist } from './AddToPlaylist';
+import { createPlaylist, deletePlaylist, getPlaylist, listPlaylists, removeEntry, renamePlaylist, setTracks } from './api';
+import { checkName, ownershipText, playableTracks, summaryText, trackIdsOf, withEntryMoved, withoutEntry, type PlaylistArtwork } from './logic';
 import { ArtworkBox, PlaylistArt, type Note } from './PlaylistArt';
 import { SharedPlaylistsSection } from './SharedPlaylists';
 import { TrackTableHead } from './TrackTableHead';
@@ -50,7 +51,7 @@ export function PlaylistsScreen() {
       <ErrorMessage error={lists.error} onRetry={lists.reload} />
       {lists.data && playlists.length === 0 && (
         <Empty title="No playlists yet.">
-          Create one here, or from a Subsonic app: playlists made there show up here too.
+          Create one here, or open an album and use “Add to playlist” on its tracks. Playlists made in a Subsonic app show up here too.
         </Empty>
       )}
       {playlists.length > 0 && (
@@ -73,7 +74,7 @@ export function PlaylistsScreen() {
   );
 }
 
-/** One playlist: play it, rename or delete it, remove tracks, and manage its artwork. */
+/** One playlist: play it, rename or delete it, remove and reorder tracks (buttons, Alt+↑/↓, drag), and manage its artwork. */
 export function PlaylistScreen({ id }: { id: string }) {
   const loaded = useAsync((signal) => getPlaylist(id, signal), [id]);
   const current = useStore(player);
@@ -106,6 +107,37 @@ export function PlaylistScreen({ id }: { id: string }) {
       loaded.reload();
       throw err;
     }
+  });
+  const [dragFrom, setDragFrom] = useState<number | null>(null);
+  /** Where the focus goes after a move: the moved row, or its same Move button when that was used (and is still enabled). */
+  const focusAfterMove = useRef<{ index: number; control: 'up' | 'down' | null } | null>(null);
+  const table = useRef<HTMLTableElement>(null);
+  const move = useAction(async (from: number, to: number) => {
+    if (!detail) return;
+    const moved = withEntryMoved(detail, from, to);
+    if (moved === detail) return;
+    loaded.setData(moved);
+    try {
+      loaded.setData(await setTracks(id, trackIdsOf(moved)));
+    } catch (err) {
+      loaded.reload();
+      throw err;
+    }
+  });
+  const moveBy = (from: number, step: number, control: 'up' | 'down' | null) => {
+    if (move.busy || !detail) return;
+    const to = from + step;
+    if (to < 0 || to >= detail.tracks.length) return;
+    focusAfterMove.current = { index: to, control };
+    void move.trigger(from, to);
+  };
+  useEffect(() => {
+    const at = focusAfterMove.current;
+    if (!at || move.busy) return;
+    focusAfterMove.current = null;
+    const row = table.current?.querySelector<HTMLElement>(`tr[data-index="${at.index}"]`);
+    const button = at.control ? row?.querySelector<HTMLButtonElement>(`button[data-move="${at.control}"]`) : null;
+    (button && !button.disabled ? button : row)?.focus();
   });
   if (loaded.loading && !detail) return <Loading label="Loading the playlist…" />;
   if (loaded.error && isNotFound(loaded.error))
@@ -184,25 +216,56 @@ export function PlaylistScreen({ id }: { id: string }) {
         </div>
       </header>
       {note && <Notice tone={note.tone}>{note.text}</Notice>}
-      {[rename, remove, dropEntry].map((a, i) => (
+      {[rename, remove, dropEntry, move].map((a, i) => (
         <ErrorMessage key={i} error={a.error} />
       ))}
       {detail.tracks.length === 0 ? (
-        <Empty title="No tracks in this playlist.">Add tracks from a Subsonic app, or keep a flow's tracks as a playlist.</Empty>
+        <Empty title="No tracks in this playlist.">
+          Open an album, artist or search result and use “Add to playlist” on its tracks (tick several to add them at once), or save the queue as a playlist from the player.
+        </Empty>
       ) : (
-        <table class="tracks">
+        <table class="tracks" ref={table}>
           <caption class="visually-hidden">Tracks of {detail.name}</caption>
           <TrackTableHead
             columns={[
               { className: 'col-artist', label: 'Artist' },
               { className: 'col-album', label: 'Album' },
               { className: 'col-time', label: 'Time' },
+              { className: 'col-add', label: 'Add to playlist', hidden: true },
+              ...(detail.editable ? [{ className: 'col-move', label: 'Move', hidden: true }] : []),
             ]}
             action={detail.editable ? 'Remove' : undefined}
           />
           <tbody>
             {detail.tracks.map(({ position, track: t }, i) => (
-              <tr key={`${position}-${t.id}`} class={t.id === playingId ? 'playing' : ''}>
+              <tr
+                key={`${position}-${t.id}`}
+                class={[t.id === playingId ? 'playing' : '', dragFrom === i ? 'dragging' : ''].join(' ').trim()}
+                data-index={i}
+                tabIndex={detail.editable ? 0 : undefined}
+                aria-keyshortcuts={detail.editable ? 'Alt+ArrowUp Alt+ArrowDown' : undefined}
+                draggable={detail.editable}
+                onKeyDown={(e) => {
+                  if (!detail.editable || !e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
+                  e.preventDefault();
+                  moveBy(i, e.key === 'ArrowUp' ? -1 : 1, null);
+                }}
+                onDragStart={(e) => {
+                  if (!detail.editable) return;
+                  setDragFrom(i);
+                  e.dataTransfer?.setData('text/plain', String(i));
+                  if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
+                }}
+                onDragOver={(e) => {
+                  if (dragFrom !== null) e.preventDefault();
+                }}
+                onDrop={(e) => {
+                  e.preventDefault();
+                  if (dragFrom !== null && !move.busy) void move.trigger(dragFrom, i);
+                  setDragFrom(null);
+                }}
+                onDragEnd={() => setDragFrom(null)}
+              >
                 <td class="col-play">
                   <button type="button" class="icon-button" aria-label={`Play ${t.title}`} disabled={t.available === false} onClick={() => playTracks(tracks, i)}>
                     <Icon name={t.id === playingId && current.playing ? 'equalizer' : 'play'} size={18} />
@@ -216,6 +279,26 @@ export function PlaylistScreen({ id }: { id: string }) {
                 <td class="col-artist">{t.artistId ? <Link href={`/library/artists/${t.artistId}`}>{t.artistName}</Link> : t.artistName}</td>
                 <td class="col-album">{t.albumId ? <Link href={`/library/albums/${t.albumId}`}>{t.albumTitle}</Link> : t.albumTitle}</td>
                 <td class="col-time muted">{formatDuration((t.durationMs ?? 0) / 1000)}</td>
+                <td class="col-add">
+                  <AddToPlaylist trackIds={[t.id]} compact label={`Add ${t.title} to a playlist`} />
+                </td>
+                {detail.editable && (
+                  <td class="col-move">
+                    <button type="button" class="link-button" disabled={move.busy || i === 0} data-move="up" aria-label={`Move ${t.title} up`} onClick={() => moveBy(i, -1, 'up')}>
+                      ↑
+                    </button>
+                    <button
+                      type="button"
+                      class="link-button"
+                      disabled={move.busy || i === detail.tracks.length - 1}
+                      data-move="down"
+                      aria-label={`Move ${t.title} down`}
+                      onClick={() => moveBy(i, 1, 'down')}
+                    >
+                      ↓
+                    </button>
+                  </td>
+                )}
                 {detail.editable && (
                   <td class="col-remove">
                     <button type="button" class="link-button" disabled={dropEntry.busy} aria-label={`Remove ${t.title} from the playlist`} onClick={() => void dropEntry.trigger(position)}>

@@ -2,6 +2,8 @@
 export interface TrackColumn {
   className: string;
   label: string;
+  /** The header is for screen readers only (a column of buttons). */
+  hidden?: boolean;
 }
 
 /**
@@ -21,7 +23,7 @@ export function TrackTableHead({ columns, action }: { columns: TrackColumn[]; ac
         <th scope="col">Title</th>
         {columns.map((c) => (
           <th key={c.className} scope="col" class={c.className}>
-            {c.label}
+            {c.hidden ? <span class="visually-hidden">{c.label}</span> : c.label}
           </th>
         ))}
         {action && (

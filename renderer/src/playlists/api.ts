@@ -17,8 +17,18 @@ export function getPlaylist(id: string, signal?: AbortSignal): Promise<PlaylistD
   return api(one(id), { ...(signal && { signal }) });
 }
 
-export function createPlaylist(name: string): Promise<PlaylistSummary> {
-  return api('/api/playlists/playlists', { method: 'POST', body: { name } });
+export function createPlaylist(name: string, trackIds?: number[]): Promise<PlaylistSummary> {
+  return api('/api/playlists/playlists', { method: 'POST', body: { name, ...(trackIds && trackIds.length > 0 && { trackIds }) } });
+}
+
+/** Appends tracks at the end of a playlist. */
+export function addTracks(id: string, trackIds: number[]): Promise<PlaylistDetail> {
+  return api(one(id), { method: 'PUT', body: { addTrackIds: trackIds } });
+}
+
+/** Replaces a playlist's track list (a new order). */
+export function setTracks(id: string, trackIds: number[]): Promise<PlaylistDetail> {
+  return api(one(id), { method: 'PUT', body: { trackIds } });
 }
 
 export function renamePlaylist(id: string, name: string): Promise<PlaylistDetail> {

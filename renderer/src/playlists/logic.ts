@@ -73,12 +73,21 @@ export function artworkSrc(artwork: PlaylistArtwork | null, size: number, token:
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** "12 tracks · 48 min", "1 track · 3 min", "Empty". */
+/**
+ * How long a playlist plays: "0:12" and "9:59" under ten minutes (as a track's time reads), then
+ * "48 min" and "1 h 35 min".
+ */
+export function playlistLength(durationMs: number): string {
+  const seconds = Math.max(0, Math.round(durationMs / 1000));
+  if (seconds < 600) return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  const minutes = Math.round(seconds / 60);
+  return minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
+}
+
+/** "12 tracks · 48 min", "1 track · 2:50", "Empty". */
 export function summaryText(p: Pick<PlaylistSummary, 'songCount' | 'durationMs'>): string {
   if (p.songCount === 0) return 'Empty';
-  const minutes = Math.max(1, Math.round(p.durationMs / 60000));
-  const time = minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
-  return `${plural(p.songCount, 'track')} · ${time}`;
+  return `${plural(p.songCount, 'track')} · ${playlistLength(p.durationMs)}`;
 }
 
 /** Who sees it: "Only you", "Public", or "Public · by alice" for someone else's. */
@@ -102,6 +111,34 @@ export function withoutEntry(detail: PlaylistDetail, position: number): Playlist
     songCount: Math.max(0, detail.songCount - (removed ? 1 : 0)),
     durationMs: Math.max(0, detail.durationMs - (removed?.track.durationMs ?? 0)),
   };
+}
+
+/**
+ * The list after moving the entry at `from` to index `to` (indexes into `detail.tracks`), positions
+ * renumbered; the same list when the move goes nowhere.
+ */
+export function withEntryMoved(detail: PlaylistDetail, from: number, to: number): PlaylistDetail {
+  const n = detail.tracks.length;
+  if (from === to || from < 0 || to < 0 || from >= n || to >= n) return detail;
+  const tracks = [...detail.tracks];
+  const [moved] = tracks.splice(from, 1);
+  tracks.splice(to, 0, moved!);
+  return { ...detail, tracks: tracks.map((e, i) => ({ ...e, position: i })) };
+}
+
+/** The track ids of a list in its order (what replacing the tracks sends). */
+export function trackIdsOf(detail: Pick<PlaylistDetail, 'tracks'>): number[] {
+  return detail.tracks.map((e) => e.track.id);
+}
+
+/** "Added 3 tracks to Road trip." */
+export function addedText(count: number, name: string): string {
+  return `Added ${plural(count, 'track')} to ${name}.`;
+}
+
+/** The queue's library tracks (previews from outside the library cannot go in a playlist). */
+export function savableTrackIds(tracks: { id: number; previewUrl?: string }[]): number[] {
+  return tracks.filter((t) => !t.previewUrl && Number.isInteger(t.id) && t.id > 0).map((t) => t.id);
 }
 
 /** A new name after trimming, or the reason it cannot be used. */
