@@ -1,3 +1,5 @@
+import type { ReplayGain } from '../library/replayGain.js';
+
 /** Shapes the canonical store's writers take: what a scanner or an indexer knows about an entity. */
 
 /** Entity kinds as stored in library_dirty and library_genre_links. */
@@ -68,6 +70,8 @@ export interface MediaFileInput {
   tagError?: string | null;
   available?: boolean;
   scanId?: number | null;
+  /** ReplayGain values read from the file's tags (decisions §12). */
+  replayGain?: ReplayGain | null;
 }
 
 export interface KnownMediaFile {

@@ -1,10 +1,30 @@
 import type { Db } from './connection.js';
 import { sep as pathSep } from 'node:path';
 import { sortName } from './libraryText.js';
+import type { ReplayGain } from '../library/replayGain.js';
 
 import { KIND, SOURCE_BIT, type AlbumInput, type ArtistInput, type KnownMediaFile, type MediaFileInput, type MediaSource, type TrackInput } from './libraryModel.js';
 
 export * from './libraryModel.js';
+
+/**
+ * ReplayGain on a re-read file: values from its tags win; values the analysis measured stay while the
+ * file's content fingerprint is unchanged (a full rescan), and are cleared for a new measurement
+ * otherwise. A file whose measurement failed is not retried until it changes.
+ */
+const keepTrackRg = `(excluded.rg_source IS NULL AND library_media_files.rg_source = 'analysis'
+  AND library_media_files.fingerprint IS excluded.fingerprint)`;
+const keepAlbumRg = `(excluded.rg_album_source IS NULL AND library_media_files.rg_album_source = 'analysis'
+  AND library_media_files.fingerprint IS excluded.fingerprint)`;
+const REPLAYGAIN_ON_CONFLICT = `
+  rg_track_gain = CASE WHEN ${keepTrackRg} THEN library_media_files.rg_track_gain ELSE excluded.rg_track_gain END,
+  rg_track_peak = CASE WHEN ${keepTrackRg} THEN library_media_files.rg_track_peak ELSE excluded.rg_track_peak END,
+  rg_source = CASE WHEN ${keepTrackRg} THEN library_media_files.rg_source ELSE excluded.rg_source END,
+  rg_album_gain = CASE WHEN ${keepAlbumRg} THEN library_media_files.rg_album_gain ELSE excluded.rg_album_gain END,
+  rg_album_peak = CASE WHEN ${keepAlbumRg} THEN library_media_files.rg_album_peak ELSE excluded.rg_album_peak END,
+  rg_album_source = CASE WHEN ${keepAlbumRg} THEN library_media_files.rg_album_source ELSE excluded.rg_album_source END,
+  rg_error = CASE WHEN excluded.rg_source IS NULL AND library_media_files.fingerprint IS excluded.fingerprint
+    THEN library_media_files.rg_error ELSE NULL END`;
 
 type WriterStatements = ReturnType<typeof prepareWriterStatements>;
 const writerStatements = new WeakMap<Db, WriterStatements>();
@@ -62,17 +82,19 @@ function prepareWriterStatements(db: Db) {
     upsertMedia: db.prepare(
       `INSERT INTO library_media_files (track_id, album_id, source, path, root, format, mime, codec, size, mtime_ms,
          duration_ms, bitrate, sample_rate, bit_depth, channels, lossless, fingerprint, image_key, tag_error,
-         available, last_seen_scan_id, created_at, updated_at)
+         available, last_seen_scan_id, created_at, updated_at, rg_track_gain, rg_track_peak, rg_album_gain,
+         rg_album_peak, rg_source, rg_album_source)
        VALUES (@trackId, @albumId, @source, @path, @root, @format, @mime, @codec, @size, @mtimeMs, @durationMs,
          @bitrate, @sampleRate, @bitDepth, @channels, @lossless, @fingerprint, @imageKey, @tagError, @available,
-         @scanId, @now, @now)
+         @scanId, @now, @now, @rgTrackGain, @rgTrackPeak, @rgAlbumGain, @rgAlbumPeak, @rgSource, @rgAlbumSource)
        ON CONFLICT (source, path) DO UPDATE SET track_id = excluded.track_id, album_id = excluded.album_id,
          root = excluded.root, format = excluded.format, mime = excluded.mime, codec = excluded.codec,
          size = excluded.size, mtime_ms = excluded.mtime_ms, duration_ms = excluded.duration_ms,
          bitrate = excluded.bitrate, sample_rate = excluded.sample_rate, bit_depth = excluded.bit_depth,
          channels = excluded.channels, lossless = excluded.lossless, fingerprint = excluded.fingerprint,
          image_key = excluded.image_key, tag_error = excluded.tag_error, available = excluded.available,
-         last_seen_scan_id = excluded.last_seen_scan_id, updated_at = excluded.updated_at
+         last_seen_scan_id = excluded.last_seen_scan_id, updated_at = excluded.updated_at,
+         ${REPLAYGAIN_ON_CONFLICT}
        RETURNING id`,
     ),
     mediaTrackByPath: db.prepare('SELECT track_id FROM library_media_files WHERE source = ? AND path = ?'),
@@ -286,6 +308,7 @@ export class LibraryWriter {
       available: input.available === false ? 0 : 1,
       scanId: input.scanId ?? null,
       now,
+      ...replayGainParams(input.replayGain ?? null),
     }) as { id: number };
     this.markDirty(KIND.track, input.trackId);
     if (previous && previous.track_id !== input.trackId) this.markDirty(KIND.track, previous.track_id);
@@ -439,6 +462,20 @@ export class LibraryWriter {
   markDirty(kind: number, id: number): void {
     this.stmts.dirty.run(kind, id);
   }
+}
+
+/** A file's ReplayGain from its tags as the upsert's parameters (a pair counts only with its gain). */
+function replayGainParams(rg: ReplayGain | null) {
+  const track = rg?.trackGain != null;
+  const album = rg?.albumGain != null;
+  return {
+    rgTrackGain: track ? rg!.trackGain : null,
+    rgTrackPeak: track ? rg!.trackPeak : null,
+    rgSource: track ? 'tags' : null,
+    rgAlbumGain: album ? rg!.albumGain : null,
+    rgAlbumPeak: album ? rg!.albumPeak : null,
+    rgAlbumSource: album ? 'tags' : null,
+  };
 }
 
 export function yearOf(date: string | null | undefined): number {
