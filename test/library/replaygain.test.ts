@@ -13,6 +13,13 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { RestClient, waitForScans } from '../rest/harness.js';
 import { ADMIN } from '../helpers/server.js';
 import { waitFor } from '../downloads/helpers.js';
+import { placeFile, stagingTargetFor } from '../../server/domain/downloads/filing.js';
+import { replayGainForDownload } from '../../server/domain/downloads/replayGain.js';
+import { readAudio } from '../../server/domain/downloads/verify.js';
+import { readFileTags } from '../../server/library/tags.js';
+import { createLogger } from '../../server/log.js';
+import type { AppContext } from '../../server/context.js';
+import { FFMPEG } from '../fixtures/audio.js';
 
 /** Issue 26 §3: ReplayGain read from every tag format, measured for files without, served in /rest and /api. */
 
@@ -204,4 +211,34 @@ describe('analysis and serving', () => {
     expect(tracks.find((t) => t.title === 'Loud').replayGain).toEqual(song.replayGain);
     expect(tracks.find((t) => t.title === 'Tagged').replayGain).toEqual({ trackGain: -6.5, trackPeak: 0.501, albumGain: -7.25, albumPeak: 0.8 });
   }, 90_000);
+});
+
+describe('downloads', () => {
+  const ctx = (on: boolean) => ({ config: { replayGainAnalysis: on }, log: createLogger('silent') }) as unknown as AppContext;
+  const tags = { title: 'Harbor Lights', artist: 'Velvet Harbors', album: 'Tidewater', trackNumber: 1, discNumber: 1, year: null, recordingMbid: null, releaseMbid: null, albumMbid: null, artistMbid: null };
+
+  it('measures a download without ReplayGain before filing and writes the values into its tags (MP3 by node-id3, FLAC by ffmpeg)', async () => {
+    const root = path.join(dir, 'downloads');
+    for (const [format, ffmpeg] of [['mp3', null], ['flac', FFMPEG]] as const) {
+      const src = makeRgFile(path.join(dir, 'dl-src', `take.${format}`), format, { title: 'x', album: 'y' }, {}, { seconds: 3, volume: 0.5, frequency: 1000 });
+      const held = stagingTargetFor(root, 7, src);
+      fs.mkdirSync(path.dirname(held), { recursive: true });
+      fs.copyFileSync(src, held);
+      const facts = await readAudio(held);
+      expect(facts.replayGain).toBeNull();
+      const rg = (await replayGainForDownload(ctx(true), held, facts, FFMPEG))!;
+      // A 1 kHz sine at half scale is −9 LUFS (mono); the MP3 encoder's padding moves it a little.
+      expect(Math.abs(rg.trackGain! - -9)).toBeLessThan(1);
+      expect(rg.trackPeak).toBeGreaterThan(0.45);
+      const target = path.join(root, 'Velvet Harbors', 'Tidewater', `01 Harbor Lights.${format}`);
+      const placed = await placeFile({ held, target, jobId: 7, tags: { ...tags, replayGain: rg }, ffmpeg, expectDurationMs: facts.durationMs });
+      expect(placed).toMatchObject({ tagged: true, tagError: null });
+      const read = await readFileTags(placed.path, root);
+      expect(read.title).toBe('Harbor Lights');
+      expect(read.replayGain).toEqual({ trackGain: rg.trackGain, trackPeak: rg.trackPeak, albumGain: null, albumPeak: null });
+      // Off, or a file whose own tags carry ReplayGain: nothing measured (its values are kept).
+      expect(await replayGainForDownload(ctx(false), held, facts, FFMPEG)).toBeNull();
+      expect(await replayGainForDownload(ctx(true), placed.path, await readAudio(placed.path), FFMPEG)).toBeNull();
+    }
+  }, 60_000);
 });
