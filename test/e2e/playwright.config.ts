@@ -21,6 +21,8 @@ export default defineConfig({
     { name: 'downloads', testMatch: 'downloads.spec.ts' },
     // Starts a server of its own with Last.fm, ListenBrainz, Deezer and MusicBrainz fakes (Discover, Flows, Playlists, Inbox, News).
     { name: 'growth', testMatch: 'growth.spec.ts' },
+    // Starts a server of its own with ReplayGain-tagged files (the web player's volume levelling).
+    { name: 'replaygain', testMatch: 'replaygain.spec.ts' },
     // Starts a server of its own and runs `npm run reset-password` against its data folder.
     { name: 'password-reset', testMatch: 'password-reset.spec.ts' },
   ],
