@@ -80,6 +80,29 @@ export const replayGainStore = {
     });
   },
 
+  /** Files whose measured values (and album values, when they have an album) are settled, to write into their tags. */
+  toWrite(db: Db, limit: number, afterId = 0): (PendingFile & ReplayGain)[] {
+    return statement(
+      db,
+      `SELECT id, path, fingerprint, album_id AS albumId, rg_track_gain AS trackGain, rg_track_peak AS trackPeak,
+         rg_album_gain AS albumGain, rg_album_peak AS albumPeak
+       FROM library_media_files INDEXED BY library_media_files_rg_measured
+       WHERE rg_source = 'analysis' AND id > ? AND available = 1 AND source = 'aurral'
+         AND (album_id IS NULL OR rg_album_source IS NOT NULL)
+       ORDER BY id LIMIT ?`,
+    ).all(afterId, limit) as (PendingFile & ReplayGain)[];
+  },
+
+  /** The file's tags now hold its values (the rescan that follows reads them from there). */
+  markWritten(db: Db, file: PendingFile): void {
+    statement(
+      db,
+      `UPDATE library_media_files SET rg_source = 'tags',
+         rg_album_source = CASE WHEN rg_album_gain IS NOT NULL THEN 'tags' ELSE rg_album_source END
+       WHERE id = ? AND fingerprint IS ?`,
+    ).run(file.id, file.fingerprint);
+  },
+
   /** The stored values of one file (tests, the tag writer). */
   valuesOf(db: Db, mediaFileId: number): (ReplayGain & { source: string | null; albumSource: string | null; error: string | null }) | undefined {
     return statement(

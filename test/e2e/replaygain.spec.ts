@@ -12,6 +12,7 @@ test.describe.configure({ mode: 'serial' });
 let tmp: string;
 let child: ChildProcess;
 let page: Page;
+let call: Awaited<ReturnType<typeof startOwnServer>>['call'];
 
 /** The gain the player applies now (its gain node's value, mirrored on the audio element). */
 const appliedGain = () => page.locator('audio[data-testid="audio"]').evaluate((el: HTMLAudioElement) => Number(el.dataset.replayGain));
@@ -29,6 +30,7 @@ test.beforeAll(async ({ browser }) => {
   fs.mkdirSync(path.join(tmp, 'data'));
   const server = await startOwnServer(path.join(tmp, 'data'), { TONEARM_MUSIC_DIRS: music, TONEARM_LIBRARY_WATCH: 'false', TONEARM_REPLAYGAIN_ANALYSIS: 'false' });
   child = server.child;
+  call = server.call;
   await expect.poll(async () => (await server.call('/api/library/canonical?kind=tracks&pageSize=1')).body.total, { timeout: 30_000 }).toBe(2);
   page = await openSignedIn(browser, server.url, server.token);
 });
@@ -65,4 +67,15 @@ test('the player applies album gain to an album played in order, track gain on r
   // The choice is kept in this browser.
   await page.reload();
   expect(await page.evaluate(() => localStorage.getItem('tonearm.replayGain'))).toBe('off');
+});
+
+test('Settings → Library: the administrator turns on writing ReplayGain tags into the files', async () => {
+  await page.goto('/settings/library');
+  const box = page.getByRole('checkbox', { name: /Write ReplayGain tags into the music files/ });
+  await expect(box).not.toBeChecked();
+  await box.check();
+  await expect.poll(async () => (await call('/api/settings')).body.library.writeReplayGainTags).toBe(true);
+  await page.reload();
+  await expect(page.getByRole('checkbox', { name: /Write ReplayGain tags into the music files/ })).toBeChecked();
+  await snap(page, 'replaygain-02-settings');
 });

@@ -182,6 +182,8 @@ describe('analysis and serving', () => {
     }
     // The tagged file keeps what its tags say.
     expect(fileRow('Tagged')).toMatchObject({ rg_track_gain: -6.5, rg_album_gain: -7.25, rg_source: 'tags', rg_album_source: 'tags' });
+    // The user's files are not rewritten: the values live in the database.
+    expect((await readFileTags(loud.path, music)).replayGain).toBeNull();
     // The task, its last run and its queue on the tasks screen.
     const res = await server.api('/api/settings/tasks', { token: server.admin.token });
     const body = (await res.json()) as any;
@@ -190,7 +192,7 @@ describe('analysis and serving', () => {
     await waitFor(() => (server.ctx.jobsRepo.task(REPLAYGAIN_TASK)?.last_status === 'succeeded' ? true : null), 20_000, 'task run');
     expect(replayGainStore.pendingCount(server.ctx.db)).toBe(0);
     // A second run finds nothing to do (the silent file is not retried).
-    expect(await replayGainAnalyserOf(server.ctx)!.run()).toEqual({ measured: 0, failed: 0, albums: 0 });
+    expect(await replayGainAnalyserOf(server.ctx)!.run()).toEqual({ measured: 0, failed: 0, albums: 0, written: 0 });
   }, 90_000);
 
   it('serves the values in /rest song entries (OpenSubsonic replayGain) and /api track objects', async () => {
@@ -210,6 +212,28 @@ describe('analysis and serving', () => {
     const tracks = ((await page.json()) as any).tracks as any[];
     expect(tracks.find((t) => t.title === 'Loud').replayGain).toEqual(song.replayGain);
     expect(tracks.find((t) => t.title === 'Tagged').replayGain).toEqual({ trackGain: -6.5, trackPeak: 0.501, albumGain: -7.25, albumPeak: 0.8 });
+  }, 90_000);
+
+  it('writes the measured values into the files\' tags once the administrator turns on "write ReplayGain tags"', async () => {
+    const before = fileRow('Loud');
+    const saved = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { library: { writeReplayGainTags: true } } });
+    expect(saved.status).toBe(200);
+    const outcome = await replayGainAnalyserOf(server.ctx)!.run();
+    // Loud and Soft (the silent file has no track gain to write).
+    expect(outcome.written).toBe(2);
+    const tags = await readFileTags(before.path, music);
+    expect(tags.replayGain).toEqual({ trackGain: before.rg_track_gain, trackPeak: before.rg_track_peak, albumGain: before.rg_album_gain, albumPeak: before.rg_album_peak });
+    expect(tags.title).toBe('Loud');
+    expect(tags.durationMs).toBe(before.duration_ms);
+    // The rescan that follows reads them from the tags.
+    await waitFor(() => {
+      const row = fileRow('Loud');
+      return row.rg_source === 'tags' && row.fingerprint !== before.fingerprint ? row : null;
+    }, 30_000, 'the rescan of the written file');
+    await waitForScans(server);
+    expect(fileRow('Loud')).toMatchObject({ rg_track_gain: before.rg_track_gain, rg_album_gain: before.rg_album_gain, rg_source: 'tags', rg_album_source: 'tags' });
+    expect(fs.readdirSync(path.dirname(before.path)).filter((n) => n.startsWith('.'))).toEqual([]);
+    expect(replayGainStore.pendingCount(server.ctx.db)).toBe(0);
   }, 90_000);
 });
 

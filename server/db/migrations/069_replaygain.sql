@@ -12,6 +12,8 @@ ALTER TABLE library_media_files ADD COLUMN rg_error TEXT;
 -- What the analysis task still has to measure: an index of exactly those rows.
 CREATE INDEX library_media_files_rg_pending ON library_media_files(id)
   WHERE rg_source IS NULL AND rg_error IS NULL AND available = 1 AND source = 'aurral';
+-- Measured values not yet written into the file's tags (only when "write ReplayGain tags" is on).
+CREATE INDEX library_media_files_rg_measured ON library_media_files(id) WHERE rg_source = 'analysis';
 -- Albums whose album gain is still to be computed from their tracks' gains.
 CREATE INDEX library_media_files_rg_album_pending ON library_media_files(album_id)
   WHERE rg_album_source IS NULL AND rg_track_gain IS NOT NULL AND available = 1;

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { AppContext } from '../../context.js';
 import { replayGainStore, type PendingFile } from '../../db/replayGain.js';
 import { gainOf, loudnessArguments, parseLoudness } from '../../library/replayGain.js';
+import { canWriteReplayGain, writeReplayGainTags } from '../../library/replayGainTags.js';
 import { runTool } from '../../library/toolThread.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { libraryServiceOf } from './service.js';
@@ -29,6 +30,8 @@ export interface AnalysisOutcome {
   measured: number;
   failed: number;
   albums: number;
+  /** Files whose tags got their values ("write ReplayGain tags" on). */
+  written: number;
 }
 
 export class ReplayGainAnalyser {
@@ -53,7 +56,7 @@ export class ReplayGainAnalyser {
 
   /** Measures every file still without values, then fills album values; stops early on `signal`. */
   async run(signal?: AbortSignal): Promise<AnalysisOutcome> {
-    const outcome: AnalysisOutcome = { measured: 0, failed: 0, albums: 0 };
+    const outcome: AnalysisOutcome = { measured: 0, failed: 0, albums: 0, written: 0 };
     do {
       this.again = false;
       if (this.ffmpeg) await this.measureAll(outcome, signal);
@@ -66,8 +69,9 @@ export class ReplayGainAnalyser {
       for (const albumId of replayGainStore.albumsPending(this.ctx.db, 1_000_000)) {
         if (replayGainStore.refreshAlbum(this.ctx.db, albumId) === 'stored') outcome.albums++;
       }
+      if (this.ctx.settings.get().library.writeReplayGainTags && !signal?.aborted) outcome.written += await this.writeTags(signal);
     } while (this.again && !signal?.aborted);
-    if (outcome.measured + outcome.failed > 0) this.ctx.log.info('ReplayGain analysis finished', { ...outcome });
+    if (outcome.measured + outcome.failed + outcome.written > 0) this.ctx.log.info('ReplayGain analysis finished', { ...outcome });
     return outcome;
   }
 
@@ -92,6 +96,49 @@ export class ReplayGainAnalyser {
         if (replayGainStore.refreshAlbum(this.ctx.db, albumId) === 'stored') outcome.albums++;
       }
     }
+  }
+
+  /** Files whose tags could not be written (kept for this process's life, so none is tried every run). */
+  private readonly notWritable = new Set<number>();
+
+  /**
+   * Writes the settled measured values into the files' tags, then asks for a scan of those files
+   * (which reads the values back from the tags). Returns how many files were written.
+   */
+  private async writeTags(signal?: AbortSignal): Promise<number> {
+    const library = libraryServiceOf(this.ctx);
+    const written: string[] = [];
+    let after = 0;
+    for (;;) {
+      const batch = replayGainStore.toWrite(this.ctx.db, BATCH, after);
+      if (batch.length === 0 || signal?.aborted) break;
+      after = batch[batch.length - 1]!.id;
+      for (const file of batch) {
+        if (signal?.aborted || this.notWritable.has(file.id)) continue;
+        const real = library.servablePath(file.path);
+        if (!real || !canWriteReplayGain(real)) {
+          this.notWritable.add(file.id);
+          continue;
+        }
+        try {
+          await writeReplayGainTags(real, file, this.ffmpeg, signal);
+          replayGainStore.markWritten(this.ctx.db, file);
+          written.push(file.path);
+        } catch (err) {
+          if (signal?.aborted) break;
+          this.notWritable.add(file.id);
+          this.ctx.log.warn('ReplayGain tags could not be written', { path: file.path, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
+    if (written.length > 0) {
+      try {
+        library.scans.requestScan('quick', 'ReplayGain tags written', written, { paced: true });
+      } catch (err) {
+        this.ctx.log.warn('library scan request failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return written.length;
   }
 
   /** true: measured; false: recorded as not measurable; null: nothing recorded (aborted, or the file changed). */
