@@ -188,7 +188,7 @@ describe('analysis and serving', () => {
     const res = await server.api('/api/settings/tasks', { token: server.admin.token });
     const body = (await res.json()) as any;
     const task = body.tasks.find((t: any) => t.name === REPLAYGAIN_TASK);
-    expect(task).toMatchObject({ queue: 'replaygain' });
+    expect(task).toMatchObject({ queue: 'replaygain', detail: 'every file has ReplayGain values' });
     await waitFor(() => (server.ctx.jobsRepo.task(REPLAYGAIN_TASK)?.last_status === 'succeeded' ? true : null), 20_000, 'task run');
     expect(replayGainStore.pendingCount(server.ctx.db)).toBe(0);
     // A second run finds nothing to do (the silent file is not retried).

@@ -192,7 +192,16 @@ export function startReplayGain(ctx: AppContext): void {
     backoff: { baseMs: 60_000, maxMs: 3600_000 },
     handler: async (job) => void (await analyser.run(job.signal)),
   });
-  ctx.scheduler.define({ name: REPLAYGAIN_TASK, every: EVERY_MS, queue: REPLAYGAIN_QUEUE, runOnFirstStart: true });
+  ctx.scheduler.define({
+    name: REPLAYGAIN_TASK,
+    every: EVERY_MS,
+    queue: REPLAYGAIN_QUEUE,
+    runOnFirstStart: true,
+    detail: () => {
+      const left = replayGainStore.pendingCount(ctx.db);
+      return left > 0 ? `${left} file${left === 1 ? '' : 's'} left to measure` : 'every file has ReplayGain values';
+    },
+  });
   const library = libraryServiceOf(ctx);
   const unsubscribe = library.onScanCompleted(() => analyser.request());
   ctx.onClose(() => void unsubscribe());
