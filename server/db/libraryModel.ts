@@ -70,7 +70,10 @@ export interface MediaFileInput {
   tagError?: string | null;
   available?: boolean;
   scanId?: number | null;
-  /** ReplayGain values read from the file's tags (decisions §12). */
+  /**
+   * ReplayGain values read from the file's tags (decisions §12); null when it has none (measured
+   * values then stay while the file is unchanged). Left out, the stored values are not touched.
+   */
   replayGain?: ReplayGain | null;
 }
 
