@@ -60,6 +60,7 @@ const envSchema = z.object({
     })
     .optional(),
   TONEARM_LIBRARY_WATCH: bool.default(true),
+  TONEARM_REPLAYGAIN_ANALYSIS: bool.default(true),
   TONEARM_SCAN_ON_START: bool.default(true),
   TONEARM_MUSICBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://musicbrainz.org/ws/2'),
   TONEARM_COVERART_URL: z.url({ protocol: /^https?$/ }).default('https://coverartarchive.org'),
@@ -183,6 +184,8 @@ export interface Config {
   uiDir: string | undefined;
   /** Watch music folders and rescan after changes (settings can also turn it off). */
   libraryWatch: boolean;
+  /** Measure ReplayGain of files without ReplayGain tags in the background (issue 26 §3). */
+  replayGainAnalysis: boolean;
   /** Run a quick library scan (and a Lidarr index when configured) when the server starts. */
   scanOnStart: boolean;
 }
@@ -296,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ytdlpPath: e.YTDLP_PATH,
     uiDir: e.TONEARM_UI_DIR,
     libraryWatch: e.TONEARM_LIBRARY_WATCH,
+    replayGainAnalysis: e.TONEARM_REPLAYGAIN_ANALYSIS,
     scanOnStart: e.TONEARM_SCAN_ON_START,
   };
 }

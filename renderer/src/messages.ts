@@ -10,6 +10,7 @@ const FIELD_LABELS: Record<string, string> = {
   'security.localNetworkBypass.enabled': 'LAN auto-login',
   'library.musicFolders': 'Music folders',
   'library.watchEnabled': 'Watch music folders',
+  'library.writeReplayGainTags': 'Write ReplayGain tags',
   'library.watchDebounceMs': 'Wait after a file change',
   'downloads.folderPath': 'Downloads folder',
   'downloads.importQueueLimit': 'Import queue limit',

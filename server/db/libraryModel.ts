@@ -1,3 +1,14 @@
+/**
+ * ReplayGain 2 values (decisions §12): gains in dB relative to the −18 LUFS reference, peaks as
+ * linear sample amplitude (1.0 = full scale); library/replayGain.ts reads and computes them.
+ */
+export interface ReplayGain {
+  trackGain: number | null;
+  trackPeak: number | null;
+  albumGain: number | null;
+  albumPeak: number | null;
+}
+
 /** Shapes the canonical store's writers take: what a scanner or an indexer knows about an entity. */
 
 /** Entity kinds as stored in library_dirty and library_genre_links. */
@@ -68,6 +79,11 @@ export interface MediaFileInput {
   tagError?: string | null;
   available?: boolean;
   scanId?: number | null;
+  /**
+   * ReplayGain values read from the file's tags (decisions §12); null when it has none (measured
+   * values then stay while the file is unchanged). Left out, the stored values are not touched.
+   */
+  replayGain?: ReplayGain | null;
 }
 
 export interface KnownMediaFile {

@@ -28,6 +28,8 @@ export interface MediaFileRow {
   duration_ms: number; bitrate: number | null; sample_rate: number | null; bit_depth: number | null;
   channels: number | null; lossless: number; fingerprint: string | null; image_key: string | null;
   tag_error: string | null; available: number; created_at: number; updated_at: number;
+  rg_track_gain: number | null; rg_track_peak: number | null; rg_album_gain: number | null; rg_album_peak: number | null;
+  rg_source: string | null; rg_album_source: string | null; rg_error: string | null;
 }
 export interface GenreRow {
   id: number; name: string; artist_count: number; album_count: number; track_count: number;

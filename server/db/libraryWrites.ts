@@ -1,41 +1,79 @@
 import type { Db } from './connection.js';
 import { sep as pathSep } from 'node:path';
 import { sortName } from './libraryText.js';
+import type { ReplayGain } from './libraryModel.js';
 
 import { KIND, SOURCE_BIT, type AlbumInput, type ArtistInput, type KnownMediaFile, type MediaFileInput, type MediaSource, type TrackInput } from './libraryModel.js';
 
 export * from './libraryModel.js';
 
-type WriterStatements = ReturnType<typeof prepareWriterStatements>;
+/**
+ * ReplayGain on a re-read file: values from its tags win; values the analysis measured stay while the
+ * file's content fingerprint is unchanged (a full rescan), and are cleared for a new measurement
+ * otherwise. A file whose measurement failed is not retried until it changes.
+ */
+const keepTrackRg = `(excluded.rg_source IS NULL AND library_media_files.rg_source = 'analysis'
+  AND library_media_files.fingerprint IS excluded.fingerprint)`;
+const keepAlbumRg = `(excluded.rg_album_source IS NULL AND library_media_files.rg_album_source = 'analysis'
+  AND library_media_files.fingerprint IS excluded.fingerprint)`;
+const REPLAYGAIN_ON_CONFLICT = `
+  rg_track_gain = CASE WHEN ${keepTrackRg} THEN library_media_files.rg_track_gain ELSE excluded.rg_track_gain END,
+  rg_track_peak = CASE WHEN ${keepTrackRg} THEN library_media_files.rg_track_peak ELSE excluded.rg_track_peak END,
+  rg_source = CASE WHEN ${keepTrackRg} THEN library_media_files.rg_source ELSE excluded.rg_source END,
+  rg_album_gain = CASE WHEN ${keepAlbumRg} THEN library_media_files.rg_album_gain ELSE excluded.rg_album_gain END,
+  rg_album_peak = CASE WHEN ${keepAlbumRg} THEN library_media_files.rg_album_peak ELSE excluded.rg_album_peak END,
+  rg_album_source = CASE WHEN ${keepAlbumRg} THEN library_media_files.rg_album_source ELSE excluded.rg_album_source END,
+  rg_error = CASE WHEN excluded.rg_source IS NULL AND library_media_files.fingerprint IS excluded.fingerprint
+    THEN library_media_files.rg_error ELSE NULL END`;
+
+type WriterStatementMakers = ReturnType<typeof writerStatementMakers>;
+type WriterStatements = { [K in keyof WriterStatementMakers]: ReturnType<WriterStatementMakers[K]> };
+
+/**
+ * The writer's statements, each prepared when first used (then kept for the connection): a database
+ * migrated only part of the way (a test's "previous build") can still be written through the
+ * statements its schema has.
+ */
+function prepareWriterStatements(db: Db): WriterStatements {
+  const makers = writerStatementMakers(db);
+  const prepared: Partial<WriterStatements> = {};
+  return new Proxy(prepared as WriterStatements, {
+    get(target, key: string) {
+      const k = key as keyof WriterStatements;
+      if (!(k in target) && k in makers) (target as Record<string, unknown>)[k] = makers[k]();
+      return target[k];
+    },
+  });
+}
 const writerStatements = new WeakMap<Db, WriterStatements>();
 
-function prepareWriterStatements(db: Db) {
+function writerStatementMakers(db: Db) {
   return {
-    artistByKey: db.prepare('SELECT id, mbid, name, metadata_json FROM library_artists WHERE identity_key = ?'),
-    insertArtist: db.prepare(
+    artistByKey: () => db.prepare('SELECT id, mbid, name, metadata_json FROM library_artists WHERE identity_key = ?'),
+    insertArtist: () => db.prepare(
       `INSERT INTO library_artists (identity_key, mbid, name, sort_name, metadata_json, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     ),
-    updateArtist: db.prepare(
+    updateArtist: () => db.prepare(
       'UPDATE library_artists SET mbid = ?, name = ?, sort_name = ?, metadata_json = ?, updated_at = ? WHERE id = ?',
     ),
-    albumByKey: db.prepare(
+    albumByKey: () => db.prepare(
       `SELECT id, mbid, release_mbid, artist_id, title, album_artist, release_date, album_type, secondary_types,
               monitored, metadata_json FROM library_albums WHERE identity_key = ?`,
     ),
-    insertAlbum: db.prepare(
+    insertAlbum: () => db.prepare(
       `INSERT INTO library_albums (identity_key, mbid, release_mbid, artist_id, title, sort_name, album_artist,
          artist_sort_name, release_date, year, album_type, secondary_types, monitored, metadata_json, created_at, updated_at)
        VALUES (@identityKey, @mbid, @releaseMbid, @artistId, @title, @sortName, @albumArtist, @artistSortName,
          @releaseDate, @year, @albumType, @secondaryTypes, @monitored, @metadata, @now, @now) RETURNING id`,
     ),
-    updateAlbum: db.prepare(
+    updateAlbum: () => db.prepare(
       `UPDATE library_albums SET mbid = @mbid, release_mbid = @releaseMbid, artist_id = @artistId, title = @title,
          sort_name = @sortName, album_artist = @albumArtist, artist_sort_name = @artistSortName,
          release_date = @releaseDate, year = @year, album_type = @albumType, secondary_types = @secondaryTypes,
          monitored = @monitored, metadata_json = @metadata, updated_at = @now WHERE id = @id`,
     ),
-    upsertTrack: db.prepare(
+    upsertTrack: () => db.prepare(
       `INSERT INTO library_tracks (identity_key, mbid, title, sort_name, artist_name, artist_sort_name, artist_id,
          album_id, album_sort_name, disc_number, track_number, year, duration_ms, lyrics, metadata_json, monitored,
          created_at, updated_at)
@@ -50,16 +88,16 @@ function prepareWriterStatements(db: Db) {
          updated_at = excluded.updated_at
        RETURNING id`,
     ),
-    linkAlbumTrack: db.prepare(
+    linkAlbumTrack: () => db.prepare(
       `INSERT INTO library_album_tracks (album_id, track_id, disc_number, track_number) VALUES (?, ?, ?, ?)
        ON CONFLICT (album_id, track_id) DO UPDATE SET disc_number = excluded.disc_number,
          track_number = excluded.track_number`,
     ),
-    genreByName: db.prepare('SELECT id FROM library_genres WHERE name = ?'),
-    insertGenre: db.prepare('INSERT INTO library_genres (name, sort_name) VALUES (?, ?) RETURNING id'),
-    clearTrackGenres: db.prepare('DELETE FROM library_track_genres WHERE track_id = ?'),
-    addTrackGenre: db.prepare('INSERT OR IGNORE INTO library_track_genres (track_id, genre_id) VALUES (?, ?)'),
-    upsertMedia: db.prepare(
+    genreByName: () => db.prepare('SELECT id FROM library_genres WHERE name = ?'),
+    insertGenre: () => db.prepare('INSERT INTO library_genres (name, sort_name) VALUES (?, ?) RETURNING id'),
+    clearTrackGenres: () => db.prepare('DELETE FROM library_track_genres WHERE track_id = ?'),
+    addTrackGenre: () => db.prepare('INSERT OR IGNORE INTO library_track_genres (track_id, genre_id) VALUES (?, ?)'),
+    upsertMedia: () => db.prepare(
       `INSERT INTO library_media_files (track_id, album_id, source, path, root, format, mime, codec, size, mtime_ms,
          duration_ms, bitrate, sample_rate, bit_depth, channels, lossless, fingerprint, image_key, tag_error,
          available, last_seen_scan_id, created_at, updated_at)
@@ -75,59 +113,78 @@ function prepareWriterStatements(db: Db) {
          last_seen_scan_id = excluded.last_seen_scan_id, updated_at = excluded.updated_at
        RETURNING id`,
     ),
-    mediaTrackByPath: db.prepare('SELECT track_id FROM library_media_files WHERE source = ? AND path = ?'),
-    knownMedia: db.prepare(
+    // With the file's ReplayGain from its tags (the folder scanner); see REPLAYGAIN_ON_CONFLICT.
+    upsertMediaWithRg: () => db.prepare(
+      `INSERT INTO library_media_files (track_id, album_id, source, path, root, format, mime, codec, size, mtime_ms,
+         duration_ms, bitrate, sample_rate, bit_depth, channels, lossless, fingerprint, image_key, tag_error,
+         available, last_seen_scan_id, created_at, updated_at, rg_track_gain, rg_track_peak, rg_album_gain,
+         rg_album_peak, rg_source, rg_album_source)
+       VALUES (@trackId, @albumId, @source, @path, @root, @format, @mime, @codec, @size, @mtimeMs, @durationMs,
+         @bitrate, @sampleRate, @bitDepth, @channels, @lossless, @fingerprint, @imageKey, @tagError, @available,
+         @scanId, @now, @now, @rgTrackGain, @rgTrackPeak, @rgAlbumGain, @rgAlbumPeak, @rgSource, @rgAlbumSource)
+       ON CONFLICT (source, path) DO UPDATE SET track_id = excluded.track_id, album_id = excluded.album_id,
+         root = excluded.root, format = excluded.format, mime = excluded.mime, codec = excluded.codec,
+         size = excluded.size, mtime_ms = excluded.mtime_ms, duration_ms = excluded.duration_ms,
+         bitrate = excluded.bitrate, sample_rate = excluded.sample_rate, bit_depth = excluded.bit_depth,
+         channels = excluded.channels, lossless = excluded.lossless, fingerprint = excluded.fingerprint,
+         image_key = excluded.image_key, tag_error = excluded.tag_error, available = excluded.available,
+         last_seen_scan_id = excluded.last_seen_scan_id, updated_at = excluded.updated_at,
+         ${REPLAYGAIN_ON_CONFLICT}
+       RETURNING id`,
+    ),
+    mediaTrackByPath: () => db.prepare('SELECT track_id FROM library_media_files WHERE source = ? AND path = ?'),
+    knownMedia: () => db.prepare(
       `SELECT id, track_id AS trackId, album_id AS albumId, size, mtime_ms AS mtimeMs, available FROM library_media_files
        WHERE source = ? AND path = ?`,
     ),
-    touchSeen: db.prepare('UPDATE library_media_files SET last_seen_scan_id = ? WHERE id = ?'),
-    revive: db.prepare('UPDATE library_media_files SET available = 1, last_seen_scan_id = ?, updated_at = ? WHERE id = ?'),
-    movedCandidate: db.prepare(
+    touchSeen: () => db.prepare('UPDATE library_media_files SET last_seen_scan_id = ? WHERE id = ?'),
+    revive: () => db.prepare('UPDATE library_media_files SET available = 1, last_seen_scan_id = ?, updated_at = ? WHERE id = ?'),
+    movedCandidate: () => db.prepare(
       `SELECT id, path, track_id AS trackId FROM library_media_files WHERE fingerprint = ? AND source = ? AND path != ?`,
     ),
-    movePath: db.prepare('UPDATE library_media_files SET path = ?, root = ?, updated_at = ? WHERE id = ?'),
-    markMissing: db.prepare(
+    movePath: () => db.prepare('UPDATE library_media_files SET path = ?, root = ?, updated_at = ? WHERE id = ?'),
+    markMissing: () => db.prepare(
       `UPDATE library_media_files SET available = 0, updated_at = ?
        WHERE source = ? AND root = ? AND available = 1 AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
        RETURNING track_id`,
     ),
     // Paths under a folder: 'dir/' <= path < 'dir0' ('0' follows '/' in byte order), an index range.
-    markMissingInFolder: db.prepare(
+    markMissingInFolder: () => db.prepare(
       `UPDATE library_media_files SET available = 0, updated_at = ?
        WHERE source = ? AND path >= ? AND path < ? AND available = 1
          AND (last_seen_scan_id IS NULL OR last_seen_scan_id != ?)
        RETURNING track_id`,
     ),
-    markUnavailableByPath: db.prepare(
+    markUnavailableByPath: () => db.prepare(
       `UPDATE library_media_files SET available = 0, updated_at = ? WHERE source = ? AND path = ? AND available = 1
        RETURNING track_id`,
     ),
-    markUnavailableById: db.prepare(
+    markUnavailableById: () => db.prepare(
       'UPDATE library_media_files SET available = 0, updated_at = ? WHERE id = ? AND available = 1 RETURNING track_id',
     ),
-    dirty: db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
-    mediaCountOfTrack: db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck(),
-    trackRefs: db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?'),
-    albumsOfTrack: db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck(),
-    deleteFavorite: db.prepare('DELETE FROM library_favorites WHERE entity_kind = ? AND entity_id = ?'),
-    deleteTrack: db.prepare('DELETE FROM library_tracks WHERE id = ?'),
-    albumArtistAndSource: db.prepare('SELECT artist_id, metadata_json FROM library_albums WHERE id = ?'),
-    albumUsed: db.prepare(
+    dirty: () => db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
+    mediaCountOfTrack: () => db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck(),
+    trackRefs: () => db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?'),
+    albumsOfTrack: () => db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck(),
+    deleteFavorite: () => db.prepare('DELETE FROM library_favorites WHERE entity_kind = ? AND entity_id = ?'),
+    deleteTrack: () => db.prepare('DELETE FROM library_tracks WHERE id = ?'),
+    albumArtistAndSource: () => db.prepare('SELECT artist_id, metadata_json FROM library_albums WHERE id = ?'),
+    albumUsed: () => db.prepare(
       `SELECT EXISTS (SELECT 1 FROM library_album_tracks WHERE album_id = @id)
          OR EXISTS (SELECT 1 FROM library_tracks WHERE album_id = @id)`,
     ).pluck(),
-    detachAlbumMedia: db.prepare('UPDATE library_media_files SET album_id = NULL WHERE album_id = ?'),
-    deleteAlbum: db.prepare('DELETE FROM library_albums WHERE id = ?'),
-    artistUsed: db.prepare(
+    detachAlbumMedia: () => db.prepare('UPDATE library_media_files SET album_id = NULL WHERE album_id = ?'),
+    deleteAlbum: () => db.prepare('DELETE FROM library_albums WHERE id = ?'),
+    artistUsed: () => db.prepare(
       `SELECT EXISTS (SELECT 1 FROM library_albums WHERE artist_id = @id)
          OR EXISTS (SELECT 1 FROM library_tracks WHERE artist_id = @id)`,
     ).pluck(),
-    deleteArtist: db.prepare('DELETE FROM library_artists WHERE id = ?'),
-    linkJustified: db.prepare(
+    deleteArtist: () => db.prepare('DELETE FROM library_artists WHERE id = ?'),
+    linkJustified: () => db.prepare(
       `SELECT EXISTS (SELECT 1 FROM library_media_files WHERE track_id = @track AND album_id = @album)
          OR EXISTS (SELECT 1 FROM library_tracks WHERE id = @track AND album_id = @album)`,
     ).pluck(),
-    deleteLink: db.prepare('DELETE FROM library_album_tracks WHERE album_id = ? AND track_id = ?'),
+    deleteLink: () => db.prepare('DELETE FROM library_album_tracks WHERE album_id = ? AND track_id = ?'),
   };
 }
 
@@ -263,7 +320,9 @@ export class LibraryWriter {
 
   upsertMediaFile(input: MediaFileInput, now: number): number {
     const previous = this.stmts.mediaTrackByPath.get(input.source, input.path) as { track_id: number } | undefined;
-    const row = this.stmts.upsertMedia.get({
+    // A caller that knows nothing of ReplayGain (the Lidarr indexer) leaves the stored values alone.
+    const upsert = input.replayGain === undefined ? this.stmts.upsertMedia : this.stmts.upsertMediaWithRg;
+    const row = upsert.get({
       trackId: input.trackId,
       albumId: input.albumId,
       source: input.source,
@@ -286,6 +345,7 @@ export class LibraryWriter {
       available: input.available === false ? 0 : 1,
       scanId: input.scanId ?? null,
       now,
+      ...(input.replayGain !== undefined && replayGainParams(input.replayGain)),
     }) as { id: number };
     this.markDirty(KIND.track, input.trackId);
     if (previous && previous.track_id !== input.trackId) this.markDirty(KIND.track, previous.track_id);
@@ -439,6 +499,20 @@ export class LibraryWriter {
   markDirty(kind: number, id: number): void {
     this.stmts.dirty.run(kind, id);
   }
+}
+
+/** A file's ReplayGain from its tags as the upsert's parameters (a pair counts only with its gain). */
+function replayGainParams(rg: ReplayGain | null) {
+  const track = rg?.trackGain != null;
+  const album = rg?.albumGain != null;
+  return {
+    rgTrackGain: track ? rg!.trackGain : null,
+    rgTrackPeak: track ? rg!.trackPeak : null,
+    rgSource: track ? 'tags' : null,
+    rgAlbumGain: album ? rg!.albumGain : null,
+    rgAlbumPeak: album ? rg!.albumPeak : null,
+    rgAlbumSource: album ? 'tags' : null,
+  };
 }
 
 export function yearOf(date: string | null | undefined): number {

@@ -43,6 +43,10 @@ export interface SongRow {
   file_duration_ms: number | null;
   file_image: string | null;
   mtime_ms: number | null;
+  rg_track_gain: number | null;
+  rg_track_peak: number | null;
+  rg_album_gain: number | null;
+  rg_album_peak: number | null;
 }
 
 export interface AlbumEntry {
@@ -105,7 +109,8 @@ const SONG_SELECT = `SELECT t.id, t.identity_key, t.mbid, t.title, t.artist_name
   (SELECT g.name FROM library_track_genres tg JOIN library_genres g ON g.id = tg.genre_id
     WHERE tg.track_id = t.id ORDER BY g.sort_name LIMIT 1) AS genre,
   f.id AS file_id, f.path, f.size, f.mime, f.format, f.codec, f.bitrate, f.sample_rate, f.bit_depth, f.channels,
-  f.duration_ms AS file_duration_ms, f.image_key AS file_image, f.mtime_ms
+  f.duration_ms AS file_duration_ms, f.image_key AS file_image, f.mtime_ms,
+  f.rg_track_gain, f.rg_track_peak, f.rg_album_gain, f.rg_album_peak
 FROM library_tracks t
 LEFT JOIN library_albums al ON al.id = t.album_id
 LEFT JOIN library_artists ar ON ar.id = t.artist_id

@@ -7,6 +7,7 @@ import { connectRoutes } from '../api/connect/routes.js';
 import { filesystemRoutes } from '../api/filesystem/routes.js';
 import { healthRoutes } from '../api/health/routes.js';
 import { libraryArea, startIdentify, startLibrary } from '../api/library/area.js';
+import { startReplayGain } from '../domain/library/replayGain.js';
 import { aurralLibraryRoutes } from '../api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from '../api/library-lidarr/routes.js';
 import { lidarrSettingsRoutes } from '../api/lidarr/routes.js';
@@ -110,6 +111,7 @@ export function apiRoutes(ctx: AppContext): RouteDefinition[] {
 /** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
 export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startLibrary,
+  startReplayGain,
   startLidarr,
   startMetadata,
   startIdentify,

@@ -18,6 +18,8 @@ export interface TaskDefinition {
   payload?: unknown;
   /** Also due right after the very first start (otherwise the first run is one period away). */
   runOnFirstStart?: boolean;
+  /** What is left for the task to do, in words, for the tasks screen (e.g. "120 files left to measure"). */
+  detail?: () => string | null;
 }
 
 export interface TaskState {
@@ -31,6 +33,7 @@ export interface TaskState {
   lastStatus: string | null;
   lastError: string | null;
   running: boolean;
+  detail: string | null;
 }
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
@@ -110,6 +113,7 @@ export class Scheduler {
         lastStatus: r?.last_status ?? null,
         lastError: r?.last_error ?? null,
         running: r?.last_status === 'running',
+        detail: detail(t),
       };
     });
   }
@@ -156,6 +160,14 @@ export class Scheduler {
     if (task.every !== undefined) return now + task.every;
     const next = task.cronJob!.nextRun(new Date(now));
     return next ? next.getTime() : Number.MAX_SAFE_INTEGER;
+  }
+}
+
+function detail(task: TaskDefinition): string | null {
+  try {
+    return task.detail?.() ?? null;
+  } catch {
+    return null;
   }
 }
 

@@ -419,6 +419,7 @@ function writeFile(
       fingerprint,
       imageKey,
       tagError: tags.error,
+      replayGain: tags.replayGain,
       scanId,
     },
     now,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseFile, type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { parseAudioFile } from './audioFile.js';
+import { replayGainOfTags, type ReplayGain } from './replayGain.js';
 
 /** What the scanner keeps from one audio file's tags and stream header. */
 export interface FileTags {
@@ -28,6 +29,8 @@ export interface FileTags {
   lossless: boolean;
   lyrics: string | null;
   picture: Uint8Array | null;
+  /** ReplayGain values from the tags (any of the usual spellings), or null when the file has none. */
+  replayGain: ReplayGain | null;
   /** Why the tags could not be read; the file is still indexed by its path. */
   error: string | null;
 }
@@ -134,6 +137,7 @@ function tagsOf(meta: IAudioMetadata, fallback: ReturnType<typeof fallbackTags>)
     lossless: f.lossless ?? false,
     lyrics: lyric ?? null,
     picture: c.picture?.[0]?.data ?? null,
+    replayGain: replayGainOfTags(meta),
     error: null,
   };
 }
@@ -162,6 +166,7 @@ function unreadable(file: string, root: string, err: unknown, format: IFormat | 
     lossless: format?.lossless ?? false,
     lyrics: null,
     picture: null,
+    replayGain: null,
     error: `unreadable tags: ${errorText(err)}`,
   };
 }

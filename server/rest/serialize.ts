@@ -7,6 +7,7 @@ import type { Annotation } from '../db/subsonicUserData.js';
 import { entityId, playlistId, rowId } from './ids.js';
 import type { Payload } from './wire.js';
 import { isoTime } from '../domain/timestamps.js';
+import { replayGainWire } from '../library/replayGain.js';
 
 /** Library rows to Subsonic response elements (Child, AlbumID3, ArtistID3, Playlist, ...). */
 
@@ -82,6 +83,8 @@ export function child(row: SongRow, a?: Annotation, bookmarkMs?: number): Payloa
     displayArtist: row.artist_name,
     albumArtists: albumArtistId && row.album_artist ? [{ id: albumArtistId, name: row.album_artist }] : [],
     displayAlbumArtist: row.album_artist ?? undefined,
+    // OpenSubsonic: always present on a song, holding only the values known (decisions §12).
+    replayGain: replayGainWire(row),
   };
   if (bookmarkMs !== undefined) out.bookmarkPosition = bookmarkMs;
   return annotate(out, a);

@@ -29,7 +29,9 @@ function start(): Promise<string> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: repo,
     detached: true,
-    env: { ...process.env, ...OFFLINE_UPSTREAMS, LOG_LEVEL: 'warn', TONEARM_HOST: '127.0.0.1', TONEARM_PORT: '0', TONEARM_DATA_DIR: dataDir, FFMPEG_PATH: path.join(dir, 'slow-ffmpeg') },
+    env: { ...process.env, ...OFFLINE_UPSTREAMS, LOG_LEVEL: 'warn', TONEARM_HOST: '127.0.0.1', TONEARM_PORT: '0', TONEARM_DATA_DIR: dataDir, FFMPEG_PATH: path.join(dir, 'slow-ffmpeg'),
+      // The slow ffmpeg stands in for tagging; measuring ReplayGain through it would only add its delay.
+      TONEARM_REPLAYGAIN_ANALYSIS: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = proc;

@@ -23,6 +23,8 @@ export default defineConfig({
     { name: 'growth', testMatch: 'growth.spec.ts' },
     // Starts a server of its own under TONEARM_BASE_PATH=/music behind a small reverse proxy.
     { name: 'base-path', testMatch: 'base-path.spec.ts' },
+    // Starts a server of its own with ReplayGain-tagged files (the web player's volume levelling).
+    { name: 'replaygain', testMatch: 'replaygain.spec.ts' },
     // Starts a server of its own and runs `npm run reset-password` against its data folder.
     { name: 'password-reset', testMatch: 'password-reset.spec.ts' },
     // Starts a server of its own: a newcomer's first hour (menus at every width, rights, set-up states).

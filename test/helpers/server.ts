@@ -82,6 +82,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: 'silent',
     YTDLP_PATH: options.ytdlp ?? path.join(dataDir, 'no-yt-dlp'),
     ...(options.musicDirs && { TONEARM_MUSIC_DIRS: options.musicDirs.join(path.delimiter) }),
+    // ffmpeg runs for every untagged fixture file would load the shared machine; tests of it turn it on.
+    TONEARM_REPLAYGAIN_ANALYSIS: '0',
     ...options.env,
   });
   const clock = options.clock ?? new TestClock();

@@ -1,3 +1,4 @@
+import type { ReplayGainValues } from '../player/replayGain';
 import { api } from '../api';
 
 /** Entries of a canonical page, as the library routes present them (extra fields ignored). */
@@ -40,6 +41,8 @@ export interface Track {
   userFavorite?: boolean;
   /** A 30-second preview from outside the library (Discover): played from this URL, never recorded or saved. */
   previewUrl?: string;
+  /** The library's ReplayGain values (decisions §12), applied by the player. */
+  replayGain?: ReplayGainValues;
 }
 
 export interface Genre {

@@ -6,7 +6,8 @@ import { Link } from '../router';
 import { useStore } from '../store';
 import { Icon } from '../components/icons';
 import { formatDuration } from '../components/ui';
-import { jumpTo, next, player, previous, seek, setVolume, toggleMute, togglePlay } from './player';
+import { jumpTo, next, player, previous, seek, setReplayGainMode, setVolume, toggleMute, togglePlay } from './player';
+import { REPLAYGAIN_MODES, type ReplayGainMode } from './replayGain';
 
 /** The persistent player at the bottom of every signed-in screen. */
 export function PlayerBar() {
@@ -107,6 +108,19 @@ export function PlayerBar() {
           aria-label="Volume"
           onInput={(e) => setVolume(Number(e.currentTarget.value))}
         />
+        <select
+          class="replaygain-mode"
+          aria-label="Volume levelling (ReplayGain)"
+          title={s.gain !== 1 ? `Volume levelling: ${(20 * Math.log10(s.gain)).toFixed(1)} dB` : 'Volume levelling'}
+          value={s.replayGainMode}
+          onChange={(e) => setReplayGainMode(e.currentTarget.value as ReplayGainMode)}
+        >
+          {REPLAYGAIN_MODES.map((m) => (
+            <option key={m.value} value={m.value}>
+              {m.value === 'off' ? 'Levelling off' : `Level: ${m.label.toLowerCase()}`}
+            </option>
+          ))}
+        </select>
         <button type="button" class="icon-button" aria-expanded={showQueue} aria-controls="queue-panel" aria-label="Show the queue" onClick={() => setShowQueue(!showQueue)}>
           <Icon name="queue" />
         </button>

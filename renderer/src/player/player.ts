@@ -1,6 +1,7 @@
 import { api } from '../api';
 import type { Track } from '../library/model';
 import { createStore } from '../store';
+import { replayGainFactor, storeMode, storedMode, type ReplayGainMode } from './replayGain';
 import { forgetStreamToken, streamToken, streamUrl } from './streamToken';
 import { withBase } from '../base';
 
@@ -16,6 +17,10 @@ export interface PlayerState {
   error: string | null;
   /** A passing remark, like a track skipped because it could not be loaded. */
   notice: string | null;
+  /** Volume levelling with the tracks' ReplayGain values (kept in this browser). */
+  replayGainMode: ReplayGainMode;
+  /** The linear gain applied to the current track (1 = none). */
+  gain: number;
 }
 
 const VOLUME_KEY = 'tonearm.volume';
@@ -35,6 +40,8 @@ export const player = createStore<PlayerState>({
   muted: false,
   error: null,
   notice: null,
+  replayGainMode: storedMode(),
+  gain: 1,
 });
 
 const patch = (p: Partial<PlayerState>) => player.set((s) => ({ ...s, ...p }));
@@ -45,6 +52,52 @@ audio.preload = 'auto';
 audio.dataset.testid = 'audio';
 audio.volume = player.get().volume;
 document.body.append(audio);
+
+/**
+ * The Web Audio path for ReplayGain: audio element → gain node → speakers. Built on the first
+ * library track that needs a gain (a user's play starts it, so the context may run); never while
+ * levelling is off. Once built, the element only sounds through it.
+ */
+let graph: { context: AudioContext; node: GainNode } | null = null;
+
+function audioGraph(): typeof graph {
+  if (graph) return graph;
+  const Context = window.AudioContext ?? (window as unknown as { webkitAudioContext?: typeof AudioContext }).webkitAudioContext;
+  if (!Context) return null;
+  try {
+    const context = new Context();
+    const node = context.createGain();
+    context.createMediaElementSource(audio).connect(node);
+    node.connect(context.destination);
+    graph = { context, node };
+  } catch {
+    graph = null;
+  }
+  return graph;
+}
+
+/** Sets the gain for the current track (ReplayGain mode, the queue around it, the clipping limit). */
+function applyGain(): void {
+  const { queue, index, replayGainMode } = player.get();
+  const track = queue[index];
+  const factor = track?.previewUrl ? 1 : replayGainFactor(queue, index, replayGainMode);
+  const g = factor !== 1 || graph ? audioGraph() : null;
+  if (g) {
+    g.node.gain.value = factor;
+    if (g.context.state === 'suspended') void g.context.resume().catch(() => undefined);
+  }
+  const applied = g ? factor : 1;
+  // For tests and curious users: what the player applies right now.
+  audio.dataset.replayGain = String(applied);
+  audio.dataset.replayGainMode = replayGainMode;
+  if (player.get().gain !== applied) patch({ gain: applied });
+}
+
+export function setReplayGainMode(mode: ReplayGainMode): void {
+  storeMode(mode);
+  patch({ replayGainMode: mode });
+  applyGain();
+}
 
 /** When the token in audio.src was issued; a seek after it has aged reloads with a fresh one. */
 let srcIssuedAt = 0;
@@ -76,11 +129,16 @@ async function load(index: number, startAt = 0, autoplay = true): Promise<void> 
     listened = 0;
     recorded = false;
   }
+  applyGain();
   try {
     if (track.previewUrl) {
       srcIssuedAt = Infinity; // no token to expire
+      // Through the gain node, a preview from another site must be fetched with CORS to be heard.
+      if (graph && new URL(track.previewUrl, location.href).origin !== location.origin) audio.crossOrigin = 'anonymous';
+      else audio.removeAttribute('crossorigin');
       audio.src = withBase(track.previewUrl);
     } else {
+      audio.removeAttribute('crossorigin');
       const { token } = await streamToken();
       if (player.get().index !== index) return; // another track was chosen meanwhile
       srcIssuedAt = Date.now();
@@ -197,6 +255,10 @@ audio.addEventListener('playing', () => {
   retried = false;
   failedInARow = 0;
   patch({ playing: true, buffering: false, error: null });
+});
+// A context made before the page was interacted with starts suspended; playing resumes it.
+audio.addEventListener('play', () => {
+  if (graph?.context.state === 'suspended') void graph.context.resume().catch(() => undefined);
 });
 audio.addEventListener('pause', () => {
   patch({ playing: false });

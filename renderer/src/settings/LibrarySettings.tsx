@@ -58,7 +58,28 @@ export function LibrarySettings({ settings }: { settings: SettingsState }) {
       </Card>
       <ScanCard />
       <IdentifyCard settings={settings} />
+      <ReplayGainCard settings={settings} />
     </>
+  );
+}
+
+/** Issue 26 §3: where the measured ReplayGain values live (the database, or also the files' tags). */
+function ReplayGainCard({ settings }: { settings: SettingsState }) {
+  const write = settings.data?.library.writeReplayGainTags === true;
+  const toggle = useAction((on: boolean) => settings.save({ library: { writeReplayGainTags: on } }));
+  return (
+    <Card title="Volume levelling" id="replaygain">
+      <p class="muted">
+        Tonearm reads ReplayGain from your files’ tags and measures the files that have none in the background. Players (the web player,
+        Subsonic apps) level the volume with these values.
+      </p>
+      <label class="check">
+        <input type="checkbox" checked={write} disabled={!settings.data || toggle.busy} onChange={(e) => void toggle.trigger(e.currentTarget.checked)} />
+        <span>Write ReplayGain tags into the music files (MP3, FLAC, Ogg, Opus)</span>
+      </label>
+      <p class="muted small">Off, your files are never changed: the measured values are kept in Tonearm’s database.</p>
+      <ErrorMessage error={toggle.error} />
+    </Card>
   );
 }
 

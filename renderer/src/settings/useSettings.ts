@@ -4,7 +4,7 @@ import { useAsync } from '../components/ui';
 /** The parts of GET /api/settings the UI edits (the rest is carried unchanged). */
 export interface Settings {
   /** environmentMusicFolders: read-only, from TONEARM_MUSIC_DIRS (the server ignores it when sent back). */
-  library: { musicFolders: string[]; watchEnabled: boolean; environmentMusicFolders?: string[] };
+  library: { musicFolders: string[]; watchEnabled: boolean; writeReplayGainTags?: boolean; environmentMusicFolders?: string[] };
   security: { localNetworkBypass: { enabled: boolean }; corsOrigins: string[]; allowPrivateTargets: string[] };
   network?: { basePath: string };
   [section: string]: unknown;

@@ -1,6 +1,7 @@
 import type { AlbumRow, ArtistRow, GenreRow, MediaFileRow, TrackRow } from '../../db/libraryReads.js';
 import { sourcesOf } from '../../db/libraryReads.js';
 import { isoTime } from '../../domain/timestamps.js';
+import { replayGainWire } from '../../library/replayGain.js';
 
 /** Library rows → the entries of api.md §2 plus the Lidarr-style fields of decisions §8. */
 
@@ -117,6 +118,8 @@ export function trackEntry(t: TrackRow, files: MediaFileRow[], favoriteAt?: numb
     imageUrl: imageUrl(t.image_key),
     streamUrl: `/api/library/canonical-stream/${t.id}`,
     files: files.map(fileEntry),
+    /** decisions §12: the playable file's values, as in /rest (only those known). */
+    replayGain: best ? replayGainWire(best) : {},
     userFavorite: favoriteAt !== undefined,
   };
 }

@@ -19,6 +19,14 @@ export const canonicalQuery = z.object({
   appearsOn: id.optional(),
 });
 
+/** decisions §12: ReplayGain 2 values of the playable file, only those known (gains in dB, peaks linear). */
+export const replayGainSchema = z.object({
+  trackGain: z.number().optional(),
+  albumGain: z.number().optional(),
+  trackPeak: z.number().min(0).optional(),
+  albumPeak: z.number().min(0).optional(),
+});
+
 const entry = z.object({ id: z.number(), identityKey: z.string() }).loose();
 export const artistEntrySchema = entry.extend({ name: z.string() });
 export const albumEntrySchema = entry.extend({ title: z.string() });
@@ -27,6 +35,7 @@ export const trackEntrySchema = entry.extend({
   artistName: z.string(),
   mbid: z.string().nullable(),
   files: z.array(z.object({}).loose()),
+  replayGain: replayGainSchema,
 });
 const genreEntrySchema = z.object({ id: z.number(), name: z.string(), artistCount: z.number(), albumCount: z.number(), trackCount: z.number() });
 

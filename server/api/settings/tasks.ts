@@ -13,6 +13,7 @@ const taskSchema = z.object({
   lastStatus: z.string().nullable().describe('running, succeeded, failed or abandoned'),
   lastError: z.string().nullable(),
   running: z.boolean(),
+  detail: z.string().nullable().describe('what is left for the task to do, when it says'),
 });
 
 /** api.md 4.13: the scheduled tasks of the durable job queue. */

@@ -5,6 +5,7 @@ import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/
 import { libraryServiceOf } from '../library/service.js';
 import { FilingError, clearStaging, clearStagingAsync, freeName, placeFile, removeSafely } from './filing.js';
 import { downloadsRoot, finalPath } from './layout.js';
+import { replayGainForDownload } from './replayGain.js';
 import { downloadsOf } from './service.js';
 import { JobLeft, type PipelineState } from './state.js';
 import { qualityTier, readAudio, tierRank } from './verify.js';
@@ -43,6 +44,7 @@ export async function fileJob(
     throw err;
   }
   save({ phase: 'file', sourceState: JSON.stringify({ ...st, held, target }) });
+  const replayGain = await replayGainForDownload(ctx, held, facts, opts.ffmpeg, opts.signal);
   let placed;
   try {
     placed = await placeFile({
@@ -63,6 +65,7 @@ export async function fileJob(
         releaseMbid: job.releaseMbid,
         albumMbid: job.albumMbid,
         artistMbid: job.artistMbid,
+        replayGain,
       },
     });
   } catch (err) {

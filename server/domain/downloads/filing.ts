@@ -5,6 +5,7 @@ import { downloads, type DownloadJobRow } from '../../db/downloads.js';
 import type NodeID3 from 'node-id3';
 import { writeId3OffThread } from '../../library/tagThread.js';
 import { runTool } from '../../library/toolThread.js';
+import { replayGainTagText, type ReplayGain } from '../../library/replayGain.js';
 import { readAudio } from './verify.js';
 import { STAGING_DIR, finalPath, isInside, safeSegment, stagingDir } from './layout.js';
 
@@ -109,6 +110,8 @@ export interface TagValues {
   releaseMbid: string | null;
   albumMbid: string | null;
   artistMbid: string | null;
+  /** ReplayGain measured before filing (replayGain.ts), written as REPLAYGAIN_* tags. */
+  replayGain?: ReplayGain | null;
 }
 
 /** ffmpeg's muxer per extension, for the formats it tags (MP3s are tagged by node-id3: id3Frames). */
@@ -128,6 +131,7 @@ function tagArguments(input: string, output: string, ext: string, t: TagValues):
     ['MUSICBRAINZ_ALBUMID', t.releaseMbid],
     ['MUSICBRAINZ_RELEASEGROUPID', t.albumMbid],
     ['MUSICBRAINZ_ARTISTID', t.artistMbid],
+    ...(t.replayGain ? replayGainTagText(t.replayGain) : []),
   ];
   const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', input, '-map', '0', '-c', 'copy'];
   if (ext === 'm4a' || ext === 'mp4') args.push('-movflags', 'use_metadata_tags');
@@ -150,7 +154,9 @@ export function id3Frames(t: TagValues): NodeID3.Tags {
     ['MusicBrainz Release Group Id', t.albumMbid],
     ['MusicBrainz Artist Id', t.artistMbid],
   ];
-  const userDefinedText = ids.filter(([, v]) => v).map(([description, value]) => ({ description, value: value! }));
+  const userDefinedText = [...ids, ...(t.replayGain ? replayGainTagText(t.replayGain) : [])]
+    .filter(([, v]) => v)
+    .map(([description, value]) => ({ description, value: value! }));
   return {
     title: t.title,
     artist: t.artist,

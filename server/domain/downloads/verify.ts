@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { DownloadJobRow } from '../../db/downloads.js';
 import { readTagsOffThread } from '../../library/tagThread.js';
 import type { FileTags } from '../../library/tags.js';
+import type { ReplayGain } from '../../library/replayGain.js';
 import { coverage, isLosslessFormat, similarity } from './scoring.js';
 
 /**
@@ -20,6 +21,8 @@ export interface AudioFacts {
   sampleRate: number | null;
   bitDepth: number | null;
   lossless: boolean;
+  /** ReplayGain the file's own tags carry (kept when it is filed), or null. */
+  replayGain: ReplayGain | null;
 }
 
 export type QualityTier = 'lossless' | 'high' | 'medium' | 'low';
@@ -54,6 +57,7 @@ export async function readAudio(file: string): Promise<AudioFacts> {
     sampleRate: tags.sampleRate,
     bitDepth: tags.bitDepth,
     lossless: tags.lossless || isLosslessFormat(ext),
+    replayGain: tags.replayGain ?? null,
   };
 }
 

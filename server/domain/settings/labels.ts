@@ -3,6 +3,7 @@ const LABELS: Record<string, string> = {
   'library.musicFolders': 'Music folders',
   'library.watchEnabled': 'Watch music folders',
   'library.watchDebounceMs': 'Wait after a file change',
+  'library.writeReplayGainTags': 'Write ReplayGain tags',
   'downloads.folderPath': 'Downloads folder',
   'downloads.worker.concurrency': 'Downloads at the same time',
   'downloads.worker.existingFileMode': 'Tracks already in the library',

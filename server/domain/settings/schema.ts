@@ -359,6 +359,11 @@ export const librarySettings = z
      * changing is scanned anyway, at most max(60 s, 6 × this) after its first change).
      */
     watchDebounceMs: z.number().int().min(1000).max(3600 * 1000).default(10_000),
+    /**
+     * Write the ReplayGain values the analysis measured into the files' tags (MP3, FLAC, Ogg Vorbis,
+     * Opus). Off: the user's files are never rewritten; the values live in the database.
+     */
+    writeReplayGainTags: z.boolean().default(false),
   })
   .strict();
 
