@@ -117,6 +117,11 @@ test('playlists fill from an album page: one row into a new playlist, then two t
 
   await list.getByRole('button', { name: `Move ${T[0]} down`, exact: true }).click();
   await expect(list.locator('.track-title')).toHaveText([T[1], T[0], T[2]]);
+  // The first move is saved (and the list re-read) before the keyboard moves another row.
+  await expect
+    .poll(async () => (await call(`/api/playlists/playlists/${road.id}`, { token })).tracks.map((e: { track: { title: string } }) => e.track.title))
+    .toEqual([T[1], T[0], T[2]]);
+  await expect(list.getByRole('button', { name: `Move ${T[2]} up`, exact: true })).toBeEnabled();
   await list.locator('tbody tr').nth(2).focus();
   await page.keyboard.press('Alt+ArrowUp');
   const order = [T[1], T[2], T[0]];

@@ -65,8 +65,10 @@ export function LibrarySettings({ settings }: { settings: SettingsState }) {
 
 /** Issue 26 §3: where the measured ReplayGain values live (the database, or also the files' tags). */
 function ReplayGainCard({ settings }: { settings: SettingsState }) {
-  const write = settings.data?.library.writeReplayGainTags === true;
-  const toggle = useAction((on: boolean) => settings.save({ library: { writeReplayGainTags: on } }));
+  // The box shows the choice at once; the saved value takes over when the save ends (or fails).
+  const [choosing, setChoosing] = useState<boolean | null>(null);
+  const write = choosing ?? settings.data?.library.writeReplayGainTags === true;
+  const toggle = useAction((on: boolean) => settings.save({ library: { writeReplayGainTags: on } }).finally(() => setChoosing(null)));
   return (
     <Card title="Volume levelling" id="replaygain">
       <p class="muted">
@@ -74,7 +76,7 @@ function ReplayGainCard({ settings }: { settings: SettingsState }) {
         Subsonic apps) level the volume with these values.
       </p>
       <label class="check">
-        <input type="checkbox" checked={write} disabled={!settings.data || toggle.busy} onChange={(e) => void toggle.trigger(e.currentTarget.checked)} />
+        <input type="checkbox" checked={write} disabled={!settings.data || toggle.busy} onChange={(e) => (setChoosing(e.currentTarget.checked), void toggle.trigger(e.currentTarget.checked))} />
         <span>Write ReplayGain tags into the music files (MP3, FLAC, Ogg, Opus)</span>
       </label>
       <p class="muted small">Off, your files are never changed: the measured values are kept in Tonearm’s database.</p>
