@@ -66,6 +66,8 @@ async function main() {
   const ref = await start([path.join(import.meta.dirname, 'referenceStream.mjs'), big]);
   const tonearm = await start(['--import', 'tsx', 'server/index.ts'], {
     TONEARM_DATA_DIR: data, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent', TONEARM_MUSIC_DIRS: path.join(root, 'music'), TONEARM_LIBRARY_WATCH: 'false',
+    // Streaming alone: no ReplayGain measurement of the new file competing for the CPU.
+    TONEARM_REPLAYGAIN_ANALYSIS: 'false',
   });
   try {
     const api = async (p: string, init: { method?: string; json?: unknown; token?: string } = {}) => {
