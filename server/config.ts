@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { normalizeBasePath } from './domain/network/basePath.js';
+import { normalizeBasePath } from './basePath.js';
 
 /** Where a desktop app keeps per-user data on each platform. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {

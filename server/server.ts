@@ -16,7 +16,7 @@ import type { InterfaceLister } from './domain/auth/lanBypass.js';
 import { createSettingsStore } from './domain/settings/store.js';
 import { UsersService } from './domain/users/service.js';
 import { buildApp, mountUnderBasePath } from './http/app.js';
-import { services } from './http/areas.js';
+import { apiRoutes, routers, services } from './areas.js';
 import { createSocketAuthenticator } from './http/authenticate.js';
 import { createLogger, type Logger } from './log.js';
 import { limitImageMemory } from './memory.js';
@@ -132,7 +132,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   jobs.start();
   scheduler.start();
-  const { app } = buildApp(ctx);
+  const { app } = buildApp(ctx, { apiRoutes, routers });
   const server = http.createServer(mountUnderBasePath(app, config.basePath));
   server.keepAliveTimeout = 65_000;
   hub.attach(server, config.basePath);

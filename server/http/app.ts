@@ -13,7 +13,6 @@ import { corsMiddleware } from './cors.js';
 import { errorHandler } from './errors.js';
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, routeHandler, type RouteDefinition } from './route.js';
-import { apiRoutes, routers } from './areas.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // server/http in the source tree, dist/server/http when compiled.
@@ -33,7 +32,13 @@ export interface BuiltApp {
 }
 
 /** Assembles middleware in order: ids and logging, headers, CORS, aliases, limits, body, routes, errors. */
-export function buildApp(ctx: AppContext): BuiltApp {
+/** What the composition root (server/areas.ts) assembles: the /api routes and the other routers. */
+export interface Areas {
+  apiRoutes(ctx: AppContext): RouteDefinition[];
+  routers: ((ctx: AppContext) => { mount: string; router: express.Router })[];
+}
+
+export function buildApp(ctx: AppContext, { apiRoutes, routers }: Areas): BuiltApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustProxy);

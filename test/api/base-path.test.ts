@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { externalBase, normalizeBasePath } from '../../server/domain/network/basePath.js';
+import { externalBase, normalizeBasePath } from '../../server/basePath.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 describe('normalizeBasePath and externalBase', () => {

@@ -158,7 +158,8 @@ describe('OpenAPI', () => {
     const doc = await json(await server.api('/api/openapi.json'));
     expect(doc.openapi).toBe('3.0.3');
     const { buildApp } = await import('../../server/http/app.js');
-    const { app, routes } = buildApp(server.ctx);
+    const { apiRoutes, routers } = await import('../../server/areas.js');
+    const { app, routes } = buildApp(server.ctx, { apiRoutes, routers });
     const served: string[] = [];
     const walk = (stack: any[]) => {
       for (const layer of stack) {

@@ -1,6 +1,6 @@
-import { externalBase } from '../network/basePath.js';
 import crypto from 'node:crypto';
 import * as oidc from 'openid-client';
+import { externalBase } from '../../basePath.js';
 import type { AppContext } from '../../context.js';
 import { userIdentitiesRepository, type UserIdentitiesRepository, type UserIdentityRow } from '../../db/userIdentities.js';
 import type { UserRow } from '../../db/users.js';

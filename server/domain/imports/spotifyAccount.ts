@@ -1,5 +1,5 @@
-import { externalBase } from '../network/basePath.js';
 import crypto from 'node:crypto';
+import { externalBase } from '../../basePath.js';
 import type { AppContext } from '../../context.js';
 import { spotifyLinks, spotifyOAuthStates, type SpotifyMethod } from '../../db/playlistImports.js';
 import { IntegrationError } from '../../integrations/errors.js';

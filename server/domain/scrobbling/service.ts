@@ -1,5 +1,5 @@
-import { externalBase } from '../network/basePath.js';
 import crypto from 'node:crypto';
+import { externalBase } from '../../basePath.js';
 import type { AppContext } from '../../context.js';
 import { scrobbleDeliveries, scrobbleLinks, SCROBBLE_SERVICES, type ScrobbleDeliveryRow, type ScrobbleKind, type ScrobbleService } from '../../db/scrobbling.js';
 import { IntegrationError } from '../../integrations/errors.js';

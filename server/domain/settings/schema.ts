@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isNeverAllowedAddress } from '../../integrations/guardedFetch.js';
-import { normalizeBasePath } from '../network/basePath.js';
+import { normalizeBasePath } from '../../basePath.js';
 
 /** Literal link-local and metadata addresses are refused when saved; names are checked when connecting. */
 const connectable = (url: string) => {

@@ -303,7 +303,7 @@ export function ytdlpSource(ctx: AppContext): YtdlpSource | null {
   return new YtdlpSource(ctx, ytdlpClient(ctx), s.priority, { searchResults: s.searchResults, audioFormat: s.audioFormat });
 }
 
-/** Registers yt-dlp with the download service (called once from `services` in server/http/areas.ts). */
+/** Registers yt-dlp with the download service (called once from `services` in server/areas.ts). */
 export function startYtdlp(ctx: AppContext): void {
   downloadsOf(ctx).registerSource(ytdlpSource);
   ytdlpRunsOf(ctx);
