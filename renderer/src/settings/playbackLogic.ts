@@ -45,30 +45,41 @@ export function draftFrom(settings: unknown, key = 'navidrome'): PlaybackDraft {
   const s = obj(settings);
   const c = obj(obj(s.integrations)[key]);
   const p = obj(obj(s.playback)[key]);
-  const prefix = p.ownerPrefix === 'always' || p.ownerPrefix === 'never' ? p.ownerPrefix : 'auto';
   return {
-    enabled: p.enabled === true,
     url: typeof c.url === 'string' ? c.url : '',
     username: typeof c.username === 'string' ? c.username : '',
     password: typeof c.password === 'string' ? c.password : '',
+    ...publishingFrom(p),
+  };
+}
+
+/** What every destination stores about publishing (`playback.<key>`). */
+function publishingFrom(p: Json): Pick<PlaybackDraft, 'enabled' | 'publishFlows' | 'publishPlaylists' | 'ownerPrefix'> {
+  return {
+    enabled: p.enabled === true,
     publishFlows: p.publishFlows !== false,
     publishPlaylists: p.publishPlaylists !== false,
-    ownerPrefix: prefix,
+    ownerPrefix: p.ownerPrefix === 'always' || p.ownerPrefix === 'never' ? p.ownerPrefix : 'auto',
   };
+}
+
+/** What is wrong with a typed address (an empty one is allowed), or null. */
+function addressProblem(url: string, example: string): string | null {
+  if (url === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `Address: enter a URL like ${example}`;
+  }
+  return parsed.protocol !== 'http:' && parsed.protocol !== 'https:' ? 'Address: must start with http:// or https://' : null;
 }
 
 /** Checks the draft; null when it can be saved, else what to fix. */
 export function draftProblem(d: PlaybackDraft): string | null {
   const url = d.url.trim();
-  if (url !== '') {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return 'Address: enter a URL like http://nas:4533';
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Address: must start with http:// or https://';
-  }
+  const address = addressProblem(url, 'http://nas:4533');
+  if (address) return address;
   if (d.enabled && (url === '' || d.username.trim() === '' || d.password === '')) return 'To publish, enter the address, user name and password';
   return null;
 }
@@ -178,29 +189,18 @@ export interface JellyfinUsers {
 
 export function jellyfinDraftFrom(settings: unknown): JellyfinDraft {
   const p = obj(obj(obj(settings).playback).jellyfin);
-  const prefix = p.ownerPrefix === 'always' || p.ownerPrefix === 'never' ? p.ownerPrefix : 'auto';
   return {
-    enabled: p.enabled === true,
     url: typeof p.url === 'string' ? p.url : '',
     apiKey: typeof p.apiKey === 'string' ? p.apiKey : '',
     userId: typeof p.userId === 'string' ? p.userId : '',
-    publishFlows: p.publishFlows !== false,
-    publishPlaylists: p.publishPlaylists !== false,
-    ownerPrefix: prefix,
+    ...publishingFrom(p),
   };
 }
 
 export function jellyfinProblem(d: JellyfinDraft): string | null {
   const url = d.url.trim();
-  if (url !== '') {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return 'Address: enter a URL like http://nas:8096';
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Address: must start with http:// or https://';
-  }
+  const address = addressProblem(url, 'http://nas:8096');
+  if (address) return address;
   if (/\s/.test(d.apiKey.trim())) return 'API key: no spaces';
   if (d.enabled && (url === '' || d.apiKey.trim() === '')) return 'To publish, enter the address and an API key';
   return null;
