@@ -112,6 +112,33 @@ function LanCard({ settings }: { settings: SettingsState }) {
   );
 }
 
+/**
+ * The text of a setting being edited: it follows the saved value until someone types, keeps what
+ * was typed, and says when the last save went through.
+ */
+function useSavedDraft(saved: string) {
+  const [text, setText] = useState(saved);
+  // A ref, not state: the effect below may run after the first keystroke and must see it.
+  const edited = useRef(false);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    if (!edited.current) setText(saved);
+  }, [saved]);
+  return {
+    text,
+    done,
+    type(value: string) {
+      edited.current = true;
+      setText(value);
+      setDone(false);
+    },
+    saved() {
+      edited.current = false;
+      setDone(true);
+    },
+  };
+}
+
 /** A settings field that is a list of words, edited one per line. */
 function ListCard(props: {
   settings: SettingsState;
@@ -124,23 +151,15 @@ function ListCard(props: {
   doneText: string;
 }) {
   const { settings, field } = props;
-  const saved = settings.data?.security[field] ?? [];
-  const [text, setText] = useState(saved.join('\n'));
-  // A ref, not state: the effect below may run after the first keystroke and must see it.
-  const edited = useRef(false);
-  const [done, setDone] = useState(false);
-  // The saved list replaces the text only while nobody has typed in it.
-  useEffect(() => {
-    if (!edited.current) setText(saved.join('\n'));
-  }, [saved.join('\n')]);
+  const draft = useSavedDraft((settings.data?.security[field] ?? []).join('\n'));
+  const { text } = draft;
   const save = useAction(async () => {
     const entries = text
       .split(/[\s,]+/)
       .map((s) => s.trim())
       .filter(Boolean);
     await settings.save({ security: { [field]: entries } });
-    edited.current = false;
-    setDone(true);
+    draft.saved();
   });
   const inputId = `${props.id}-list`;
   return (
@@ -150,13 +169,13 @@ function ListCard(props: {
         {props.label}
       </label>
       {/* Not editable before the saved list arrives: it would replace what was typed. */}
-      <textarea id={inputId} rows={3} value={text} disabled={!settings.data} onInput={(e) => ((edited.current = true), setText(e.currentTarget.value), setDone(false))} />
+      <textarea id={inputId} rows={3} value={text} disabled={!settings.data} onInput={(e) => draft.type(e.currentTarget.value)} />
       <div class="form-actions">
         <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
           {props.saveLabel}
         </button>
       </div>
-      {done && !save.error && <Notice tone="success">{props.doneText}</Notice>}
+      {draft.done && !save.error && <Notice tone="success">{props.doneText}</Notice>}
       <ErrorMessage error={save.error} />
     </Card>
   );
@@ -194,17 +213,11 @@ function PrivateTargetsCard({ settings }: { settings: SettingsState }) {
 
 /** `network.basePath`: serve everything under a path, behind a reverse proxy; applies at the next start. */
 function BasePathCard({ settings }: { settings: SettingsState }) {
-  const saved = settings.data?.network?.basePath ?? '';
-  const [text, setText] = useState(saved);
-  const [edited, setEdited] = useState(false);
-  const [done, setDone] = useState(false);
-  useEffect(() => {
-    if (!edited) setText(saved);
-  }, [saved]);
+  const draft = useSavedDraft(settings.data?.network?.basePath ?? '');
+  const { text } = draft;
   const save = useAction(async () => {
     await settings.save({ network: { basePath: text.trim() } });
-    setEdited(false);
-    setDone(true);
+    draft.saved();
   });
   return (
     <Card title="Base path (behind a reverse proxy)" id="base-path">
@@ -217,13 +230,13 @@ function BasePathCard({ settings }: { settings: SettingsState }) {
         Served now {BASE ? <>under <code>{BASE}/</code></> : 'at the root'}.
       </p>
       <label for="base-path-input">Base path</label>
-      <input id="base-path-input" type="text" placeholder="/music" value={text} disabled={!settings.data} onInput={(e) => (setText(e.currentTarget.value), setEdited(true), setDone(false))} />
+      <input id="base-path-input" type="text" placeholder="/music" value={text} disabled={!settings.data} onInput={(e) => draft.type(e.currentTarget.value)} />
       <div class="form-actions">
         <button type="button" class="primary" disabled={save.busy || !settings.data} onClick={() => void save.trigger()}>
           Save base path
         </button>
       </div>
-      {done && !save.error && <Notice tone="success">Saved. Restart Tonearm to serve it {text.trim() && text.trim() !== '/' ? `under ${text.trim()}` : 'at the root'}.</Notice>}
+      {draft.done && !save.error && <Notice tone="success">Saved. Restart Tonearm to serve it {text.trim() && text.trim() !== '/' ? `under ${text.trim()}` : 'at the root'}.</Notice>}
       <ErrorMessage error={save.error} />
     </Card>
   );
