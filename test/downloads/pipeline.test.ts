@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads } from '../../server/db/downloads.js';
 import { readState } from '../../server/domain/downloads/state.js';
 import { downloadsOf } from '../../server/domain/downloads/service.js';
+import { sweepOnce } from '../../server/domain/downloads/start.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startFakeSabnzbd, type FakeSabnzbd } from '../fakes/sabnzbd/index.js';
 import { defaultUsers, startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';
@@ -37,6 +38,23 @@ const evilUser = {
   ],
 };
 
+/** Holds one track no other test asks for, so the sweep test's job is its own. */
+const harborUser = {
+  username: 'harborpeer',
+  delayMs: 0,
+  uploadSpeed: 2_000_000,
+  queueLength: 0,
+  hasFreeUploadSlot: true,
+  files: [
+    {
+      filename: '@@harbor\\Velvet Harbors\\Velvet Harbors - Tidewater (2019)\\04 - Breakwater.mp3',
+      bitRate: 320,
+      length: 1,
+      tags: { artist: 'Velvet Harbors', albumArtist: 'Velvet Harbors', album: 'Tidewater', title: 'Breakwater', track: 4, date: '2019' },
+    },
+  ],
+};
+
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-e2e-'));
   root = path.join(dir, 'library-downloads');
@@ -44,7 +62,7 @@ beforeAll(async () => {
   const slskdDir = path.join(dir, 'a', 'b', 'slskd');
   fs.mkdirSync(slskdDir, { recursive: true });
   [slskd, prowlarr, sab] = await Promise.all([
-    startSlskdFake({ downloadsDir: slskdDir, users: [...defaultUsers(), evilUser], searchMs: 250, maxConcurrentSearches: 8 }),
+    startSlskdFake({ downloadsDir: slskdDir, users: [...defaultUsers(), evilUser, harborUser], searchMs: 250, maxConcurrentSearches: 8 }),
     startFakeProwlarr(),
     startFakeSabnzbd({ completedDir: path.join(dir, 'sab') }),
   ]);
@@ -149,6 +167,29 @@ describe('track pipeline', () => {
     expect(stagingLeft(job.id)).toBe(false);
     const again = await api(`/api/playlists/jobs/${job.id}/approve`, { method: 'POST' });
     expect([again.status, (await again.json()).error]).toEqual([404, 'Blocked job not found']);
+  });
+
+  it('an approve in progress is not taken for an orphan by the sweep (no second run of the same job)', async () => {
+    const job = createJob(server, { artistName: 'Velvet Harbors', trackName: 'Breakwater', albumName: 'Tidewater', trackNumber: 4, durationMs: 200_000 });
+    const blocked = await settled(server, job.id);
+    expect(blocked.status).toBe('blocked');
+    const queuedBefore = blocked.queueJobId;
+    // The sweep runs every 2 s; on a busy machine it lands while approve is filing. Run it right then.
+    let swept = false;
+    const off = downloadsOf(server.ctx).onEvent((e) => {
+      if (e.job.id === job.id && e.previousStatus === 'blocked' && e.job.status === 'downloading' && !swept) {
+        swept = true;
+        sweepOnce(server.ctx);
+      }
+    });
+    const approved = await api(`/api/playlists/jobs/${job.id}/approve`, { method: 'POST' });
+    off();
+    expect(swept).toBe(true);
+    const body = (await approved.json()) as { success: boolean; path: string };
+    expect([approved.status, body.success]).toEqual([200, true]);
+    const after = jobOf(server, job.id);
+    expect([after.status, after.queueJobId]).toEqual(['done', queuedBefore]);
+    expect(fs.existsSync(body.path)).toBe(true);
   });
 
   it('deny removes the held file, never picks that source again: next candidate, then the next source, then fails', async () => {

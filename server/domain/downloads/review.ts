@@ -67,17 +67,19 @@ export async function approve(ctx: AppContext, principal: Principal, jobId: numb
   const job = blockedJob(ctx, principal, jobId);
   const held = heldFile(ctx, job);
   const svc = downloadsOf(ctx);
-  // Taken out of `blocked` first, so a second approve or a deny racing this one finds nothing.
-  const taken = svc.transition(job.id, { status: 'downloading', phase: 'file', error: null }, ['blocked']);
-  if (!taken) throw new NotFoundError('Blocked job not found');
-  const st = readState(taken);
-  try {
-    const file = await fileJob(ctx, taken, { ...st, held }, { ffmpeg: locateFfmpeg(ctx.config.ffmpegPath), fromStatus: 'downloading' });
-    return { success: true, path: file };
-  } catch (err) {
-    if (err instanceof FilingError) throw new ConflictError(err.message, 'FILING_FAILED');
-    throw err;
-  }
+  return svc.inHandOf(job.id, async () => {
+    // Taken out of `blocked` first, so a second approve or a deny racing this one finds nothing.
+    const taken = svc.transition(job.id, { status: 'downloading', phase: 'file', error: null }, ['blocked']);
+    if (!taken) throw new NotFoundError('Blocked job not found');
+    const st = readState(taken);
+    try {
+      const file = await fileJob(ctx, taken, { ...st, held }, { ffmpeg: locateFfmpeg(ctx.config.ffmpegPath), fromStatus: 'downloading' });
+      return { success: true as const, path: file };
+    } catch (err) {
+      if (err instanceof FilingError) throw new ConflictError(err.message, 'FILING_FAILED');
+      throw err;
+    }
+  });
 }
 
 /** Removes the held file, records its source as denied and sends the job back to the queue. */

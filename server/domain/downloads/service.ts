@@ -25,6 +25,8 @@ export type SourceFactory = (ctx: AppContext) => DownloadSource | null;
 export class DownloadService {
   private readonly factories: SourceFactory[] = [];
   private readonly listeners = new Set<(e: DownloadEvent) => void>();
+  /** Jobs this process is working on outside the queue (an approve filing a held file). */
+  private readonly inHand = new Set<number>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -54,6 +56,24 @@ export class DownloadService {
 
   get(id: number): DownloadJobRow | undefined {
     return downloads.get(this.ctx.db, id);
+  }
+
+  /**
+   * Runs `work` on a job taken out of the queue's sight: while it runs, the sweep does not mistake
+   * the job (downloading, with no queue job) for an orphan and run it a second time. A kill in the
+   * middle leaves it to the sweep after the restart, which is the recovery wanted.
+   */
+  async inHandOf<T>(id: number, work: () => Promise<T>): Promise<T> {
+    this.inHand.add(id);
+    try {
+      return await work();
+    } finally {
+      this.inHand.delete(id);
+    }
+  }
+
+  isInHand(id: number): boolean {
+    return this.inHand.has(id);
   }
 
   /** Creates the job and queues its first run. */

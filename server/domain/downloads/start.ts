@@ -71,11 +71,15 @@ export function startDownloads(ctx: AppContext): void {
   ctx.features.add('downloadCancel');
 }
 
-/** One pass: re-queue orphaned pending/downloading jobs when the worker runs (review timeouts: control.ts). */
+/**
+ * One pass: re-queue orphaned pending/downloading jobs when the worker runs, except those an
+ * approve is filing right now (review timeouts: control.ts).
+ */
 export function sweepOnce(ctx: AppContext): void {
   const worker = ctx.settings.get().downloads.worker;
   const svc = downloadsOf(ctx);
-  if (worker.running) for (const row of downloads.orphaned(ctx.db)) svc.schedule(row);
+  if (!worker.running) return;
+  for (const row of downloads.orphaned(ctx.db)) if (!svc.isInHand(row.id)) svc.schedule(row);
 }
 
 /** Staging folders of jobs that are finished or gone (a crash between filing and cleanup). */
