@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
-import { ZipTooLargeError, safeName, uniqueNames, zipLength } from '../../server/domain/subsonic/zipArchive.js';
+import { ZipTooLargeError, cachedCrcCount, safeName, uniqueNames, zipLength } from '../../server/domain/subsonic/zipArchive.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeLibrary, RestClient, waitForScans, type Fixture } from './harness.js';
 
@@ -73,6 +73,27 @@ describe('download of albums, artists and playlists as zip', () => {
     const originals = [path.join(fx.music, 'Björk', 'Post', '01 Army of Me.flac'), path.join(fx.music, 'Björk', 'Post', '02 Hyperballad.mp3')];
     expect(z.sizes).toEqual(originals.map((f) => fs.statSync(f).size));
     for (const [i, name] of z.names.entries()) expect(fs.readFileSync(path.join(out, name)).equals(fs.readFileSync(originals[i]!))).toBe(true);
+  });
+
+  it('a second download reuses the CRCs of the first; a file rewritten in place since gets its new CRC', async () => {
+    await fetchZip({ id: post.albumId }, 'album-first.zip');
+    const cached = cachedCrcCount();
+    expect(cached).toBeGreaterThanOrEqual(2);
+    const again = await fetchZip({ id: post.albumId }, 'album-again.zip');
+    expect(cachedCrcCount()).toBe(cached);
+    expect(inspectZip(again.file, path.join(tmp, 'again-out')).bad).toBeNull();
+
+    // Same size, other bytes: the last byte of the audio flipped in place.
+    const mp3 = path.join(fx.music, 'Björk', 'Post', '02 Hyperballad.mp3');
+    const bytes = fs.readFileSync(mp3);
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+    const fd = fs.openSync(mp3, 'r+');
+    fs.writeSync(fd, bytes, bytes.length - 1, 1, bytes.length - 1);
+    fs.closeSync(fd);
+    const out = path.join(tmp, 'rewritten-out');
+    const z = inspectZip((await fetchZip({ id: post.albumId }, 'album-rewritten.zip')).file, out);
+    expect(z.bad).toBeNull();
+    expect(fs.readFileSync(path.join(out, 'Björk/Post/02 - Hyperballad.mp3')).equals(bytes)).toBe(true);
   });
 
   it('an artist: every album of the artist', async () => {

@@ -58,21 +58,61 @@ function dosDateTime(ms: number): { date: number; time: number } {
 }
 
 /** Entry files are real paths (see libraryRoots): one swapped for a link since is not followed. */
-async function* chunksOf(file: string, size: number): AsyncGenerator<Buffer> {
-  if (size === 0) return;
-  const handle = await fs.promises.open(file, READ_NO_LINK);
+async function* chunksOf(file: string, size: number, opened?: fs.promises.FileHandle): AsyncGenerator<Buffer> {
+  if (size === 0) {
+    await opened?.close();
+    return;
+  }
+  const handle = opened ?? (await fs.promises.open(file, READ_NO_LINK));
   for await (const chunk of handle.createReadStream({ start: 0, end: size - 1, highWaterMark: MEDIA_CHUNK_BYTES })) yield chunk as Buffer;
 }
 
-async function crcOf(file: string, size: number): Promise<number> {
+/**
+ * CRCs of files already archived, by identity and version (device, inode, size, change and
+ * modification times in nanoseconds): a second download of an album reads each file once instead
+ * of twice. A file rewritten in place gets a new ctime, so a stale CRC is never used; the second
+ * pass still checks the CRC it streams. Bounded: the oldest entries go first.
+ */
+const CRC_CACHE_MAX = 20_000;
+const crcCache = new Map<string, number>();
+
+function versionKey(st: fs.BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+async function crcOf(file: string, size: number): Promise<{ crc: number; key: string }> {
+  const handle = await fs.promises.open(file, READ_NO_LINK);
+  let key: string;
+  try {
+    key = versionKey(await handle.stat({ bigint: true }));
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  const known = crcCache.get(key);
+  if (known !== undefined) {
+    await handle.close();
+    return { crc: known, key };
+  }
   let crc = 0;
   let read = 0;
-  for await (const chunk of chunksOf(file, size)) {
+  for await (const chunk of chunksOf(file, size, handle)) {
     crc = zlib.crc32(chunk, crc);
     read += chunk.length;
   }
   if (read !== size) throw new ZipSourceChangedError(`${file} changed while it was being archived`);
-  return crc;
+  return { crc, key };
+}
+
+function remember(key: string, crc: number): void {
+  crcCache.delete(key);
+  crcCache.set(key, crc);
+  if (crcCache.size > CRC_CACHE_MAX) crcCache.delete(crcCache.keys().next().value!);
+}
+
+/** How many CRCs are cached (tests). */
+export function cachedCrcCount(): number {
+  return crcCache.size;
 }
 
 /** Writes respecting backpressure; rejects when the destination closes (the client went away). */
@@ -155,7 +195,7 @@ export async function writeZip(entries: ZipEntry[], out: Writable): Promise<void
   const written: Written[] = [];
   let offset = 0;
   for (const entry of entries) {
-    const crc = await crcOf(entry.file, entry.size);
+    const { crc, key } = await crcOf(entry.file, entry.size);
     const w: Written = { entry, name: Buffer.from(entry.name, 'utf8'), crc, offset, ...dosDateTime(entry.mtimeMs) };
     const header = localHeader(w);
     await write(out, header);
@@ -166,7 +206,11 @@ export async function writeZip(entries: ZipEntry[], out: Writable): Promise<void
       sent += chunk.length;
       await write(out, chunk);
     }
-    if (sent !== entry.size || check !== crc) throw new ZipSourceChangedError(`${entry.file} changed while it was being archived`);
+    if (sent !== entry.size || check !== crc) {
+      crcCache.delete(key);
+      throw new ZipSourceChangedError(`${entry.file} changed while it was being archived`);
+    }
+    remember(key, crc);
     offset += header.length + entry.size;
     written.push(w);
   }
