@@ -62,6 +62,8 @@ const envSchema = z.object({
   TONEARM_LIBRARY_WATCH: bool.default(true),
   TONEARM_REPLAYGAIN_ANALYSIS: bool.default(true),
   TONEARM_SCAN_ON_START: bool.default(true),
+  /** Development and tests: every JSON answer is checked against its route's response schema (a mismatch is a 500). */
+  TONEARM_CHECK_RESPONSES: bool.default(false),
   TONEARM_MUSICBRAINZ_URL: z.url({ protocol: /^https?$/ }).default('https://musicbrainz.org/ws/2'),
   TONEARM_COVERART_URL: z.url({ protocol: /^https?$/ }).default('https://coverartarchive.org'),
   TONEARM_DEEZER_URL: z.url({ protocol: /^https?$/ }).default('https://api.deezer.com'),
@@ -188,6 +190,8 @@ export interface Config {
   replayGainAnalysis: boolean;
   /** Run a quick library scan (and a Lidarr index when configured) when the server starts. */
   scanOnStart: boolean;
+  /** Check each JSON answer against its route's response schema (TONEARM_CHECK_RESPONSES; tests turn it on). */
+  checkResponses: boolean;
 }
 
 export interface OidcEnv {
@@ -301,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libraryWatch: e.TONEARM_LIBRARY_WATCH,
     replayGainAnalysis: e.TONEARM_REPLAYGAIN_ANALYSIS,
     scanOnStart: e.TONEARM_SCAN_ON_START,
+    checkResponses: e.TONEARM_CHECK_RESPONSES,
   };
 }
 

@@ -132,7 +132,7 @@ export function buildApp(ctx: AppContext, { apiRoutes, routers }: Areas): BuiltA
   const document = buildOpenApi(routes, ctx.appVersion, ctx.config.basePath);
 
   const router = express.Router({ caseSensitive: false, strict: false });
-  for (const def of routes) router[def.method](def.path, routeHandler(def, resolver));
+  for (const def of routes) router[def.method](def.path, routeHandler(def, resolver, { checkResponses: ctx.config.checkResponses }));
   app.use(router);
   for (const make of routers) {
     const { mount, router: sub } = make(ctx);

@@ -144,7 +144,7 @@ async function authorize(def: RouteDefinition, req: Request, resolver: Principal
 }
 
 /** The express handler for a route definition. */
-export function routeHandler(def: RouteDefinition, resolver: PrincipalResolver) {
+export function routeHandler(def: RouteDefinition, resolver: PrincipalResolver, options: { checkResponses?: boolean } = {}) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await authorize(def, req, resolver);
@@ -153,10 +153,28 @@ export function routeHandler(def: RouteDefinition, resolver: PrincipalResolver) 
       const query = parsePart(def.query, req.query ?? {}, 'query', code);
       const body = parsePart(def.body, req.body, 'body', 'VALIDATION_ERROR');
       const result = await def.handler({ req, res, params, query, body, principal });
+      if (options.checkResponses && result !== undefined && !res.headersSent) checkResponse(def, result);
       if (result !== undefined && !res.headersSent) res.status(def.status ?? 200).json(result);
       else if (result === undefined && !res.headersSent && def.response === 'empty') res.status(def.status ?? 204).end();
     } catch (err) {
       next(err);
     }
   };
+}
+
+/**
+ * The answer as it goes on the wire, against the route's response schema: the OpenAPI document and
+ * the renderer's generated types come from these schemas, so with TONEARM_CHECK_RESPONSES (on in the
+ * tests) an answer that has drifted from its schema is a 500 naming the fields.
+ */
+function checkResponse(def: RouteDefinition, result: unknown): void {
+  if (typeof def.response === 'string') return;
+  const wire: unknown = JSON.parse(JSON.stringify(result));
+  const checked = def.response.safeParse(wire);
+  if (checked.success) return;
+  const where = checked.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+  throw new Error(`The answer of ${def.method.toUpperCase()} ${def.path} does not match its response schema: ${where}`);
 }

@@ -84,6 +84,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.musicDirs && { TONEARM_MUSIC_DIRS: options.musicDirs.join(path.delimiter) }),
     // ffmpeg runs for every untagged fixture file would load the shared machine; tests of it turn it on.
     TONEARM_REPLAYGAIN_ANALYSIS: '0',
+    TONEARM_CHECK_RESPONSES: '1',
     ...options.env,
   });
   const clock = options.clock ?? new TestClock();

@@ -1,53 +1,15 @@
 /**
  * What the downloads screens decide from job data alone: grouping, ordering, labels; and the job's
- * shape. No imports and no requests here, so vitest can pin it.
+ * shape (types only are imported). No requests here, so vitest can pin it.
  */
 
-export type JobStatus = 'pending' | 'downloading' | 'blocked' | 'done' | 'failed' | 'cancelled';
-export type JobPhase = 'search' | 'download' | 'verify' | 'file';
+import type { Answer } from '../wire.js';
 
-export interface JobQuality {
-  format: string;
-  bitrate: number | null;
-  sampleRate: number | null;
-  bitDepth: number | null;
-  tier: string | null;
-}
-
-/** A download job as the server presents it (server/domain/downloads/present.ts). */
-export interface DownloadJob {
-  id: string;
-  status: JobStatus;
-  phase: JobPhase | null;
-  artistName: string;
-  trackName: string;
-  albumName: string | null;
-  playlistType: string;
-  albumRequestId?: string | null;
-  downloadSource: string | null;
-  progress: number;
-  error: string | null;
-  blockReason: string | null;
-  stagingPath: string | null;
-  finalPath: string | null;
-  streamFormat?: string | null;
-  quality: JobQuality | null;
-  trackNumber?: number | null;
-  durationMs?: number | null;
-  /** The length the file should have and where that came from (the request, or MusicBrainz). */
-  expectedLength?: { ms: number | null; source: string } | null;
-  /** The real length of the file that arrived. */
-  fileDurationMs?: number | null;
-  /** The length its source announced (slskd, yt-dlp). */
-  announcedDurationMs?: number | null;
-  /** What the file's acoustic fingerprint says (AcoustID). */
-  identity?: { status: string; note: string | null; recordingMbid: string | null } | null;
-  reused?: boolean;
-  createdAt: string;
-  updatedAt: string;
-  blockedAt?: string | null;
-  completedAt?: string | null;
-}
+/** A download job as the server presents it (generated from the route's schema: renderer/src/wire.ts). */
+export type DownloadJob = Answer<'/api/playlists/jobs'>[number];
+export type JobStatus = DownloadJob['status'];
+export type JobPhase = NonNullable<DownloadJob['phase']>;
+export type JobQuality = NonNullable<DownloadJob['quality']>;
 
 /** What a connection test answers; `message` says what was found, including what still needs fixing. */
 export interface TestAnswer {

@@ -8,6 +8,7 @@ import { writePlaylistFiles } from '../../domain/flows/files.js';
 import { flowsOf } from '../../domain/flows/service.js';
 import { playlistStatus } from '../../domain/flows/status.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { downloadJobSchema as jobSchema } from './jobSchema.js';
 
 /**
  * api.md 4.10 flows (create from fields or a template, change, switch on and off, run now, keep as a
@@ -45,7 +46,6 @@ const flowSchema = z.looseObject({
   enabled: z.boolean(),
   mix: z.looseObject({ discover: z.number(), mix: z.number(), trending: z.number(), focus: z.number() }),
 });
-const jobSchema = z.looseObject({ id: z.string(), status: z.string(), artistName: z.string(), trackName: z.string(), playlistType: z.string() });
 const opResponse = z.looseObject({ success: z.boolean(), flowId: z.string() });
 const adoptBody = z.looseObject({
   presetId: z.string().min(1),

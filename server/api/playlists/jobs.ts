@@ -6,6 +6,7 @@ import { approve, cancel, deny, finalMedia, listJobs, stagingMedia, type MediaFi
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { sendMedia } from '../../library/stream.js';
+import { downloadJobSchema as jobSchema } from './jobSchema.js';
 
 /** api.md 4.10: download jobs, their review (approve, deny), cancel, and the held and filed files. */
 
@@ -19,7 +20,6 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   offset: z.coerce.number().int().min(0).default(0),
 });
-const jobSchema = z.looseObject({ id: z.string(), status: z.enum(downloadStatuses), artistName: z.string(), trackName: z.string(), playlistType: z.string() });
 
 export function downloadJobRoutes(ctx: AppContext): RouteDefinition[] {
   /** Media routes accept stream tokens, so the permission is checked here. */
