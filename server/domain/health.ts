@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import { sqliteVersion } from '../db/connection.js';
 import { publicUser, type Principal } from './auth/principal.js';
 import { oidcOf } from './auth/oidc.js';
 import { downloadsRoot } from './downloads/layout.js';
@@ -76,7 +77,6 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
   const slskdConfigured = i.slskd.enabled && configured(i.slskd.url, i.slskd.apiKey);
   const usenet = usenetStatus(i);
   const ytdlp = ytdlpStatus(ctx);
-  const sqliteVersion = (ctx.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   const now = ctx.clock.now();
   const report: Record<string, unknown> = {
     user: publicUser(principal),
@@ -126,7 +126,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
       docker: fs.existsSync('/.dockerenv'),
       dataDir: ctx.config.dataDir,
       databasePath: ctx.dbPath,
-      database: { engine: 'sqlite', label: 'SQLite', version: sqliteVersion },
+      database: { engine: 'sqlite', label: 'SQLite', version: sqliteVersion(ctx.db) },
       diskSpace: await diskSpace([
         { role: 'data', location: ctx.config.dataDir },
         ...[...ctx.config.musicDirs, ...s.library.musicFolders].map((location) => ({ role: 'music' as const, location })),
