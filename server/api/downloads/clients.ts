@@ -5,8 +5,10 @@ import { settingLabel } from '../../domain/settings/labels.js';
 import { usenetStatus } from '../../domain/usenet/connection.js';
 import { testYtdlp, ytdlpStatus } from '../../domain/ytdlp/connection.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { runSlskdTest, slskdTestBody } from '../slskd/routes.js';
-import { runUsenetTest, usenetTestBodies } from '../usenet/routes.js';
+import { testSlskdConnection } from '../../domain/slskd/connection.js';
+import { testUsenetConnection } from '../../domain/usenet/connection.js';
+import { slskdTestBody } from '../slskd/routes.js';
+import { usenetTestBodies } from '../usenet/routes.js';
 
 /**
  * api.md §4.13: the download clients in one list (slskd, Prowlarr, SABnzbd, NZBGet, yt-dlp) with
@@ -175,11 +177,11 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 export function testDownloadClient(ctx: AppContext, key: string, body: unknown): Promise<unknown> {
   switch (key) {
     case 'slskd':
-      return runSlskdTest(ctx, parseBody(slskdTestBody, body));
+      return testSlskdConnection(ctx, parseBody(slskdTestBody, body));
     case 'prowlarr':
     case 'sabnzbd':
     case 'nzbget':
-      return runUsenetTest(ctx, key, parseBody(usenetTestBodies[key], body));
+      return testUsenetConnection(ctx.settings, key, parseBody(usenetTestBodies[key], body));
     case 'ytdlp':
       return testYtdlp(ctx, parseBody(ytdlpBody, body)?.path || undefined);
     default:

@@ -4,6 +4,7 @@ import { SlskdClient } from '../../integrations/slskd/index.js';
 import { NotConfiguredError } from '../errors.js';
 import type { Settings } from '../settings/schema.js';
 import type { SettingsStore } from '../settings/store.js';
+import { testConnection } from '../settings/testConnection.js';
 
 export const SLSKD_NOT_CONFIGURED =
   'slskd is not configured: set its URL and API key in Settings (integrations.slskd.url, integrations.slskd.apiKey)';
@@ -170,4 +171,15 @@ export async function testSlskd(client: SlskdClient, settings: SettingsStore) {
     confirmedFolder: confirm,
     message: parts.join('; '),
   };
+}
+
+/**
+ * POST /api/settings/slskd/test (and download-clients/slskd/test): the form's URL and API key, the
+ * saved ones for what it leaves out or masks; the saved connection's client when they are the saved ones.
+ */
+export function testSlskdConnection(ctx: AppContext, body: { url?: string; apiKey?: string } | undefined) {
+  const connection = slskdOf(ctx);
+  const c = testConnection({ setting: 'integrations.slskd', field: 'apiKey', saved: connection.settings, body, notConfigured: SLSKD_NOT_CONFIGURED });
+  const client = connection.configured && c.isSaved ? connection.require() : slskdClient(c.url, c.secret, ctx.clock, 10_000);
+  return testSlskd(client, ctx.settings);
 }
