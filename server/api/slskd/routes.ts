@@ -1,18 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { headerToken } from '../../domain/settings/schema.js';
-import { testSlskdConnection } from '../../domain/slskd/connection.js';
+import { slskdTestBody, testSlskdConnection } from '../../domain/slskd/connection.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13: the p2pclient (slskd) settings check. */
-
-export const slskdTestBody = z
-  .object({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    apiKey: headerToken.min(1),
-  })
-  .partial()
-  .optional();
 
 export const slskdTestResult = z.object({
   success: z.literal(true),

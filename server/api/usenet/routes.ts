@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { headerToken } from '../../domain/settings/schema.js';
-import { listIndexers, savedProwlarr, testUsenetConnection } from '../../domain/usenet/connection.js';
+import { listIndexers, savedProwlarr, testUsenetConnection, usenetTestBodies } from '../../domain/usenet/connection.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13: the Usenet source's connection tests and Prowlarr's indexer list (admin). */
 
-const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const apiKeyBody = z.object({ url, apiKey: headerToken }).partial().strict().optional();
-const nzbgetBody = z.object({ url, username: z.string().max(256), password: z.string().max(1024) }).partial().strict().optional();
+const { prowlarr: apiKeyBody, nzbget: nzbgetBody } = usenetTestBodies;
 
 const testResult = z.object({ success: z.literal(true), version: z.string(), message: z.string() });
 const prowlarrResult = testResult.extend({ usenetIndexers: z.number() });
@@ -27,7 +24,6 @@ const indexerSchema = z.object({
   audioCategories: z.boolean(),
 });
 
-export const usenetTestBodies = { prowlarr: apiKeyBody, sabnzbd: apiKeyBody, nzbget: nzbgetBody } as const;
 export const usenetTestResults = { prowlarr: prowlarrResult, sabnzbd: clientResult, nzbget: clientResult } as const;
 
 export function usenetSettingsRoutes(ctx: AppContext): RouteDefinition[] {

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { SlskdClient } from '../../integrations/slskd/index.js';
 import { NotConfiguredError } from '../errors.js';
-import type { Settings } from '../settings/schema.js';
+import { headerToken, type Settings } from '../settings/schema.js';
 import type { SettingsStore } from '../settings/store.js';
 import { testConnection } from '../settings/testConnection.js';
 
@@ -172,6 +173,15 @@ export async function testSlskd(client: SlskdClient, settings: SettingsStore) {
     message: parts.join('; '),
   };
 }
+
+/** The body of slskd's connection test: any of URL and API key (absent or masked: the saved ones). */
+export const slskdTestBody = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    apiKey: headerToken.min(1),
+  })
+  .partial()
+  .optional();
 
 /**
  * POST /api/settings/slskd/test (and download-clients/slskd/test): the form's URL and API key, the

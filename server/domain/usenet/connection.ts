@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import type { Settings } from '../settings/schema.js';
+import { z } from 'zod';
+import { headerToken, type Settings } from '../settings/schema.js';
 import type { SettingsStore } from '../settings/store.js';
 import { testConnection } from '../settings/testConnection.js';
 import { localCompletedPath } from './paths.js';
@@ -136,7 +137,13 @@ export async function listIndexers(client: ProwlarrClient) {
   }));
 }
 
-export type UsenetTestName = 'prowlarr' | 'sabnzbd' | 'nzbget';
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const apiKeyBody = z.object({ url, apiKey: headerToken }).partial().strict().optional();
+const nzbgetBody = z.object({ url, username: z.string().max(256), password: z.string().max(1024) }).partial().strict().optional();
+
+/** The bodies of the connection tests: any of the fields (absent or masked secrets: the saved ones). */
+export const usenetTestBodies = { prowlarr: apiKeyBody, sabnzbd: apiKeyBody, nzbget: nzbgetBody } as const;
+export type UsenetTestName = keyof typeof usenetTestBodies;
 
 /** The saved Prowlarr's URL and API key (GET /api/settings/prowlarr/indexers); 503 NOT_CONFIGURED without them. */
 export function savedProwlarr(settings: SettingsStore): ProwlarrClient {
