@@ -6,21 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/**
- * Files whose SQL is still being moved to server/db/ by work under way elsewhere (issue 23 §1). Each
- * line goes when its file holds no SQL any more; nothing may be added here.
- */
-const PENDING = new Set([
-  'server/domain/health.ts',
-  'server/domain/imports/matching.ts',
-]);
-
-// A statement prepared or run on a connection: db.prepare(…), statement(db, …), db.exec(…).
-const SQL_CALL = /\.prepare\(|\bstatement\(\s*[\w.]*db\b|\bdb\s*\.exec\(/g;
+// A statement prepared or run on a connection: db.prepare(…), statement(…) (db/statements.ts), db.exec(…).
+// No exceptions and no allow list: a file outside server/db/ that needs SQL calls a repository there.
+const SQL_CALL = /\.prepare\(|\bstatement\(|\bdb\s*\.exec\(/g;
 
 const root = path.resolve(process.argv[2] ?? '.');
 const offenders = [];
-const stale = [];
 
 function walk(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -34,17 +25,12 @@ function walk(dir) {
     if (rel.startsWith('server/db/')) continue;
     const text = fs.readFileSync(full, 'utf8');
     const hits = [...text.matchAll(SQL_CALL)].map((m) => text.slice(0, m.index).split('\n').length);
-    if (PENDING.has(rel)) {
-      if (hits.length === 0) stale.push(rel);
-      continue;
-    }
     if (hits.length > 0) offenders.push(`${rel}:${hits.join(',')}`);
   }
 }
 
 for (const top of ['server', 'main']) if (fs.existsSync(path.join(root, top))) walk(path.join(root, top));
 
-for (const rel of stale) console.warn(`  warn sql-only-in-db: ${rel} holds no SQL any more; take it off the pending list in scripts/check-sql.mjs`);
 if (offenders.length > 0) {
   for (const o of offenders) console.error(`  error sql-only-in-db: ${o}`);
   console.error('    server/db/ is the only place with SQL: move the statement into a repository there and call it (architecture.md)');

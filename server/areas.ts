@@ -53,7 +53,6 @@ import { storageHealthRoutes } from './api/settings/storage.js';
 import { recentReleaseRoutes } from './api/library/releases.js';
 import { usenetSettingsRoutes } from './api/usenet/routes.js';
 import { downloadClientRoutes } from './api/downloads/clients.js';
-import { startYtdlp } from './domain/downloads/sources/ytdlp.js';
 import { usersRoutes } from './api/users/routes.js';
 import { downloadJobRoutes } from './api/playlists/jobs.js';
 import { flowRoutes } from './api/playlists/flows.js';
@@ -122,7 +121,6 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startSearch,
   startEnrichment,
   startDownloads,
-  startYtdlp,
   startDownloadControl,
   startNotifications,
   startDiscovery,

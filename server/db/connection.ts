@@ -158,3 +158,8 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
 export function shrinkMemory(db: Db): void {
   if (db.open) db.pragma('shrink_memory');
 }
+
+/** The SQLite library's version (`system.database.version` of GET /api/health). */
+export function sqliteVersion(db: Db): string {
+  return (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+}

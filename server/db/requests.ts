@@ -1,5 +1,6 @@
 import type { Db } from './connection.js';
 import { sortName } from './libraryText.js';
+import { OwnedTrackLookup } from './ownedTracks.js';
 
 export type RequestKind = 'album' | 'artist' | 'track';
 export type RequestStatus = 'processing' | 'available' | 'failed';
@@ -129,13 +130,7 @@ export const requests = {
 
   /** An available track of the canonical library by recording MBID, else by title and artist name. */
   ownedTrackId(db: Db, track: { mbid?: string | null; title: string; artistName: string }): number | undefined {
-    if (track.mbid) {
-      const byMbid = db.prepare('SELECT id FROM library_tracks WHERE mbid = ? AND available = 1 LIMIT 1').pluck().get(track.mbid);
-      if (byMbid !== undefined) return byMbid as number;
-    }
-    return db
-      .prepare('SELECT id FROM library_tracks WHERE sort_name = ? AND artist_sort_name = ? AND available = 1 LIMIT 1')
-      .pluck()
-      .get(sortName(track.title), sortName(track.artistName)) as number | undefined;
+    const owned = new OwnedTrackLookup(db);
+    return (track.mbid ? owned.byMbid(track.mbid) : undefined) ?? owned.byNames(sortName(track.title), sortName(track.artistName));
   },
 };

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import { sqliteVersion } from '../db/connection.js';
 import { publicUser, type Principal } from './auth/principal.js';
 import { oidcOf } from './auth/oidc.js';
 import { downloadsRoot } from './downloads/layout.js';
+import { DOWNLOAD_SOURCES } from './downloads/sources/index.js';
 import { activeNewsFeeds } from '../integrations/news/sources.js';
-import { usenetStatus } from './usenet/connection.js';
-import { ytdlpStatus } from './ytdlp/connection.js';
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
 
@@ -73,22 +73,15 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
   const s = ctx.settings.get();
   const i = s.integrations;
   const lidarrConfigured = configured(i.lidarr.url, i.lidarr.apiKey);
-  const slskdConfigured = i.slskd.enabled && configured(i.slskd.url, i.slskd.apiKey);
-  const usenet = usenetStatus(i);
-  const ytdlp = ytdlpStatus(ctx);
-  const sqliteVersion = (ctx.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  const sources = DOWNLOAD_SOURCES.map((source) => ({ source, health: source.health(ctx) }));
   const now = ctx.clock.now();
   const report: Record<string, unknown> = {
     user: publicUser(principal),
     authUser: principal.username,
     lidarr: { configured: lidarrConfigured, circuitOpen: false },
     lidarrConfigured,
-    slskdConfigured,
-    usenetConfigured: usenet.configured,
-    sabnzbdConfigured: usenet.sabnzbdConfigured,
-    nzbgetConfigured: usenet.nzbgetConfigured,
-    prowlarrConfigured: usenet.prowlarrConfigured,
-    ytdlpConfigured: ytdlp.configured && ytdlp.enabled,
+    // Each source's `*Configured` flags (slskdConfigured, usenetConfigured, ..., ytdlpConfigured).
+    ...Object.assign({}, ...sources.map((s) => s.health.flags)),
     lastfmConfigured: configured(i.lastfm.apiKey),
     musicbrainzConfigured: false,
     metadataConfigured: false,
@@ -101,20 +94,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     proxyLogoutUrl: ctx.config.proxyLogoutUrl,
     oidcLogoutUrl: oidcOf(ctx).enabled() ? oidcOf(ctx).settings().logoutUrl : null,
     // Sources exist in settings before their download pipeline does; `enabled` reports the user's switch.
-    downloadSources: {
-      slskd: { id: 'slskd', label: 'Soulseek (slskd)', configured: slskdConfigured, enabled: i.slskd.enabled, priority: i.slskd.priority },
-      usenet: {
-        id: 'usenet',
-        label: 'Usenet',
-        configured: usenet.configured,
-        enabled: usenet.enabled,
-        priority: usenet.priority,
-        sabnzbdConfigured: usenet.sabnzbdConfigured,
-        nzbgetConfigured: usenet.nzbgetConfigured,
-        prowlarrConfigured: usenet.prowlarrConfigured,
-      },
-      ytdlp: { id: 'ytdlp', label: 'yt-dlp', configured: ytdlp.configured, enabled: ytdlp.enabled, priority: ytdlp.priority },
-    },
+    downloadSources: Object.fromEntries(sources.map(({ source, health }) => [source.id, { id: source.id, label: source.label, ...health.entry }])),
     metadataProviders: {},
     system: {
       version: ctx.appVersion,
@@ -126,7 +106,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
       docker: fs.existsSync('/.dockerenv'),
       dataDir: ctx.config.dataDir,
       databasePath: ctx.dbPath,
-      database: { engine: 'sqlite', label: 'SQLite', version: sqliteVersion },
+      database: { engine: 'sqlite', label: 'SQLite', version: sqliteVersion(ctx.db) },
       diskSpace: await diskSpace([
         { role: 'data', location: ctx.config.dataDir },
         ...[...ctx.config.musicDirs, ...s.library.musicFolders].map((location) => ({ role: 'music' as const, location })),

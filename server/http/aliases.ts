@@ -1,3 +1,5 @@
+import { DOWNLOAD_CLIENTS } from '../domain/downloads/sources/index.js';
+
 /**
  * api.md writes neutral words where product names stand; the real names are canonical on the
  * wire (decisions §1), and every neutral spelling is served by the same handler. This is the one
@@ -6,18 +8,15 @@
  */
 export const neutralNames: Readonly<Record<string, string>> = {
   libmgr: 'lidarr',
-  p2pclient: 'slskd',
   mediaserver: 'plex',
   musicserver: 'navidrome',
   streamsvc: 'spotify',
   scrobbler1: 'lastfm',
   scrobbler2: 'listenbrainz',
   scrobbler3: 'koito',
-  indexermgr: 'prowlarr',
-  usenetA: 'sabnzbd',
-  usenetB: 'nzbget',
-  videodl: 'ytdlp',
   pushnotifier: 'gotify',
+  // The download sources' programs (p2pclient, indexermgr, usenetA, usenetB, videodl) name theirs in the list of sources.
+  ...Object.fromEntries(DOWNLOAD_CLIENTS.map((c) => [c.neutralName, c.key])),
 };
 
 const rewriteSegment = (segment: string): string =>

@@ -73,6 +73,10 @@ describe('the layering check', () => {
       'server/db/repo.ts': "export const one = (db: any) => db.prepare('SELECT 1').get();\n",
       'server/domain/area/rules.ts': "export const two = (ctx: any) =>\n  ctx.db\n    .prepare('SELECT 2')\n    .get();\n",
       'server/domain/area/cached.ts': "import { statement } from '../../db/statements.js';\nexport const three = (ctx: any) => statement(\n  ctx.db,\n  'SELECT 3',\n).get();\n",
+      // Any connection, whatever its name; and no file is exempt (these two were on an allow list once).
+      'server/domain/area/conn.ts': "import { statement } from '../../db/statements.js';\nexport const four = (conn: any) => statement(conn, 'SELECT 4').get();\n",
+      'server/domain/health.ts': "export const v = (ctx: any) => ctx.db.prepare('SELECT sqlite_version()').get();\n",
+      'server/domain/imports/matching.ts': "export const m = (db: any) => db.prepare('SELECT 5').pluck();\n",
     };
     for (const [file, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -82,6 +86,9 @@ describe('the layering check', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('error sql-only-in-db: server/domain/area/rules.ts:3');
     expect(r.stderr).toContain('error sql-only-in-db: server/domain/area/cached.ts:2');
+    expect(r.stderr).toContain('error sql-only-in-db: server/domain/area/conn.ts:2');
+    expect(r.stderr).toContain('error sql-only-in-db: server/domain/health.ts:1');
+    expect(r.stderr).toContain('error sql-only-in-db: server/domain/imports/matching.ts:1');
     expect(r.stderr).not.toContain('server/db/repo.ts');
     fs.rmSync(path.join(dir, 'server/domain'), { recursive: true });
     expect(spawnSync(process.execPath, [path.join(root, 'scripts/check-sql.mjs'), dir], { encoding: 'utf8' }).status).toBe(0);

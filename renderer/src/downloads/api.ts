@@ -75,7 +75,8 @@ export interface WorkerSettings {
   blockedTimeoutHours: number;
   preferLossless: boolean;
   qualityCutoff: QualityTier;
-  sourcePriorities?: { slskd?: number; usenet?: number; ytdlp?: number };
+  /** One priority per download source, keyed by the server's source ids. */
+  sourcePriorities?: Record<string, number>;
 }
 
 /** The fields the worker form edits (the running state has its own buttons; priorities live with each source). */
@@ -95,10 +96,11 @@ export function setWorkerRunning(running: boolean): Promise<unknown> {
 
 // ---- connection tests of the sources ----
 
-export type SourceTest = 'slskd' | 'prowlarr' | 'sabnzbd' | 'nzbget' | 'ytdlp' | 'gotify';
-
-/** Tests the values being edited; absent or masked secrets are the saved ones (sent only to the saved address). */
-export function testSource(name: SourceTest, body: Record<string, string>): Promise<TestAnswer> {
+/**
+ * Tests the values being edited; absent or masked secrets are the saved ones (sent only to the saved
+ * address). `name`: a download client's key (GET /api/settings/download-clients), or gotify.
+ */
+export function testSource(name: string, body: Record<string, string>): Promise<TestAnswer> {
   return api<TestAnswer>(`/api/settings/${name}/test`, { method: 'POST', body });
 }
 

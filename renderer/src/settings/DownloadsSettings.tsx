@@ -1,17 +1,32 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import { api, ApiError } from '../api';
 import { FolderBrowser } from '../components/FolderBrowser';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { qualityTiers, saveWorkerSettings, setWorkerRunning, workerSettings, type WorkerSettings, type WorkerSettingsPatch } from '../downloads/api';
 import { parseWhole } from '../downloads/logic';
 import { Link } from '../router';
 import { SaveActions, SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
+import { sourceCards, type DownloadClient, type HealthSources, type SourceWords } from './sourceCards';
 import type { SettingsState } from './useSettings';
 import { LidarrSettings } from './LidarrSettings';
 import '../downloads/downloads.css';
 
-/** Where downloads go, Lidarr, how the worker runs, and the sources it downloads from (slskd, Usenet, yt-dlp). */
+/**
+ * Where downloads go, Lidarr, how the worker runs, and a card per download source. The sources are
+ * the server's one list (GET /api/health names them, GET /api/settings/download-clients lists their
+ * programs); the tab waits for both, so every card is there at once.
+ */
 export function DownloadsSettings({ settings }: { settings: SettingsState }) {
+  const sources = useAsync(
+    (signal) =>
+      Promise.all([
+        api<{ downloadSources?: HealthSources }>('/api/health', { signal }),
+        api<{ clients: DownloadClient[] }>('/api/settings/download-clients', { signal }),
+      ]).then(([health, answer]) => ({ names: health.downloadSources ?? {}, cards: sourceCards(health.downloadSources ?? {}, answer.clients, SOURCE_WORDS) })),
+    [],
+  );
+  if (sources.loading && !sources.data) return <Loading label="Loading the download sources…" />;
+  if (!sources.data) return <ErrorMessage error={sources.error} onRetry={sources.reload} />;
   return (
     <>
       <p class="muted">
@@ -20,17 +35,11 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
       </p>
       <FolderCard settings={settings} />
       <LidarrSettings settings={settings} />
-      <WorkerCard />
+      <WorkerCard names={sources.data.names} />
       <ImportLimitCard settings={settings} />
-      <SourceCard settings={settings} title="Soulseek (slskd)" id="source-slskd" intro="slskd is a Soulseek client with a web API; Tonearm searches it and downloads through it." specs={[slskdSpec]} />
-      <SourceCard
-        settings={settings}
-        title="Usenet"
-        id="source-usenet"
-        intro="Prowlarr searches your Usenet indexers; SABnzbd or NZBGet downloads what Tonearm picks."
-        specs={[prowlarrSpec, sabnzbdSpec, nzbgetSpec]}
-      />
-      <SourceCard settings={settings} title="yt-dlp" id="source-ytdlp" intro="yt-dlp is a command-line program on this server; Tonearm uses it as the last resort by default." specs={[ytdlpSpec]} />
+      {sources.data.cards.map((card) => (
+        <SourceCard key={card.id} settings={settings} title={card.title} id={card.anchor} intro={card.intro} specs={card.specs} />
+      ))}
       <p class="muted">
         Push messages and webhooks (Gotify included) are set up under <Link href="/settings/notifications">Notifications</Link>.
       </p>
@@ -179,7 +188,8 @@ function fromDraft(d: WorkerDraft): { patch: WorkerSettingsPatch } | { error: st
   }
 }
 
-function WorkerCard() {
+/** `names`: the sources' labels (GET /api/health `downloadSources`). */
+function WorkerCard({ names }: { names: HealthSources }) {
   const worker = useAsync(async (signal): Promise<WorkerSettings | null> => {
     try {
       return await workerSettings(signal);
@@ -228,7 +238,6 @@ function WorkerCard() {
     ? Object.entries(w.sourcePriorities)
         .filter((e): e is [string, number] => typeof e[1] === 'number')
         .sort((a, b) => a[1] - b[1])
-        .map(([k, v]) => `${k === 'ytdlp' ? 'yt-dlp' : k === 'usenet' ? 'Usenet' : k} (${v})`)
     : [];
   return (
     <Card title="Download worker" id="worker">
@@ -306,7 +315,12 @@ function WorkerCard() {
         <input type="checkbox" checked={current.preferLossless === true} onChange={(e) => set('preferLossless', e.currentTarget.checked)} />
         <span>Prefer lossless files</span>
       </label>
-      {order.length > 0 && <p class="muted small">Sources are tried in this order: {order.join(', ')}. Change a source’s priority in its card below.</p>}
+      {order.length > 0 && (
+        <p class="muted small">
+          Sources are tried in this order: {order.map(([id]) => names[id]?.label ?? id).join(', ')} (priorities {order.map(([, v]) => v).join(', ')}). Change a
+          source’s priority in its card below.
+        </p>
+      )}
       <SaveActions label="Save worker settings" dirty={draft !== null} action={save} onDiscard={() => (setDraft(null), setInvalid(null))} invalid={invalid} done={done} />
     </Card>
   );
@@ -397,6 +411,19 @@ const ytdlpSpec: SourceSpec = {
   test: 'ytdlp',
   testFields: ['path'],
 };
+/**
+ * The UI's own words for the sources it knows (keyed by the server's source ids and program keys).
+ * A source without an entry gets a card built from the server's description of its fields.
+ */
+const SOURCE_WORDS: Record<string, SourceWords> = {
+  slskd: { intro: 'slskd is a Soulseek client with a web API; Tonearm searches it and downloads through it.', specs: { slskd: slskdSpec } },
+  usenet: {
+    intro: 'Prowlarr searches your Usenet indexers; SABnzbd or NZBGet downloads what Tonearm picks.',
+    specs: { prowlarr: prowlarrSpec, sabnzbd: sabnzbdSpec, nzbget: nzbgetSpec },
+  },
+  ytdlp: { intro: 'yt-dlp is a command-line program on this server; Tonearm uses it as the last resort by default.', specs: { ytdlp: ytdlpSpec } },
+};
+
 export const gotifySpec: SourceSpec = {
   key: 'gotify',
   name: 'Gotify',

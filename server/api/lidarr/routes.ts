@@ -6,10 +6,12 @@ import { lidarrOf } from '../../domain/lidarr/service.js';
 import { applyCommunityGuide, testLibraryAccess, testLidarr } from '../../domain/lidarr/settings.js';
 import { testNavidrome } from '../../domain/navidrome/connection.js';
 import { headerToken } from '../../domain/settings/schema.js';
-import { secretForTest } from '../../domain/settings/secretOrigin.js';
+import { testConnection } from '../../domain/settings/testConnection.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13 (Lidarr and Navidrome settings checks) and §4.15 (their onboarding variants). */
+
+const NAVIDROME_NOT_CONFIGURED = 'Navidrome is not configured: set its URL, username and password';
 
 const connectionBody = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
@@ -118,18 +120,8 @@ export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       body: connectionBody.partial().optional(),
       response: testResult,
       handler: ({ body }) => {
-        const saved = lidarr().connection.settings;
-        const url = body?.url ?? saved.url;
-        const apiKey = secretForTest({
-          setting: 'integrations.lidarr',
-          field: 'apiKey',
-          saved: { url: saved.url, secret: saved.apiKey },
-          url,
-          secret: body?.apiKey,
-        });
-        if (!url || !apiKey) throw new NotConfiguredError('integrations.lidarr', LIDARR_NOT_CONFIGURED);
-        if (url === saved.url && apiKey === saved.apiKey) return testLidarr(configured());
-        return testLidarr(lidarrClient(url, apiKey, ctx.clock, 10_000));
+        const c = testConnection({ setting: 'integrations.lidarr', field: 'apiKey', saved: lidarr().connection.settings, body, notConfigured: LIDARR_NOT_CONFIGURED });
+        return testLidarr(c.isSaved ? configured() : lidarrClient(c.url, c.secret, ctx.clock, 10_000));
       },
     }),
     defineRoute({
@@ -150,19 +142,10 @@ export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
       response: navidromeResult,
       handler: ({ body }) => {
         const saved = ctx.settings.get().integrations.navidrome;
-        const url = body?.url ?? saved.url;
+        const c = testConnection({ setting: 'integrations.navidrome', field: 'password', saved, body, notConfigured: NAVIDROME_NOT_CONFIGURED, secretRequired: false });
         const username = body?.username ?? saved.username;
-        const password = secretForTest({
-          setting: 'integrations.navidrome',
-          field: 'password',
-          saved: { url: saved.url, secret: saved.password },
-          url,
-          secret: body?.password,
-        });
-        if (!url || !username) {
-          throw new NotConfiguredError('integrations.navidrome', 'Navidrome is not configured: set its URL, username and password');
-        }
-        return testNavidrome(url, username, password);
+        if (!username) throw new NotConfiguredError('integrations.navidrome', NAVIDROME_NOT_CONFIGURED);
+        return testNavidrome(c.url, username, c.secret);
       },
     }),
     defineRoute({

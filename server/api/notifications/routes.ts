@@ -3,7 +3,8 @@ import type { AppContext } from '../../context.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { DISCORD_NOT_CONFIGURED, GOTIFY_NOT_CONFIGURED, NTFY_NOT_CONFIGURED, testDiscord, testGotify, testNtfy, testWebhook } from '../../domain/notifications/service.js';
 import { headerToken, notificationEvents, SECRET_MASK, settingsSchema, webhookSettings } from '../../domain/settings/schema.js';
-import { headersWithSaved, keepsStoredSecret, secretForTest } from '../../domain/settings/secretOrigin.js';
+import { headersWithSaved, keepsStoredSecret } from '../../domain/settings/secretOrigin.js';
+import { testConnection } from '../../domain/settings/testConnection.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.13: the push notifier tests (Gotify; ntfy and Discord, decisions §12), and the test of a generic webhook (admin). */
@@ -67,11 +68,8 @@ export function notificationRoutes(ctx: AppContext): RouteDefinition[] {
       body: gotifyBody,
       response: gotifyResult,
       handler: ({ body }) => {
-        const saved = ctx.settings.get().integrations.gotify;
-        const url = body?.url ?? saved.url;
-        const token = secretForTest({ setting: 'integrations.gotify', field: 'token', saved: { url: saved.url, secret: saved.token }, url, secret: body?.token });
-        if (!url || !token) throw new NotConfiguredError('integrations.gotify', GOTIFY_NOT_CONFIGURED);
-        return testGotify(ctx, url, token);
+        const c = testConnection({ setting: 'integrations.gotify', field: 'token', saved: ctx.settings.get().integrations.gotify, body, notConfigured: GOTIFY_NOT_CONFIGURED });
+        return testGotify(ctx, c.url, c.secret);
       },
     }),
     defineRoute({
@@ -84,11 +82,10 @@ export function notificationRoutes(ctx: AppContext): RouteDefinition[] {
       response: ntfyResult,
       handler: ({ body }) => {
         const saved = ctx.settings.get().integrations.ntfy;
-        const url = body?.url ?? saved.url;
+        const c = testConnection({ setting: 'integrations.ntfy', field: 'token', saved, body, notConfigured: NTFY_NOT_CONFIGURED, secretRequired: false });
         const topic = body?.topic ?? saved.topic;
-        const token = secretForTest({ setting: 'integrations.ntfy', field: 'token', saved: { url: saved.url, secret: saved.token }, url, secret: body?.token });
-        if (!url || !topic) throw new NotConfiguredError('integrations.ntfy', NTFY_NOT_CONFIGURED);
-        return testNtfy(ctx, url, topic, token);
+        if (!topic) throw new NotConfiguredError('integrations.ntfy', NTFY_NOT_CONFIGURED);
+        return testNtfy(ctx, c.url, topic, c.secret);
       },
     }),
     defineRoute({

@@ -10,6 +10,7 @@ import {
   workerSettings,
 } from '../../domain/downloads/control.js';
 import { canSeeAllJobs } from '../../domain/downloads/service.js';
+import { DOWNLOAD_SOURCE_IDS, type DownloadSourceId } from '../../domain/downloads/sources/index.js';
 import { playlistsOf } from '../../domain/playlists/registry.js';
 import { pausedRetryCycles } from '../../domain/playlists/retryCycle.js';
 import { downloadWorker, qualityTiers, sourcePriority as priority } from '../../domain/settings/schema.js';
@@ -19,7 +20,8 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 const w = downloadWorker.shape;
 
-const sourcePriorities = z.object({ slskd: priority, usenet: priority, ytdlp: priority });
+/** One priority per source of the list (domain/downloads/sources/index.ts). */
+const sourcePriorities = z.object(Object.fromEntries(DOWNLOAD_SOURCE_IDS.map((id) => [id, priority])) as Record<DownloadSourceId, typeof priority>);
 
 const settingsView = z.object({
   concurrency: z.number().int(),

@@ -5,8 +5,8 @@ import { downloads, type DownloadJobRow } from '../../db/downloads.js';
 import type { Principal } from '../auth/principal.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { qualityTiers, type Settings } from '../settings/schema.js';
-import { usenetStatus } from '../usenet/connection.js';
 import { STAGING_DIR, downloadsRoot, isInside } from './layout.js';
+import { DOWNLOAD_SOURCES, type DownloadSourceId } from './sources/index.js';
 import { TRACK_QUEUE, canSeeAllJobs, downloadsOf } from './service.js';
 
 /**
@@ -32,13 +32,12 @@ export interface WorkerSettingsPatch {
   blockedTimeoutHours?: number;
   preferLossless?: boolean;
   qualityCutoff?: QualityTier;
-  sourcePriorities?: { slskd?: number; usenet?: number; ytdlp?: number };
+  sourcePriorities?: Partial<Record<DownloadSourceId, number>>;
 }
 
 /** The flat object clients read (api.md 4.10 worker settings). */
 export function workerSettings(settings: Settings) {
   const w = settings.downloads.worker;
-  const i = settings.integrations;
   return {
     concurrency: w.concurrency,
     existingFileMode: w.existingFileMode,
@@ -48,24 +47,22 @@ export function workerSettings(settings: Settings) {
     blockedTimeoutHours: w.blockedTimeoutHours,
     preferLossless: w.preferLossless,
     qualityCutoff: w.qualityCutoff,
-    sourcePriorities: { slskd: i.slskd.priority, usenet: usenetStatus(i).priority, ytdlp: i.ytdlp.priority },
+    sourcePriorities: Object.fromEntries(DOWNLOAD_SOURCES.map((s) => [s.id, s.priority(settings)])) as Record<DownloadSourceId, number>,
     running: w.running,
   };
 }
 
 /**
- * Saves a partial change through the settings store (validated there as well). The Usenet
- * priority is that of its download clients, so it is set on both SABnzbd and NZBGet.
+ * Saves a partial change through the settings store (validated there as well). A source's priority
+ * goes where its descriptor keeps it (Usenet's on both SABnzbd and NZBGet).
  */
 export function updateWorkerSettings(ctx: AppContext, patch: WorkerSettingsPatch) {
   const { sourcePriorities, ...worker } = patch;
   const integrations: Record<string, { priority: number }> = {};
-  if (sourcePriorities?.slskd !== undefined) integrations.slskd = { priority: sourcePriorities.slskd };
-  if (sourcePriorities?.usenet !== undefined) {
-    integrations.sabnzbd = { priority: sourcePriorities.usenet };
-    integrations.nzbget = { priority: sourcePriorities.usenet };
+  for (const source of DOWNLOAD_SOURCES) {
+    const priority = sourcePriorities?.[source.id];
+    if (priority !== undefined) Object.assign(integrations, source.priorityPatch(priority));
   }
-  if (sourcePriorities?.ytdlp !== undefined) integrations.ytdlp = { priority: sourcePriorities.ytdlp };
   const next = ctx.settings.update({ downloads: { worker }, ...(Object.keys(integrations).length > 0 && { integrations }) });
   if (next.downloads.worker.running) ctx.jobs.wake(TRACK_QUEUE);
   return workerSettings(next);

@@ -4,6 +4,7 @@ import { acoustIdOf } from '../metadata/acoustid.js';
 import { findExpectedLength } from './expectedLength.js';
 import { coverage, similarity } from './scoring.js';
 import type { PipelineState } from './state.js';
+import { downloadSource } from './sources/index.js';
 import { fmt, type AudioFacts, type Verdict } from './verify.js';
 
 /**
@@ -101,5 +102,5 @@ export async function soundCheck(
 }
 
 function sourceName(id: string): string {
-  return id === 'slskd' ? 'slskd' : id === 'ytdlp' ? 'yt-dlp' : id === 'usenet' ? 'the Usenet release' : id;
+  return downloadSource(id)?.noun ?? id;
 }

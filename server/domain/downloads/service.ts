@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow, type DownloadStatus, type NewDownloadJob } from '../../db/downloads.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { presentJob } from './present.js';
-import type { DownloadSource } from './types.js';
+import type { DownloadSource, SourceFactory } from './types.js';
 
 /** The durable queue that runs one track job per queue job (phases search → download → verify → file). */
 export const TRACK_QUEUE = 'track-download';
@@ -13,9 +13,6 @@ export interface DownloadEvent {
   job: DownloadJobRow;
   previousStatus: DownloadStatus | null;
 }
-
-/** Builds a source from the current settings; null when it is not configured or switched off. */
-export type SourceFactory = (ctx: AppContext) => DownloadSource | null;
 
 /**
  * Self-managed downloads: the job rows, their transitions and the events they raise. The pipeline

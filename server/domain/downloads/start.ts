@@ -6,19 +6,20 @@ import { clearStaging } from './filing.js';
 import { STAGING_DIR, downloadsRoot } from './layout.js';
 import { pipelineOf, SWEEP_MS } from './pipeline.js';
 import { downloadsOf, TRACK_QUEUE } from './service.js';
-import { slskdSourceFactory } from './sources/slskd.js';
-import { usenetSourceFactory } from './sources/usenet.js';
+import { DOWNLOAD_SOURCES } from './sources/index.js';
 
 /**
- * Starts self-managed downloads: registers the slskd and Usenet sources, the TRACK_QUEUE handler
+ * Starts self-managed downloads: registers every source of DOWNLOAD_SOURCES, the TRACK_QUEUE handler
  * (concurrency follows `downloads.worker.concurrency`, read at each job start), and a sweep that
  * queues pending jobs left without a queue job (worker restarted, deny, a stopped worker started
  * again), and removes staging folders of finished jobs. Review timeouts are control.ts's task.
  */
 export function startDownloads(ctx: AppContext): void {
   const svc = downloadsOf(ctx);
-  svc.registerSource(slskdSourceFactory);
-  svc.registerSource(usenetSourceFactory);
+  for (const source of DOWNLOAD_SOURCES) {
+    svc.registerSource(source.factory);
+    source.start?.(ctx);
+  }
   const pipeline = pipelineOf(ctx);
 
   ctx.jobs.register<{ jobId: number }>(TRACK_QUEUE, {

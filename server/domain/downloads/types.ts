@@ -6,7 +6,16 @@
  * server resumes a transfer instead of starting it again.
  */
 
-export type SourceId = 'slskd' | 'usenet' | 'ytdlp';
+import type { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import type { Settings } from '../settings/schema.js';
+
+/**
+ * A source's wire id (`job.source`, `downloadSources.<id>` of GET /api/health, `sourcePriorities.<id>`):
+ * one of the ids of DOWNLOAD_SOURCES (sources/index.ts, the one list of sources; `DownloadSourceId`
+ * there is the closed set).
+ */
+export type SourceId = string;
 
 /** What the pipeline looks for. */
 export interface TrackQuery {
@@ -69,4 +78,63 @@ export interface DownloadSource {
   poll(handle: TransferHandle, ctx: SourceContext): Promise<TransferState>;
   /** Stops a transfer and removes the source's partial data where the source keeps it. */
   cancel(handle: TransferHandle): Promise<void>;
+}
+
+/** Builds a source from the current settings; null when it is not configured or switched off. */
+export type SourceFactory = (ctx: AppContext) => DownloadSource | null;
+
+/** A settings block of `integrations` (settings/schema.ts). */
+export type IntegrationKey = keyof Settings['integrations'];
+
+/** A settings field of a download client as GET /api/settings/download-clients lists it. */
+export interface ClientField {
+  key: string;
+  type: 'url' | 'text' | 'secret' | 'path' | 'number' | 'boolean' | 'select';
+  options?: string[];
+  required?: boolean;
+}
+
+/** One program or service a source is configured by (its `integrations.<key>` block). */
+export interface DownloadClientDescriptor {
+  /** Its settings block and its name on the wire (`/api/settings/<key>/test`, download-clients `key`). */
+  key: IntegrationKey;
+  label: string;
+  /** peer-to-peer, indexer, usenet-client, command-line, ... */
+  role: string;
+  /** The neutral word api.md writes for it (decisions §1); http/aliases.ts serves it. */
+  neutralName: string;
+  fields: ClientField[];
+  state(ctx: AppContext): { configured: boolean; enabled: boolean; priority: number | null; reason: string | null };
+  /** Its connection test (`POST /api/settings/download-clients/<key>/test`): `body` is checked by `testBody` first. */
+  testBody: z.ZodType;
+  test(ctx: AppContext, body: unknown): Promise<unknown>;
+}
+
+/**
+ * Everything the product knows of one download source: an entry of DOWNLOAD_SOURCES
+ * (sources/index.ts). Settings' client list, GET /api/health, the worker's priorities, the neutral
+ * aliases, the start-up wiring and the UI's source cards are all read from these entries.
+ */
+export interface DownloadSourceDescriptor<Id extends string = string> {
+  id: Id;
+  /** `downloadSources.<id>.label` of GET /api/health; the UI's card title. */
+  label: string;
+  /** How a review note names what the source delivered ("the Usenet release"). */
+  noun: string;
+  clients: readonly DownloadClientDescriptor[];
+  /** The worker's view of its priority (`sourcePriorities.<id>`), lower first. */
+  priority(settings: Settings): number;
+  /** The settings change that gives it `priority`. */
+  priorityPatch(priority: number): Partial<Record<IntegrationKey, { priority: number }>>;
+  /**
+   * GET /api/health: its top-level `*Configured` flags (decisions §7) and its `downloadSources.<id>`
+   * entry beyond `id` and `label`.
+   */
+  health(ctx: AppContext): {
+    flags: Record<string, boolean>;
+    entry: { configured: boolean; enabled: boolean; priority: number } & Record<string, unknown>;
+  };
+  factory: SourceFactory;
+  /** Start-up work besides registering the factory (yt-dlp's table of running processes). */
+  start?(ctx: AppContext): void;
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { sortName } from '../../db/libraryText.js';
+import { OwnedTrackLookup } from '../../db/ownedTracks.js';
 import { luceneQuote } from '../../integrations/musicbrainz/client.js';
 import { metadataServiceOf } from '../metadata/service.js';
 import { baseTitle, fold } from '../search/match.js';
@@ -53,17 +54,15 @@ export function plainTitle(title: string): string {
 
 /** The library's own matching (reuse.ts, requests.ownedTrackId) widened to a source's spellings. */
 export class LocalMatcher {
-  private readonly byMbid;
-  private readonly byNames;
+  private readonly owned: OwnedTrackLookup;
 
   constructor(db: Db) {
-    this.byMbid = db.prepare('SELECT id FROM library_tracks WHERE mbid = ? AND available = 1 LIMIT 1').pluck();
-    this.byNames = db.prepare('SELECT id FROM library_tracks WHERE sort_name = ? AND artist_sort_name = ? AND available = 1 LIMIT 1').pluck();
+    this.owned = new OwnedTrackLookup(db);
   }
 
   trackId(t: { title: string; artists: string[]; recordingMbid?: string | null }): number | null {
     if (t.recordingMbid) {
-      const id = this.byMbid.get(t.recordingMbid) as number | undefined;
+      const id = this.owned.byMbid(t.recordingMbid);
       if (id !== undefined) return id;
     }
     const titles = [...new Set([t.title, plainTitle(t.title)].filter(Boolean).map(sortName))];
@@ -71,7 +70,7 @@ export class LocalMatcher {
     const artists = [...new Set([main, t.artists.join(', '), t.artists.join(' & '), t.artists.length > 1 ? `${main} feat. ${t.artists.slice(1).join(', ')}` : ''].filter(Boolean).map(sortName))];
     for (const title of titles)
       for (const artist of artists) {
-        const id = this.byNames.get(title, artist) as number | undefined;
+        const id = this.owned.byNames(title, artist);
         if (id !== undefined) return id;
       }
     return null;

@@ -5,7 +5,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { JellyfinClient, type JellyfinPlaylist, type JellyfinUser } from '../../integrations/jellyfin/index.js';
 import { sleep } from '../../sleep.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
-import { secretForTest } from '../settings/secretOrigin.js';
+import { testConnection } from '../settings/testConnection.js';
 import type { Settings } from '../settings/schema.js';
 import { matchTracksIn, type MatchCandidate } from './matching.js';
 import type { DestinationConnection, DestinationDeps, DestinationPublish, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
@@ -281,9 +281,13 @@ export function jellyfinDestination(deps: DestinationDeps): PlaybackDestination 
    */
   const test = async (input: DestinationTestInput): Promise<DestinationTestResult> => {
     const saved = ctx.settings.get().playback.jellyfin;
-    const url = input.url ?? saved.url;
-    const apiKey = secretForTest({ setting: 'playback.jellyfin', field: 'apiKey', saved: { url: saved.url, secret: saved.apiKey }, url, secret: input.apiKey });
-    if (!url || !apiKey) throw new NotConfiguredError('playback.jellyfin', 'Jellyfin is not configured: set its address and an API key (Jellyfin: Dashboard → API Keys)');
+    const { url, secret: apiKey } = testConnection({
+      setting: 'playback.jellyfin',
+      field: 'apiKey',
+      saved,
+      body: input,
+      notConfigured: 'Jellyfin is not configured: set its address and an API key (Jellyfin: Dashboard → API Keys)',
+    });
     const client = new JellyfinClient({ baseUrl: url, apiKey, timeoutMs: 10_000 });
     const info = await client.systemInfo();
     const users = await client.users();

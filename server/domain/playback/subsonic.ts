@@ -3,7 +3,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { NavidromeClient, type SubsonicPlaylist, type SubsonicSong } from '../../integrations/navidrome/index.js';
 import { matchTracksIn } from './matching.js';
 import { NotConfiguredError } from '../errors.js';
-import { secretForTest } from '../settings/secretOrigin.js';
+import { testConnection } from '../settings/testConnection.js';
 import type { Settings } from '../settings/schema.js';
 import type { DestinationConnection, DestinationDeps, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
 
@@ -272,10 +272,10 @@ export function subsonicDestination(deps: DestinationDeps): PlaybackDestination 
    */
   const test = async (input: DestinationTestInput): Promise<DestinationTestResult> => {
     const saved = subsonicConnection(ctx.settings.get());
-    const url = input.url ?? saved.url;
+    const notConfigured = `${def.name} is not configured: set its URL, username and password`;
+    const { url, secret: password } = testConnection({ setting: `integrations.${def.key}`, field: 'password', saved, body: input, notConfigured, secretRequired: false });
     const username = input.username ?? saved.username;
-    const password = secretForTest({ setting: `integrations.${def.key}`, field: 'password', saved: { url: saved.url, secret: saved.password }, url, secret: input.password });
-    if (!url || !username) throw new NotConfiguredError(`integrations.${def.key}`, `${def.name} is not configured: set its URL, username and password`);
+    if (!username) throw new NotConfiguredError(`integrations.${def.key}`, notConfigured);
     const client = new NavidromeClient({ baseUrl: url, username, password, timeoutMs: 10_000, label: def.name });
     const info = await client.ping();
     const playlists = await client.getPlaylists();

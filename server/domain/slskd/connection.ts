@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { SlskdClient } from '../../integrations/slskd/index.js';
 import { NotConfiguredError } from '../errors.js';
-import type { Settings } from '../settings/schema.js';
+import { headerToken, type Settings } from '../settings/schema.js';
 import type { SettingsStore } from '../settings/store.js';
+import { testConnection } from '../settings/testConnection.js';
 
 export const SLSKD_NOT_CONFIGURED =
   'slskd is not configured: set its URL and API key in Settings (integrations.slskd.url, integrations.slskd.apiKey)';
@@ -170,4 +172,24 @@ export async function testSlskd(client: SlskdClient, settings: SettingsStore) {
     confirmedFolder: confirm,
     message: parts.join('; '),
   };
+}
+
+/** The body of slskd's connection test: any of URL and API key (absent or masked: the saved ones). */
+export const slskdTestBody = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    apiKey: headerToken.min(1),
+  })
+  .partial()
+  .optional();
+
+/**
+ * POST /api/settings/slskd/test (and download-clients/slskd/test): the form's URL and API key, the
+ * saved ones for what it leaves out or masks; the saved connection's client when they are the saved ones.
+ */
+export function testSlskdConnection(ctx: AppContext, body: { url?: string; apiKey?: string } | undefined) {
+  const connection = slskdOf(ctx);
+  const c = testConnection({ setting: 'integrations.slskd', field: 'apiKey', saved: connection.settings, body, notConfigured: SLSKD_NOT_CONFIGURED });
+  const client = connection.configured && c.isSaved ? connection.require() : slskdClient(c.url, c.secret, ctx.clock, 10_000);
+  return testSlskd(client, ctx.settings);
 }

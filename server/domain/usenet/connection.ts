@@ -1,6 +1,8 @@
 import fs from 'node:fs';
-import type { Settings } from '../settings/schema.js';
+import { z } from 'zod';
+import { headerToken, type Settings } from '../settings/schema.js';
 import type { SettingsStore } from '../settings/store.js';
+import { testConnection } from '../settings/testConnection.js';
 import { localCompletedPath } from './paths.js';
 import { NzbgetClient } from '../../integrations/nzbget/index.js';
 import { ProwlarrClient } from '../../integrations/prowlarr/index.js';
@@ -133,4 +135,41 @@ export async function listIndexers(client: ProwlarrClient) {
     supportsSearch: i.supportsSearch ?? null,
     audioCategories: (i.capabilities?.categories ?? []).some((c) => c.id >= 3000 && c.id < 4000),
   }));
+}
+
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const apiKeyBody = z.object({ url, apiKey: headerToken }).partial().strict().optional();
+const nzbgetBody = z.object({ url, username: z.string().max(256), password: z.string().max(1024) }).partial().strict().optional();
+
+/** The bodies of the connection tests: any of the fields (absent or masked secrets: the saved ones). */
+export const usenetTestBodies = { prowlarr: apiKeyBody, sabnzbd: apiKeyBody, nzbget: nzbgetBody } as const;
+export type UsenetTestName = keyof typeof usenetTestBodies;
+
+/** The saved Prowlarr's URL and API key (GET /api/settings/prowlarr/indexers); 503 NOT_CONFIGURED without them. */
+export function savedProwlarr(settings: SettingsStore): ProwlarrClient {
+  const c = testConnection({ setting: 'integrations.prowlarr', field: 'apiKey', saved: settings.get().integrations.prowlarr, body: undefined, notConfigured: PROWLARR_NOT_CONFIGURED });
+  return prowlarrClient(c.url, c.secret);
+}
+
+/**
+ * The connection tests of Prowlarr, SABnzbd and NZBGet (POST /api/settings/<name>/test and
+ * download-clients/<name>/test): the form's values, the saved ones for what it leaves out or masks.
+ */
+export function testUsenetConnection(
+  settings: SettingsStore,
+  name: UsenetTestName,
+  body: { url?: string; apiKey?: string; username?: string; password?: string } | undefined,
+): Promise<unknown> {
+  const integrations = settings.get().integrations;
+  if (name === 'prowlarr') {
+    const c = testConnection({ setting: 'integrations.prowlarr', field: 'apiKey', saved: integrations.prowlarr, body, notConfigured: PROWLARR_NOT_CONFIGURED });
+    return testProwlarr(prowlarrClient(c.url, c.secret));
+  }
+  if (name === 'sabnzbd') {
+    const c = testConnection({ setting: 'integrations.sabnzbd', field: 'apiKey', saved: integrations.sabnzbd, body, notConfigured: SABNZBD_NOT_CONFIGURED });
+    return testSabnzbd(sabnzbdClient(c.url, c.secret), settings);
+  }
+  // NZBGet may run without a login.
+  const c = testConnection({ setting: 'integrations.nzbget', field: 'password', saved: integrations.nzbget, body, notConfigured: NZBGET_NOT_CONFIGURED, secretRequired: false });
+  return testNzbget(nzbgetClient(c.url, body?.username ?? integrations.nzbget.username, c.secret), settings);
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { locateYtdlp, YtdlpClient, type YtdlpLocation } from '../../integrations/ytdlp/index.js';
 import { IntegrationError } from '../../integrations/errors.js';
@@ -41,6 +42,9 @@ export function ytdlpClient(ctx: Pick<AppContext, 'settings' | 'config'>, option
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
   });
 }
+
+/** The body of yt-dlp's test: a path to try instead of the saved one. */
+export const ytdlpTestBody = z.object({ path: z.string().max(4096) }).partial().strict().optional();
 
 /** The connection test: yt-dlp's version and whether ffmpeg (needed to extract audio) was found. */
 export async function testYtdlp(ctx: Pick<AppContext, 'settings' | 'config'>, pathOverride?: string) {

@@ -4,10 +4,10 @@ import type { AppContext } from '../../../context.js';
 import { IntegrationError } from '../../../integrations/errors.js';
 import type { SlskdClient } from '../../../integrations/slskd/index.js';
 import { transferIsFinished, transferSucceeded, type SlskdTransfer } from '../../../integrations/slskd/schemas.js';
-import { downloadsFolderAccess, slskdOf, slskdTakeFolder } from '../../slskd/connection.js';
+import { downloadsFolderAccess, slskdOf, slskdTakeFolder, slskdTestBody, testSlskdConnection } from '../../slskd/connection.js';
 import { isInside } from '../layout.js';
 import { isAudioExtension } from '../scoring.js';
-import type { Candidate, DownloadSource, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
+import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 
 /**
  * slskd as a download source: a Soulseek search per query (polled until slskd completes it), each
@@ -220,3 +220,42 @@ export function slskdSourceFactory(ctx: AppContext): DownloadSource | null {
   const s = ctx.settings.get().integrations.slskd;
   return new SlskdSource(client, { priority: s.priority, downloadPath: s.downloadPath, confirmedPath: s.confirmedDownloadPath });
 }
+
+const filled = (...values: string[]) => values.every((v) => v.trim() !== '');
+
+/** slskd in the list of sources (index.ts). */
+export const slskdDescriptor = {
+  id: 'slskd',
+  label: 'Soulseek (slskd)',
+  noun: 'slskd',
+  clients: [
+    {
+      key: 'slskd',
+      label: 'Soulseek (slskd)',
+      role: 'peer-to-peer',
+      neutralName: 'p2pclient',
+      fields: [
+        { key: 'url', type: 'url', required: true },
+        { key: 'apiKey', type: 'secret', required: true },
+        { key: 'enabled', type: 'boolean' },
+        { key: 'priority', type: 'number' },
+        { key: 'downloadPath', type: 'path' },
+        { key: 'confirmedDownloadPath', type: 'path' },
+      ],
+      state: (ctx) => {
+        const s = ctx.settings.get().integrations.slskd;
+        return { configured: filled(s.url, s.apiKey), enabled: s.enabled, priority: s.priority, reason: null };
+      },
+      testBody: slskdTestBody,
+      test: (ctx, body) => testSlskdConnection(ctx, body as { url?: string; apiKey?: string } | undefined),
+    },
+  ],
+  priority: (settings) => settings.integrations.slskd.priority,
+  priorityPatch: (priority) => ({ slskd: { priority } }),
+  health: (ctx) => {
+    const s = ctx.settings.get().integrations.slskd;
+    const configured = filled(s.url, s.apiKey);
+    return { flags: { slskdConfigured: s.enabled && configured }, entry: { configured: s.enabled && configured, enabled: s.enabled, priority: s.priority } };
+  },
+  factory: slskdSourceFactory,
+} satisfies DownloadSourceDescriptor<'slskd'>;

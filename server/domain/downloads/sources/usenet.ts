@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../../../context.js';
+import { testUsenetConnection, usenetStatus, usenetTestBodies, type UsenetTestName } from '../../usenet/connection.js';
 import { UsenetSource, type UsenetGrab } from '../../usenet/source.js';
 import { isInside } from '../layout.js';
 import { isAudioExtension, isLosslessFormat, coverage } from '../scoring.js';
-import type { Candidate, DownloadSource, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
+import type { Candidate, ClientField, DownloadClientDescriptor, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 
 /**
  * Usenet as a download source: Prowlarr searches the user's indexers, the chosen release goes to
@@ -131,3 +132,68 @@ export function usenetSourceFactory(ctx: AppContext): DownloadSource | null {
   const priority = usenet.clientName === 'sabnzbd' ? i.sabnzbd.priority : i.nzbget.priority;
   return new UsenetDownloadSource(usenet, priority);
 }
+
+const downloadClientFields: ClientField[] = [
+  { key: 'enabled', type: 'boolean' },
+  { key: 'priority', type: 'number' },
+  { key: 'category', type: 'text' },
+  { key: 'completedPath', type: 'path' },
+  { key: 'confirmedCompletedPath', type: 'path' },
+];
+
+/** One of Usenet's three programs: its state from usenetStatus, its test from usenet/connection.ts. */
+function usenetClient(
+  key: UsenetTestName,
+  spec: Pick<DownloadClientDescriptor, 'label' | 'role' | 'neutralName' | 'fields'>,
+  configured: (status: ReturnType<typeof usenetStatus>) => boolean,
+): DownloadClientDescriptor {
+  return {
+    key,
+    ...spec,
+    state: (ctx) => {
+      const i = ctx.settings.get().integrations;
+      const block = i[key];
+      return { configured: configured(usenetStatus(i)), enabled: block.enabled, priority: 'priority' in block ? block.priority : null, reason: null };
+    },
+    testBody: usenetTestBodies[key],
+    test: (ctx, body) => testUsenetConnection(ctx.settings, key, body as Parameters<typeof testUsenetConnection>[2]),
+  };
+}
+
+/** Usenet in the list of sources (index.ts): Prowlarr searches, SABnzbd or NZBGet downloads. */
+export const usenetDescriptor = {
+  id: 'usenet',
+  label: 'Usenet',
+  noun: 'the Usenet release',
+  clients: [
+    usenetClient(
+      'prowlarr',
+      { label: 'Prowlarr', role: 'indexer', neutralName: 'indexermgr', fields: [{ key: 'url', type: 'url', required: true }, { key: 'apiKey', type: 'secret', required: true }, { key: 'enabled', type: 'boolean' }] },
+      (u) => u.prowlarrConfigured,
+    ),
+    usenetClient(
+      'sabnzbd',
+      { label: 'SABnzbd', role: 'usenet-client', neutralName: 'usenetA', fields: [{ key: 'url', type: 'url', required: true }, { key: 'apiKey', type: 'secret', required: true }, ...downloadClientFields] },
+      (u) => u.sabnzbdConfigured,
+    ),
+    usenetClient(
+      'nzbget',
+      {
+        label: 'NZBGet',
+        role: 'usenet-client',
+        neutralName: 'usenetB',
+        fields: [{ key: 'url', type: 'url', required: true }, { key: 'username', type: 'text' }, { key: 'password', type: 'secret' }, ...downloadClientFields],
+      },
+      (u) => u.nzbgetConfigured,
+    ),
+  ],
+  // The priority of its download clients: set on both, read from the one that would download.
+  priority: (settings) => usenetStatus(settings.integrations).priority,
+  priorityPatch: (priority) => ({ sabnzbd: { priority }, nzbget: { priority } }),
+  health: (ctx) => {
+    const u = usenetStatus(ctx.settings.get().integrations);
+    const flags = { sabnzbdConfigured: u.sabnzbdConfigured, nzbgetConfigured: u.nzbgetConfigured, prowlarrConfigured: u.prowlarrConfigured };
+    return { flags: { usenetConfigured: u.configured, ...flags }, entry: { configured: u.configured, enabled: u.enabled, priority: u.priority, ...flags } };
+  },
+  factory: usenetSourceFactory,
+} satisfies DownloadSourceDescriptor<'usenet'>;

@@ -3,10 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../../../context.js';
 import { isPartial, OUTPUT_NAME, type YtdlpClient, type YtdlpEntry } from '../../../integrations/ytdlp/index.js';
-import { ytdlpClient, ytdlpStatus } from '../../ytdlp/connection.js';
+import { testYtdlp, ytdlpClient, ytdlpStatus, ytdlpTestBody } from '../../ytdlp/connection.js';
 import { downloadsRoot, isInside, STAGING_DIR } from '../layout.js';
-import { downloadsOf } from '../service.js';
-import type { Candidate, DownloadSource, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
+import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 
 /**
  * yt-dlp as a download source. Searching asks `ytsearchN:` for each of the pipeline's query strings
@@ -303,8 +302,39 @@ export function ytdlpSource(ctx: AppContext): YtdlpSource | null {
   return new YtdlpSource(ctx, ytdlpClient(ctx), s.priority, { searchResults: s.searchResults, audioFormat: s.audioFormat });
 }
 
-/** Registers yt-dlp with the download service (called once from `services` in server/areas.ts). */
-export function startYtdlp(ctx: AppContext): void {
-  downloadsOf(ctx).registerSource(ytdlpSource);
-  ytdlpRunsOf(ctx);
-}
+/** yt-dlp in the list of sources (index.ts). */
+export const ytdlpDescriptor = {
+  id: 'ytdlp',
+  label: 'yt-dlp',
+  noun: 'yt-dlp',
+  clients: [
+    {
+      key: 'ytdlp',
+      label: 'yt-dlp',
+      role: 'command-line',
+      neutralName: 'videodl',
+      fields: [
+        { key: 'path', type: 'path' },
+        { key: 'enabled', type: 'boolean' },
+        { key: 'priority', type: 'number' },
+        { key: 'searchResults', type: 'number' },
+        { key: 'audioFormat', type: 'select', options: ['best', 'm4a', 'opus', 'mp3', 'flac'] },
+      ],
+      state: (ctx) => {
+        const y = ytdlpStatus(ctx);
+        return { configured: y.configured, enabled: y.enabled, priority: y.priority, reason: y.reason };
+      },
+      testBody: ytdlpTestBody,
+      test: (ctx, body) => testYtdlp(ctx, (body as { path?: string } | undefined)?.path || undefined),
+    },
+  ],
+  priority: (settings) => settings.integrations.ytdlp.priority,
+  priorityPatch: (priority) => ({ ytdlp: { priority } }),
+  health: (ctx) => {
+    const y = ytdlpStatus(ctx);
+    return { flags: { ytdlpConfigured: y.configured && y.enabled }, entry: { configured: y.configured, enabled: y.enabled, priority: y.priority } };
+  },
+  factory: ytdlpSource,
+  // The table of running yt-dlp processes, so closing the server ends them.
+  start: (ctx) => void ytdlpRunsOf(ctx),
+} satisfies DownloadSourceDescriptor<'ytdlp'>;
