@@ -319,6 +319,8 @@ export class DiscoveryService implements RefreshHost {
       capabilities: capabilitiesOf(provider),
       isUpdating: progress?.isUpdating ?? false,
       stale: this.isStale(userId),
+      // Why the last update did not finish, in words ("ListenBrainz could not be reached (host not found)").
+      lastError: state?.last_error ?? null,
       discoverPlaylists: DISCOVER_PRESETS.map((p) => ({ ...p, tags: [...p.tags], artworkUrl: `/api/discover/artwork/${p.id}` })),
       fallbackGenres: genreRows.map((g) => ({ tag: g.tag, name: g.tag, artists: g.rows.map((r) => this.entryOfRanking(r, inLibrary)) })),
       limit,
