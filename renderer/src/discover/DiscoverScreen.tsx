@@ -12,6 +12,7 @@ import { ShowsTab } from './ShowsTab';
 import { TagsTab } from './TagsTab';
 import { TuningTab } from './TuningTab';
 import './discover.css';
+import { dateTime } from '../time';
 
 const TABS = [
   { path: '/discover', label: 'For you' },
@@ -106,7 +107,7 @@ function ForYou() {
     <>
       <div class="discover-status">
         <p class="muted small">
-          {v.lastUpdated ? `Updated ${new Date(v.lastUpdated).toLocaleString()}` : 'Not updated yet'}
+          {v.lastUpdated ? `Updated ${dateTime(v.lastUpdated)}` : 'Not updated yet'}
           {v.provider ? ` · recommendations from ${sourceLabel(v.provider)}` : ''}
         </p>
         <button type="button" disabled={refresh.busy || updating} onClick={() => void refresh.trigger()}>

@@ -1,4 +1,5 @@
-/** Pure helpers of the Discover screen (no imports, so unit tests run them on plain Node). */
+/** Pure helpers of the Discover screen (only the import-free time formatter, so unit tests run them on plain Node). */
+import { calendarDay, clockTime } from '../time';
 
 export interface NamedArtist {
   name: string;
@@ -68,14 +69,10 @@ export function removeFromList(list: string[], value: string): string[] {
   return list.filter((x) => nameKey(x) !== nameKey(value));
 }
 
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** A show's date in words: "Sat 12 Dec 2026, 20:00" (the venue's local date and time as Ticketmaster gives them). */
-export function showDate(date: string | null, time: string | null): string {
+/** A show's date in words: "Sat, Dec 12, 2026, 8:00 PM" (the venue's local date and time as Ticketmaster gives them, in the browser's format). */
+export function showDate(date: string | null, time: string | null, locale?: string): string {
   if (!date) return 'Date to be announced';
-  const d = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(d.getTime())) return date;
-  const day = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
-  return time ? `${day}, ${time.slice(0, 5)}` : day;
+  const day = calendarDay(date, locale);
+  if (day === date) return date;
+  return time ? `${day}, ${clockTime(time.slice(0, 5), locale)}` : day;
 }
