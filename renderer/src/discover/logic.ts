@@ -1,5 +1,6 @@
-/** Pure helpers of the Discover screen (only the import-free time formatter, so unit tests run them on plain Node). */
-import { calendarDay, clockTime } from '../time';
+/** Pure helpers of the Discover screen (with the import-free time formatter and messages, so unit tests run them on plain Node). */
+import { inWords } from '../messages.js';
+import { calendarDay, clockTime } from '../time.js';
 
 export interface NamedArtist {
   name: string;
@@ -75,4 +76,25 @@ export function showDate(date: string | null, time: string | null, locale?: stri
   const day = calendarDay(date, locale);
   if (day === date) return date;
   return time ? `${day}, ${clockTime(time.slice(0, 5), locale)}` : day;
+}
+
+/**
+ * The warning of out-of-date recommendations, with the cause the server recorded ("ListenBrainz could
+ * not be reached (host not found)"); setting keys in it are said in words.
+ */
+export function staleText(v: { lastUpdated: string | null; lastError?: string | null }): string {
+  const cause = v.lastError ? inWords(v.lastError).replace(/\.$/, '') : null;
+  const again = 'It is tried again on its own; you can also press Refresh.';
+  if (!v.lastUpdated) return cause ? `Discovery could not update: ${cause}. ${again}` : `Discovery has not updated yet. ${again}`;
+  return cause
+    ? `These recommendations are out of date: the last update did not finish (${cause}). ${again}`
+    : `These recommendations are out of date. ${again}`;
+}
+
+/** What the empty recommendations say: the popular genres below are promised only when there are some. */
+export function emptyText(v: { fallbackGenres: { artists: unknown[] }[]; globalTop: unknown[] }): string {
+  const first = 'Play some music or add artists to your library, then refresh.';
+  if (v.fallbackGenres.some((g) => g.artists.length > 0)) return `${first} Meanwhile, here is what is popular in some genres.`;
+  if (v.globalTop.length > 0) return `${first} Meanwhile, here is what is popular everywhere.`;
+  return first;
 }

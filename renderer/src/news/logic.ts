@@ -1,5 +1,5 @@
 /** Pure helpers of the News screen (only the import-free time formatter, so unit tests run them on plain Node). */
-import { dateTime } from '../time';
+import { dateTime } from '../time.js';
 
 /** The articles without those of the blocked publishers (compared without case, as the server does). */
 export function withoutPublishers<T extends { source: string }>(articles: T[], blocked: string[]): T[] {

@@ -1,4 +1,4 @@
-import { dateTime } from '../time';
+import { dateTime } from '../time.js';
 /**
  * What the Plex screens decide without a DOM: waiting for a PIN to be approved, which of a server's
  * connections to use, and how a link or a sync is described. Tested in test/renderer/plexLogic.test.ts.
