@@ -72,6 +72,30 @@ describe('a flow run and the discovery refresh', () => {
     expect(waitingJobs(flow.id)).toEqual([]);
   }, 60_000);
 
+  it('a refresh that does not end in time: the waiting run is due on its own after REFRESH_WAIT_MS (queue time, no timer of its own)', async () => {
+    const user = await makeUser(server, 'patient', { accessFlow: true });
+    // A Last.fm listening history: the refresh asks Last.fm for it (the library's answers are cached by now).
+    lastfm.addUser({ name: 'patientfm', topArtists: { '3month': [{ name: 'Heard One', playcount: 5 }] } });
+    const patched = await server.api(`/api/users/${user.id}`, { method: 'PATCH', token: server.admin.token, json: { listeningHistory: { provider: 'lastfm', username: 'patientfm' } } });
+    expect(patched.status).toBe(200);
+    const flow = await createFlow(user.token, 'Deadline');
+    lastfm.faults.delayMs = 2000;
+    try {
+      await start(user.token, flow.id);
+      const parked = await waitFor(() => waitingJobs(flow.id)[0], 'the waiting run job');
+      expect(discoveryOf(server.ctx).refreshOpen(user.id)).toBe(true);
+      server.clock.advance(parked.runAt - server.clock.now());
+      server.ctx.jobs.wake(FLOW_RUN_QUEUE);
+      // It starts planning without waiting again, while the refresh still runs.
+      await waitFor(() => runsOf(flow.id)[0], 'the run at its deadline', 30_000);
+      expect(discoveryOf(server.ctx).refreshOpen(user.id)).toBe(true);
+      expect(waitingJobs(flow.id)).toEqual([]);
+    } finally {
+      lastfm.faults.delayMs = 0;
+    }
+    await waitFor(() => !discoveryOf(server.ctx).refreshOpen(user.id), 'the refresh to end', 30_000);
+  }, 60_000);
+
   it('set Last.fm, create a Discover flow, Run now: the first refresh is queued and the flow fills', async () => {
     const user = await makeUser(server, 'newcomer', { accessFlow: true });
     expect(discoveryOf(server.ctx).needsFirstRefresh(user.id)).toBe(true);

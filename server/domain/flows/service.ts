@@ -361,7 +361,7 @@ export class FlowService {
     if (plan.tracks.length === 0) {
       const discoveryError = discoveryOf(this.ctx).repo.state(userScope(f.ownerUserId))?.last_error ?? null;
       const message = discoveryError
-        ? `No tracks found for this flow: discovery could not update (${discoveryError})`
+        ? `No tracks found for this flow: discovery could not update: ${discoveryError}`
         : 'No tracks found for this flow: discovery has nothing new for its sources yet';
       flows.finishRun(this.ctx.db, run.id, 'failed', { error: message, planned: 0 }, this.now());
       flows.setState(this.ctx.db, flowId, { lastError: message, lastRunAt: this.now() }, this.now());
