@@ -90,3 +90,8 @@ export function clearImageAndMetadataCaches(db: Db, orphanedKeys: string[]): { l
   const metadata = db.prepare('DELETE FROM metadata_cache').run().changes + db.prepare('DELETE FROM discovery_artist_cache').run().changes;
   return { links, metadata };
 }
+
+/** Whether a job of this queue and dedupe key is waiting or running (a user's refresh under way). */
+export function openJobWithKey(db: Db, queue: string, dedupeKey: string): boolean {
+  return db.prepare(`SELECT 1 FROM jobs WHERE queue = ? AND dedupe_key = ? AND status IN ('pending', 'running') LIMIT 1`).get(queue, dedupeKey) !== undefined;
+}

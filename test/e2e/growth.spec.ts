@@ -161,8 +161,9 @@ test('Flows: Discover Weekly from its template, with its schedule; switched off 
   const flows = page.getByRole('list', { name: 'Your flows' });
   const flow = flows.locator('li[data-flow="Discover Weekly"]');
   await expect(flow.getByRole('heading', { name: 'Discover Weekly' })).toBeVisible();
-  // The template's schedule: Fridays at midnight.
-  await expect(flow.getByTestId('flow-schedule')).toHaveText('Fridays at 00:00');
+  // The template's schedule: Fridays at midnight, in the browser's clock format (as every time on the screens).
+  const midnight = await page.evaluate(() => new Date(2000, 0, 1, 0, 0).toLocaleTimeString(undefined, { timeStyle: 'short' }));
+  await expect(flow.getByTestId('flow-schedule')).toHaveText(`Fridays at ${midnight}`);
   const enabled = flow.getByRole('switch', { name: 'Enabled: Discover Weekly' });
   await expect(enabled).toBeChecked();
   await snap(page, 'growth-05-flow-created');

@@ -34,8 +34,9 @@ describe('discover helpers', () => {
   });
 
   it("gives a show's date in words, with its time when known", () => {
-    expect(showDate('2026-12-12', '20:00:00')).toBe('Sat 12 Dec 2026, 20:00');
-    expect(showDate('2026-12-12', null)).toBe('Sat 12 Dec 2026');
+    expect(showDate('2026-12-12', '20:00:00', 'en-GB')).toBe('Sat, 12 Dec 2026, 20:00');
+    expect(showDate('2026-12-12', '20:00:00', 'en-US')).toBe('Sat, Dec 12, 2026, 8:00 PM');
+    expect(showDate('2026-12-12', null, 'en-GB')).toBe('Sat, 12 Dec 2026');
     expect(showDate(null, null)).toBe('Date to be announced');
     expect(showDate('soon', null)).toBe('soon');
   });
@@ -54,11 +55,13 @@ describe('news helpers', () => {
   });
 
   it('says what the last refresh did', () => {
-    expect(refreshLine({ checkedArtistCount: 1, queuedArtistCount: 0, callsRemaining: 1, isRefreshing: true })).toBe(
+    expect(refreshLine({ checkedArtistCount: 1, queuedArtistCount: 0, callsRemaining: 1, newsApiConfigured: true, isRefreshing: true })).toBe(
       "Checked 1 artist · 1 NewsAPI call left in the last 24 hours' budget · reading the feeds now",
     );
-    expect(refreshLine({ checkedArtistCount: 120, queuedArtistCount: 30, callsRemaining: 87, checkedAt: null })).toBe(
+    expect(refreshLine({ checkedArtistCount: 120, queuedArtistCount: 30, callsRemaining: 87, newsApiConfigured: true, checkedAt: null })).toBe(
       "Checked 120 artists · 30 artists waiting for a NewsAPI search · 87 NewsAPI calls left in the last 24 hours' budget",
     );
+    // Without a NewsAPI key the feeds are all there is: no budget, no NewsAPI queue (issue 24 §6).
+    expect(refreshLine({ checkedArtistCount: 120, queuedArtistCount: 30, callsRemaining: 100, newsApiConfigured: false, checkedAt: null })).toBe('Checked 120 artists');
   });
 });

@@ -95,12 +95,23 @@ describe('News screen', () => {
     expect(one(first, 'a', 'Aurora Lane').getAttribute('href')).toMatch(/^\/library\/artists\/\d+$/);
     const line = text(one(r, '[data-testid="news-refresh"]'));
     expect(line).toContain('Checked 3 artists');
-    expect(line).toContain('2 artists waiting for a NewsAPI search');
-    expect(line).toMatch(/\d+ NewsAPI calls left/);
+    // No NewsAPI key on this server: its budget and search queue do not apply (issue 24 §6).
+    expect(line).not.toContain('NewsAPI');
     expect(text(r)).toContain('1 of 2 feeds could not be read');
     expect(text(r)).toContain('Broken Feed');
     // Not an administrator: no feed switches.
     expect(find(r, 'button', /Switch off/)).toEqual([]);
+  });
+
+  it('shows the NewsAPI budget and search queue only once a NewsAPI key is set (issue 24 §6)', async () => {
+    server.ctx.settings.update({ integrations: { news: { apiKey: 'newsapi-test-key' } } });
+    try {
+      const r = show(user);
+      await waitFor(() => expect(text(one(r, '[data-testid="news-refresh"]'))).toMatch(/\d+ NewsAPI calls left/));
+      expect(text(one(r, '[data-testid="news-refresh"]'))).toContain('2 artists waiting for a NewsAPI search');
+    } finally {
+      server.ctx.settings.update({ integrations: { news: { apiKey: '' } } });
+    }
   });
 
   it('"Show more" asks for the larger page and the button goes when everything is there', async () => {

@@ -5,13 +5,14 @@ import { session } from '../session';
 import { listen } from '../socket';
 import { useStore } from '../store';
 import { loadDiscover, loadRelated, refreshDiscover, PAGE, type DiscoverEntry, type DiscoveryUpdate, type DiscoverView } from './api';
-import { pageRange, progressText, progressValue, sourceLabel, without } from './logic';
+import { emptyText, pageRange, progressText, progressValue, sourceLabel, staleText, without } from './logic';
 import { ArtistGrid, DiscoverSection, DiscoverTags, SettingsPointer, useFeedback, type FeedbackState } from './parts';
 import { Presets } from './Presets';
 import { ShowsTab } from './ShowsTab';
 import { TagsTab } from './TagsTab';
 import { TuningTab } from './TuningTab';
 import './discover.css';
+import { dateTime } from '../time';
 
 const TABS = [
   { path: '/discover', label: 'For you' },
@@ -106,7 +107,7 @@ function ForYou() {
     <>
       <div class="discover-status">
         <p class="muted small">
-          {v.lastUpdated ? `Updated ${new Date(v.lastUpdated).toLocaleString()}` : 'Not updated yet'}
+          {v.lastUpdated ? `Updated ${dateTime(v.lastUpdated)}` : 'Not updated yet'}
           {v.provider ? ` · recommendations from ${sourceLabel(v.provider)}` : ''}
         </p>
         <button type="button" disabled={refresh.busy || updating} onClick={() => void refresh.trigger()}>
@@ -128,7 +129,7 @@ function ForYou() {
       )}
       {v.stale && !updating && (
         <Notice tone="warn" reveal={false}>
-          These recommendations are out of date: the last update did not finish. They refresh on their own; you can also press Refresh.
+          {staleText(v)}
         </Notice>
       )}
       {removedNote && <Notice tone="success">{removedNote}</Notice>}
@@ -142,7 +143,7 @@ function ForYou() {
           <ArtistGrid entries={v.recommendations} label="Recommended artists" feedback={feedback} onLess={onLess} onRelated={v.capabilities.relatedArtists ? setRelated : undefined} />
         ) : (
           <Empty title={updating ? 'Finding artists for you…' : 'No recommendations yet'}>
-            {!updating && <p>Play some music or add artists to your library, then refresh. Meanwhile, here is what is popular in some genres.</p>}
+            {!updating && <p>{emptyText(v)}</p>}
           </Empty>
         )}
         {(hasPrev || hasNext) && (

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Empty, ErrorMessage, Loading, useAsync } from '../components/ui';
+import { Empty, ErrorMessage, Loading, useAsync, useReveal } from '../components/ui';
 import { Artwork } from '../library/Artwork';
 import type { Track } from '../library/model';
 import { playTracks } from '../player/player';
@@ -51,13 +51,17 @@ function PresetPreviews({ preset }: { preset: Preset }) {
   const previews = useAsync((signal) => loadPreviews(preset.id, signal), [preset.id]);
   const list = previews.data?.previews ?? [];
   const tracks = list.map(previewTrack);
+  // The previews open below the tiles, often below the fold: brought into view.
+  const ref = useReveal<HTMLDivElement>(preset.id);
   return (
-    <div id="preset-previews" class="preset-previews">
+    <div id="preset-previews" class="preset-previews" ref={ref}>
       <h3>{preset.name}</h3>
       <DiscoverTags tags={preset.tags} label={`Tags of ${preset.name}`} />
       {previews.error ? <ErrorMessage error={previews.error} onRetry={previews.reload} /> : null}
       {previews.loading && !previews.data && <Loading label="Finding previews…" />}
-      {previews.data && list.length === 0 && <Empty title="No previews found for this playlist yet." />}
+      {previews.data && list.length === 0 && (
+        <Empty title="No previews found for this playlist yet.">{previews.data.problem && <p>{previews.data.problem}</p>}</Empty>
+      )}
       {list.length > 0 && (
         <>
           <button type="button" class="primary" onClick={() => playTracks(tracks)}>

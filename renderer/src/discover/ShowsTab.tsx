@@ -6,6 +6,7 @@ import { loadNearbyShows, type Show } from './api';
 import { showDate } from './logic';
 import { SettingsPointer } from './parts';
 import { withoutSettingKeys } from '../messages';
+import { dateTime } from '../time';
 
 /** Music events near a place (Ticketmaster): the library's artists first. */
 export function ShowsTab() {
@@ -45,7 +46,7 @@ export function ShowsTab() {
           </p>
           {s.stale && (
             <Notice tone="warn" reveal={false}>
-              Ticketmaster is not answering; these shows are from {s.cachedAt ? new Date(s.cachedAt).toLocaleString() : 'earlier'}.
+              Ticketmaster is not answering; these shows are from {s.cachedAt ? dateTime(s.cachedAt) : 'earlier'}.
             </Notice>
           )}
           {s.shows.length === 0 ? (

@@ -47,6 +47,8 @@ export interface DiscoverView {
   capabilities: Capabilities;
   isUpdating: boolean;
   stale: boolean;
+  /** Why the last update did not finish, in words. */
+  lastError?: string | null;
   discoverPlaylists: Preset[];
   fallbackGenres: { name: string; artists: DiscoverEntry[] }[];
 }
@@ -158,7 +160,7 @@ export const savePreferences = (patch: Partial<Preferences>) => api<Preferences>
 export const resetPreferences = () => api<Preferences>('/api/discover/preferences/reset', { method: 'POST' });
 
 export const loadPreviews = (presetId: string, signal?: AbortSignal) =>
-  api<{ presetId: string; name: string; previews: PresetPreview[] }>(`/api/discover/playlists/${encodeURIComponent(presetId)}/previews`, opts(signal));
+  api<{ presetId: string; name: string; previews: PresetPreview[]; problem?: string }>(`/api/discover/playlists/${encodeURIComponent(presetId)}/previews`, opts(signal));
 
 export const loadNearbyShows = (location: string, signal?: AbortSignal) => api<NearbyShows>('/api/discover/nearby-shows', { query: { location, limit: 30 }, ...opts(signal) });
 

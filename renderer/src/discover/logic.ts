@@ -1,4 +1,6 @@
-/** Pure helpers of the Discover screen (no imports, so unit tests run them on plain Node). */
+/** Pure helpers of the Discover screen (with the import-free time formatter and messages, so unit tests run them on plain Node). */
+import { inWords } from '../messages.js';
+import { calendarDay, clockTime } from '../time.js';
 
 export interface NamedArtist {
   name: string;
@@ -68,14 +70,31 @@ export function removeFromList(list: string[], value: string): string[] {
   return list.filter((x) => nameKey(x) !== nameKey(value));
 }
 
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** A show's date in words: "Sat 12 Dec 2026, 20:00" (the venue's local date and time as Ticketmaster gives them). */
-export function showDate(date: string | null, time: string | null): string {
+/** A show's date in words: "Sat, Dec 12, 2026, 8:00 PM" (the venue's local date and time as Ticketmaster gives them, in the browser's format). */
+export function showDate(date: string | null, time: string | null, locale?: string): string {
   if (!date) return 'Date to be announced';
-  const d = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(d.getTime())) return date;
-  const day = `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
-  return time ? `${day}, ${time.slice(0, 5)}` : day;
+  const day = calendarDay(date, locale);
+  if (day === date) return date;
+  return time ? `${day}, ${clockTime(time.slice(0, 5), locale)}` : day;
+}
+
+/**
+ * The warning of out-of-date recommendations, with the cause the server recorded ("ListenBrainz could
+ * not be reached (host not found)"); setting keys in it are said in words.
+ */
+export function staleText(v: { lastUpdated: string | null; lastError?: string | null }): string {
+  const cause = v.lastError ? inWords(v.lastError).replace(/\.$/, '') : null;
+  const again = 'It is tried again on its own; you can also press Refresh.';
+  if (!v.lastUpdated) return cause ? `Discovery could not update: ${cause}. ${again}` : `Discovery has not updated yet. ${again}`;
+  return cause
+    ? `These recommendations are out of date: the last update did not finish (${cause}). ${again}`
+    : `These recommendations are out of date. ${again}`;
+}
+
+/** What the empty recommendations say: the popular genres below are promised only when there are some. */
+export function emptyText(v: { fallbackGenres: { artists: unknown[] }[]; globalTop: unknown[] }): string {
+  const first = 'Play some music or add artists to your library, then refresh.';
+  if (v.fallbackGenres.some((g) => g.artists.length > 0)) return `${first} Meanwhile, here is what is popular in some genres.`;
+  if (v.globalTop.length > 0) return `${first} Meanwhile, here is what is popular everywhere.`;
+  return first;
 }

@@ -3,6 +3,7 @@ import { errorText } from '../api';
 import { useAction } from '../components/ui';
 import { MIX_SOURCES, type FlowInput } from './api';
 import { DAY_NAMES, SOURCE_LABELS, inputOf, type FormState } from './logic';
+import { SourceReason } from './SourceReason';
 
 export interface FlowFormProps {
   /** Prefix of the inputs' ids, unique per form on the page. */
@@ -11,10 +12,12 @@ export interface FlowFormProps {
   submitLabel: string;
   onSubmit: (input: FlowInput) => Promise<void>;
   onCancel?: () => void;
+  /** Sources this server cannot use, with the server's reason (GET /api/playlists/status capabilities). */
+  unavailable?: Record<string, string>;
 }
 
 /** A flow's settings (name, source mix, focus, size, years, options, schedule): creating and editing. */
-export function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel }: FlowFormProps) {
+export function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel, unavailable = {} }: FlowFormProps) {
   const [form, setForm] = useState<FormState>(initial);
   const save = useAction(() => onSubmit(inputOf(form)));
   const set = (p: Partial<FormState>) => setForm((f) => ({ ...f, ...p }));
@@ -36,25 +39,34 @@ export function FlowForm({ prefix, initial, submitLabel, onSubmit, onCancel }: F
       </div>
       <fieldset class="flow-mix">
         <legend>Sources (percent of the tracks)</legend>
-        {MIX_SOURCES.map((s) => (
-          <div class="flow-slider" key={s}>
-            <label for={id(`mix-${s}`)}>{SOURCE_LABELS[s]}</label>
-            <input
-              id={id(`mix-${s}`)}
-              type="range"
-              min={0}
-              max={100}
-              step={5}
-              aria-label={`${SOURCE_LABELS[s]} percent`}
-              value={String(form.mix[s])}
-              onInput={(e) => {
-                const v = Number(value(e));
-                setForm((f) => ({ ...f, mix: { ...f.mix, [s]: v } }));
-              }}
-            />
-            <output>{form.mix[s]}%</output>
-          </div>
-        ))}
+        {MIX_SOURCES.map((s) => {
+          const reason = unavailable[s];
+          // A source this server cannot use is shown switched off with the reason; one an existing flow still
+          // uses stays movable, so it can be set to 0.
+          const off = reason !== undefined && form.mix[s] === 0;
+          return (
+            <div class={`flow-slider${reason ? ' unavailable' : ''}`} key={s} data-source={s}>
+              <label for={id(`mix-${s}`)}>{SOURCE_LABELS[s]}</label>
+              <input
+                id={id(`mix-${s}`)}
+                type="range"
+                min={0}
+                max={100}
+                step={5}
+                aria-label={`${SOURCE_LABELS[s]} percent`}
+                disabled={off}
+                aria-describedby={reason ? id(`why-${s}`) : undefined}
+                value={String(form.mix[s])}
+                onInput={(e) => {
+                  const v = Number(value(e));
+                  setForm((f) => ({ ...f, mix: { ...f.mix, [s]: v } }));
+                }}
+              />
+              <output>{form.mix[s]}%</output>
+              {reason && <SourceReason reason={reason} id={id(`why-${s}`)} />}
+            </div>
+          );
+        })}
         <p class="muted small">{total > 0 ? `${total === 100 ? '' : `Weights add up to ${total}; they are used as proportions. `}` : 'Choose at least one source.'}</p>
       </fieldset>
       {form.mix.focus > 0 && (

@@ -8,10 +8,11 @@ import { useStore } from '../store';
 import { flowsApi, type Flow, type PlaylistStatus } from './api';
 import { FlowForm } from './FlowForm';
 import { FlowTracks } from './FlowTracks';
-import { emptyForm, formOf, mixSummary, progressLine, scheduleSummary, when } from './logic';
+import { emptyForm, formOf, mixSummary, progressLine, scheduleSummary, when, type RunQueueState } from './logic';
 import './flows.css';
 import { withBase } from '../base';
 import { inWords } from '../messages';
+import { SourceReason } from './SourceReason';
 
 /** How often the status is read when /ws is not open (the push keeps it current otherwise). */
 const POLL_MS = 5000;
@@ -66,7 +67,10 @@ function Flows() {
   const { status, tick, error, refresh } = useFlowStatus();
   const [creating, setCreating] = useState(false);
   if (!status) return error ? <ErrorMessage error={error} onRetry={() => void refresh()} /> : <Loading label="Loading flows…" />;
-  const queued = new Set((status.operationQueue?.items ?? []).filter((o) => o.type === 'run').map((o) => o.flowId));
+  // One state per flow: a run waiting for the discovery refresh, else one queued.
+  const queue = new Map<string, RunQueueState>();
+  for (const o of status.operationQueue?.items ?? []) if (o.type === 'run' && queue.get(o.flowId) !== 'queued') queue.set(o.flowId, o.waitingFor === 'discovery' ? 'waiting' : 'queued');
+  const unavailable = status.capabilities?.unavailableSources ?? {};
   return (
     <div class="flows-screen">
       <header class="page-header">
@@ -80,6 +84,7 @@ function Flows() {
       </p>
       {creating && (
         <CreateFlow
+          unavailable={unavailable}
           onCreated={() => {
             setCreating(false);
             void refresh();
@@ -93,7 +98,7 @@ function Flows() {
       ) : (
         <ul class="flow-list" aria-label="Your flows">
           {status.flows.map((f) => (
-            <FlowItem key={f.id} flow={f} queued={queued.has(f.id)} tick={tick} onChanged={() => void refresh()} />
+            <FlowItem key={f.id} flow={f} queue={queue.get(f.id) ?? null} unavailable={unavailable} tick={tick} onChanged={() => void refresh()} />
           ))}
         </ul>
       )}
@@ -103,7 +108,7 @@ function Flows() {
 
 // ---- creating ----------------------------------------------------------------------------------
 
-function CreateFlow({ onCreated }: { onCreated: () => void }) {
+function CreateFlow({ unavailable, onCreated }: { unavailable: Record<string, string>; onCreated: () => void }) {
   const templates = useAsync(() => flowsApi.templates(), []);
   const fromTemplate = useAction(async (id: string) => {
     await flowsApi.createFromTemplate(id);
@@ -123,7 +128,7 @@ function CreateFlow({ onCreated }: { onCreated: () => void }) {
                 <div>
                   <strong>{t.name}</strong>
                   <p class="muted small">{t.description}</p>
-                  {!t.available && t.reason && <p class="small warn">{inWords(t.reason)}</p>}
+                  {!t.available && t.reason && <SourceReason reason={t.reason} />}
                 </div>
                 <button type="button" disabled={!t.available || fromTemplate.busy} aria-label={`Create ${t.name}`} onClick={() => void fromTemplate.trigger(t.id)}>
                   Create
@@ -141,7 +146,8 @@ function CreateFlow({ onCreated }: { onCreated: () => void }) {
       <Card title="From scratch" id="flow-scratch">
         <FlowForm
           prefix="new-flow"
-          initial={emptyForm()}
+          initial={emptyForm(unavailable)}
+          unavailable={unavailable}
           submitLabel="Create flow"
           onSubmit={async (input) => {
             await flowsApi.create(input);
@@ -155,7 +161,7 @@ function CreateFlow({ onCreated }: { onCreated: () => void }) {
 
 // ---- one flow ----------------------------------------------------------------------------------
 
-function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boolean; tick: number; onChanged: () => void }) {
+function FlowItem({ flow, queue, unavailable, tick, onChanged }: { flow: Flow; queue: RunQueueState; unavailable: Record<string, string>; tick: number; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [showTracks, setShowTracks] = useState(false);
@@ -167,11 +173,13 @@ function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boole
     onChanged();
   });
   const toggle = (enabled: boolean) => void act.trigger(() => flowsApi.setEnabled(flow.id, enabled));
-  const runNow = () => void act.trigger(() => flowsApi.start(flow.id).then(() => setNote(`${flow.name} is queued to run`)));
+  // The state line says "Queued to run" (or what the run does next): no separate note.
+  const runNow = () => void act.trigger(() => flowsApi.start(flow.id));
   const remove = () => void act.trigger(() => flowsApi.remove(flow.id));
   const keep = () => void act.trigger(() => flowsApi.keepAsStatic(flow.id).then((r) => setNote(`Kept ${r.trackCount} track${r.trackCount === 1 ? '' : 's'} as the playlist “${r.name}”`)));
   const importList = () => void act.trigger(() => flowsApi.importList(flow.id).then((r) => setFeed({ url: new URL(withBase(r.url), window.location.origin).href, itemCount: r.itemCount })));
   // The tracks reload when the counts change, and on every status while something downloads (its progress).
+  const state = progressLine(flow, queue);
   const statsKey = JSON.stringify([flow.stats, flow.currentRun?.id, flow.currentRun?.status, flow.stats.downloading ? tick : 0]);
 
   return (
@@ -197,15 +205,14 @@ function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boole
         <dt>Next run</dt>
         <dd>{flow.enabled ? when(flow.nextRunAt) : 'switched off'}</dd>
       </dl>
-      <p class="flow-progress" data-testid="flow-progress" aria-live="polite">
-        {progressLine(flow, queued)}
+      <p class={`flow-progress${state.warn ? ' warn' : ''}`} data-testid="flow-progress" aria-live="polite">
+        {inWords(state.text)}
       </p>
       {flow.currentRun && flow.currentRun.planned > 0 && (
         <progress max={flow.currentRun.planned} value={Math.min(flow.stats.done ?? 0, flow.currentRun.planned)} aria-label={`Downloaded tracks of ${flow.name}`} />
       )}
-      {flow.lastError && <p class="small warn">{flow.lastError}</p>}
       <div class="flow-actions">
-        <button type="button" class="primary" disabled={act.busy || queued} onClick={runNow} aria-label={`Run ${flow.name} now`}>
+        <button type="button" class="primary" disabled={act.busy || queue !== null} onClick={runNow} aria-label={`Run ${flow.name} now`}>
           Run now
         </button>
         <button type="button" aria-expanded={showTracks} onClick={() => setShowTracks(!showTracks)} aria-label={`${showTracks ? 'Hide' : 'Show'} the tracks of ${flow.name}`}>
@@ -256,6 +263,7 @@ function FlowItem({ flow, queued, tick, onChanged }: { flow: Flow; queued: boole
         <FlowForm
           prefix={`edit-${flow.id}`}
           initial={formOf(flow)}
+          unavailable={unavailable}
           submitLabel="Save changes"
           onCancel={() => setEditing(false)}
           onSubmit={async (input) => {

@@ -65,6 +65,8 @@ export interface OperationItem {
   type: string;
   flowId: string;
   status: string;
+  /** Set while a run waits for the owner's discovery refresh to finish. */
+  waitingFor?: 'discovery';
 }
 
 export interface PlaylistStatus {

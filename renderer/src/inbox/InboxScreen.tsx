@@ -10,6 +10,7 @@ import { InboxItemView } from './InboxItemView';
 import { InboxSettings } from './InboxSettings';
 import { applyUpdate, filtersFor, mergePage, queryFor, type InboxActionName, type InboxFilter, type InboxItem, type InboxPage } from './logic';
 import './inbox.css';
+import { dateTime } from '../time';
 
 const PAGE = 50;
 
@@ -145,7 +146,7 @@ export function InboxScreen() {
           {more.busy ? 'Loading…' : 'Show more'}
         </button>
       )}
-      {page?.lastRefreshedAt && <p class="muted small">Last checked {new Date(page.lastRefreshedAt).toLocaleString()}.</p>}
+      {page?.lastRefreshedAt && <p class="muted small">Last checked {dateTime(page.lastRefreshedAt)}.</p>}
     </div>
   );
 }

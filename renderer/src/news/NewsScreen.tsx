@@ -9,6 +9,7 @@ import { disableFeed, loadNews, loadNewsPreferences, saveBlockedPublishers, NEWS
 import { newestFirst, refreshLine, withoutPublishers } from './logic';
 import '../discover/discover.css';
 import { withBase } from '../base';
+import { dateTime } from '../time';
 
 /** News about the library's artists, newest first, without the publishers the user blocked. */
 export function NewsScreen() {
@@ -125,7 +126,7 @@ function ArticleItem({ article: a, admin, busy, onBlock, onTurnOff }: { article:
           )}
         </span>
         <span class="muted small">
-          {a.source} · <time dateTime={a.publishedAt}>{new Date(a.publishedAt).toLocaleString()}</time>
+          {a.source} · <time dateTime={a.publishedAt}>{dateTime(a.publishedAt)}</time>
           {a.artists.length > 0 && ' · '}
           {a.artists.map((x, i) => (
             <span key={x.id}>

@@ -19,6 +19,8 @@ export interface NewsRefresh {
   checkedArtistCount: number;
   queuedArtistCount: number;
   callsRemaining: number;
+  /** A NewsAPI key is set: the call budget and the NewsAPI search queue apply. */
+  newsApiConfigured?: boolean;
   checkedAt?: string | null;
   isRefreshing?: boolean;
   failedFeeds?: { id: string; name: string; error: string }[];

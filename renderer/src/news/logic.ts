@@ -1,4 +1,5 @@
-/** Pure helpers of the News screen (no imports, so unit tests run them on plain Node). */
+/** Pure helpers of the News screen (only the import-free time formatter, so unit tests run them on plain Node). */
+import { dateTime } from '../time.js';
 
 /** The articles without those of the blocked publishers (compared without case, as the server does). */
 export function withoutPublishers<T extends { source: string }>(articles: T[], blocked: string[]): T[] {
@@ -16,12 +17,17 @@ export function newestFirst<T extends { publishedAt: string }>(articles: T[]): T
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** "Checked 120 artists · 30 waiting for a NewsAPI search · 87 NewsAPI calls left today" and the refresh state. */
-export function refreshLine(r: { checkedArtistCount: number; queuedArtistCount: number; callsRemaining: number; checkedAt?: string | null; isRefreshing?: boolean }): string {
+/**
+ * "Checked 120 artists · 30 waiting for a NewsAPI search · 87 NewsAPI calls left today" and the
+ * refresh state; the NewsAPI parts only when a NewsAPI key is set (the feeds have no budget).
+ */
+export function refreshLine(r: { checkedArtistCount: number; queuedArtistCount: number; callsRemaining: number; newsApiConfigured?: boolean; checkedAt?: string | null; isRefreshing?: boolean }): string {
   const parts = [`Checked ${plural(r.checkedArtistCount, 'artist')}`];
-  if (r.queuedArtistCount > 0) parts.push(`${plural(r.queuedArtistCount, 'artist')} waiting for a NewsAPI search`);
-  parts.push(`${plural(r.callsRemaining, 'NewsAPI call')} left in the last 24 hours' budget`);
+  if (r.newsApiConfigured === true) {
+    if (r.queuedArtistCount > 0) parts.push(`${plural(r.queuedArtistCount, 'artist')} waiting for a NewsAPI search`);
+    parts.push(`${plural(r.callsRemaining, 'NewsAPI call')} left in the last 24 hours' budget`);
+  }
   if (r.isRefreshing) parts.push('reading the feeds now');
-  else if (r.checkedAt) parts.push(`last read ${new Date(r.checkedAt).toLocaleString()}`);
+  else if (r.checkedAt) parts.push(`last read ${dateTime(r.checkedAt)}`);
   return parts.join(' · ');
 }

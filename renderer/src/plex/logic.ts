@@ -1,3 +1,4 @@
+import { dateTime } from '../time.js';
 /**
  * What the Plex screens decide without a DOM: waiting for a PIN to be approved, which of a server's
  * connections to use, and how a link or a sync is described. Tested in test/renderer/plexLogic.test.ts.
@@ -117,7 +118,7 @@ export interface SyncSummary {
 
 export function syncDescription(sync: SyncSummary | null): string {
   if (!sync) return 'Not synced yet.';
-  const when = sync.syncedAt ? ` on ${new Date(sync.syncedAt).toLocaleString()}` : '';
+  const when = sync.syncedAt ? ` on ${dateTime(sync.syncedAt)}` : '';
   const missing = sync.tracks - sync.matched;
   return `${sync.matched} of ${sync.tracks} Plex tracks match files in this library${missing ? ` (${missing} not found here)` : ''}${when ? `; last synced${when}` : ''}.`;
 }

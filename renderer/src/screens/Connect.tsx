@@ -5,6 +5,7 @@ import { Card, ErrorMessage, Field, Loading, Notice, useAction, useAsync } from 
 import { session } from '../session';
 import { useStore } from '../store';
 import { BASE } from '../base';
+import { dateOnly, dateTime } from '../time';
 
 /** GET /api/connect */
 interface ConnectInfo {
@@ -203,7 +204,7 @@ function AppKeysCard() {
               <div>
                 <strong>{k.name}</strong> <code class="muted">{k.prefix}…</code>
                 <div class="muted small">
-                  Created {new Date(k.createdAt).toLocaleDateString()} · {k.lastUsedAt ? `last used ${new Date(k.lastUsedAt).toLocaleString()}` : 'never used'}
+                  Created {dateOnly(k.createdAt)} · {k.lastUsedAt ? `last used ${dateTime(k.lastUsedAt)}` : 'never used'}
                 </div>
               </div>
               {revoking === k.id ? (

@@ -6,6 +6,7 @@ import { useJobs } from '../downloads/useJobs';
 import { Link } from '../router';
 import '../downloads/downloads.css';
 import { withBase } from '../base';
+import { dateTime } from '../time';
 
 interface Outcome {
   id: string;
@@ -128,7 +129,7 @@ function ReviewItem({ job, onDecided }: { job: DownloadJob; onDecided: (text: st
           {job.blockedAt && (
             <>
               <dt>Held since</dt>
-              <dd>{new Date(job.blockedAt).toLocaleString()}</dd>
+              <dd>{dateTime(job.blockedAt)}</dd>
             </>
           )}
         </dl>

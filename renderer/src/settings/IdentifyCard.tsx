@@ -4,6 +4,7 @@ import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../com
 import { inWords } from '../messages';
 import { Link } from '../router';
 import type { SettingsState } from './useSettings';
+import { dateTime } from '../time';
 
 /**
  * Administrators: "Identify files without MusicBrainz ids" (issue 26 §2). Starts a run on the server
@@ -170,7 +171,7 @@ function RunStatus({ run }: { run: IdentifyRun }) {
     );
   return (
     <p class="muted" data-testid="identify-status">
-      Last run finished{run.finishedAt ? ` ${new Date(run.finishedAt).toLocaleString()}` : ''}: {plural(run.total, 'file')} checked, {plural(run.proposed, 'match', 'matches')} proposed.
+      Last run finished{run.finishedAt ? ` ${dateTime(run.finishedAt)}` : ''}: {plural(run.total, 'file')} checked, {plural(run.proposed, 'match', 'matches')} proposed.
     </p>
   );
 }

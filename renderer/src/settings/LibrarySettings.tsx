@@ -8,6 +8,7 @@ import { useStore } from '../store';
 import { IdentifyCard } from './IdentifyCard';
 import { scan, startScan, type ScanState } from './scan';
 import type { SettingsState } from './useSettings';
+import { dateTime } from '../time';
 
 export function LibrarySettings({ settings }: { settings: SettingsState }) {
   const saved = settings.data?.library.musicFolders ?? [];
@@ -119,7 +120,7 @@ function LastScan() {
   const when = new Date(library.lastScan);
   return (
     <p class="muted" data-testid="last-scan">
-      Last scan finished {when.toLocaleString()}; {library.artistCount} artist{library.artistCount === 1 ? '' : 's'} in the library.
+      Last scan finished {dateTime(when)}; {library.artistCount} artist{library.artistCount === 1 ? '' : 's'} in the library.
     </p>
   );
 }

@@ -23,6 +23,7 @@ const refresh = z.object({
   checkedArtistCount: z.number(),
   queuedArtistCount: z.number(),
   callsRemaining: z.number(),
+  newsApiConfigured: z.boolean().optional().describe('a NewsAPI key is set: callsRemaining applies'),
   checkedAt: z.string().nullable(),
   isRefreshing: z.boolean(),
   failedFeeds: z.array(z.object({ id: z.string(), name: z.string(), error: z.string() })),

@@ -9,6 +9,7 @@ import { DeezerClient } from '../../integrations/deezer/client.js';
 import { NotFoundError } from '../errors.js';
 import { remoteImagesOf } from '../metadata/remoteImages.js';
 import { metadataServiceOf } from '../metadata/service.js';
+import { failureText } from './failure.js';
 import { discoveryProvidersOf } from './providers.js';
 import { DISCOVER_PRESETS, discoveryOf } from './service.js';
 
@@ -99,7 +100,7 @@ type CachedPreview = Omit<PresetPreview, 'artistName'> | null;
  * the chart for trending), each matched on Deezer and its most played track with a preview. At most
  * eight artists, each answer cached for a week, so a preset costs at most 16 Deezer calls.
  */
-export async function presetPreviews(ctx: AppContext, userId: number, presetId: string): Promise<{ presetId: string; name: string; previews: PresetPreview[] }> {
+export async function presetPreviews(ctx: AppContext, userId: number, presetId: string): Promise<{ presetId: string; name: string; previews: PresetPreview[]; problem?: string }> {
   const preset = presetOf(presetId);
   const service = discoveryOf(ctx);
   let artists: string[] = [];
@@ -119,6 +120,8 @@ export async function presetPreviews(ctx: AppContext, userId: number, presetId: 
   const spacing = ctx.config.upstreams.spacingMs;
   const deezer = new DeezerClient({ baseUrl: ctx.config.upstreams.deezer, userAgent: metadataServiceOf(ctx).userAgent(), ...(spacing !== null && { spacingMs: spacing }) });
   const previews: PresetPreview[] = [];
+  let failure: unknown = null;
+  let answered = 0;
   for (const name of artists) {
     const key = nameKey(name);
     let hit = service.repo.cached<{ v: CachedPreview }>('deezer-preview', key, ctx.clock.now() - PREVIEW_FRESH_MS);
@@ -135,12 +138,25 @@ export async function presetPreviews(ctx: AppContext, userId: number, presetId: 
       } catch (err) {
         if (err instanceof IntegrationError) {
           ctx.log.warn('discover preview failed', { artist: name, error: err.message });
+          failure ??= err;
           continue;
         }
         throw err;
       }
     }
+    answered++;
     if (hit.v) previews.push({ artistName: name, ...hit.v });
   }
-  return { presetId: preset.id, name: preset.name, previews };
+  // Why the list is empty, in words: the preview source could not be reached, or the preset has no artists yet.
+  const problem =
+    previews.length > 0
+      ? undefined
+      : failure !== null && answered === 0
+        ? `${failureText(failure, 'Deezer')}: try again later.`
+        : artists.length === 0
+          ? preset.tags.length
+            ? 'No artists known for these tags yet: they come from Last.fm once discovery has updated.'
+            : 'No artists for this playlist yet: they come from your recommendations once discovery has updated.'
+          : undefined;
+  return { presetId: preset.id, name: preset.name, previews, ...(problem !== undefined && { problem }) };
 }

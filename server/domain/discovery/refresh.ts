@@ -5,6 +5,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { koitoBaseUrl } from '../../integrations/koito/client.js';
 import type { LastFmImage } from '../../integrations/lastfm/client.js';
 import { NotConfiguredError } from '../errors.js';
+import { failureText } from './failure.js';
 import { discoveryProvidersOf } from './providers.js';
 import { CallBudget } from './callBudget.js';
 import type { DiscoveryProviderName, LibraryIndex, RefreshHost as DiscoveryService, SimilarList } from './types.js';
@@ -143,7 +144,7 @@ async function refreshGlobal(service: DiscoveryService, budget: CallBudget, sign
   } catch (err) {
     if (signal.aborted) throw err;
     service.repo.failed('global', message(err), budget.used - before, now());
-    throw new RefreshFailed(`${provider === 'lastfm' ? 'Last.fm' : 'ListenBrainz'}: ${message(err)}`);
+    throw new RefreshFailed(failureText(err, provider === 'lastfm' ? 'Last.fm' : 'ListenBrainz'), { cause: err });
   }
 }
 
@@ -223,7 +224,7 @@ export async function refreshRecommendations(service: DiscoveryService, userId: 
           failures++;
           service.ctx.log.warn('discovery: similar artists failed', { seed: seed.name, error: message(err) });
           if (failures >= MAX_CONSECUTIVE_FAILURES) {
-            if (answered === 0) throw new RefreshFailed(`Last.fm: ${message(err)}`);
+            if (answered === 0) throw new RefreshFailed(failureText(err, 'Last.fm'), { cause: err });
             // Last.fm stopped answering part-way: keep what it gave rather than waiting on every seed.
             break;
           }
@@ -288,10 +289,12 @@ export async function refreshRecommendations(service: DiscoveryService, userId: 
     service.report(userId, { isUpdating: false, updatePhase: 'done', updateProgress: 100, updateProgressMessage: `${ranked.length} recommendations` });
     return { calls: budget.used, recommendations: ranked.length };
   } catch (err) {
-    service.repo.failed(scope, message(err), budget.used, now());
-    service.report(userId, { isUpdating: false, updatePhase: 'failed', updateProgress: null, updateProgressMessage: message(err) });
+    // Stored and shown as the reason the update did not finish: the cause in words, no request address.
+    const reason = failureText(err);
+    service.repo.failed(scope, reason, budget.used, now());
+    service.report(userId, { isUpdating: false, updatePhase: 'failed', updateProgress: null, updateProgressMessage: reason });
     if (err instanceof RefreshFailed || err instanceof IntegrationError || err instanceof NotConfiguredError) {
-      service.ctx.log.warn('discovery refresh failed; the previous recommendations stay', { userId, error: message(err) });
+      service.ctx.log.warn('discovery refresh failed; the previous recommendations stay', { userId, error: message(err instanceof RefreshFailed && err.cause ? err.cause : err) });
       return { calls: budget.used, recommendations: service.repo.recommendationCount(userId) };
     }
     throw err;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { discoveryRepository, tagScope, userScope, type DiscoveryRepository, type RankingRow, type RecommendationRow } from '../../db/discovery.js';
 import {
-  libraryArtistKeys, libraryArtistKeysAmong, libraryArtistLookups, libraryArtistMbidsAmong, recommendationCountAll,
+  libraryArtistKeys, libraryArtistKeysAmong, libraryArtistLookups, libraryArtistMbidsAmong, openJobWithKey, recommendationCountAll,
 } from '../../db/discoveryQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { IntegrationError } from '../../integrations/errors.js';
@@ -96,6 +96,7 @@ export class DiscoveryService implements RefreshHost {
   readonly repo: DiscoveryRepository;
   private progress = new Map<number, DiscoveryProgress>();
   private runs = new Map<number, RunRecord>();
+  private readonly endedListeners: ((userId: number) => void)[] = [];
 
   constructor(readonly ctx: AppContext) {
     this.repo = discoveryRepository(ctx.db);
@@ -125,6 +126,31 @@ export class DiscoveryService implements RefreshHost {
       { audience: (principal) => principal.userId === userId || principal.role === 'admin' },
     );
     if (!p.isUpdating) this.progress.delete(userId);
+    if (!p.isUpdating && (p.updatePhase === 'done' || p.updatePhase === 'failed')) {
+      for (const fn of this.endedListeners) {
+        try {
+          fn(userId);
+        } catch (err) {
+          this.ctx.log.warn('discovery: a listener of the finished refresh failed', { userId, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
+  }
+
+  /** Called when a user's refresh has saved its result or failed (flows waiting for it run then). */
+  onRefreshEnded(fn: (userId: number) => void): void {
+    this.endedListeners.push(fn);
+  }
+
+  /** Whether a refresh of the user's recommendations is queued or running (read from the job queue, so it survives a restart). */
+  refreshOpen(userId: number): boolean {
+    return openJobWithKey(this.ctx.db, DISCOVERY_USER_QUEUE, `user:${userId}`);
+  }
+
+  /** Whether the user's recommendations were never built with the current provider (none yet, or Last.fm was set up since). */
+  needsFirstRefresh(userId: number): boolean {
+    const state = this.repo.state(userScope(userId));
+    return !state?.last_updated || state.provider !== this.provider();
   }
 
   /** Keeps the run id and the enrichment times: a run starts at `starting`; enrichment is the `tags` step. */
@@ -319,6 +345,8 @@ export class DiscoveryService implements RefreshHost {
       capabilities: capabilitiesOf(provider),
       isUpdating: progress?.isUpdating ?? false,
       stale: this.isStale(userId),
+      // Why the last update did not finish, in words ("ListenBrainz could not be reached (host not found)").
+      lastError: state?.last_error ?? null,
       discoverPlaylists: DISCOVER_PRESETS.map((p) => ({ ...p, tags: [...p.tags], artworkUrl: `/api/discover/artwork/${p.id}` })),
       fallbackGenres: genreRows.map((g) => ({ tag: g.tag, name: g.tag, artists: g.rows.map((r) => this.entryOfRanking(r, inLibrary)) })),
       limit,

@@ -5,7 +5,17 @@ import { queueJobAliveLookup } from '../../db/flowQueries.js';
 
 /** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
 export const FLOW_RUN_QUEUE = 'flow-run';
-export type RunPayload = { flowId: string; trigger: 'manual' | 'schedule' | 'create' };
+export type RunPayload = {
+  flowId: string;
+  trigger: 'manual' | 'schedule' | 'create';
+  /** A run that waited for the owner's discovery refresh: it plans without waiting again. */
+  afterRefresh?: boolean;
+};
+
+/** The dedupe key of a run waiting for the owner's discovery refresh (one per flow). */
+export const waitKey = (flowId: string) => `flow-wait:${flowId}`;
+/** A run waiting for a discovery refresh runs after this long anyway (a refresh that ended unseen, e.g. across a restart). */
+export const REFRESH_WAIT_MS = 10 * 60_000;
 
 /** Disabling and deleting a flow stop its jobs and rotate its files out in the background. */
 export const FLOW_OP_QUEUE = 'flow-operation';

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { userScope } from '../../db/discovery.js';
 import { downloads, downloadStatuses, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
 import { flows, MIX_SOURCES, type FlowFields, type FlowRow, type FlowRunRow, type Mix, type PlannedTrack } from '../../db/flows.js';
 import {
@@ -20,7 +21,8 @@ import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from
 import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { feedOf, importListOf } from './feed.js';
-import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, scheduleNext, type RunPayload } from './schedule.js';
+import { discoveryOf } from '../discovery/service.js';
+import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, REFRESH_WAIT_MS, scheduleNext, waitKey, type RunPayload } from './schedule.js';
 import { FlowTrackSummaries } from './summaries.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS } from './templates.js';
 import { refreshFlowVisibility } from './visibility.js';
@@ -335,6 +337,9 @@ export class FlowService {
         this.rotateOut(downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: flowId, limit: 100_000, offset: 0 }).filter((j) => j.id < first));
       return;
     }
+    // Discover and Trending draw on what the owner's discovery refresh saves: while one is under way
+    // (or none ever ran with the current provider) the run waits for it instead of planning nothing.
+    if (!run && !job.payload.afterRefresh && this.waitForDiscovery(f, f.ownerUserId, trigger)) return;
     run ??= flows.insertRun(this.ctx.db, { flowId, queueJobId: job.id, trigger }, this.now());
     const rescheduleIfScheduled = () => {
       const now = flows.get(this.ctx.db, flowId);
@@ -354,7 +359,10 @@ export class FlowService {
     f = flows.get(this.ctx.db, flowId);
     if (!f || f.ownerUserId === null) return;
     if (plan.tracks.length === 0) {
-      const message = 'No tracks found for this flow: discovery has nothing new for its sources yet';
+      const discoveryError = discoveryOf(this.ctx).repo.state(userScope(f.ownerUserId))?.last_error ?? null;
+      const message = discoveryError
+        ? `No tracks found for this flow: discovery could not update: ${discoveryError}`
+        : 'No tracks found for this flow: discovery has nothing new for its sources yet';
       flows.finishRun(this.ctx.db, run.id, 'failed', { error: message, planned: 0 }, this.now());
       flows.setState(this.ctx.db, flowId, { lastError: message, lastRunAt: this.now() }, this.now());
       rescheduleIfScheduled();
@@ -374,6 +382,40 @@ export class FlowService {
     this.ctx.log.info('flow run planned', { flowId, tracks: plan.tracks.length, reserve: plan.reserve.length, counts: plan.counts });
     playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, flowId)!));
     rescheduleIfScheduled();
+  }
+
+  /**
+   * Parks a run of a flow using Discover or Trending while the owner's discovery refresh is queued
+   * or running (one is queued first when none ever ran with the current provider): a durable run
+   * job `afterRefresh` waits in the queue, made due when the refresh ends (discoveryRefreshed) and
+   * due on its own after REFRESH_WAIT_MS. True when the run was parked.
+   */
+  private waitForDiscovery(f: FlowRow, owner: number, trigger: RunPayload['trigger']): boolean {
+    if (f.mix.discover <= 0 && f.mix.trending <= 0) return false;
+    const discovery = discoveryOf(this.ctx);
+    if (!discovery.refreshOpen(owner)) {
+      if (!discovery.needsFirstRefresh(owner)) return false;
+      discovery.enqueue(owner);
+    }
+    this.enqueueAfterRefresh(f, trigger, this.now() + REFRESH_WAIT_MS);
+    this.ctx.log.info('flow run waits for the discovery refresh', { flowId: f.id, userId: owner });
+    return true;
+  }
+
+  private enqueueAfterRefresh(f: FlowRow, trigger: RunPayload['trigger'], runAt: number): void {
+    const q = this.ctx.jobs.enqueue<RunPayload>(FLOW_RUN_QUEUE, { flowId: f.id, trigger, afterRefresh: true }, { name: `flow run ${f.id}`, dedupeKey: waitKey(f.id), runAt, maxAttempts: 3 });
+    // A scheduled run's job is the flow's next run: the waiting job takes its place.
+    if (trigger === 'schedule') flows.setState(this.ctx.db, f.id, { nextQueueJobId: q.id }, this.now());
+  }
+
+  /** The owner's discovery refresh ended: runs of their flows waiting for it are due now. */
+  discoveryRefreshed(userId: number): void {
+    for (const f of flows.list(this.ctx.db, userId)) {
+      for (const waiting of pendingJobsByDedupe(this.ctx.db, FLOW_RUN_QUEUE, waitKey(f.id))) {
+        if (!this.ctx.jobs.cancel(waiting.id)) continue;
+        this.enqueueAfterRefresh(f, f.nextQueueJobId === waiting.id ? 'schedule' : 'manual', this.now());
+      }
+    }
   }
 
   private createJob(owner: number, flowId: string, t: PlannedTrack): DownloadJobRow {
@@ -436,7 +478,7 @@ export class FlowService {
     for (const f of targets) {
       if (f.ownerUserId !== null) {
         // A manual run waiting in the queue would fill the flow right back.
-        const waiting = pendingJobsByDedupe(this.ctx.db, FLOW_RUN_QUEUE, `flow-manual:${f.id}`);
+        const waiting = [...pendingJobsByDedupe(this.ctx.db, FLOW_RUN_QUEUE, `flow-manual:${f.id}`), ...pendingJobsByDedupe(this.ctx.db, FLOW_RUN_QUEUE, waitKey(f.id))];
         for (const w of waiting) this.ctx.jobs.cancel(w.id);
       }
       const jobs = downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: f.id, limit: 100_000, offset: 0 });

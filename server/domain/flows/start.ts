@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { discoveryOf } from '../discovery/service.js';
 import { downloadsOf } from '../downloads/service.js';
 import { playlistsOf } from '../playlists/registry.js';
 import { FLOW_OP_QUEUE, FLOW_REFRESH_TASK, FLOW_RUN_QUEUE, refreshSchedules, type RunPayload } from './schedule.js';
@@ -16,6 +17,7 @@ export function startFlows(ctx: AppContext): void {
     if (e.type === 'job_updated') svc.onJobChanged(e.job, e.previousStatus);
   });
   ctx.scheduler.define({ name: FLOW_REFRESH_TASK, every: 3600_000, runOnFirstStart: true, handler: () => refreshSchedules(ctx) });
+  discoveryOf(ctx).onRefreshEnded((userId) => svc.discoveryRefreshed(userId));
   svc.watchTrackSummaries();
   startFlowVisibility(ctx);
   startStatusPush(ctx);

@@ -118,10 +118,19 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
   const queued = () =>
     openJobsOfQueues(db, FLOW_RUN_QUEUE, FLOW_OP_QUEUE) as NonNullable<StatusRound['ops']>;
   const ops = (round ? (round.ops ??= queued()) : queued())
-    .map((j) => ({ ...j, p: JSON.parse(j.payload) as { flowId: string; trigger?: string; op?: string } }))
-    // A scheduled run waiting for its day is the flow's nextRunAt, not queued work.
-    .filter((j) => (userId === undefined || flowIds.has(j.p.flowId)) && j.runAt <= ctx.clock.now())
-    .map((j) => ({ id: String(j.id), type: j.queue === FLOW_RUN_QUEUE ? 'run' : (j.p.op ?? 'operation'), flowId: j.p.flowId, trigger: j.p.trigger ?? null, status: j.status }));
+    .map((j) => ({ ...j, p: JSON.parse(j.payload) as { flowId: string; trigger?: string; op?: string; afterRefresh?: boolean } }))
+    // A scheduled run waiting for its day is the flow's nextRunAt, not queued work; a run waiting for
+    // the owner's discovery refresh is.
+    .filter((j) => (userId === undefined || flowIds.has(j.p.flowId)) && (j.runAt <= ctx.clock.now() || j.p.afterRefresh === true))
+    .map((j) => ({
+      id: String(j.id),
+      type: j.queue === FLOW_RUN_QUEUE ? 'run' : (j.p.op ?? 'operation'),
+      flowId: j.p.flowId,
+      trigger: j.p.trigger ?? null,
+      status: j.status,
+      // Set while the run waits for the discovery refresh to finish.
+      ...(j.p.afterRefresh === true && j.status === 'pending' && j.runAt > ctx.clock.now() && { waitingFor: 'discovery' as const }),
+    }));
   const flowNames = new Map(visibleFlows.map((f) => [f.id, f.name]));
   const runningOp = ops.find((o) => o.status === 'running');
   const currentLabel = runningOp ? operationLabel(runningOp.type, flowNames.get(runningOp.flowId) ?? runningOp.flowId) : null;

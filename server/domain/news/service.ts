@@ -44,6 +44,8 @@ export interface NewsRefreshInfo {
   checkedArtistCount: number;
   queuedArtistCount: number;
   callsRemaining: number;
+  /** A NewsAPI key is set, so the call budget applies (the feeds have none). */
+  newsApiConfigured: boolean;
   checkedAt: string | null;
   isRefreshing: boolean;
   failedFeeds: { id: string; name: string; error: string }[];
@@ -128,6 +130,7 @@ export class NewsService {
       checkedArtistCount: s.checked_artist_count,
       queuedArtistCount: s.queued_artist_count,
       callsRemaining: this.callsRemaining(),
+      newsApiConfigured: discoveryProvidersOf(this.ctx).newsapi() !== null,
       checkedAt: s.finished_at === null ? null : new Date(s.finished_at).toISOString(),
       isRefreshing: this.isRefreshing(),
       failedFeeds: JSON.parse(s.failed_feeds_json) as NewsRefreshInfo['failedFeeds'],
