@@ -1667,6 +1667,8 @@ export type paths = {
                             /** @description the refresh is reading the tags of the recommendations */
                             isEnriching: boolean;
                             isUpdating: boolean;
+                            /** @description why the last update did not finish, in words */
+                            lastError?: string | null;
                             lastUpdated: string | null;
                             playlistsUpdating: boolean;
                             provider: string;
@@ -2451,6 +2453,8 @@ export type paths = {
                                 previewUrl: string;
                                 trackTitle: string;
                             }[];
+                            /** @description why there are no previews, in words (the preview source could not be reached, no artists yet) */
+                            problem?: string;
                         };
                     };
                 };
@@ -7144,6 +7148,8 @@ export type paths = {
                                     name: string;
                                 }[];
                                 isRefreshing: boolean;
+                                /** @description a NewsAPI key is set: callsRemaining applies */
+                                newsApiConfigured?: boolean;
                                 queuedArtistCount: number;
                                 warning?: string;
                             };
@@ -14489,7 +14495,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Every download client (slskd, Prowlarr, SABnzbd, NZBGet, yt-dlp): configured, enabled, priority and its settings fields */
+        /** Every download client of every source (slskd, Prowlarr, SABnzbd, NZBGet, yt-dlp): configured, enabled, priority and its settings fields */
         get: {
             parameters: {
                 query?: never;
