@@ -275,7 +275,7 @@ test('MusicBrainz unreachable: a never-seen artist says so and offers a retry', 
   await expect(alert.getByRole('button', { name: 'Try again', exact: true })).toBeVisible();
 });
 
-test('phone layout: artist and release pages fit 390 px', async () => {
+test('phone layout: artist, release and search pages fit 390 px', async () => {
   const phone = await openSignedIn(page.context().browser()!, url, token, { viewport: { width: 390, height: 844 } });
   // Served from the metadata cache while MusicBrainz is down.
   await phone.goto(`/artist/${ids.aurora}`);
@@ -287,5 +287,16 @@ test('phone layout: artist and release pages fit 390 px', async () => {
   await expect(phone.getByRole('table', { name: 'Tracks of Dawn' }).locator('.track-title')).toHaveText(['First Light', 'Morning Tide', 'Glass Sky']);
   expect(await overflow()).toBeLessThanOrEqual(0);
   await snap(phone, 'metadata-06-release-phone');
+  // The search box's suggestions fit too; with MusicBrainz down the library's part still comes, and the list says why there is no more.
+  await phone.goto('/search');
+  await phone.getByRole('combobox', { name: 'Search your library and MusicBrainz, or paste a link' }).fill('Morn');
+  const list = phone.getByRole('listbox', { name: 'Suggestions' });
+  await expect(list.getByRole('option', { name: 'Morning Tide Track · Aurora Lane · Dawn', exact: true }).first()).toBeVisible();
+  await expect(phone.locator('.combo-popup').getByRole('status')).toHaveText(/MusicBrainz/);
+  const popup = (await phone.locator('.combo-popup').boundingBox())!;
+  expect(popup.x).toBeGreaterThanOrEqual(0);
+  expect(popup.x + popup.width).toBeLessThanOrEqual(390);
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  await snap(phone, 'metadata-07-search-phone');
   await phone.close();
 });

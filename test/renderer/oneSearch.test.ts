@@ -195,6 +195,34 @@ describe('the search box', () => {
   });
 });
 
+describe('the grouping rules', () => {
+  it('opens the album of a track without a playable file instead of playing it, and leaves out MusicBrainz hits the library has', async () => {
+    const { groupsOf } = await renderer('metadata/oneSearch.ts');
+    const groups = groupsOf(
+      {
+        query: 'tide',
+        library: {
+          artists: [],
+          albums: [{ id: '7', title: 'Tide', artistName: 'Aurora Lane', mbid: ids.rgSingle, year: 2018, imageUrl: null }],
+          tracks: [
+            { id: '1', title: 'Tide', artistName: 'Aurora Lane', albumId: '7', albumTitle: 'Tide', available: true },
+            { id: '2', title: 'Morning Tide', artistName: 'Aurora Lane', albumId: '1', albumTitle: 'Dawn', available: false },
+          ],
+        },
+        remote: { status: 'complete', artists: [], albums: [{ id: ids.rgSingle, title: 'Tide', artistName: 'Aurora Lane', releaseDate: '2018-06-01' }, { id: ids.rgDusk, title: 'Dusk', artistName: 'Aurora Lane', releaseDate: '2024-10-11' }] },
+      },
+      [],
+    );
+    expect(groups.map((g: { label: string }) => g.label)).toEqual(['Albums', 'Tracks', 'Request from MusicBrainz']);
+    const [playable, missing] = groups[1].options;
+    expect(playable).toMatchObject({ title: 'Tide', sub: 'Track · Aurora Lane · Tide', track: { id: '1' } });
+    expect(playable.href).toBeUndefined();
+    expect(missing).toMatchObject({ title: 'Morning Tide', sub: 'Track · Aurora Lane · Dawn · no file yet', href: '/library/albums/1' });
+    expect(missing.track).toBeUndefined();
+    expect(groups[2].options.map((o: { href: string }) => o.href)).toEqual([`/release/${ids.rgDusk}`]);
+  });
+});
+
 describe('the full results page', () => {
   it('shows the library first (artists, albums, tracks, playlists), then MusicBrainz', async () => {
     const r = show('/search?q=aurora');

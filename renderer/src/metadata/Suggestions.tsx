@@ -74,13 +74,15 @@ export function useSuggestions(typed: string, wanted: boolean): Suggestions {
 
 /**
  * Plays a library track found by search, with the rest of its album queued after it (as the album
- * page plays it); alone when its album cannot be read.
+ * page plays it); alone when its album cannot be read. A track the library has no playable file for
+ * opens its album page instead, which says so.
  */
 export async function playFound(hit: LibraryTrackHit): Promise<void> {
   if (hit.albumId !== null) {
     try {
       const album = await canonicalPage<Track>('tracks', 1, { albumId: Number(hit.albumId) }, undefined, 100);
       const at = album.items.findIndex((t) => String(t.id) === hit.id);
+      if (at >= 0 && album.items[at]!.available === false) return navigate(`/library/albums/${hit.albumId}`);
       if (at >= 0) return playTracks(album.items, at);
     } catch {
       // played alone below

@@ -12,7 +12,7 @@ export interface Unified {
   library: {
     artists: { id: string; name: string; mbid: string | null; imageUrl: string | null }[];
     albums: { id: string; title: string; artistName: string; mbid: string | null; year: number | null; imageUrl: string | null }[];
-    tracks?: { id: string; title: string; artistName: string; albumId: string | null; albumTitle: string | null }[];
+    tracks?: { id: string; title: string; artistName: string; albumId: string | null; albumTitle: string | null; available?: boolean }[];
   };
   remote: {
     status: 'complete' | 'pending' | 'unavailable' | 'disabled';
@@ -93,14 +93,18 @@ export function groupsOf(u: Unified, playlists: readonly PlaylistName[]): Search
     if (a.mbid) seen.add(a.mbid);
     return { key: `lb${a.id}`, href: `/library/albums/${a.id}`, title: a.title, sub: ['Album', a.artistName, a.year].filter(Boolean).join(' · '), image: a.imageUrl, round: false };
   });
-  const tracks: SearchOption[] = (u.library.tracks ?? []).map((t) => ({
-    key: `lt${t.id}`,
-    track: t,
-    title: t.title,
-    sub: ['Track', t.artistName, t.albumTitle].filter(Boolean).join(' · '),
-    image: null,
-    round: false,
-  }));
+  // A track with a file plays; one without (wanted, or its file went away) opens its album, which says so.
+  const tracks: SearchOption[] = (u.library.tracks ?? []).map((t) => {
+    const playable = t.available !== false;
+    return {
+      key: `lt${t.id}`,
+      ...(playable ? { track: t } : { href: t.albumId ? `/library/albums/${t.albumId}` : `/library/tracks?q=${encodeURIComponent(t.title)}` }),
+      title: t.title,
+      sub: ['Track', t.artistName, t.albumTitle, playable ? null : 'no file yet'].filter(Boolean).join(' · '),
+      image: null,
+      round: false,
+    };
+  });
   const lists: SearchOption[] = playlists.map((p) => ({
     key: `lp${p.id}`,
     href: `/playlists/${encodeURIComponent(p.id)}`,
