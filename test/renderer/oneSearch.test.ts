@@ -195,6 +195,18 @@ describe('the search box', () => {
   });
 });
 
+describe('the search box with nothing to offer', () => {
+  it('says so in words, and that Enter still searches MusicBrainz', async () => {
+    const r = show('/search');
+    await typeWords(r, 'zzyzx');
+    await waitFor(() =>
+      expect(text(one(r, '.combo-popup [role="status"]'))).toBe('Nothing in your library matches “zzyzx” and MusicBrainz suggests nothing new. Press Enter to search MusicBrainz.'),
+    );
+    expect(box(r).getAttribute('aria-expanded')).toBe('false');
+    expect(one(r, '.combo-popup').hidden).toBe(false);
+  });
+});
+
 describe('the grouping rules', () => {
   it('opens the album of a track without a playable file instead of playing it, and leaves out MusicBrainz hits the library has', async () => {
     const { groupsOf } = await renderer('metadata/oneSearch.ts');

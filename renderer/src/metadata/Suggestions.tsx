@@ -24,6 +24,8 @@ export interface Suggestions {
   groups: SearchGroup[] | null;
   /** What MusicBrainz did with the words (its part of the answer). */
   remote: Unified['remote']['status'] | null;
+  /** The words the groups answer (the previous ones while the latest are asked for). */
+  words: string | null;
 }
 
 /**
@@ -68,8 +70,9 @@ export function useSuggestions(typed: string, wanted: boolean): Suggestions {
       clearTimeout(retry);
     };
   }, [words, wanted, available]);
-  const current = answer && answer.words === words ? answer : null;
-  return { available, groups: current?.groups ?? null, remote: current?.remote ?? null };
+  // The last answer stays while the next words are asked for, so the list does not blink at every keystroke.
+  const current = answer && words.length >= 2 && !isHttpLink(words) ? answer : null;
+  return { available, groups: current?.groups ?? null, remote: current?.remote ?? null, words: current?.words ?? null };
 }
 
 /**
@@ -181,7 +184,7 @@ export function SearchCombobox({
   };
   const note = open && s.groups && s.remote ? remoteNote[s.remote] : undefined;
   const nothing = open && s.groups !== null && options.length === 0 && s.remote !== 'pending';
-  const status = nothing ? nothingText(value.trim(), s.remote) : (note ?? '');
+  const status = nothing ? nothingText(s.words ?? value.trim(), s.remote) : (note ?? '');
   const hintId = `${id}-hint`;
   return (
     <div class="combo">
