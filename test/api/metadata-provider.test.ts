@@ -51,6 +51,16 @@ describe('the Lidarr-format metadata provider', () => {
     expect(sky.requests).toHaveLength(0);
   });
 
+  it('names TONEARM_METADATA_URL in the settings as read-only (the metadata card shows it), and a settings answer sent back keeps it out of the stored settings', async () => {
+    const read = await get('/api/settings');
+    expect(read.body.environment).toEqual({ metadataUrl: sky.url });
+    expect(read.body.integrations.metadata.baseUrl).toBe('');
+    const back = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { environment: read.body.environment, integrations: { metadata: { baseUrl: '' } } } });
+    expect(back.status).toBe(200);
+    expect((await back.json()).environment).toEqual({ metadataUrl: sky.url });
+    expect(server.ctx.settings.get()).not.toHaveProperty('environment');
+  });
+
   it('answers artist pages, release groups and track lists without asking MusicBrainz', async () => {
     const artist = await get(`/api/artists/${ids.aurora}?mode=core`);
     expect(artist.status).toBe(200);

@@ -173,7 +173,7 @@ describe('GET /api/search/unified', () => {
     expect(body.remote.status).toBe('complete');
     expect(body.remote.artists.map((a: any) => [a.name, a.inLibrary])).toEqual([['Aurora Borealis Choir', false], ['Aurora Lane', true]]);
     const tracks = await get('/api/search/unified?q=first%20light');
-    expect(tracks.body.library.tracks).toMatchObject([{ title: 'First Light', artistName: 'Aurora Lane', albumTitle: 'Dawn' }]);
+    expect(tracks.body.library.tracks).toMatchObject([{ title: 'First Light', artistName: 'Aurora Lane', albumTitle: 'Dawn', available: true }]);
     expect(tracks.body.library.albums).toEqual([]);
   });
 
@@ -216,6 +216,28 @@ describe('GET /api/search/unified', () => {
       mb.faults.down = false;
     }
     expect((await get('/api/search/unified?q=%20')).status).toBe(400);
+  });
+
+  it("says which tracks the library has no playable file of (one whose file went away)", async () => {
+    const file = path.join(dir, 'music', 'Aurora Lane', 'Dawn', '02.mp3');
+    writeTaggedMp3(file, makeMp3Template(dir), {
+      title: 'Morning Tide', artist: 'Aurora Lane', albumArtist: 'Aurora Lane', album: 'Dawn', track: 2, date: '2019',
+      musicbrainzArtistId: ids.aurora, musicbrainzAlbumArtistId: ids.aurora, musicbrainzReleaseGroupId: ids.rgDawn, musicbrainzAlbumId: ids.relDawn,
+    });
+    const rescan = async () => {
+      const scan = await server.api('/api/library/refresh', { method: 'POST', token: server.admin.token, json: { mode: 'full' } });
+      const { jobId } = (await scan.json()) as { jobId: string };
+      for (let i = 0; i < 200; i++) {
+        if ((await get(`/api/library/refresh/${jobId}`)).body.status === 'completed') return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('scan did not finish');
+    };
+    await rescan();
+    expect((await get('/api/search/unified?q=morning%20tide')).body.library.tracks).toMatchObject([{ title: 'Morning Tide', available: true }]);
+    fs.rmSync(file);
+    await rescan();
+    expect((await get('/api/search/unified?q=morning%20tide')).body.library.tracks).toMatchObject([{ title: 'Morning Tide', albumTitle: 'Dawn', available: false }]);
   });
 });
 

@@ -88,21 +88,55 @@ test.afterAll(async () => {
 
 test('search finds an artist and opens its page', async () => {
   await page.goto('/search');
-  const box = page.getByLabel('Search artists, albums and tags, or paste a link');
+  const box = page.getByRole('combobox', { name: 'Search your library and MusicBrainz, or paste a link' });
   await expect(box).toBeFocused();
-  // As-you-type suggestions: the library's artist (its library page) and MusicBrainz artists it lacks.
+  // One search as you type: the library's artist, album, tracks and playlist first, then the MusicBrainz artists it lacks.
   await box.fill('Auro');
-  const suggestions = page.getByRole('list', { name: 'Suggestions' });
-  await expect(suggestions.getByRole('link', { name: 'Aurora Lane Artist · in your library' })).toHaveAttribute('href', /^\/library\/artists\/\d+$/);
-  await expect(suggestions.getByRole('link', { name: 'Aurora Borealis Choir Artist · Choir', exact: true })).toHaveAttribute('href', `/artist/${ids.auroraBorealis}`);
+  const suggestions = page.getByRole('listbox', { name: 'Suggestions' });
+  const lane = suggestions.getByRole('option', { name: 'Aurora Lane Artist · in your library', exact: true });
+  await expect(lane).toBeVisible();
+  await expect(suggestions.getByRole('option', { name: 'Aurora Borealis Choir Artist · Choir', exact: true })).toBeVisible();
+  await expect(suggestions.getByRole('group')).toHaveCount(4);
+  const groups = await suggestions.getByRole('group').evaluateAll((gs) => gs.map((g) => document.getElementById(g.getAttribute('aria-labelledby')!)!.textContent));
+  expect(groups).toEqual(['Artists', 'Albums', 'Tracks', 'Request from MusicBrainz']);
   await snap(page, 'metadata-00-suggestions');
+  // The arrows move the active option while the focus stays in the box; Escape closes the list.
   await page.keyboard.press('ArrowDown');
-  await expect(suggestions.getByRole('listitem').first().getByRole('link', { name: 'Aurora Lane Artist · in your library', exact: true })).toBeFocused();
-  await page.keyboard.press('Escape');
+  await expect(box).toHaveAttribute('aria-activedescendant', (await lane.getAttribute('id'))!);
+  await expect(lane).toHaveAttribute('aria-selected', 'true');
   await expect(box).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(suggestions).toBeHidden();
+  await expect(box).toBeFocused();
+  await expect(box).toHaveValue('Auro');
+  await expect(box).toHaveAttribute('aria-expanded', 'false');
+  // Enter on the active option opens it: the library artist's page.
+  await page.keyboard.press('ArrowDown');
+  await expect(box).toHaveAttribute('aria-activedescendant', (await lane.getAttribute('id'))!);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/library\/artists\/\d+$/);
+  await page.goBack();
+  // A track found by its title plays (its album queued around it).
+  await box.fill('Morning Tide');
+  const tide = suggestions.getByRole('group', { name: 'Tracks' }).getByRole('option', { name: 'Morning Tide Track · Aurora Lane · Dawn', exact: true });
+  await expect(tide).toBeVisible();
+  await expect(suggestions.getByRole('group').first()).toHaveAccessibleName('Tracks');
+  await page.keyboard.press('ArrowDown');
+  await expect(tide).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('region', { name: 'Player' }).getByTestId('now-playing')).toHaveText('Morning Tide');
+  await expect(suggestions).toBeHidden();
+  // Enter with no active option shows every result: the library's first, then MusicBrainz's.
   await box.fill('Aurora Lane');
   await page.keyboard.press('Enter');
-  const results = page.getByRole('region', { name: 'Results' }).getByRole('list', { name: 'Artists', exact: true });
+  await expect(page).toHaveURL(/\/search\?q=Aurora\+Lane$/);
+  const library = page.getByRole('region', { name: 'In your library' });
+  await expect(library.getByRole('list', { name: 'Artists', exact: true }).locator('.tile-title')).toHaveText(['Aurora Lane']);
+  await expect(library.getByRole('list', { name: 'Albums', exact: true }).locator('.tile-title')).toHaveText(['Dawn']);
+  const sections = await page.locator('section.search-section h2').allTextContents();
+  expect(sections).toEqual(['In your library', 'Request from MusicBrainz']);
+  const remote = page.getByRole('region', { name: 'Request from MusicBrainz' });
+  const results = remote.getByRole('list', { name: 'Artists', exact: true });
   await expect(results.locator('.tile-title').first()).toHaveText('Aurora Lane');
   await expect(results.getByRole('listitem').first().getByText('In library', { exact: true })).toBeVisible();
   await snap(page, 'metadata-01-search');
@@ -111,7 +145,7 @@ test('search finds an artist and opens its page', async () => {
   await expect(page).toHaveURL(/scope=album/);
   await box.fill('Dawn');
   await page.keyboard.press('Enter');
-  const albums = page.getByRole('region', { name: 'Results' }).getByRole('list', { name: 'Albums', exact: true });
+  const albums = remote.getByRole('list', { name: 'Albums', exact: true });
   await expect(albums.locator('.tile-title').first()).toHaveText('Dawn');
   await expect(albums.getByRole('link', { name: 'Dawn in your library', exact: true })).toHaveAttribute('href', /^\/library\/albums\/\d+$/);
   await snap(page, 'metadata-01b-search-albums');
@@ -123,7 +157,7 @@ test('search finds an artist and opens its page', async () => {
   await page.goBack();
   await page.goto('/search?q=Aurora%20Lane');
   await page
-    .getByRole('region', { name: 'Results' })
+    .getByRole('region', { name: 'Request from MusicBrainz' })
     .getByRole('list', { name: 'Artists', exact: true })
     .getByRole('link', { name: 'Aurora Lane Group · NO', exact: true })
     .click();
@@ -241,7 +275,7 @@ test('MusicBrainz unreachable: a never-seen artist says so and offers a retry', 
   await expect(alert.getByRole('button', { name: 'Try again', exact: true })).toBeVisible();
 });
 
-test('phone layout: artist and release pages fit 390 px', async () => {
+test('phone layout: artist, release and search pages fit 390 px', async () => {
   const phone = await openSignedIn(page.context().browser()!, url, token, { viewport: { width: 390, height: 844 } });
   // Served from the metadata cache while MusicBrainz is down.
   await phone.goto(`/artist/${ids.aurora}`);
@@ -253,5 +287,16 @@ test('phone layout: artist and release pages fit 390 px', async () => {
   await expect(phone.getByRole('table', { name: 'Tracks of Dawn' }).locator('.track-title')).toHaveText(['First Light', 'Morning Tide', 'Glass Sky']);
   expect(await overflow()).toBeLessThanOrEqual(0);
   await snap(phone, 'metadata-06-release-phone');
+  // The search box's suggestions fit too; with MusicBrainz down the library's part still comes, and the list says why there is no more.
+  await phone.goto('/search');
+  await phone.getByRole('combobox', { name: 'Search your library and MusicBrainz, or paste a link' }).fill('Morn');
+  const list = phone.getByRole('listbox', { name: 'Suggestions' });
+  await expect(list.getByRole('option', { name: 'Morning Tide Track · Aurora Lane · Dawn', exact: true }).first()).toBeVisible();
+  await expect(phone.locator('.combo-popup').getByRole('status')).toHaveText(/MusicBrainz/);
+  const popup = (await phone.locator('.combo-popup').boundingBox())!;
+  expect(popup.x).toBeGreaterThanOrEqual(0);
+  expect(popup.x + popup.width).toBeLessThanOrEqual(390);
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  await snap(phone, 'metadata-07-search-phone');
   await phone.close();
 });

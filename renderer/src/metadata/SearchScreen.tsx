@@ -1,12 +1,17 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { Empty, ErrorMessage, Loading } from '../components/ui';
+import { Empty, ErrorMessage, Loading, useAsync } from '../components/ui';
 import { Artwork } from '../library/Artwork';
+import { canonicalPage, type Album, type Artist, type Track } from '../library/model';
+import { AlbumGrid, ArtistGrid, TrackList } from '../library/parts';
+import { listPlaylists } from '../playlists/api';
+import { PlaylistArt } from '../playlists/PlaylistArt';
 import { Link, navigate, useLocation } from '../router';
 import { isHttpLink, libraryAlbumIds, resolveLink, search, yearOf, type AlbumHit, type ArtistHit, type SearchScope } from './api';
 import { linkTarget, searchHref, typeLine } from './logic';
 import { InLibrary, MetadataError, RequestButton } from './parts';
-import { SuggestionList, useSuggestionKeys, useSuggestions } from './Suggestions';
+import { matchingPlaylists } from './oneSearch';
+import { SearchCombobox } from './Suggestions';
 
 const scopes: { id: SearchScope; label: string }[] = [
   { id: 'artist', label: 'Artists' },
@@ -15,8 +20,11 @@ const scopes: { id: SearchScope; label: string }[] = [
 ];
 
 /**
- * One box for MusicBrainz: words search artists, albums or tags (scope tabs, "More results"); a
- * pasted http(s) link is resolved and opens the artist or release it names.
+ * One search: as you type, the box suggests the library's artists, albums, tracks and playlists,
+ * then what can be requested from MusicBrainz (SearchCombobox); Enter shows the full results in the
+ * same order — the library's (with its track list to play), then MusicBrainz's artists, albums or
+ * tags (scope tabs, "More results"). A pasted http(s) link is resolved and opens the artist or
+ * release it names.
  */
 export function SearchScreen() {
   const loc = useLocation();
@@ -24,17 +32,20 @@ export function SearchScreen() {
   const scopeParam = loc.query.get('scope');
   const scope: SearchScope = scopeParam === 'album' || scopeParam === 'tag' ? scopeParam : 'artist';
   const [typed, setTyped] = useState(q);
-  useEffect(() => setTyped(q), [q]);
-  // Suggestions as you type (library at once, MusicBrainz when it answers); Enter searches. A server
-  // without them searches as you type instead.
-  const suggestions = useSuggestions(typed, q);
-  const keys = useSuggestionKeys();
-  const box = useRef<HTMLInputElement>(null);
+  // The box follows the address (Back, a link) when it changes; set while rendering, so words typed
+  // before the first effects ran are not replaced by the address's.
+  const [shownQ, setShownQ] = useState(q);
+  if (shownQ !== q) {
+    setShownQ(q);
+    setTyped(q);
+  }
+  // A server without suggestions searches as you type instead.
+  const [suggesting, setSuggesting] = useState(true);
   useEffect(() => {
-    if (suggestions.available || typed.trim() === q || isHttpLink(typed)) return;
+    if (suggesting || typed.trim() === q || isHttpLink(typed)) return;
     const t = setTimeout(() => navigate(searchHref(typed, scope), { replace: true }), 600);
     return () => clearTimeout(t);
-  }, [typed, suggestions.available]);
+  }, [typed, suggesting]);
 
   return (
     <div class="library meta-search">
@@ -49,19 +60,16 @@ export function SearchScreen() {
           }}
         >
           <label for="meta-search" class="visually-hidden">
-            Search artists, albums and tags, or paste a link
+            Search your library and MusicBrainz, or paste a link
           </label>
           <div class="search-row">
-            <input
-              ref={box}
+            <SearchCombobox
               id="meta-search"
-              type="search"
-              placeholder="Artist, album, tag, or a Spotify / Deezer / … link"
+              placeholder="Artist, album, track, playlist, tag, or a Spotify / Deezer / … link"
               value={typed}
+              onValue={setTyped}
               autoFocus={!q}
-              onInput={(e) => setTyped(e.currentTarget.value)}
-              onKeyDown={keys.fromBox}
-              aria-describedby={suggestions.items?.length ? 'meta-search-hint' : undefined}
+              onAvailable={setSuggesting}
               onPaste={(e) => {
                 const text = e.clipboardData?.getData('text') ?? '';
                 if (isHttpLink(text)) {
@@ -77,29 +85,103 @@ export function SearchScreen() {
           </div>
         </form>
       </div>
-      {suggestions.items && suggestions.items.length > 0 && (
-        <div onKeyDown={(e) => keys.inList(e, box.current)}>
-          <p id="meta-search-hint" class="visually-hidden">
-            Suggestions follow; press Enter to search, or the down arrow to pick one.
-          </p>
-          <SuggestionList items={suggestions.items} listRef={keys.listRef} />
-        </div>
-      )}
       {isHttpLink(q) ? (
         <LinkLookup url={q} />
-      ) : (
+      ) : q ? (
         <>
-          <nav class="tabs" aria-label="Search in">
-            {scopes.map((s) => (
-              <Link key={s.id} href={searchHref(q, s.id)} class="tab" aria-current={s.id === scope ? 'page' : undefined}>
-                {s.label}
-              </Link>
-            ))}
-          </nav>
-          {q ? <Results key={`${scope}:${q}`} q={q} scope={scope} /> : <Empty title="Find artists and albums on MusicBrainz.">Type a name or a tag, or paste a link from a streaming service.</Empty>}
+          <LibraryResults key={q} q={q} />
+          <section class="search-section" aria-labelledby="search-musicbrainz">
+            <h2 id="search-musicbrainz">Request from MusicBrainz</h2>
+            <nav class="tabs" aria-label="Search in">
+              {scopes.map((s) => (
+                <Link key={s.id} href={searchHref(q, s.id)} class="tab" aria-current={s.id === scope ? 'page' : undefined}>
+                  {s.label}
+                </Link>
+              ))}
+            </nav>
+            <Results key={`${scope}:${q}`} q={q} scope={scope} />
+          </section>
         </>
+      ) : (
+        <Empty title="Find music in your library and on MusicBrainz.">Type the name of an artist, album, track, playlist or tag, or paste a link from a streaming service.</Empty>
       )}
     </div>
+  );
+}
+
+/** How many of each kind the results page shows before "All … in the library". */
+const SHOWN = { artists: 12, albums: 12, tracks: 20, playlists: 20 };
+
+/**
+ * The library's part of the full results, first: artists, albums, tracks (to play) and playlists
+ * matching the words, each with a link to all of them in the library.
+ */
+function LibraryResults({ q }: { q: string }) {
+  const found = useAsync(
+    (signal) =>
+      Promise.all([
+        canonicalPage<Artist>('artists', 1, { query: q, sort: 'name' }, signal, SHOWN.artists),
+        canonicalPage<Album>('albums', 1, { query: q, sort: 'artist' }, signal, SHOWN.albums),
+        canonicalPage<Track>('tracks', 1, { query: q, sort: 'name' }, signal, SHOWN.tracks),
+        listPlaylists(signal).then(
+          (r) => matchingPlaylists(r.playlists, q, SHOWN.playlists),
+          () => [],
+        ),
+      ]),
+    [q],
+  );
+  const [artists, albums, tracks, playlists] = found.data ?? [];
+  const none = found.data && artists!.total + albums!.total + tracks!.total + playlists!.length === 0;
+  const all = (tab: string, total: number, noun: string) =>
+    total > (SHOWN as Record<string, number>)[tab]! ? (
+      <p>
+        <Link href={`/library/${tab}?q=${encodeURIComponent(q)}`}>{`All ${total} ${noun} in the library`}</Link>
+      </p>
+    ) : null;
+  return (
+    <section class="search-section" aria-labelledby="search-library" aria-busy={found.loading}>
+      <h2 id="search-library">In your library</h2>
+      {found.loading && !found.data && <Loading label="Searching your library…" />}
+      <ErrorMessage error={found.error} onRetry={found.reload} />
+      {none && <p class="muted">Nothing in your library matches “{q}”.</p>}
+      {artists && artists.items.length > 0 && (
+        <div class="search-group" data-group="artists">
+          <h3>Artists</h3>
+          <ArtistGrid artists={artists.items} />
+          {all('artists', artists.total, 'artists')}
+        </div>
+      )}
+      {albums && albums.items.length > 0 && (
+        <div class="search-group" data-group="albums">
+          <h3>Albums</h3>
+          <AlbumGrid albums={albums.items} />
+          {all('albums', albums.total, 'albums')}
+        </div>
+      )}
+      {tracks && tracks.items.length > 0 && (
+        <div class="search-group" data-group="tracks">
+          <h3>Tracks</h3>
+          <TrackList tracks={tracks.items} />
+          {all('tracks', tracks.total, 'tracks')}
+        </div>
+      )}
+      {playlists && playlists.length > 0 && (
+        <div class="search-group" data-group="playlists">
+          <h3>Playlists</h3>
+          <ul class="grid" aria-label="Playlists">
+            {playlists.map((p) => (
+              <li key={p.id} class="tile">
+                <Link href={`/playlists/${encodeURIComponent(p.id)}`} class="tile-link">
+                  <PlaylistArt artwork={p.artwork} name={p.name} size={300} class="tile-art" />
+                  <span class="tile-title">{p.name}</span>
+                  <span class="tile-sub muted">{`${p.songCount} track${p.songCount === 1 ? '' : 's'}${p.owner ? ` · ${p.owner}` : ''}`}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
   );
 }
 
@@ -169,7 +251,7 @@ function Results({ q, scope }: { q: string; scope: SearchScope }) {
   const more = state.items.length < state.count && state.items.length > 0;
   const noun = scope === 'album' ? 'album' : 'artist';
   return (
-    <section aria-label="Results" aria-busy={state.loading}>
+    <div aria-busy={state.loading}>
       {state.items.length > 0 ? (
         <p class="muted result-count" aria-live="polite">
           {`${state.count} ${noun}${state.count === 1 ? '' : 's'}${scope === 'tag' ? ` tagged “${q}”` : ''}`}
@@ -196,7 +278,7 @@ function Results({ q, scope }: { q: string; scope: SearchScope }) {
           </button>
         )}
       </div>
-    </section>
+    </div>
   );
 }
 

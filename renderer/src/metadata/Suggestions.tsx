@@ -1,74 +1,59 @@
+import type { TargetedClipboardEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../api';
 import { Artwork } from '../library/Artwork';
-import { Link } from '../router';
-import { isHttpLink, yearOf } from './logic';
-
-/** GET /api/search/unified: library hits at once, MusicBrainz hits when they answered in time. */
-interface Unified {
-  query: string;
-  library: {
-    artists: { id: string; name: string; mbid: string | null; imageUrl: string | null }[];
-    albums: { id: string; title: string; artistName: string; mbid: string | null; year: number | null; imageUrl: string | null }[];
-  };
-  remote: {
-    status: 'complete' | 'pending' | 'unavailable' | 'disabled';
-    artists: { id: string; name: string; type?: string; disambiguation?: string; inLibrary?: boolean }[];
-    albums: { id: string; title: string; artistName: string; releaseDate: string | null; inLibrary?: boolean }[];
-  };
-}
-
-interface Suggestion {
-  key: string;
-  href: string;
-  title: string;
-  sub: string;
-  image: string | null;
-  round: boolean;
-}
-
-/** Library hits first (their library page), then MusicBrainz hits the library does not have. */
-function suggestionsOf(u: Unified): Suggestion[] {
-  const out: Suggestion[] = [];
-  const seen = new Set<string>();
-  for (const a of u.library.artists) {
-    if (a.mbid) seen.add(a.mbid);
-    out.push({ key: `la${a.id}`, href: `/library/artists/${a.id}`, title: a.name, sub: 'Artist · in your library', image: a.imageUrl, round: true });
-  }
-  for (const a of u.library.albums) {
-    if (a.mbid) seen.add(a.mbid);
-    out.push({ key: `lb${a.id}`, href: `/library/albums/${a.id}`, title: a.title, sub: ['Album', a.artistName, a.year, 'in your library'].filter(Boolean).join(' · '), image: a.imageUrl, round: false });
-  }
-  for (const a of u.remote.artists)
-    if (!seen.has(a.id)) out.push({ key: `ra${a.id}`, href: `/artist/${a.id}`, title: a.name, sub: ['Artist', a.type, a.disambiguation].filter(Boolean).join(' · '), image: null, round: true });
-  for (const a of u.remote.albums)
-    if (!seen.has(a.id)) out.push({ key: `rb${a.id}`, href: `/release/${a.id}`, title: a.title, sub: ['Album', a.artistName, yearOf(a.releaseDate)].filter(Boolean).join(' · '), image: null, round: false });
-  return out;
-}
+import { canonicalPage, type Track } from '../library/model';
+import { playTracks } from '../player/player';
+import { listPlaylists } from '../playlists/api';
+import type { PlaylistSummary } from '../playlists/logic';
+import { navigate } from '../router';
+import { isHttpLink } from './logic';
+import { groupsOf, matchingPlaylists, moveActive, type LibraryTrackHit, type SearchGroup, type SearchOption, type Unified } from './oneSearch';
 
 /** Whether this server answers /api/search/unified; learned once per page load. */
 let unifiedMissing = false;
 
+/** The wait after a keystroke before asking, and before asking again while MusicBrainz is still working. */
+const DEBOUNCE_MS = 250;
+const PENDING_RETRY_MS = 1500;
+
+export interface Suggestions {
+  /** False when the server has no unified search (the screen then searches as you type instead). */
+  available: boolean;
+  /** The groups for the words typed, or null while none were asked for (yet). */
+  groups: SearchGroup[] | null;
+  /** What MusicBrainz did with the words (its part of the answer). */
+  remote: Unified['remote']['status'] | null;
+  /** The words the groups answer (the previous ones while the latest are asked for). */
+  words: string | null;
+}
+
 /**
- * As-you-type suggestions under the search box while the words differ from the last search; null
- * when the server has no unified search (the screen then searches as you type instead).
+ * One search as you type: GET /api/search/unified (the library's artists, albums and tracks at once,
+ * MusicBrainz's artists and albums when they answer in time) and the user's playlists by name.
+ * Asks only while `wanted` (the list is open).
  */
-export function useSuggestions(typed: string, searched: string) {
-  const [items, setItems] = useState<Suggestion[] | null>(null);
+export function useSuggestions(typed: string, wanted: boolean): Suggestions {
+  const [answer, setAnswer] = useState<{ words: string; groups: SearchGroup[]; remote: Unified['remote']['status'] } | null>(null);
   const [available, setAvailable] = useState(!unifiedMissing);
+  // The playlists the user can open, read once when the first words are asked for.
+  const playlists = useRef<Promise<PlaylistSummary[]> | null>(null);
   const words = typed.trim();
   useEffect(() => {
-    setItems(null);
-    if (!available || words.length < 2 || words === searched || isHttpLink(words)) return;
+    if (!available || !wanted || words.length < 2 || isHttpLink(words)) return;
     const ctl = new AbortController();
     let retry: ReturnType<typeof setTimeout> | undefined;
+    playlists.current ??= listPlaylists().then(
+      (r) => r.playlists,
+      () => [],
+    );
     const ask = () =>
-      api<Unified>('/api/search/unified', { query: { q: words, limit: 5 }, signal: ctl.signal }).then(
-        (u) => {
+      Promise.all([api<Unified>('/api/search/unified', { query: { q: words, limit: 5 }, signal: ctl.signal }), playlists.current!]).then(
+        ([u, lists]) => {
           if (ctl.signal.aborted) return;
-          setItems(suggestionsOf(u));
+          setAnswer({ words, groups: groupsOf(u, matchingPlaylists(lists, words)), remote: u.remote.status });
           // MusicBrainz is still working on these words: ask again for its part.
-          if (u.remote.status === 'pending') retry = setTimeout(() => void ask(), 1500);
+          if (u.remote.status === 'pending') retry = setTimeout(() => void ask(), PENDING_RETRY_MS);
         },
         (err: unknown) => {
           if (ctl.signal.aborted) return;
@@ -78,59 +63,191 @@ export function useSuggestions(typed: string, searched: string) {
           }
         },
       );
-    const t = setTimeout(() => void ask(), 250);
+    const t = setTimeout(() => void ask(), DEBOUNCE_MS);
     return () => {
       ctl.abort();
       clearTimeout(t);
       clearTimeout(retry);
     };
-  }, [words, searched, available]);
-  return { available, items };
+  }, [words, wanted, available]);
+  // The last answer stays while the next words are asked for, so the list does not blink at every keystroke.
+  const current = answer && words.length >= 2 && !isHttpLink(words) ? answer : null;
+  return { available, groups: current?.groups ?? null, remote: current?.remote ?? null, words: current?.words ?? null };
 }
 
-export function SuggestionList({ items, listRef }: { items: Suggestion[]; listRef: { current: HTMLUListElement | null } }) {
-  if (items.length === 0) return null;
-  return (
-    <ul class="suggestions" aria-label="Suggestions" ref={listRef}>
-      {items.map((s) => (
-        <li key={s.key}>
-          <Link href={s.href} class="suggestion">
-            <Artwork url={s.image} size={64} label={s.title} class={`suggestion-art ${s.round ? 'round' : ''}`} />
-            <span class="suggestion-text">
-              <span class="suggestion-title">{s.title}</span>
-              <span class="muted small">{s.sub}</span>
-            </span>
-          </Link>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/** ArrowDown from the box goes to the first suggestion, arrows move between them, Escape returns. */
-export function useSuggestionKeys() {
-  const listRef = useRef<HTMLUListElement>(null);
-  const links = () => [...(listRef.current?.querySelectorAll<HTMLAnchorElement>('a.suggestion') ?? [])];
-  const fromBox = (e: KeyboardEvent) => {
-    if (e.key !== 'ArrowDown') return;
-    const first = links()[0];
-    if (first) {
-      e.preventDefault();
-      first.focus();
+/**
+ * Plays a library track found by search, with the rest of its album queued after it (as the album
+ * page plays it); alone when its album cannot be read. A track the library has no playable file for
+ * opens its album page instead, which says so.
+ */
+export async function playFound(hit: LibraryTrackHit): Promise<void> {
+  if (hit.albumId !== null) {
+    try {
+      const album = await canonicalPage<Track>('tracks', 1, { albumId: Number(hit.albumId) }, undefined, 100);
+      const at = album.items.findIndex((t) => String(t.id) === hit.id);
+      if (at >= 0 && album.items[at]!.available === false) return navigate(`/library/albums/${hit.albumId}`);
+      if (at >= 0) return playTracks(album.items, at);
+    } catch {
+      // played alone below
     }
+  }
+  playTracks([{ id: Number(hit.id), title: hit.title, artistName: hit.artistName, albumId: hit.albumId === null ? null : Number(hit.albumId), albumTitle: hit.albumTitle }]);
+}
+
+/** Opens an option: its page, or for a track, playing it. */
+export function openOption(o: SearchOption): void {
+  if (o.track) void playFound(o.track);
+  else if (o.href) navigate(o.href);
+}
+
+const remoteNote: Partial<Record<NonNullable<Suggestions['remote']>, string>> = {
+  pending: 'Still asking MusicBrainz…',
+  unavailable: 'MusicBrainz is not answering; these are from your library only.',
+};
+
+function nothingText(words: string, remote: Suggestions['remote']): string {
+  if (remote === 'disabled') return `Nothing in your library matches “${words}”.`;
+  return `Nothing in your library matches “${words}”${remote === 'complete' ? ' and MusicBrainz suggests nothing new' : ''}. Press Enter to search MusicBrainz.`;
+}
+
+/**
+ * The search box as a combobox (ARIA combobox with a listbox popup): as you type it lists the
+ * library's artists, albums, tracks and playlists, then what can be requested from MusicBrainz.
+ * ArrowDown/ArrowUp move the active option (aria-activedescendant; the focus stays in the box),
+ * Enter opens it (a track plays), Escape closes the list; Enter with no active option is left to
+ * the form (the full results).
+ */
+export function SearchCombobox({
+  id,
+  value,
+  onValue,
+  placeholder,
+  autoFocus,
+  onPaste,
+  describedBy,
+  onAvailable,
+}: {
+  id: string;
+  value: string;
+  onValue: (v: string) => void;
+  placeholder: string;
+  autoFocus?: boolean;
+  onPaste?: (e: TargetedClipboardEvent<HTMLInputElement>) => void;
+  /** More description of the box (the page's own hint). */
+  describedBy?: string;
+  /** Told whether the server answers suggestions at all. */
+  onAvailable?: (available: boolean) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [activeKey, setActiveKey] = useState<string | null>(null);
+  const s = useSuggestions(value, open);
+  useEffect(() => onAvailable?.(s.available), [s.available]);
+  const listId = `${id}-list`;
+  const groups = s.groups ?? [];
+  const options = groups.flatMap((g) => g.options);
+  const shown = open && options.length > 0;
+  const active = shown ? options.findIndex((o) => o.key === activeKey) : -1;
+  const optionId = (o: SearchOption) => `${id}-opt-${o.key}`;
+  const listRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (active < 0) return;
+    const el = listRef.current?.querySelector<HTMLElement>(`[id="${optionId(options[active]!)}"]`);
+    el?.scrollIntoView?.({ block: 'nearest' });
+  }, [active, activeKey]);
+  const close = () => {
+    setOpen(false);
+    setActiveKey(null);
   };
-  const inList = (e: KeyboardEvent, box: HTMLInputElement | null) => {
-    const all = links();
-    const i = all.indexOf(document.activeElement as HTMLAnchorElement);
-    if (i === -1) return;
+  const choose = (o: SearchOption) => {
+    close();
+    openOption(o);
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      if (!open) setOpen(true);
+      if (options.length === 0) return;
       e.preventDefault();
-      const next = e.key === 'ArrowDown' ? all[i + 1] : i === 0 ? box : all[i - 1];
-      next?.focus();
+      const base = open ? active : -1;
+      setActiveKey(options[moveActive(base, options.length, e.key)]!.key);
+    } else if (e.key === 'Enter') {
+      if (active >= 0) {
+        e.preventDefault();
+        choose(options[active]!);
+      } else close(); // the form searches
     } else if (e.key === 'Escape') {
-      e.preventDefault();
-      box?.focus();
+      if (shown) {
+        // Closes the list; the box keeps its words (and the focus).
+        e.preventDefault();
+        close();
+      }
     }
   };
-  return { listRef, fromBox, inList };
+  const note = open && s.groups && s.remote ? remoteNote[s.remote] : undefined;
+  const nothing = open && s.groups !== null && options.length === 0 && s.remote !== 'pending';
+  const status = nothing ? nothingText(s.words ?? value.trim(), s.remote) : (note ?? '');
+  const hintId = `${id}-hint`;
+  return (
+    <div class="combo">
+      <input
+        id={id}
+        type="search"
+        role="combobox"
+        list={undefined}
+        autoComplete="off"
+        aria-autocomplete="list"
+        aria-expanded={shown ? 'true' : 'false'}
+        aria-controls={listId}
+        aria-activedescendant={active >= 0 ? optionId(options[active]!) : undefined}
+        aria-describedby={[hintId, describedBy].filter(Boolean).join(' ')}
+        placeholder={placeholder}
+        value={value}
+        autoFocus={autoFocus}
+        onInput={(e) => {
+          onValue(e.currentTarget.value);
+          setOpen(true);
+          setActiveKey(null);
+        }}
+        onKeyDown={onKeyDown}
+        onBlur={close}
+        onPaste={onPaste}
+      />
+      <p id={hintId} class="visually-hidden">
+        Suggestions appear as you type: the down and up arrows pick one, Enter opens it or, with none picked, shows all results, Escape closes the list.
+      </p>
+      <div class="combo-popup" hidden={!shown && !status}>
+        <div id={listId} role="listbox" aria-label="Suggestions" class="suggestions" hidden={!shown} ref={listRef}>
+          {shown &&
+            groups.map((g) => (
+              <div key={g.id} role="group" aria-labelledby={`${listId}-${g.id}`} class="suggestion-group" data-group={g.id}>
+                <div id={`${listId}-${g.id}`} role="presentation" class="suggestion-group-label">
+                  {g.label}
+                </div>
+                {g.options.map((o) => (
+                  <div
+                    key={o.key}
+                    id={optionId(o)}
+                    role="option"
+                    aria-selected={o.key === activeKey ? 'true' : 'false'}
+                    class={`suggestion${o.key === activeKey ? ' active' : ''}`}
+                    // The box keeps the focus (and the list stays) while the pointer presses.
+                    onMouseDown={(e) => e.preventDefault()}
+                    onMouseMove={() => o.key !== activeKey && setActiveKey(o.key)}
+                    onClick={() => choose(o)}
+                  >
+                    <Artwork url={o.image} size={64} label={o.title} class={`suggestion-art ${o.round ? 'round' : ''}`} />
+                    <span class="suggestion-text">
+                      <span class="suggestion-title">{o.title}</span>
+                      <span class="muted small">{o.sub}</span>
+                    </span>
+                  </div>
+                ))}
+              </div>
+            ))}
+        </div>
+        <p class="muted small suggestion-note" role="status">
+          {status}
+        </p>
+      </div>
+    </div>
+  );
 }

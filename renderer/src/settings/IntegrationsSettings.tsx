@@ -82,6 +82,7 @@ export const metadataSpec: SourceSpec = {
   priority: false,
   needs: ['baseUrl'],
   setupNote: 'A TONEARM_METADATA_URL given when the server starts is used without it.',
+  environment: { field: 'baseUrl', variable: 'TONEARM_METADATA_URL', read: (s) => s.environment?.metadataUrl },
 };
 /** The server has no connection test for AcoustID, so the card has no Test button. */
 export const acoustidSpec: SourceSpec = {

@@ -4,7 +4,7 @@ import { api } from '../api';
 import { Card, ErrorMessage, Notice, useAction } from '../components/ui';
 import type { TestAnswer } from '../downloads/api';
 import { parseWhole, testBody, testOutcome } from '../downloads/logic';
-import type { SettingsState } from './useSettings';
+import type { Settings, SettingsState } from './useSettings';
 
 /**
  * The generic settings card of an integration (`integrations.<key>` in the settings): its fields, a
@@ -49,6 +49,18 @@ export interface SourceSpec {
   needs?: string[];
   /** Said after "Not set up": another way the service can be set up (an environment variable). */
   setupNote?: string;
+  /**
+   * A field an environment variable fills while it is empty (TONEARM_METADATA_URL for the metadata
+   * server's address): the card shows that value as the one in use and says where it comes from.
+   */
+  environment?: { field: string; variable: string; read: (settings: Settings) => string | null | undefined };
+}
+
+/** The value the environment gives `spec`'s field, or null. */
+export function environmentValue(spec: SourceSpec, settings: SettingsState): string | null {
+  if (!spec.environment || !settings.data) return null;
+  const v = spec.environment.read(settings.data);
+  return typeof v === 'string' && v.trim() !== '' ? v : null;
 }
 
 /** The labels of the needed fields that are still empty in `values`. */
@@ -127,10 +139,10 @@ export function SourceCard({
         specs.length > 1 ? (
           <fieldset key={spec.key}>
             <legend>{spec.name}</legend>
-            <SourceFields spec={spec} values={valuesOf(spec)} saved={savedOf(settings, spec.key)} onTested={settings.reload} onEdit={(k, v) => edit(spec, k, v)} />
+            <SourceFields spec={spec} values={valuesOf(spec)} saved={savedOf(settings, spec.key)} fromEnvironment={environmentValue(spec, settings)} onTested={settings.reload} onEdit={(k, v) => edit(spec, k, v)} />
           </fieldset>
         ) : (
-          <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} saved={savedOf(settings, spec.key)} onTested={settings.reload} onEdit={(k, v) => edit(spec, k, v)} />
+          <SourceFields key={spec.key} spec={spec} values={valuesOf(spec)} saved={savedOf(settings, spec.key)} fromEnvironment={environmentValue(spec, settings)} onTested={settings.reload} onEdit={(k, v) => edit(spec, k, v)} />
         ),
       )}
       <SaveActions
@@ -150,6 +162,7 @@ export function SourceFields({
   spec,
   values,
   saved,
+  fromEnvironment = null,
   onTested,
   onEdit,
 }: {
@@ -157,6 +170,8 @@ export function SourceFields({
   values: Values;
   /** The saved settings of this service (the confirmed folder is only ever saved by the server). */
   saved?: Values;
+  /** What spec.environment's variable gives its field, when it is set. */
+  fromEnvironment?: string | null;
   /** After a test answered: the server may have saved a confirmed folder. */
   onTested?: () => void;
   onEdit: (key: string, value: string | boolean) => void;
@@ -175,7 +190,10 @@ export function SourceFields({
     test.setError(null);
   }, [tested]);
   const idOf = (key: string) => `${spec.key}-${key}`;
-  const missing = missingFields(spec, values);
+  const envField = spec.environment && fromEnvironment ? spec.environment.field : null;
+  const typedOwn = envField !== null && String(values[envField] ?? '').trim() !== '';
+  // A field the environment fills is not missing.
+  const missing = missingFields(spec, envField && !typedOwn ? { ...values, [envField]: fromEnvironment! } : values);
   return (
     <div data-source={spec.key}>
       <div class="source-head">
@@ -192,7 +210,7 @@ export function SourceFields({
       </div>
       <div class="field-row">
         {spec.fields.map((f) => (
-          <Input key={f.key} id={idOf(f.key)} field={f} value={values[f.key]} onInput={(v) => onEdit(f.key, v)} />
+          <Input key={f.key} id={idOf(f.key)} field={f.key === envField ? { ...f, placeholder: fromEnvironment! } : f} value={values[f.key]} onInput={(v) => onEdit(f.key, v)} />
         ))}
         {spec.priority && (
           <Input
@@ -203,6 +221,9 @@ export function SourceFields({
           />
         )}
       </div>
+      {envField && spec.environment && (
+        <EnvironmentNote variable={spec.environment.variable} value={fromEnvironment!} label={spec.fields.find((f) => f.key === envField)?.label ?? envField} own={typedOwn} on={values.enabled !== false} />
+      )}
       {spec.folder && <FolderNote name={spec.name} setFolder={String(saved?.[spec.folder.setKey] ?? '')} confirmed={String(saved?.[spec.folder.confirmedKey] ?? '')} />}
       {spec.test && (
         <div class="form-actions">
@@ -214,6 +235,22 @@ export function SourceFields({
       {result && <Notice tone={result.tone}>{result.text}</Notice>}
       <ErrorMessage error={test.error} />
     </div>
+  );
+}
+
+/** Where a field's value in use comes from when an environment variable gives it. */
+export function EnvironmentNote({ variable, value, label, own, on }: { variable: string; value: string; label: string; own: boolean; on: boolean }) {
+  if (own)
+    return (
+      <p class="hint" data-environment="overridden">
+        The {label.toLowerCase()} above takes the place of {value}, set by the environment ({variable}); empty it to use that one again.
+      </p>
+    );
+  return (
+    <p class="hint" data-environment="in-use">
+      {on ? 'In use: ' : 'Set, but switched off: '}
+      <strong>{value}</strong>, set by the environment ({variable}) when the server started. An address entered above takes its place.
+    </p>
   );
 }
 

@@ -7,6 +7,8 @@ export interface Settings {
   library: { musicFolders: string[]; watchEnabled: boolean; writeReplayGainTags?: boolean; environmentMusicFolders?: string[] };
   security: { localNetworkBypass: { enabled: boolean }; corsOrigins: string[]; allowPrivateTargets: string[] };
   network?: { basePath: string };
+  /** Read-only: what environment variables set (environment.metadataUrl: TONEARM_METADATA_URL); the server ignores it when sent back. */
+  environment?: { metadataUrl?: string | null };
   [section: string]: unknown;
 }
 

@@ -69,7 +69,16 @@ const unifiedAnswer = z.object({
       albums: z.array(
         z.object({ id: z.string(), title: z.string(), artistName: z.string(), mbid: z.string().nullable(), year: z.number().nullable(), imageUrl: z.string().nullable() }),
       ),
-      tracks: z.array(z.object({ id: z.string(), title: z.string(), artistName: z.string(), albumId: z.string().nullable(), albumTitle: z.string().nullable() })),
+      tracks: z.array(
+        z.object({
+          id: z.string(),
+          title: z.string(),
+          artistName: z.string(),
+          albumId: z.string().nullable(),
+          albumTitle: z.string().nullable(),
+          available: z.boolean().describe('Whether the library has a playable file of the track (false: wanted, not downloaded yet)'),
+        }),
+      ),
     })
     .describe('Hits of the local full-text index (ids are library ids), always present'),
   remote: z

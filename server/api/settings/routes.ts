@@ -11,7 +11,7 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 /** Drops the read-only parts of a settings answer sent back as-is, so they never become stored settings. */
 function withoutReadOnly(body: Json): Json {
-  const { onboardingComplete: _ignored, ...patch } = body;
+  const { onboardingComplete: _ignored, environment: _environment, ...patch } = body;
   if (!isObject(patch.library) || !('environmentMusicFolders' in patch.library)) return patch;
   const { environmentMusicFolders: _fromEnv, ...library } = patch.library;
   return { ...patch, library };
@@ -24,6 +24,7 @@ export function settingsRoutes(ctx: AppContext) {
       ...settings,
       library: { ...settings.library, environmentMusicFolders: ctx.config.musicDirs },
       onboardingComplete: ctx.auth.isOnboarded(),
+      environment: { metadataUrl: ctx.config.upstreams.metadata },
     };
   };
   const response = settingsSchema.extend({
@@ -32,12 +33,16 @@ export function settingsRoutes(ctx: AppContext) {
       environmentMusicFolders: z.array(z.string()),
     }),
     onboardingComplete: z.boolean(),
+    /** Read-only: what environment variables set that the settings would otherwise hold; ignored when sent back. */
+    environment: z.object({
+      metadataUrl: z.string().nullable().describe('TONEARM_METADATA_URL: the metadata server used while integrations.metadata.baseUrl is empty'),
+    }),
   });
   return [
     defineRoute({
       method: 'get',
       path: '/api/settings',
-      summary: 'Read settings (secrets masked; library.environmentMusicFolders are the read-only TONEARM_MUSIC_DIRS)',
+      summary: 'Read settings (secrets masked; library.environmentMusicFolders are the read-only TONEARM_MUSIC_DIRS, environment.metadataUrl the read-only TONEARM_METADATA_URL)',
       tag: 'settings',
       access: 'admin',
       response,

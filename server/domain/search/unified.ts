@@ -31,7 +31,7 @@ export interface UnifiedAnswer {
   library: {
     artists: { id: string; name: string; mbid: string | null; imageUrl: string | null }[];
     albums: { id: string; title: string; artistName: string; mbid: string | null; year: number | null; imageUrl: string | null }[];
-    tracks: { id: string; title: string; artistName: string; albumId: string | null; albumTitle: string | null }[];
+    tracks: { id: string; title: string; artistName: string; albumId: string | null; albumTitle: string | null; available: boolean }[];
   };
   remote: { status: RemoteStatus; artists: SearchArtistEntry[]; albums: SearchAlbumEntry[] };
 }
@@ -58,6 +58,7 @@ export async function unifiedSearch(ctx: AppContext, q: string, limit: number, c
     })),
     tracks: library.suggest('tracks', q, limit).map((t) => ({
       id: String(t.id), title: t.title, artistName: t.artist_name, albumId: t.album_id === null ? null : String(t.album_id), albumTitle: t.album_title,
+      available: t.available === 1,
     })),
   };
   if (!metadataServiceOf(ctx).enabled) return { query: q, library: local, remote: { status: 'disabled', artists: [], albums: [] } };
