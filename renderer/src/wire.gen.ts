@@ -13293,6 +13293,8 @@ export type paths = {
                                     albumId: string | null;
                                     albumTitle: string | null;
                                     artistName: string;
+                                    /** @description Whether the library has a playable file of the track (false: wanted, not downloaded yet) */
+                                    available: boolean;
                                     id: string;
                                     title: string;
                                 }[];
@@ -13368,7 +13370,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Read settings (secrets masked; library.environmentMusicFolders are the read-only TONEARM_MUSIC_DIRS) */
+        /** Read settings (secrets masked; library.environmentMusicFolders are the read-only TONEARM_MUSIC_DIRS, environment.metadataUrl the read-only TONEARM_METADATA_URL) */
         get: {
             parameters: {
                 query?: never;
@@ -13416,6 +13418,10 @@ export type paths = {
                                     /** @default true */
                                     running: boolean;
                                 };
+                            };
+                            environment: {
+                                /** @description TONEARM_METADATA_URL: the metadata server used while integrations.metadata.baseUrl is empty */
+                                metadataUrl: string | null;
                             };
                             inbox: {
                                 categories: {
@@ -13946,6 +13952,10 @@ export type paths = {
                                     /** @default true */
                                     running: boolean;
                                 };
+                            };
+                            environment: {
+                                /** @description TONEARM_METADATA_URL: the metadata server used while integrations.metadata.baseUrl is empty */
+                                metadataUrl: string | null;
                             };
                             inbox: {
                                 categories: {
