@@ -13439,36 +13439,30 @@ export type paths = {
                             };
                             integrations: {
                                 acoustid: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                 };
                                 discord: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    webhookUrl: "" | string;
+                                    webhookUrl: ("" | string) | "********";
                                 };
                                 gotify: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    token: string;
+                                    token: string | "********";
                                     /** @default  */
                                     url: "" | string;
                                 };
                                 lastfm: {
-                                    /** @default  */
-                                    apiKey: string;
-                                    /** @default  */
-                                    apiSecret: string;
+                                    apiKey: string | "********";
+                                    apiSecret: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                 };
                                 lidarr: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                     /** @default null */
@@ -13502,16 +13496,14 @@ export type paths = {
                                 navidrome: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    password: string;
+                                    password: string | "********";
                                     /** @default  */
                                     url: "" | string;
                                     /** @default  */
                                     username: string;
                                 };
                                 news: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default [] */
                                     disabledFeeds: string[];
                                     /** @default true */
@@ -13529,8 +13521,7 @@ export type paths = {
                                 ntfy: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    token: string;
+                                    token: string | "********";
                                     /** @default  */
                                     topic: "" | string;
                                     /** @default  */
@@ -13545,8 +13536,7 @@ export type paths = {
                                     confirmedCompletedPath: string;
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    password: string;
+                                    password: string | "********";
                                     /** @default 20 */
                                     priority: number;
                                     /** @default  */
@@ -13563,8 +13553,7 @@ export type paths = {
                                     bindVerifiedEmail: boolean;
                                     /** @default  */
                                     clientId: string;
-                                    /** @default  */
-                                    clientSecret: string;
+                                    clientSecret: string | "********";
                                     /**
                                      * @default user
                                      * @enum {string}
@@ -13603,16 +13592,14 @@ export type paths = {
                                     url: "" | string;
                                 };
                                 prowlarr: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                     /** @default  */
                                     url: "" | string;
                                 };
                                 sabnzbd: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default  */
                                     category: string;
                                     /** @default  */
@@ -13627,8 +13614,7 @@ export type paths = {
                                     url: "" | string;
                                 };
                                 slskd: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default  */
                                     confirmedDownloadPath: string;
                                     /** @default  */
@@ -13643,14 +13629,12 @@ export type paths = {
                                 spotify: {
                                     /** @default  */
                                     clientId: string;
-                                    /** @default  */
-                                    clientSecret: string;
+                                    clientSecret: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                 };
                                 ticketmaster: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                     /** @default  */
@@ -13809,8 +13793,7 @@ export type paths = {
                             onboardingComplete: boolean;
                             playback: {
                                 jellyfin: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default false */
                                     enabled: boolean;
                                     /**
@@ -13973,36 +13956,30 @@ export type paths = {
                             };
                             integrations: {
                                 acoustid: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                 };
                                 discord: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    webhookUrl: "" | string;
+                                    webhookUrl: ("" | string) | "********";
                                 };
                                 gotify: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    token: string;
+                                    token: string | "********";
                                     /** @default  */
                                     url: "" | string;
                                 };
                                 lastfm: {
-                                    /** @default  */
-                                    apiKey: string;
-                                    /** @default  */
-                                    apiSecret: string;
+                                    apiKey: string | "********";
+                                    apiSecret: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                 };
                                 lidarr: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                     /** @default null */
@@ -14036,16 +14013,14 @@ export type paths = {
                                 navidrome: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    password: string;
+                                    password: string | "********";
                                     /** @default  */
                                     url: "" | string;
                                     /** @default  */
                                     username: string;
                                 };
                                 news: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default [] */
                                     disabledFeeds: string[];
                                     /** @default true */
@@ -14063,8 +14038,7 @@ export type paths = {
                                 ntfy: {
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    token: string;
+                                    token: string | "********";
                                     /** @default  */
                                     topic: "" | string;
                                     /** @default  */
@@ -14079,8 +14053,7 @@ export type paths = {
                                     confirmedCompletedPath: string;
                                     /** @default true */
                                     enabled: boolean;
-                                    /** @default  */
-                                    password: string;
+                                    password: string | "********";
                                     /** @default 20 */
                                     priority: number;
                                     /** @default  */
@@ -14097,8 +14070,7 @@ export type paths = {
                                     bindVerifiedEmail: boolean;
                                     /** @default  */
                                     clientId: string;
-                                    /** @default  */
-                                    clientSecret: string;
+                                    clientSecret: string | "********";
                                     /**
                                      * @default user
                                      * @enum {string}
@@ -14137,16 +14109,14 @@ export type paths = {
                                     url: "" | string;
                                 };
                                 prowlarr: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                     /** @default  */
                                     url: "" | string;
                                 };
                                 sabnzbd: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default  */
                                     category: string;
                                     /** @default  */
@@ -14161,8 +14131,7 @@ export type paths = {
                                     url: "" | string;
                                 };
                                 slskd: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default  */
                                     confirmedDownloadPath: string;
                                     /** @default  */
@@ -14177,14 +14146,12 @@ export type paths = {
                                 spotify: {
                                     /** @default  */
                                     clientId: string;
-                                    /** @default  */
-                                    clientSecret: string;
+                                    clientSecret: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                 };
                                 ticketmaster: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default true */
                                     enabled: boolean;
                                     /** @default  */
@@ -14343,8 +14310,7 @@ export type paths = {
                             onboardingComplete: boolean;
                             playback: {
                                 jellyfin: {
-                                    /** @default  */
-                                    apiKey: string;
+                                    apiKey: string | "********";
                                     /** @default false */
                                     enabled: boolean;
                                     /**

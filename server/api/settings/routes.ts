@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ConflictError } from '../../domain/errors.js';
 import { lanIneligibilityMessage } from '../../domain/auth/lanBypassReasons.js';
-import { librarySettings, settingsSchema } from '../../domain/settings/schema.js';
+import { librarySettings, maskedView, settingsSchema } from '../../domain/settings/schema.js';
 import { maskSecrets } from '../../domain/settings/store.js';
 import { defineRoute } from '../../http/route.js';
 
@@ -27,7 +27,7 @@ export function settingsRoutes(ctx: AppContext) {
       environment: { metadataUrl: ctx.config.upstreams.metadata },
     };
   };
-  const response = settingsSchema.extend({
+  const response = maskedView(settingsSchema.extend({
     library: librarySettings.extend({
       /** Read-only: the folders of TONEARM_MUSIC_DIRS, scanned besides musicFolders; ignored when sent back. */
       environmentMusicFolders: z.array(z.string()),
@@ -37,7 +37,7 @@ export function settingsRoutes(ctx: AppContext) {
     environment: z.object({
       metadataUrl: z.string().nullable().describe('TONEARM_METADATA_URL: the metadata server used while integrations.metadata.baseUrl is empty'),
     }),
-  });
+  }));
   return [
     defineRoute({
       method: 'get',
