@@ -113,6 +113,20 @@ export class JobQueue {
     return result;
   }
 
+  /**
+   * Writes a domain row and the job that carries it out in one transaction: `write` makes the row,
+   * `job` says which job it needs (null: none, e.g. the request merged into a row already queued).
+   * A crash leaves both or neither, so no row waits for a job that was never written.
+   */
+  enqueueWith<T>(write: () => T, job: (row: T) => { queue: string; payload: unknown; options?: EnqueueOptions } | null): T {
+    return this.deps.repo.atomically(() => {
+      const row = write();
+      const wanted = job(row);
+      if (wanted) this.enqueue(wanted.queue, wanted.payload, wanted.options);
+      return row;
+    });
+  }
+
   /** Cancels a job that has not started; a running job is left to finish. */
   cancel(id: number): boolean {
     return this.deps.repo.cancel(id, this.deps.clock.now());

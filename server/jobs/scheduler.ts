@@ -11,6 +11,11 @@ export interface TaskDefinition {
   /** `every` in milliseconds, or a cron expression (5 or 6 fields, the server's time zone). */
   every?: number;
   cron?: string;
+  /**
+   * No schedule: the task's queue gets jobs from the code that needs them (a library scan when a file
+   * is filed); jobs enqueued under the task's name show on the tasks screen as its runs.
+   */
+  onDemand?: boolean;
   /** Runs on SCHEDULED_QUEUE; omit it and name `queue` to enqueue onto a queue with its own handler. */
   handler?: (job: Job) => unknown;
   queue?: string;
@@ -35,6 +40,9 @@ export interface TaskState {
   running: boolean;
   detail: string | null;
 }
+
+/** The schedule shown for a task that runs when asked (onDemand). */
+export const ON_DEMAND = 'on demand';
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
@@ -68,10 +76,11 @@ export class Scheduler {
 
   define(task: TaskDefinition): void {
     if (this.tasks.has(task.name)) throw new Error(`task ${task.name} is already defined`);
-    if ((task.every === undefined) === (task.cron === undefined)) throw new Error(`task ${task.name} needs exactly one of every or cron`);
+    const schedules = [task.every !== undefined, task.cron !== undefined, task.onDemand === true].filter(Boolean).length;
+    if (schedules !== 1) throw new Error(`task ${task.name} needs exactly one of every, cron or onDemand`);
     if (!task.handler && !task.queue) throw new Error(`task ${task.name} needs a handler or a queue`);
     const cronJob = task.cron ? new Cron(task.cron, { paused: true }) : null;
-    const schedule = task.cron ?? `@every ${formatInterval(task.every!)}`;
+    const schedule = task.onDemand ? ON_DEMAND : (task.cron ?? `@every ${formatInterval(task.every!)}`);
     this.tasks.set(task.name, { ...task, schedule, cronJob });
     if (this.started) this.install(this.tasks.get(task.name)!, this.clock.now());
   }
@@ -126,6 +135,7 @@ export class Scheduler {
     const now = this.clock.now();
     let earliest = Infinity;
     for (const task of this.tasks.values()) {
+      if (task.onDemand) continue;
       const row = this.repo.task(task.name);
       let next = row?.next_run_at ?? this.nextFire(task, now);
       if (next <= now) {
@@ -151,6 +161,10 @@ export class Scheduler {
   }
 
   private install(task: TaskDefinition & { schedule: string; cronJob: Cron | null }, now: number): void {
+    if (task.onDemand) {
+      this.repo.upsertTask({ name: task.name, queue: task.queue ?? SCHEDULED_QUEUE, schedule: task.schedule, nextRunAt: null });
+      return;
+    }
     const existing = this.repo.task(task.name);
     const first = task.runOnFirstStart && !existing ? now : this.nextFire(task, now);
     this.repo.upsertTask({ name: task.name, queue: task.queue ?? SCHEDULED_QUEUE, schedule: task.schedule, nextRunAt: first });
