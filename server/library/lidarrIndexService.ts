@@ -94,7 +94,8 @@ export class LidarrIndexService {
     this.queue = options.queue ?? LIDARR_INDEX_QUEUE;
     options.jobs.register<{ runId: number }>(this.queue, {
       concurrency: 1,
-      maxAttempts: 1,
+      // As for library scans: a failed run ends its job dead at once; a killed process's job ends at once.
+      maxAttempts: 3,
       visibilityTimeoutMs: 60_000,
       handler: (job) => this.runJob(job),
     });

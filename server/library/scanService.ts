@@ -123,8 +123,9 @@ export class LibraryScanService {
     this.queue = options.queue ?? SCAN_QUEUE;
     options.jobs.register<ScanJobPayload>(this.queue, {
       concurrency: 1,
-      // A scan is one attempt: a failed run stays failed (the next request queues a new one).
-      maxAttempts: 1,
+      // A failed run stays failed (its job ends dead at once); further attempts are for the job of a
+      // run a killed process left, which ends at once (start() closed the run and queued its work again).
+      maxAttempts: 3,
       // A claim is renewed while the scan runs; a killed process's scan is taken back at the next start.
       visibilityTimeoutMs: 60_000,
       handler: (job) => this.runJob(job),

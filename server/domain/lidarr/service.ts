@@ -61,6 +61,7 @@ export function startLidarr(ctx: AppContext): void {
   const lidarr = lidarrOf(ctx);
   ctx.scheduler.define({ name: LIDARR_INDEX_QUEUE, queue: LIDARR_INDEX_QUEUE, onDemand: true, detail: () => lidarr.index.describe() });
   lidarr.index.start();
+  lidarr.library.registerJobs();
   lidarr.statuses.start();
   if (lidarr.connection.configured && ctx.config.scanOnStart) lidarr.index.requestFull('start-up');
   ctx.settings.onChange((next, previous) => {
