@@ -118,13 +118,18 @@ export class JobQueue {
     return result;
   }
 
+  /** Runs `fn` in one transaction with the queue's writes (a savepoint inside another transaction). */
+  transaction<T>(fn: () => T): T {
+    return this.deps.repo.atomically(fn);
+  }
+
   /**
    * Writes a domain row and the job that carries it out in one transaction: `write` makes the row,
    * `job` says which job it needs (null: none, e.g. the request merged into a row already queued).
    * A crash leaves both or neither, so no row waits for a job that was never written.
    */
   enqueueWith<T>(write: () => T, job: (row: T) => { queue: string; payload: unknown; options?: EnqueueOptions } | null): T {
-    return this.deps.repo.atomically(() => {
+    return this.transaction(() => {
       const row = write();
       const wanted = job(row);
       if (wanted) this.enqueue(wanted.queue, wanted.payload, wanted.options);

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import type { JobsRepository } from '../db/jobs.js';
 import type { Logger } from '../log.js';
+import { JobLinks, type JobLinkSpec } from './links.js';
 import type { Job, JobQueue } from './queue.js';
 
 /** The queue of scheduled tasks that bring their own handler. */
@@ -41,6 +42,14 @@ export interface TaskState {
   detail: string | null;
 }
 
+/** The one task that gives rows left without a job (JobLinks) their jobs. */
+export const REPAIR_TASK = 'job-links-repair';
+/**
+ * How often REPAIR_TASK runs; each domain also repairs at its start and when it knows of orphans.
+ * Rows written by another process (a restored or hand-edited database) wait at most this long.
+ */
+export const REPAIR_EVERY_MS = 10_000;
+
 /** The schedule shown for a task that runs when asked (onDemand). */
 export const ON_DEMAND = 'on demand';
 
@@ -55,6 +64,7 @@ export class Scheduler {
   private readonly tasks = new Map<string, TaskDefinition & { schedule: string; cronJob: Cron | null }>();
   private timer: NodeJS.Timeout | null = null;
   private started = false;
+  private readonly links: JobLinks<unknown>[] = [];
 
   constructor(
     private readonly queue: JobQueue,
@@ -85,6 +95,34 @@ export class Scheduler {
     if (this.started) this.install(this.tasks.get(task.name)!, this.clock.now());
   }
 
+  /**
+   * Rows that each need a queue job (JobLinks): written with it, and repaired by REPAIR_TASK (defined
+   * with the first link) and whenever the domain calls repair().
+   */
+  link<Row>(spec: JobLinkSpec<Row>): JobLinks<Row> {
+    const links = new JobLinks(this.queue, spec, this.log);
+    this.links.push(links as JobLinks<unknown>);
+    if (this.links.length === 1) {
+      // Its own queue, so long scheduled tasks never hold it up.
+      this.queue.register(REPAIR_TASK, { concurrency: 1, maxAttempts: 3, backoff: { baseMs: 1000, maxMs: REPAIR_EVERY_MS }, handler: () => this.repairLinks() });
+      this.define({ name: REPAIR_TASK, every: REPAIR_EVERY_MS, queue: REPAIR_TASK });
+    }
+    return links;
+  }
+
+  private repairLinks(): void {
+    let failure: unknown = null;
+    for (const l of this.links) {
+      try {
+        const count = l.repair();
+        if (count > 0) this.log.info('rows without a job were given one', { rows: l.spec.name, count });
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure) throw failure;
+  }
+
   start(): void {
     if (this.started) return;
     this.started = true;
@@ -95,6 +133,7 @@ export class Scheduler {
 
   stop(): void {
     this.started = false;
+    for (const l of this.links) l.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
