@@ -142,6 +142,7 @@ export class Scheduler {
   runNow(name: string): boolean {
     const task = this.tasks.get(name);
     if (!task) throw new Error(`no task ${name}`);
+    if (task.onDemand) throw new Error(`task ${name} runs on demand: its jobs come from the code that needs them`);
     return this.queue.enqueue(task.queue ?? SCHEDULED_QUEUE, task.payload ?? {}, { name, priority: task.priority ?? 0, dedupeKey: `task:${name}` }).created;
   }
 

@@ -71,8 +71,8 @@ interface ScanJobPayload {
 /**
  * Main-thread side of scanning: queues runs in library_scan_runs (the refresh jobs of the API), each
  * with its job on the durable queue SCAN_QUEUE (written in one transaction), which runs them one at a
- * time in a long-lived worker thread; relays progress to /ws, and watches the folders. The main thread does no scanning work itself; a watcher-triggered scan covers only the
- * paths that changed.
+ * time in a long-lived worker thread; relays progress to /ws, and watches the folders. The main
+ * thread does no scanning work itself; a watcher-triggered scan covers only the paths that changed.
  */
 export class LibraryScanService {
   private readonly worker: RunWorker<ScanWorkerCommand, ScanWorkerMessage>;
