@@ -3,7 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../server/db/connection.js';
+import { jobsRepository } from '../server/db/jobs.js';
 import { scanRuns } from '../server/db/libraryScanRuns.js';
+import { JobQueue } from '../server/jobs/queue.js';
+import { createLogger } from '../server/log.js';
 import { LidarrClient } from '../server/integrations/lidarr/index.js';
 import { indexLidarrLibrary } from '../server/library/lidarrIndexer.js';
 import { LidarrIndexService } from '../server/library/lidarrIndexService.js';
@@ -63,8 +66,11 @@ export async function runLidarrBench(options: LidarrBenchOptions = {}): Promise<
 
     const dbPath = path.join(dir, 'tonearm.db');
     const db = openDatabase(dbPath);
+    const jobs = new JobQueue({ repo: jobsRepository(db), clock: { now: () => Date.now() }, log: createLogger('silent') });
+    jobs.start();
     const service = new LidarrIndexService({
       db,
+      jobs,
       dbPath,
       target: () => ({ baseUrl: fake.url, apiKey: fake.apiKey, pathMappings: [] }),
       log: { info: () => {}, warn: (msg, meta) => log(`warn: ${msg} ${JSON.stringify(meta)}`) },
@@ -97,6 +103,8 @@ export async function runLidarrBench(options: LidarrBenchOptions = {}): Promise<
     // a second service on the same database has none yet.
     const cold = new LidarrIndexService({
       db,
+      jobs,
+      queue: 'lidarr-index-cold',
       dbPath,
       target: () => ({ baseUrl: fake.url, apiKey: fake.apiKey, pathMappings: [] }),
       log: { info: () => {}, warn: (msg, meta) => log(`warn: ${msg} ${JSON.stringify(meta)}`) },
@@ -118,6 +126,7 @@ export async function runLidarrBench(options: LidarrBenchOptions = {}): Promise<
       scanRuns.finish(db, runId, 'completed', null, Date.now());
       return runId;
     });
+    await jobs.stop();
     await service.stop();
 
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number);

@@ -19,6 +19,7 @@ import { playlistWorkerRoutes } from './api/playlists/worker.js';
 import { sharedPlaylistRoutes } from './api/playlists/shared.js';
 import { startPlaylists } from './domain/playlists/start.js';
 import { plexRoutes } from './api/plex/routes.js';
+import { startPlexSync } from './domain/plex/sync.js';
 import { playlistArtworkRoutes } from './api/playlists/artwork.js';
 import { staticPlaylistRoutes } from './api/playlists/static.js';
 import { startPlaylistArtwork } from './domain/playlists/artwork.js';
@@ -129,6 +130,7 @@ export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
   startInbox,
   startScrobbling,
   startPlaylists,
+  startPlexSync,
   startPlayback,
   startPlaylistArtwork,
   startImports,

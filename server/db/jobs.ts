@@ -1,4 +1,4 @@
-import type { Db } from './connection.js';
+import { inTransaction, type Db } from './connection.js';
 
 export type JobStatus = 'pending' | 'running' | 'done' | 'dead' | 'cancelled';
 
@@ -144,6 +144,8 @@ export function jobsRepository(db: Db) {
   );
 
   return {
+    /** Runs `fn` in one transaction (a savepoint inside another): a domain row and its job, both or neither. */
+    atomically: <T>(fn: () => T): T => inTransaction(db, fn),
     /** Inserts a job; with a dedupe key already pending or running, returns that job's id instead. */
     enqueue(job: NewJob, now: number): { id: number; created: boolean } {
       const row = insert.get({ ...job, now }) as { id: number } | undefined;
@@ -196,7 +198,7 @@ export function jobsRepository(db: Db) {
     prune: db.transaction((before: number) => pruneJobs.run(before).changes + pruneRuns.run(before).changes),
     counts: () => counts.all() as QueueCounts[],
     task: (name: string) => taskByName.get(name) as ScheduledTaskRow | undefined,
-    upsertTask: (t: { name: string; queue: string; schedule: string; nextRunAt: number }) => void upsertTask.run(t),
+    upsertTask: (t: { name: string; queue: string; schedule: string; nextRunAt: number | null }) => void upsertTask.run(t),
     setNextRun: (name: string, at: number) => void setNextRun.run(at, name),
     tasks: () => allTasks.all() as ScheduledTaskRow[],
     /** Run records and task states left "running" by work that no longer runs. */

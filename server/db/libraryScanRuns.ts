@@ -65,6 +65,10 @@ export const scanRuns = {
       .get(source) as RunRow | undefined;
     return row ? toRun(row) : undefined;
   },
+  /** Every queued run of a source, oldest first. */
+  allQueued(db: Db, source = 'aurral'): ScanRun[] {
+    return (statement(db, "SELECT * FROM library_scan_runs WHERE status = 'queued' AND source = ? ORDER BY id").all(source) as RunRow[]).map(toRun);
+  },
   running(db: Db, source = 'aurral'): ScanRun | undefined {
     const row = statement(db, "SELECT * FROM library_scan_runs WHERE status = 'running' AND source = ? ORDER BY id LIMIT 1")
       .get(source) as RunRow | undefined;

@@ -42,6 +42,17 @@ export const notificationDeliveries = {
     return db.prepare(`SELECT ${COLUMNS} FROM notification_deliveries ORDER BY id DESC LIMIT ?`).all(limit) as DeliveryRow[];
   },
 
+  /** Pending rows whose queue job is missing or no longer pending or running (the outbox's repair), oldest first. */
+  withoutLiveJob(db: Db): DeliveryRow[] {
+    return db
+      .prepare(
+        `SELECT ${COLUMNS} FROM notification_deliveries d WHERE d.status = 'pending'
+           AND NOT EXISTS (SELECT 1 FROM jobs q WHERE q.id = d.queue_job_id AND q.status IN ('pending', 'running'))
+         ORDER BY d.id`,
+      )
+      .all() as DeliveryRow[];
+  },
+
   setQueueJob(db: Db, id: number, queueJobId: number): void {
     db.prepare('UPDATE notification_deliveries SET queue_job_id = ? WHERE id = ?').run(queueJobId, id);
   },

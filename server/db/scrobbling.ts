@@ -85,13 +85,6 @@ export const scrobbleDeliveries = {
     return rows.map((r) => r.id);
   },
 
-  /** A pending row that has no queue job yet, or undefined (delivered, dropped, or given its job already). */
-  withoutJobById(db: Db, id: number): Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'> | undefined {
-    return stmt(db, "SELECT id, service, kind FROM scrobble_deliveries WHERE id = ? AND status = 'pending' AND queue_job_id IS NULL").get(id) as
-      | Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>
-      | undefined;
-  },
-
   /** Every pending row without a queue job (written just before the process stopped), oldest first. */
   withoutJob(db: Db): Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>[] {
     return stmt(db, "SELECT id, service, kind FROM scrobble_deliveries WHERE status = 'pending' AND queue_job_id IS NULL ORDER BY id").all() as Pick<

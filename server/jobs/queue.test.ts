@@ -43,6 +43,30 @@ const until = async (cond: () => boolean, ms = 5000) => {
 };
 
 describe('job queue', () => {
+  it('writes a row and its job in one transaction, and hands the result or the cause of a permanent error to whenDone', async () => {
+    const { db } = database();
+    const { queue } = queueOn(db);
+    db.exec('CREATE TABLE work_rows (id INTEGER PRIMARY KEY, note TEXT)');
+    queue.register<{ rowId: number; fail?: boolean }>('linked', {
+      handler: (job) => {
+        if (job.payload.fail) throw new PermanentJobError('wrapped', { cause: new RangeError('the real reason') });
+        return { doubled: job.payload.rowId * 2 };
+      },
+    });
+    const insert = (note: string) => (db.prepare('INSERT INTO work_rows (note) VALUES (?) RETURNING id').get(note) as { id: number }).id;
+    // The job cannot be written (a bad payload): the row goes too.
+    expect(() => queue.enqueueWith(() => insert('lost'), () => ({ queue: 'linked', payload: 1n }))).toThrow();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM work_rows').get()).toEqual({ n: 0 });
+    const rowId = queue.enqueueWith(() => insert('kept'), (id) => ({ queue: 'linked', payload: { rowId: id }, options: { dedupeKey: 'one' } }));
+    const { id, created } = queue.enqueue('linked', { rowId: 99 }, { dedupeKey: 'one' });
+    expect(created).toBe(false);
+    const failing = queue.enqueue('linked', { rowId, fail: true }).id;
+    queue.start();
+    await expect(queue.whenDone(id)).resolves.toEqual({ doubled: rowId * 2 });
+    await expect(queue.whenDone(failing)).rejects.toThrow(RangeError);
+    await expect(queue.whenDone(failing)).rejects.toThrow('wrapped');
+  });
+
   it('runs jobs in priority order with the queue concurrency and passes the payload', async () => {
     const { db } = database();
     const { queue } = queueOn(db);

@@ -35,7 +35,10 @@ export interface EnqueueOptions {
   dedupeKey?: string;
 }
 
-/** Thrown by a handler: the job is dead at once, however many attempts remain. */
+/**
+ * Thrown by a handler: the job is dead at once, however many attempts remain. Its `cause`, when it
+ * has one, is what whenDone() rejects with (the error the caller would have seen running the work itself).
+ */
 export class PermanentJobError extends Error {}
 /** Thrown by a handler: retry after this delay instead of the backoff (e.g. an upstream's Retry-After). */
 export class RetryJobError extends Error {
@@ -77,6 +80,8 @@ export class JobQueue {
   private running = false;
   private sweeper: NodeJS.Timeout | null = null;
   private readonly pollMs: number;
+  /** Callers of whenDone(), per job id. */
+  private readonly waiters = new Map<number, { resolve: (value: unknown) => void; reject: (err: unknown) => void }[]>();
 
   constructor(private readonly deps: JobQueueDeps) {
     this.pollMs = deps.pollMs ?? 1000;
@@ -113,9 +118,55 @@ export class JobQueue {
     return result;
   }
 
+  /** Runs `fn` in one transaction with the queue's writes (a savepoint inside another transaction). */
+  transaction<T>(fn: () => T): T {
+    return this.deps.repo.atomically(fn);
+  }
+
+  /**
+   * Writes a domain row and the job that carries it out in one transaction: `write` makes the row,
+   * `job` says which job it needs (null: none, e.g. the request merged into a row already queued).
+   * A crash leaves both or neither, so no row waits for a job that was never written.
+   */
+  enqueueWith<T>(write: () => T, job: (row: T) => { queue: string; payload: unknown; options?: EnqueueOptions } | null): T {
+    return this.transaction(() => {
+      const row = write();
+      const wanted = job(row);
+      if (wanted) this.enqueue(wanted.queue, wanted.payload, wanted.options);
+      return row;
+    });
+  }
+
+  /**
+   * Resolves with what the handler returned once job `id` is done in this process; rejects when it
+   * ends dead or cancelled, or is released at shutdown. An attempt that will be retried keeps waiting.
+   */
+  whenDone<T = unknown>(id: number): Promise<T> {
+    const row = this.deps.repo.byId(id);
+    if (!row) return Promise.reject(new Error(`no job ${id}`));
+    if (row.status === 'dead' || row.status === 'cancelled') return Promise.reject(new Error(row.last_error ?? `job ${id} ${row.status}`));
+    return new Promise<T>((resolve, reject) => {
+      const list = this.waiters.get(id) ?? [];
+      list.push({ resolve: resolve as (value: unknown) => void, reject });
+      this.waiters.set(id, list);
+    });
+  }
+
+  private notify(id: number, outcome: { value: unknown } | { error: unknown }): void {
+    const list = this.waiters.get(id);
+    if (!list) return;
+    this.waiters.delete(id);
+    for (const w of list) {
+      if ('value' in outcome) w.resolve(outcome.value);
+      else w.reject(outcome.error);
+    }
+  }
+
   /** Cancels a job that has not started; a running job is left to finish. */
   cancel(id: number): boolean {
-    return this.deps.repo.cancel(id, this.deps.clock.now());
+    const cancelled = this.deps.repo.cancel(id, this.deps.clock.now());
+    if (cancelled) this.notify(id, { error: new Error(`job ${id} cancelled`) });
+    return cancelled;
   }
 
   /** Whether the queues' loops run (start() was called and the queue is not stopped). */
@@ -164,6 +215,7 @@ export class JobQueue {
     clearTimeout(timer);
     const now = this.deps.clock.now();
     for (const q of this.queues.values()) for (const { job } of q.active.values()) this.deps.repo.release(job, this.instanceId, now);
+    for (const id of [...this.waiters.keys()]) this.notify(id, { error: new Error('the server is stopping') });
   }
 
   /** Jobs running in this process, per queue. */
@@ -225,6 +277,7 @@ export class JobQueue {
     heartbeat.unref();
     const done = (async () => {
       let outcome: { error: unknown } | null = null;
+      let value: unknown;
       try {
         const job: Job = {
           id: row.id,
@@ -235,7 +288,7 @@ export class JobQueue {
           maxAttempts: row.max_attempts,
           signal: abort.signal,
         };
-        await q.options.handler(job);
+        value = await q.options.handler(job);
       } catch (error) {
         outcome = { error };
       } finally {
@@ -251,7 +304,7 @@ export class JobQueue {
         }
         return;
       }
-      this.settle(q, row, outcome);
+      this.settle(q, row, outcome, value);
     })();
     q.active.set(row.id, { job: row, abort, done });
     void done.finally(() => {
@@ -260,11 +313,12 @@ export class JobQueue {
     });
   }
 
-  private settle(q: RegisteredQueue, row: JobRow, outcome: { error: unknown } | null): void {
+  private settle(q: RegisteredQueue, row: JobRow, outcome: { error: unknown } | null, value: unknown): void {
     const now = this.deps.clock.now();
     try {
       if (!outcome) {
         this.deps.repo.settle(row, this.instanceId, now, { status: 'done' }, null);
+        this.notify(row.id, { value });
         return;
       }
       const { error } = outcome;
@@ -273,6 +327,7 @@ export class JobQueue {
       if (error instanceof PermanentJobError || exhausted) {
         this.deps.repo.settle(row, this.instanceId, now, { status: 'dead' }, message);
         this.deps.log.warn('job failed for good', { jobId: row.id, queue: q.name, attempts: row.attempts, error: message });
+        this.notify(row.id, { error: error instanceof PermanentJobError && error.cause !== undefined ? error.cause : error });
         return;
       }
       const delay = error instanceof RetryJobError ? error.retryAfterMs : backoffDelay(q.options.backoff, row.attempts);

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import type { JobsRepository } from '../db/jobs.js';
 import type { Logger } from '../log.js';
+import { JobLinks, type JobLinkSpec } from './links.js';
 import type { Job, JobQueue } from './queue.js';
 
 /** The queue of scheduled tasks that bring their own handler. */
@@ -11,6 +12,11 @@ export interface TaskDefinition {
   /** `every` in milliseconds, or a cron expression (5 or 6 fields, the server's time zone). */
   every?: number;
   cron?: string;
+  /**
+   * No schedule: the task's queue gets jobs from the code that needs them (a library scan when a file
+   * is filed); jobs enqueued under the task's name show on the tasks screen as its runs.
+   */
+  onDemand?: boolean;
   /** Runs on SCHEDULED_QUEUE; omit it and name `queue` to enqueue onto a queue with its own handler. */
   handler?: (job: Job) => unknown;
   queue?: string;
@@ -36,6 +42,17 @@ export interface TaskState {
   detail: string | null;
 }
 
+/** The one task that gives rows left without a job (JobLinks) their jobs. */
+export const REPAIR_TASK = 'job-links-repair';
+/**
+ * How often REPAIR_TASK runs; each domain also repairs at its start and when it knows of orphans.
+ * Rows written by another process (a restored or hand-edited database) wait at most this long.
+ */
+export const REPAIR_EVERY_MS = 10_000;
+
+/** The schedule shown for a task that runs when asked (onDemand). */
+export const ON_DEMAND = 'on demand';
+
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /**
@@ -47,6 +64,7 @@ export class Scheduler {
   private readonly tasks = new Map<string, TaskDefinition & { schedule: string; cronJob: Cron | null }>();
   private timer: NodeJS.Timeout | null = null;
   private started = false;
+  private readonly links: JobLinks<unknown>[] = [];
 
   constructor(
     private readonly queue: JobQueue,
@@ -68,12 +86,41 @@ export class Scheduler {
 
   define(task: TaskDefinition): void {
     if (this.tasks.has(task.name)) throw new Error(`task ${task.name} is already defined`);
-    if ((task.every === undefined) === (task.cron === undefined)) throw new Error(`task ${task.name} needs exactly one of every or cron`);
+    const schedules = [task.every !== undefined, task.cron !== undefined, task.onDemand === true].filter(Boolean).length;
+    if (schedules !== 1) throw new Error(`task ${task.name} needs exactly one of every, cron or onDemand`);
     if (!task.handler && !task.queue) throw new Error(`task ${task.name} needs a handler or a queue`);
     const cronJob = task.cron ? new Cron(task.cron, { paused: true }) : null;
-    const schedule = task.cron ?? `@every ${formatInterval(task.every!)}`;
+    const schedule = task.onDemand ? ON_DEMAND : (task.cron ?? `@every ${formatInterval(task.every!)}`);
     this.tasks.set(task.name, { ...task, schedule, cronJob });
     if (this.started) this.install(this.tasks.get(task.name)!, this.clock.now());
+  }
+
+  /**
+   * Rows that each need a queue job (JobLinks): written with it, and repaired by REPAIR_TASK (defined
+   * with the first link) and whenever the domain calls repair().
+   */
+  link<Row>(spec: JobLinkSpec<Row>): JobLinks<Row> {
+    const links = new JobLinks(this.queue, spec, this.log);
+    this.links.push(links as JobLinks<unknown>);
+    if (this.links.length === 1) {
+      // Its own queue, so long scheduled tasks never hold it up.
+      this.queue.register(REPAIR_TASK, { concurrency: 1, maxAttempts: 3, backoff: { baseMs: 1000, maxMs: REPAIR_EVERY_MS }, handler: () => this.repairLinks() });
+      this.define({ name: REPAIR_TASK, every: REPAIR_EVERY_MS, queue: REPAIR_TASK });
+    }
+    return links;
+  }
+
+  private repairLinks(): void {
+    let failure: unknown = null;
+    for (const l of this.links) {
+      try {
+        const count = l.repair();
+        if (count > 0) this.log.info('rows without a job were given one', { rows: l.spec.name, count });
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure) throw failure;
   }
 
   start(): void {
@@ -86,6 +133,7 @@ export class Scheduler {
 
   stop(): void {
     this.started = false;
+    for (const l of this.links) l.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
@@ -94,6 +142,7 @@ export class Scheduler {
   runNow(name: string): boolean {
     const task = this.tasks.get(name);
     if (!task) throw new Error(`no task ${name}`);
+    if (task.onDemand) throw new Error(`task ${name} runs on demand: its jobs come from the code that needs them`);
     return this.queue.enqueue(task.queue ?? SCHEDULED_QUEUE, task.payload ?? {}, { name, priority: task.priority ?? 0, dedupeKey: `task:${name}` }).created;
   }
 
@@ -126,6 +175,7 @@ export class Scheduler {
     const now = this.clock.now();
     let earliest = Infinity;
     for (const task of this.tasks.values()) {
+      if (task.onDemand) continue;
       const row = this.repo.task(task.name);
       let next = row?.next_run_at ?? this.nextFire(task, now);
       if (next <= now) {
@@ -151,6 +201,10 @@ export class Scheduler {
   }
 
   private install(task: TaskDefinition & { schedule: string; cronJob: Cron | null }, now: number): void {
+    if (task.onDemand) {
+      this.repo.upsertTask({ name: task.name, queue: task.queue ?? SCHEDULED_QUEUE, schedule: task.schedule, nextRunAt: null });
+      return;
+    }
     const existing = this.repo.task(task.name);
     const first = task.runOnFirstStart && !existing ? now : this.nextFire(task, now);
     this.repo.upsertTask({ name: task.name, queue: task.queue ?? SCHEDULED_QUEUE, schedule: task.schedule, nextRunAt: first });

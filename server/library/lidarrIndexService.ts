@@ -6,8 +6,11 @@ import type { LidarrIndexCounts } from './lidarrIndexer.js';
 import type { PathMapping } from './lidarrPaths.js';
 import type { LidarrIndexWorkerCommand, LidarrIndexWorkerData, LidarrIndexWorkerMessage } from './lidarrIndexWorker.js';
 import { RUN_WORKER_IDLE_MS, RunWorker, spawnModuleWorker } from './runWorker.js';
+import { PermanentJobError, type Job, type JobQueue } from '../jobs/queue.js';
 
 export const LIDARR_SOURCE = 'lidarr';
+/** The job queue (and the on-demand task of the tasks screen) that runs Lidarr index runs. */
+export const LIDARR_INDEX_QUEUE = 'lidarr-index';
 
 export interface LidarrTarget {
   baseUrl: string;
@@ -17,6 +20,10 @@ export interface LidarrTarget {
 
 export interface LidarrIndexServiceOptions {
   db: Db;
+  /** The durable job queue: each queued run has its job on LIDARR_INDEX_QUEUE, run one at a time. */
+  jobs: JobQueue;
+  /** The queue's name (default LIDARR_INDEX_QUEUE; a second service on one job queue needs its own). */
+  queue?: string;
   dbPath: string;
   /** The configured Lidarr, read when a run starts; null when Lidarr is not configured. */
   target: () => LidarrTarget | null;
@@ -38,7 +45,8 @@ interface Pending {
 
 /**
  * Main-thread side of Lidarr indexing: runs are rows of library_scan_runs (source `lidarr`, so
- * GET /api/library/refresh/:jobId reads them too), executed one at a time in a worker thread.
+ * GET /api/library/refresh/:jobId reads them too), each with its job on LIDARR_INDEX_QUEUE (written
+ * in one transaction); the queue runs them one at a time in a worker thread.
  * Requests arriving while a run is queued merge into it: artist scopes add up, a full request
  * widens it to everything. A request during a run queues the next one. The worker is started on first
  * use and kept (like the folder scan worker) until it has been idle for a minute, so a burst of webhook
@@ -52,6 +60,9 @@ export class LidarrIndexService {
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
   private readonly now: () => number;
+  private readonly queue: string;
+  /** Ends the queue job of the run in the worker. */
+  private runDone: ((runId: number) => void) | null = null;
 
   constructor(private readonly options: LidarrIndexServiceOptions) {
     this.now = options.now ?? Date.now;
@@ -79,6 +90,14 @@ export class LidarrIndexService {
         }
         this.finished(runId);
       },
+    });
+    this.queue = options.queue ?? LIDARR_INDEX_QUEUE;
+    options.jobs.register<{ runId: number }>(this.queue, {
+      concurrency: 1,
+      // As for library scans: a failed run ends its job dead at once; a killed process's job ends at once.
+      maxAttempts: 3,
+      visibilityTimeoutMs: 60_000,
+      handler: (job) => this.runJob(job),
     });
   }
 
@@ -133,43 +152,73 @@ export class LidarrIndexService {
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
+  /** The run and its job, in one transaction. */
   private enqueue(scope: Omit<Pending, 'runId'>, reason: string): number {
     const mode = scope.force ? 'full' : 'quick';
-    const runId = scanRuns.enqueue(this.options.db, mode, reason, this.now(), LIDARR_SOURCE);
+    const runId = this.options.jobs.enqueueWith(
+      () => scanRuns.enqueue(this.options.db, mode, reason, this.now(), LIDARR_SOURCE),
+      (id) => ({ queue: this.queue, payload: { runId: id }, options: { name: this.queue, dedupeKey: `run:${id}` } }),
+    );
     this.pending = { runId, ...scope };
-    queueMicrotask(() => this.pump());
     return runId;
   }
 
-  private pump(): void {
-    if (this.current || this.stopped) return;
-    const next = this.pending;
-    if (!next) {
-      this.worker.idle();
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
-      return;
+  /** What the index has in hand, in words, for the tasks screen; null when nothing runs or waits. */
+  describe(): string | null {
+    if (this.current) {
+      const run = scanRuns.get(this.options.db, this.current.runId);
+      const scope = this.current.artistIds ? `${this.current.artistIds.length} artist(s)` : 'the whole library';
+      return `indexing ${scope}: ${run?.filesSeen ?? 0} files seen`;
     }
-    this.pending = null;
+    if (this.pending) return `a run over ${this.pending.artistIds ? `${this.pending.artistIds.size} artist(s)` : 'the whole library'} is queued`;
+    return null;
+  }
+
+  /**
+   * The queue job of one run. A run that is not the one waiting in this process (queued by a process
+   * that stopped; start() superseded it with a full run) ends at once. At shutdown the job gives up
+   * (it is released) and the worker stops after its batch.
+   */
+  private async runJob(job: Job<{ runId: number }>): Promise<void> {
     const db = this.options.db;
-    const target = this.options.target();
-    if (!target) {
-      scanRuns.finish(db, next.runId, 'failed', 'Lidarr is not configured', this.now());
-      this.pump();
-      return;
+    const { runId } = job.payload;
+    try {
+      const next = this.pending;
+      if (!next || next.runId !== runId || this.stopped) return;
+      this.pending = null;
+      const target = this.options.target();
+      if (!target) {
+        scanRuns.finish(db, next.runId, 'failed', 'Lidarr is not configured', this.now());
+        throw new PermanentJobError('Lidarr is not configured');
+      }
+      const artistIds = next.artistIds ? [...next.artistIds] : null;
+      const ended = new Promise<void>((resolve, reject) => {
+        this.runDone = (id) => {
+          if (id === runId) resolve();
+        };
+        job.signal.addEventListener('abort', () => reject(new Error('server stopping')), { once: true });
+      });
+      scanRuns.start(db, next.runId, artistIds ? artistIds.map((id) => `lidarr:artist/${id}`) : ['lidarr:all'], this.now());
+      this.options.broadcast?.('library_scan_started', { jobId: String(next.runId), mode: next.force ? 'full' : 'quick', source: LIDARR_SOURCE });
+      this.current = { runId: next.runId, artistIds };
+      this.worker.send({
+        type: 'run',
+        runId: next.runId,
+        baseUrl: target.baseUrl,
+        apiKey: target.apiKey,
+        pathMappings: target.pathMappings,
+        artistIds,
+        force: next.force,
+      });
+      await ended;
+      const final = scanRuns.get(db, runId);
+      if (final?.status === 'failed') throw new PermanentJobError(final.error ?? 'Lidarr index failed');
+    } finally {
+      if (!this.stopped && !this.current && !this.pending) {
+        this.worker.idle();
+        for (const resolve of this.idleWaiters.splice(0)) resolve();
+      }
     }
-    const artistIds = next.artistIds ? [...next.artistIds] : null;
-    scanRuns.start(db, next.runId, artistIds ? artistIds.map((id) => `lidarr:artist/${id}`) : ['lidarr:all'], this.now());
-    this.options.broadcast?.('library_scan_started', { jobId: String(next.runId), mode: next.force ? 'full' : 'quick', source: LIDARR_SOURCE });
-    this.current = { runId: next.runId, artistIds };
-    this.worker.send({
-      type: 'run',
-      runId: next.runId,
-      baseUrl: target.baseUrl,
-      apiKey: target.apiKey,
-      pathMappings: target.pathMappings,
-      artistIds,
-      force: next.force,
-    });
   }
 
   private finished(runId: number): void {
@@ -188,7 +237,9 @@ export class LidarrIndexService {
       filesIndexed: final?.filesIndexed ?? 0,
       filesMissing: final?.filesMissing ?? 0,
     });
-    this.pump();
+    const done = this.runDone;
+    this.runDone = null;
+    done?.(runId);
   }
 
   /** Whether an index worker thread is running (started and not yet ended). */

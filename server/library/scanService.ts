@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { watch, type FSWatcher } from 'chokidar';
 import { shrinkMemory, type Db } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode, type ScanRun } from '../db/libraryScanRuns.js';
+import { PermanentJobError, type Job, type JobQueue } from '../jobs/queue.js';
 import { isAudioFile, isIgnoredChange } from './audioFormats.js';
 import { RUN_WORKER_IDLE_MS, RunWorker, spawnModuleWorker } from './runWorker.js';
 import type { ScanPhase } from './scanner.js';
@@ -16,6 +17,10 @@ export interface ScanLog {
 
 export interface LibraryScanServiceOptions {
   db: Db;
+  /** The durable job queue: each queued run has its job on SCAN_QUEUE, and the queue runs them one at a time. */
+  jobs: JobQueue;
+  /** The queue's name (default SCAN_QUEUE; a second service on one job queue needs its own). */
+  queue?: string;
   dbPath: string;
   imageDir: string;
   /** Effective music folders (environment ∪ settings), read at each scan. */
@@ -56,11 +61,18 @@ const MAX_SCOPED_PATHS = 2000;
  */
 export const PACED_GAP_MS = 1000;
 
+/** The job queue (and the on-demand task of the tasks screen) that runs library scans. */
+export const SCAN_QUEUE = 'library-scan';
+
+interface ScanJobPayload {
+  runId: number;
+}
+
 /**
- * Main-thread side of scanning: queues runs in library_scan_runs (which double as refresh jobs),
- * runs them one at a time in a long-lived worker thread, relays progress to /ws, and watches the
- * folders. The main thread does no scanning work itself; a watcher-triggered scan covers only the
- * paths that changed.
+ * Main-thread side of scanning: queues runs in library_scan_runs (the refresh jobs of the API), each
+ * with its job on the durable queue SCAN_QUEUE (written in one transaction), which runs them one at a
+ * time in a long-lived worker thread; relays progress to /ws, and watches the folders. The main
+ * thread does no scanning work itself; a watcher-triggered scan covers only the paths that changed.
  */
 export class LibraryScanService {
   private readonly worker: RunWorker<ScanWorkerCommand, ScanWorkerMessage>;
@@ -76,11 +88,15 @@ export class LibraryScanService {
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
   private readonly now: () => number;
+  private readonly queue: string;
   /** Queued runs every request of which was paced. */
   private readonly paced = new Set<number>();
   /** When the last run ended (performance.now(), not the injectable clock: pacing is real time). */
   private lastEndedAt = -Infinity;
-  private paceTimer: NodeJS.Timeout | null = null;
+  /** Starts a run waiting out its pacing gap at once (an unpaced request joined it). */
+  private paceWake: (() => void) | null = null;
+  /** Ends the queue job of the run in the worker. */
+  private runDone: ((runId: number) => void) | null = null;
 
   constructor(private readonly options: LibraryScanServiceOptions) {
     this.now = options.now ?? Date.now;
@@ -104,9 +120,23 @@ export class LibraryScanService {
         this.finished(runId);
       },
     });
+    this.queue = options.queue ?? SCAN_QUEUE;
+    options.jobs.register<ScanJobPayload>(this.queue, {
+      concurrency: 1,
+      // A failed run stays failed (its job ends dead at once); further attempts are for the job of a
+      // run a killed process left, which ends at once (start() closed the run and queued its work again).
+      maxAttempts: 3,
+      // A claim is renewed while the scan runs; a killed process's scan is taken back at the next start.
+      visibilityTimeoutMs: 60_000,
+      handler: (job) => this.runJob(job),
+    });
   }
 
-  /** Closes runs a killed process left running, re-queues their work, resumes the queue, starts watching. */
+  /**
+   * Closes runs a killed process left running and re-queues their work; every queued run gets its job
+   * (one is missing only for runs queued before scans ran on the job queue); starts watching. The
+   * queue takes the runs once it starts.
+   */
   start(): void {
     const interrupted = scanRuns.closeInterrupted(this.options.db, this.now());
     if (interrupted.length > 0) {
@@ -114,8 +144,13 @@ export class LibraryScanService {
       const mode = interrupted.some((id) => scanRuns.get(this.options.db, id)?.mode === 'full') ? 'full' : 'quick';
       this.requestScan(mode, 'resume after interruption');
     }
-    this.pump();
+    for (const run of scanRuns.allQueued(this.options.db)) this.enqueueJob(run.id);
     if (this.options.watch) this.startWatching();
+  }
+
+  /** The run's job; its dedupe key makes this a no-op while the job is queued or running. */
+  private enqueueJob(runId: number): void {
+    this.options.jobs.enqueue<ScanJobPayload>(this.queue, { runId }, { name: this.queue, dedupeKey: `run:${runId}` });
   }
 
   /**
@@ -124,30 +159,46 @@ export class LibraryScanService {
    */
   requestScan(mode: ScanMode, reason: string, paths?: string[], options: ScanRequestOptions = {}): number {
     const db = this.options.db;
-    const queued = scanRuns.queued(db);
     const paced = options.paced === true && mode === 'quick' && paths !== undefined;
-    let id: number;
-    if (queued) {
-      if (mode === 'full' && queued.mode !== 'full') scanRuns.upgradeToFull(db, queued.id);
-      id = queued.id;
+    // The dedupe rule: a request while a run is queued joins it (full wins) instead of queueing
+    // another; otherwise the new run and its job are written together.
+    const { id, created } = this.options.jobs.enqueueWith(
+      () => {
+        const queued = scanRuns.queued(db);
+        if (!queued) return { id: scanRuns.enqueue(db, mode, reason, this.now()), created: true };
+        if (mode === 'full' && queued.mode !== 'full') scanRuns.upgradeToFull(db, queued.id);
+        return { id: queued.id, created: false };
+      },
+      (run) => (run.created ? { queue: this.queue, payload: { runId: run.id }, options: { name: this.queue, dedupeKey: `run:${run.id}` } } : null),
+    );
+    if (!created) {
       const scope = this.scopes.get(id);
       if (scope && paths && mode === 'quick' && scope.size + paths.length <= MAX_SCOPED_PATHS) {
         for (const p of paths) scope.add(p);
       } else {
         this.scopes.delete(id);
       }
-      if (!paced) this.paced.delete(id);
+      if (!paced) {
+        this.paced.delete(id);
+        this.paceWake?.();
+      }
     } else {
-      id = scanRuns.enqueue(db, mode, reason, this.now());
       if (paths && mode === 'quick') this.scopes.set(id, new Set(paths));
       if (paced) this.paced.add(id);
     }
-    queueMicrotask(() => this.pump());
     return id;
   }
 
   job(id: number): ScanRun | undefined {
     return scanRuns.get(this.options.db, id);
+  }
+
+  /** What the scans have in hand, in words, for the tasks screen; null when nothing is running or queued. */
+  describe(): string | null {
+    const running = this.currentRunId === null ? undefined : scanRuns.get(this.options.db, this.currentRunId);
+    if (running) return `${running.mode} scan running: ${running.filesSeen} files seen, ${running.filesIndexed} indexed`;
+    const queued = scanRuns.queued(this.options.db);
+    return queued ? `${queued.mode} scan queued (${queued.reason ?? 'requested'})` : null;
   }
 
   isScanning(): boolean {
@@ -187,7 +238,7 @@ export class LibraryScanService {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
-    if (this.paceTimer) clearTimeout(this.paceTimer);
+    this.paceWake?.();
     await this.watcher?.close();
     this.watcher = null;
     // The worker stops after its current batch; the run stays `running`, and the next start closes
@@ -196,36 +247,64 @@ export class LibraryScanService {
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
-  private pump(): void {
-    if (this.currentRunId !== null || this.stopped) return;
+  /**
+   * The queue job of one run: waits out the pacing gap, runs the scan in the worker thread and ends
+   * with it. A run no longer queued (closed as interrupted at a start, its work queued again) ends
+   * the job at once. At shutdown the job gives up (it is released); the worker stops after its batch.
+   */
+  private async runJob(job: Job<ScanJobPayload>): Promise<void> {
     const db = this.options.db;
-    const run = scanRuns.queued(db);
-    if (!run) {
-      this.worker.idle();
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
-      return;
-    }
-    if (this.paced.has(run.id)) {
-      const wait = this.lastEndedAt + (this.options.pacedGapMs ?? PACED_GAP_MS) - performance.now();
-      if (wait > 0) {
-        this.paceTimer ??= setTimeout(() => {
-          this.paceTimer = null;
-          this.pump();
-        }, Math.ceil(wait));
-        return;
+    const { runId } = job.payload;
+    try {
+      if (scanRuns.get(db, runId)?.status !== 'queued' || this.stopped) return;
+      if (this.paced.has(runId)) await this.paceGap(job.signal);
+      if (job.signal.aborted || this.stopped) throw new Error('server stopping');
+      const run = scanRuns.get(db, runId);
+      if (run?.status !== 'queued') return;
+      this.paced.delete(run.id);
+      const roots = [...new Set(this.options.roots().map((r) => path.resolve(r)))];
+      const scope = this.scopes.get(run.id);
+      this.scopes.delete(run.id);
+      const ended = new Promise<void>((resolve, reject) => {
+        this.runDone = (id) => {
+          if (id === runId) resolve();
+        };
+        job.signal.addEventListener('abort', () => reject(new Error('server stopping')), { once: true });
+      });
+      scanRuns.start(db, run.id, roots, this.now());
+      this.currentRunId = run.id;
+      this.options.broadcast?.('library_scan_started', { jobId: String(run.id), mode: run.mode });
+      const linkRoots = (this.options.linkRoots?.() ?? []).filter((r) => r.trim() !== '').map((r) => path.resolve(r));
+      this.worker.send({ type: 'run', runId: run.id, mode: run.mode, roots, linkRoots, ...(scope && { paths: [...scope] }) });
+      await ended;
+      const final = scanRuns.get(db, runId);
+      if (final?.status === 'failed') throw new PermanentJobError(final.error ?? 'scan failed');
+    } finally {
+      if (!this.stopped && this.currentRunId === null && !scanRuns.queued(db)) {
+        this.worker.idle();
+        for (const resolve of this.idleWaiters.splice(0)) resolve();
       }
     }
-    if (this.paceTimer) clearTimeout(this.paceTimer);
-    this.paceTimer = null;
-    this.paced.delete(run.id);
-    const roots = [...new Set(this.options.roots().map((r) => path.resolve(r)))];
-    const scope = this.scopes.get(run.id);
-    this.scopes.delete(run.id);
-    scanRuns.start(db, run.id, roots, this.now());
-    this.currentRunId = run.id;
-    this.options.broadcast?.('library_scan_started', { jobId: String(run.id), mode: run.mode });
-    const linkRoots = (this.options.linkRoots?.() ?? []).filter((r) => r.trim() !== '').map((r) => path.resolve(r));
-    this.worker.send({ type: 'run', runId: run.id, mode: run.mode, roots, linkRoots, ...(scope && { paths: [...scope] }) });
+  }
+
+  /** Waits until PACED_GAP_MS after the previous run ended, or until an unpaced request joins the run. */
+  private async paceGap(signal: AbortSignal): Promise<void> {
+    const wait = this.lastEndedAt + (this.options.pacedGapMs ?? PACED_GAP_MS) - performance.now();
+    if (wait <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.ceil(wait));
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      this.paceWake = () => {
+        this.paceWake = null;
+        done();
+      };
+      signal.addEventListener('abort', done, { once: true });
+    });
+    this.paceWake = null;
   }
 
   private finished(runId: number): void {
@@ -239,7 +318,9 @@ export class LibraryScanService {
       status: final?.status ?? 'failed',
       ...countsOf(final),
     });
-    this.pump();
+    const done = this.runDone;
+    this.runDone = null;
+    done?.(runId);
   }
 
   /** `phase` tells a progress bar whether filesSeen is still growing (walking) or final (reading). */

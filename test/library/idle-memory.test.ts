@@ -57,6 +57,8 @@ describe('memory at rest', () => {
     const server = await startTestServer({ musicDirs: [music], env: { TONEARM_SCAN_ON_START: 'false', TONEARM_LIBRARY_WATCH: 'false' } });
     const scans = new LibraryScanService({
       db: server.ctx.db,
+      jobs: server.ctx.jobs,
+      queue: 'library-scan-idle-test',
       dbPath: server.ctx.dbPath,
       imageDir: path.join(server.dataDir, 'images'),
       roots: () => [music],

@@ -3,7 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase } from '../../server/db/connection.js';
+import { jobsRepository } from '../../server/db/jobs.js';
 import { settingsRepository } from '../../server/db/settings.js';
+import { JobQueue } from '../../server/jobs/queue.js';
+import { createLogger } from '../../server/log.js';
 import { createSettingsStore } from '../../server/domain/settings/store.js';
 import { LibraryScanService } from '../../server/library/scanService.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
@@ -24,8 +27,10 @@ describe('folder watcher settle time', () => {
     fs.mkdirSync(music, { recursive: true });
     const dbPath = path.join(dir, 'growing.db');
     const db = openDatabase(dbPath);
+    const jobs = new JobQueue({ repo: jobsRepository(db), clock: { now: () => Date.now() }, log: createLogger('silent') });
     const service = new LibraryScanService({
       db,
+      jobs,
       dbPath,
       imageDir: path.join(dir, 'images'),
       roots: () => [music],
@@ -36,6 +41,7 @@ describe('folder watcher settle time', () => {
     const runs = () => db.prepare("SELECT id, status, requested_at AS requestedAt FROM library_scan_runs WHERE reason = 'music folder changed'").all() as { id: number; status: string; requestedAt: number }[];
     try {
       service.start();
+      jobs.start();
       await service.whenWatching();
       // A file every 150 ms for 3.5 s: never 400 ms of quiet, so only the cap can start a scan.
       const started = Date.now();
@@ -58,6 +64,7 @@ describe('folder watcher settle time', () => {
       const count = db.prepare("SELECT COUNT(*) AS n FROM library_tracks WHERE title LIKE 'Growing %' AND available = 1").get() as { n: number };
       expect(count.n).toBe(fs.readdirSync(path.join(music, 'Album')).length);
     } finally {
+      await jobs.stop();
       await service.stop();
       db.close();
     }

@@ -304,6 +304,17 @@ describe('sync', () => {
     expect(pages.length).toBeGreaterThan(0);
     expect(pages.every((p) => p.query.get('type') === '10')).toBe(true);
   });
+
+  it('runs as a job of the plex-sync queue: calls at the same time share one job and its result, shown on the tasks screen', async () => {
+    const jobs = () => server.ctx.db.prepare("SELECT id, status FROM jobs WHERE queue = 'plex-sync' ORDER BY id").all() as { id: number; status: string }[];
+    const before = jobs().length;
+    const [a, b] = await Promise.all([admin('/api/settings/plex/sync', { method: 'POST' }), admin('/api/settings/plex/sync', { method: 'POST' })]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body).toEqual(a.body);
+    expect(jobs().slice(before)).toEqual([{ id: expect.any(Number), status: 'done' }]);
+    const tasks = await admin('/api/settings/tasks');
+    expect(tasks.body.tasks.find((t: { name: string }) => t.name === 'plex-sync')).toMatchObject({ queue: 'plex-sync', schedule: 'on demand', lastStatus: 'succeeded' });
+  });
 });
 
 describe('disconnect', () => {

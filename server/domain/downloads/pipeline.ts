@@ -29,7 +29,6 @@ const PROGRESS_EVERY_MS = 1000;
 const MAX_POLL_ERRORS = 5;
 /** A transfer whose progress has not moved for this long is given up (the next candidate is tried). */
 const STALL_MS = 20 * 60_000;
-const SWEEP_MS = 2000;
 
 /** Limits running pipelines to `downloads.worker.concurrency`, read at each start. */
 class Slots {
@@ -78,7 +77,7 @@ export class TrackPipeline {
     const svc = downloadsOf(this.ctx);
     const row = svc.get(job.payload.jobId);
     if (!row || (row.status !== 'pending' && row.status !== 'downloading')) return;
-    // Stopped: the job stays pending; the sweep queues it again once the worker runs.
+    // Stopped: the job stays pending; the repair queues it again once the worker runs.
     if (!this.ctx.settings.get().downloads.worker.running) return;
     await this.slots.acquire(job.signal);
     try {
@@ -343,4 +342,4 @@ export function pipelineOf(ctx: AppContext): TrackPipeline {
   return p;
 }
 
-export { TRACK_QUEUE, SWEEP_MS };
+export { TRACK_QUEUE };

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow, type DownloadStatus, type NewDownloadJob } from '../../db/downloads.js';
+import type { JobLinks } from '../../jobs/links.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { presentJob } from './present.js';
 import type { DownloadSource, SourceFactory } from './types.js';
@@ -24,8 +25,28 @@ export class DownloadService {
   private readonly listeners = new Set<(e: DownloadEvent) => void>();
   /** Jobs this process is working on outside the queue (an approve filing a held file). */
   private readonly inHand = new Set<number>();
+  /**
+   * Each pending or downloading job row and its queue job: written together, and a row left without
+   * a live queue job (a stopped worker started again, a job the queue gave up on mid-run) gets one
+   * from the repair (at start, when the worker settings change, and the scheduler's repair task).
+   */
+  readonly links: JobLinks<DownloadJobRow>;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.links = ctx.scheduler.link<DownloadJobRow>({
+      name: 'download jobs',
+      queue: TRACK_QUEUE,
+      orphans: () => downloads.orphaned(ctx.db),
+      job: (row) => ({
+        payload: { jobId: row.id },
+        options: { dedupeKey: `download:${row.id}`, priority: row.upgrade ? 10 : 0, name: `download ${row.id}` },
+      }),
+      link: (row, jobId) => void this.transition(row.id, { queueJobId: jobId }),
+      // An approve filing the job outside the queue: not an orphan (a kill leaves it to the repair after the restart).
+      busy: (row) => this.isInHand(row.id),
+      active: () => ctx.settings.get().downloads.worker.running,
+    });
+  }
 
   /** Sources register once at start-up; `sources()` builds them from the settings of the moment. */
   registerSource(factory: SourceFactory): void {
@@ -73,20 +94,18 @@ export class DownloadService {
     return this.inHand.has(id);
   }
 
-  /** Creates the job and queues its first run. */
+  /** Creates the job and queues its first run, in one transaction. */
   create(input: NewDownloadJob, options: { priority?: number } = {}): DownloadJobRow {
-    const row = downloads.insert(this.ctx.db, input, this.ctx.clock.now());
-    return this.schedule(row, options) ?? row;
+    return this.ctx.jobs.transaction(() => {
+      const row = downloads.insert(this.ctx.db, input, this.ctx.clock.now());
+      return this.schedule(row, options) ?? row;
+    });
   }
 
   /** Queues a run of a pending job (a new one, a denied one, a retried one). */
   schedule(row: DownloadJobRow, options: { priority?: number; delayMs?: number } = {}): DownloadJobRow | undefined {
-    const queued = this.ctx.jobs.enqueue(
-      TRACK_QUEUE,
-      { jobId: row.id },
-      { dedupeKey: `download:${row.id}`, priority: options.priority ?? (row.upgrade ? 10 : 0), delayMs: options.delayMs, name: `download ${row.id}` },
-    );
-    return this.transition(row.id, { queueJobId: queued.id });
+    this.links.attach(row, { ...(options.priority !== undefined && { priority: options.priority }), ...(options.delayMs !== undefined && { delayMs: options.delayMs }) });
+    return this.get(row.id);
   }
 
   /**

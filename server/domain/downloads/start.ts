@@ -4,15 +4,16 @@ import type { AppContext } from '../../context.js';
 import { downloads } from '../../db/downloads.js';
 import { clearStaging } from './filing.js';
 import { STAGING_DIR, downloadsRoot } from './layout.js';
-import { pipelineOf, SWEEP_MS } from './pipeline.js';
+import { pipelineOf } from './pipeline.js';
 import { downloadsOf, TRACK_QUEUE } from './service.js';
 import { DOWNLOAD_SOURCES } from './sources/index.js';
 
 /**
  * Starts self-managed downloads: registers every source of DOWNLOAD_SOURCES, the TRACK_QUEUE handler
- * (concurrency follows `downloads.worker.concurrency`, read at each job start), and a sweep that
- * queues pending jobs left without a queue job (worker restarted, deny, a stopped worker started
- * again), and removes staging folders of finished jobs. Review timeouts are control.ts's task.
+ * (concurrency follows `downloads.worker.concurrency`, read at each job start), gives jobs left
+ * without a queue job theirs (the service's JobLinks: now, when the worker settings change, and the
+ * scheduler's repair task), and removes staging folders of finished jobs. Review timeouts are
+ * control.ts's task.
  */
 export function startDownloads(ctx: AppContext): void {
   const svc = downloadsOf(ctx);
@@ -45,17 +46,9 @@ export function startDownloads(ctx: AppContext): void {
     },
   });
 
-  const sweep = () => {
-    try {
-      sweepOnce(ctx);
-    } catch (err) {
-      ctx.log.warn('download sweep failed', { error: err instanceof Error ? err.message : String(err) });
-    }
-  };
+  const sweep = () => void svc.links.repairLogged();
   clearLeftoverStaging(ctx);
   sweep();
-  const timer = setInterval(sweep, SWEEP_MS);
-  timer.unref();
   const unsubscribe = ctx.settings.onChange((next, previous) => {
     const a = next.downloads.worker;
     const b = previous.downloads.worker;
@@ -65,7 +58,7 @@ export function startDownloads(ctx: AppContext): void {
     }
   });
   ctx.onClose(() => {
-    clearInterval(timer);
+    svc.links.close();
     unsubscribe();
   });
   ctx.features.add('review');
@@ -77,10 +70,7 @@ export function startDownloads(ctx: AppContext): void {
  * approve is filing right now (review timeouts: control.ts).
  */
 export function sweepOnce(ctx: AppContext): void {
-  const worker = ctx.settings.get().downloads.worker;
-  const svc = downloadsOf(ctx);
-  if (!worker.running) return;
-  for (const row of downloads.orphaned(ctx.db)) if (!svc.isInHand(row.id)) svc.schedule(row);
+  downloadsOf(ctx).links.repair();
 }
 
 /** Staging folders of jobs that are finished or gone (a crash between filing and cleanup). */

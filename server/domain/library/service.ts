@@ -10,7 +10,7 @@ import { LidarrIndexRepository } from '../../db/lidarrIndex.js';
 import type { ScanMode, ScanRun } from '../../db/libraryScanRuns.js';
 import { ImageCache } from '../../library/imageCache.js';
 import { realPathWithin } from '../../library/libraryRoots.js';
-import { LibraryScanService } from '../../library/scanService.js';
+import { LibraryScanService, SCAN_QUEUE } from '../../library/scanService.js';
 import type { Role } from '../auth/permissions.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { downloadsRoot } from '../downloads/layout.js';
@@ -47,6 +47,7 @@ export class LibraryService {
     const settings = ctx.settings.get().library;
     this.scans = new LibraryScanService({
       db: ctx.db,
+      jobs: ctx.jobs,
       dbPath: ctx.dbPath,
       imageDir: this.images.dir,
       roots: () => this.scanRoots(),
@@ -79,6 +80,7 @@ export class LibraryService {
   }
 
   start(): void {
+    this.ctx.scheduler.define({ name: SCAN_QUEUE, queue: SCAN_QUEUE, onDemand: true, detail: () => this.scans.describe() });
     this.scans.start();
     if (this.scanRoots().length > 0 && this.ctx.config.scanOnStart) {
       this.scans.requestScan('quick', 'start-up');

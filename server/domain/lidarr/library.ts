@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { requests } from '../../db/requests.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Album, Artist, LidarrClient, NewArtist } from '../../integrations/lidarr/index.js';
+import { RetryJobError, type Job } from '../../jobs/queue.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { albumDownloadsOf } from '../downloads/albums.js';
 import { ConflictError, NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
@@ -50,6 +51,19 @@ export interface LibraryHooks {
   downloadsChanged(): void;
 }
 
+/** The job queue that follows Lidarr commands to their end and then re-indexes what they touched. */
+export const LIDARR_COMMAND_QUEUE = 'lidarr-command';
+/** How long a command is followed; after it the re-index runs anyway. */
+const FOLLOW_COMMAND_MS = 5 * 60_000;
+
+interface FollowCommand {
+  commandId: number;
+  artistIds: number[];
+  reason: string;
+  /** ctx.clock time after which the command is no longer asked about. */
+  deadline: number;
+}
+
 export class LidarrLibrary {
   /** How long a request for a new artist waits for Lidarr to load its albums. */
   albumWaitMs = 30_000;
@@ -59,6 +73,16 @@ export class LidarrLibrary {
     private readonly connection: LidarrConnection,
     private readonly hooks: LibraryHooks,
   ) {}
+
+  /** Registers the queue that follows commands (once per server, at start). */
+  registerJobs(): void {
+    this.ctx.jobs.register<FollowCommand>(LIDARR_COMMAND_QUEUE, {
+      concurrency: 2,
+      // The deadline ends the following; attempts only bound a clock that stands still.
+      maxAttempts: 1000,
+      handler: (job) => this.followCommand(job),
+    });
+  }
 
   /** api.md's rule for add routes: explicit value, else the user's saved preference, else Lidarr when connected. */
   resolveManagedBy(input: ManagedByInput | undefined, principal: Principal | null): ManagedBy {
@@ -208,22 +232,31 @@ export class LidarrLibrary {
   async refreshArtist(mbid: string) {
     const { client, artist } = await this.artistByMbid(mbid);
     const command = await client.runCommand({ name: 'RefreshArtist', artistId: artist.id });
-    void this.afterCommand(client, command.id, () => this.hooks.reindexArtists([artist.id], 'artist refreshed'));
+    this.afterCommand(command.id, [artist.id], 'artist refreshed');
     return { success: true, commandId: command.id, status: command.status };
   }
 
-  private async afterCommand(client: LidarrClient, commandId: number, then: () => void): Promise<void> {
-    const deadline = Date.now() + 5 * 60_000;
-    try {
-      for (let delay = 100; Date.now() < deadline; delay = Math.min(delay * 2, 5000)) {
-        await sleep(delay);
-        const c = await client.command(commandId);
-        if (c.status !== 'queued' && c.status !== 'started') break;
+  /**
+   * Re-indexes `artistIds` once Lidarr's command has ended (or after FOLLOW_COMMAND_MS): a durable job
+   * on the server's clock that asks Lidarr after 100 ms, then at doubling intervals up to 5 s.
+   */
+  private afterCommand(commandId: number, artistIds: number[], reason: string): void {
+    const payload: FollowCommand = { commandId, artistIds, reason, deadline: this.ctx.clock.now() + FOLLOW_COMMAND_MS };
+    this.ctx.jobs.enqueue(LIDARR_COMMAND_QUEUE, payload, { delayMs: 100 });
+  }
+
+  private async followCommand(job: Job<FollowCommand>): Promise<void> {
+    const { commandId, artistIds, reason, deadline } = job.payload;
+    if (this.ctx.clock.now() < deadline) {
+      try {
+        const c = await this.connection.require().command(commandId);
+        if (c.status === 'queued' || c.status === 'started') throw new RetryJobError(`Lidarr command ${commandId} is ${c.status}`, Math.min(100 * 2 ** job.attempt, 5000));
+      } catch (err) {
+        if (err instanceof RetryJobError) throw err;
+        this.ctx.log.warn('Lidarr command could not be followed', { commandId, error: String(err) });
       }
-    } catch (err) {
-      this.ctx.log.warn('Lidarr command could not be followed', { commandId, error: String(err) });
     }
-    then();
+    this.hooks.reindexArtists(artistIds, reason);
   }
 
   // --- albums -------------------------------------------------------------------------------

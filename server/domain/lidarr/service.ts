@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { LidarrIndexService } from '../../library/lidarrIndexService.js';
+import { LIDARR_INDEX_QUEUE, LidarrIndexService } from '../../library/lidarrIndexService.js';
 import { RequestsService } from '../requests/service.js';
 import { LidarrConnection } from './connection.js';
 import { DownloadStatuses } from './downloadStatuses.js';
@@ -25,6 +25,7 @@ export function lidarrOf(ctx: AppContext): LidarrServices {
   let requestsService: RequestsService | null = null;
   const index = new LidarrIndexService({
     db: ctx.db,
+    jobs: ctx.jobs,
     dbPath: ctx.dbPath,
     target: () => {
       if (!connection.configured) return null;
@@ -58,7 +59,9 @@ export function lidarrOf(ctx: AppContext): LidarrServices {
  */
 export function startLidarr(ctx: AppContext): void {
   const lidarr = lidarrOf(ctx);
+  ctx.scheduler.define({ name: LIDARR_INDEX_QUEUE, queue: LIDARR_INDEX_QUEUE, onDemand: true, detail: () => lidarr.index.describe() });
   lidarr.index.start();
+  lidarr.library.registerJobs();
   lidarr.statuses.start();
   if (lidarr.connection.configured && ctx.config.scanOnStart) lidarr.index.requestFull('start-up');
   ctx.settings.onChange((next, previous) => {

@@ -5,6 +5,7 @@ import { DiscordWebhookClient, type DiscordEmbedField } from '../../integrations
 import { GotifyClient } from '../../integrations/gotify/index.js';
 import { NtfyClient } from '../../integrations/ntfy/index.js';
 import { callWebhook } from '../../integrations/webhook/index.js';
+import type { JobLinks } from '../../jobs/links.js';
 import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js';
 import { lanServerUrls } from '../network/lanAddresses.js';
 import { downloadsOf, type DownloadEvent } from '../downloads/service.js';
@@ -39,6 +40,7 @@ export const DISCORD_NOT_CONFIGURED = 'Discord is not configured: set the webhoo
 /** Registers the outbox queue and turns download events into deliveries (areas.ts `services`). */
 export function startNotifications(ctx: AppContext): void {
   notificationDeliveries.prune(ctx.db, ctx.clock.now() - KEEP_MS);
+  const outbox = outboxOf(ctx);
   ctx.jobs.register<{ deliveryId: number }>(NOTIFICATIONS_QUEUE, {
     concurrency: 2,
     maxAttempts: NOTIFICATION_ATTEMPTS,
@@ -54,7 +56,32 @@ export function startNotifications(ctx: AppContext): void {
       ctx.log.warn('notification not recorded', { jobId: e.job.id, error: err instanceof Error ? err.message : String(err) });
     }
   });
-  ctx.onClose(off);
+  ctx.onClose(() => {
+    off();
+    outbox.close();
+  });
+  outbox.repair();
+}
+
+const outboxes = new WeakMap<AppContext, JobLinks<DeliveryRow>>();
+
+/**
+ * The outbox rows and their queue jobs (JobLinks): written together; a pending row whose job is gone
+ * (a data folder restored, a job removed by hand) gets one at start and from the scheduler's repair task.
+ */
+function outboxOf(ctx: AppContext): JobLinks<DeliveryRow> {
+  let links = outboxes.get(ctx);
+  if (!links) {
+    links = ctx.scheduler.link<DeliveryRow>({
+      name: 'notification deliveries',
+      queue: NOTIFICATIONS_QUEUE,
+      orphans: () => notificationDeliveries.withoutLiveJob(ctx.db),
+      job: (row) => ({ payload: { deliveryId: row.id }, options: { dedupeKey: row.attempts === 0 ? `delivery:${row.id}` : `delivery:${row.id}:${row.attempts + 1}`, name: `${row.event} → ${row.destination}` } }),
+      link: (row, jobId) => notificationDeliveries.setQueueJob(ctx.db, row.id, jobId),
+    });
+    outboxes.set(ctx, links);
+  }
+  return links;
 }
 
 /** Where an event goes under the current settings: `gotify`, `ntfy`, `discord` and `webhook:<id>`. */
@@ -97,22 +124,18 @@ function recordEvent(ctx: AppContext, e: DownloadEvent): void {
     destinationsFor(settings, event.vars.event).map((destination) => ({ event, destination })),
   );
   if (deliveries.length === 0) return;
-  ctx.db.transaction(() => {
-    for (const d of deliveries) enqueueDelivery(ctx, d.event, d.destination);
-  })();
-}
-
-function enqueueDelivery(ctx: AppContext, event: NotificationEvent, destination: string): DeliveryRow | undefined {
-  const row = notificationDeliveries.insert(
-    ctx.db,
-    { eventKey: event.key, event: event.vars.event, destination, vars: JSON.stringify(event.vars) },
-    ctx.clock.now(),
+  outboxOf(ctx).write(
+    () =>
+      deliveries.map((d) =>
+        notificationDeliveries.insert(
+          ctx.db,
+          { eventKey: d.event.key, event: d.event.vars.event, destination: d.destination, vars: JSON.stringify(d.event.vars) },
+          ctx.clock.now(),
+        ),
+      ),
+    // Already recorded (undefined): this event was seen before (a replayed transition) and is not sent again.
+    (rows) => rows.filter((r): r is DeliveryRow => r !== undefined),
   );
-  // Already recorded: this event was seen before (a replayed transition) and is not sent again.
-  if (!row) return undefined;
-  const queued = ctx.jobs.enqueue(NOTIFICATIONS_QUEUE, { deliveryId: row.id }, { dedupeKey: `delivery:${row.id}`, name: `${event.vars.event} → ${destination}` });
-  notificationDeliveries.setQueueJob(ctx.db, row.id, queued.id);
-  return row;
 }
 
 /** Where `$reviewUrl` points: the configured public address, else this server's first LAN address. */
@@ -152,11 +175,10 @@ async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promi
     if (rateLimited && job.attempt >= job.maxAttempts && row.attempts + 1 < RATE_LIMITED_MAX_ATTEMPTS) {
       const delayMs = Math.max(hinted ?? NOTIFICATION_BACKOFF.baseMs, 1000);
       // One transaction: the row never stays pending without a queue job that will send it.
-      ctx.db.transaction(() => {
+      ctx.jobs.transaction(() => {
         notificationDeliveries.recordAttempt(ctx.db, row.id, { status: 'pending', error: message }, ctx.clock.now());
-        const queued = ctx.jobs.enqueue(NOTIFICATIONS_QUEUE, { deliveryId: row.id }, { dedupeKey: `delivery:${row.id}:${row.attempts + 1}`, delayMs, name: `${row.event} → ${row.destination}` });
-        notificationDeliveries.setQueueJob(ctx.db, row.id, queued.id);
-      })();
+        outboxOf(ctx).attach(row, { delayMs });
+      });
       return;
     }
     const last = final || job.attempt >= job.maxAttempts;

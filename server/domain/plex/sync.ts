@@ -1,14 +1,16 @@
 import type { AppContext } from '../../context.js';
 import { libraryTrackIdByPath, plexTracks, type PlexTrackRow } from '../../db/plex.js';
 import { mapLidarrPath } from '../../library/lidarrPaths.js';
+import { PermanentJobError } from '../../jobs/queue.js';
 import { NotConfiguredError } from '../errors.js';
-import { plexServerOf, plexSettings } from './connection.js';
+import { plexServerOf, plexSettings, type PlexServerConnection } from './connection.js';
 
 /**
  * `POST /api/settings/plex/sync`: reads every track of the chosen Plex music library (page by page)
  * and records which library track has the same file (Plex's path through the path mappings). Plex
  * playlists are made of Plex's own items (ratingKeys), so publishing a playlist there needs this map;
- * whoever publishes registers `onPlexSynced` to run right after it.
+ * whoever publishes registers `onPlexSynced` to run right after it. A sync is a job on PLEX_SYNC_QUEUE
+ * (one pending or running at a time), so one a stopped or killed server left runs at the next start.
  */
 export interface PlexSyncResult {
   success: true;
@@ -20,7 +22,26 @@ export interface PlexSyncResult {
 }
 
 const listeners = new WeakMap<AppContext, Set<(result: PlexSyncResult) => void | Promise<void>>>();
-const running = new WeakMap<AppContext, Promise<PlexSyncResult>>();
+
+/** The job queue (and the on-demand task of the tasks screen) of Plex library syncs. */
+export const PLEX_SYNC_QUEUE = 'plex-sync';
+
+/** Registers the sync's queue and its line on the tasks screen. */
+export function startPlexSync(ctx: AppContext): void {
+  ctx.jobs.register(PLEX_SYNC_QUEUE, {
+    concurrency: 1,
+    // Attempts beyond the first are for a sync a killed process left running; a failed sync stays failed.
+    maxAttempts: 3,
+    handler: async () => {
+      try {
+        return await syncOnce(ctx);
+      } catch (err) {
+        throw new PermanentJobError(err instanceof Error ? err.message : String(err), { cause: err });
+      }
+    },
+  });
+  ctx.scheduler.define({ name: PLEX_SYNC_QUEUE, queue: PLEX_SYNC_QUEUE, onDemand: true });
+}
 
 /** Runs after each completed sync (publishing Plex playlists, for one); a failing listener is logged, never fails the sync. */
 export function onPlexSynced(ctx: AppContext, listener: (result: PlexSyncResult) => void | Promise<void>): () => void {
@@ -30,18 +51,24 @@ export function onPlexSynced(ctx: AppContext, listener: (result: PlexSyncResult)
   return () => set.delete(listener);
 }
 
-/** One sync at a time: a second call while one runs gets the same result. */
-export function syncPlex(ctx: AppContext): Promise<PlexSyncResult> {
-  const current = running.get(ctx);
-  if (current) return current;
-  const run = syncOnce(ctx).finally(() => running.delete(ctx));
-  running.set(ctx, run);
-  return run;
+/**
+ * Queues a sync and resolves with its result. One sync at a time: a second call while one is queued
+ * or runs gets the same result. Settings that make a sync impossible are refused before queueing.
+ */
+export async function syncPlex(ctx: AppContext): Promise<PlexSyncResult> {
+  syncTarget(ctx);
+  const { id } = ctx.jobs.enqueue(PLEX_SYNC_QUEUE, {}, { name: PLEX_SYNC_QUEUE, dedupeKey: 'sync' });
+  return ctx.jobs.whenDone<PlexSyncResult>(id);
+}
+
+function syncTarget(ctx: AppContext): PlexServerConnection & { librarySectionId: string } {
+  const server = plexServerOf(ctx);
+  if (!server.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library to sync first: Settings → Library → Plex');
+  return { ...server, librarySectionId: server.librarySectionId };
 }
 
 async function syncOnce(ctx: AppContext): Promise<PlexSyncResult> {
-  const { client, librarySectionId } = plexServerOf(ctx);
-  if (!librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library to sync first: Settings → Library → Plex');
+  const { client, librarySectionId } = syncTarget(ctx);
   const mappings = plexSettings(ctx).pathMappings;
   const trackIdOf = libraryTrackIdByPath(ctx.db);
   const rows: PlexTrackRow[] = [];

@@ -6,6 +6,7 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { KoitoClient, koitoBaseUrl } from '../../integrations/koito/client.js';
 import { LastFmScrobbler, lastFmAuthPageUrl, type LastFmPlay } from '../../integrations/lastfm/scrobbler.js';
 import { ListenBrainzClient, type ListenBrainzListen, type ListenType } from '../../integrations/listenbrainz/client.js';
+import type { JobLinks } from '../../jobs/links.js';
 import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js';
 import { decrypt, encrypt } from '../../secrets.js';
 import { NotConfiguredError, ValidationError } from '../errors.js';
@@ -223,7 +224,7 @@ export function unlink(ctx: AppContext, userId: number, service: ScrobbleService
  * A finished play (`POST /api/play-events`, `/rest/scrobble` with submission=true): one outbox row
  * per linked service, written synchronously (in the caller's transaction, when it has one) in a
  * single statement and without any network call. Their queue jobs are created right after the
- * player's answer has been written (`dispatchSoon`), so the request does only that one write. A play
+ * player's answer has been written (the outbox's `repairSoon`), so the request does only that one write. A play
  * event already forwarded is not forwarded again.
  */
 export function forwardPlay(ctx: AppContext, userId: number, playEventId: number, play: ScrobblePlay): void {
@@ -240,95 +241,43 @@ function enqueue(ctx: AppContext, userId: number, playEventId: number | null, ki
   try {
     const lastfm = lastfmConfigured(ctx.settings.get());
     const ids = scrobbleDeliveries.insertForLinks(ctx.db, { userId, playEventId, kind, play: JSON.stringify(play), lastfm }, ctx.clock.now());
-    if (ids.length > 0) dispatchSoon(ctx, ids);
+    if (ids.length > 0) outboxOf(ctx).repairSoon();
   } catch (err) {
     // Recording the play matters more than forwarding it: never fail the player's request.
     ctx.log.warn('play not forwarded to the scrobbling services', { userId, error: describe(err) });
   }
 }
 
-/** Outbox rows written by requests whose queue jobs are still to be created, per server. */
-interface Dispatcher {
-  ids: number[];
-  scheduled: boolean;
-  retry: NodeJS.Timeout | null;
-  closed: boolean;
-}
-const dispatchers = new WeakMap<AppContext, Dispatcher>();
-/** After a failed dispatch (database busy or closing), rows without a job are looked for again this late. */
-const DISPATCH_RETRY_MS = 30_000;
-
-function dispatcherOf(ctx: AppContext): Dispatcher {
-  let d = dispatchers.get(ctx);
-  if (!d) {
-    d = { ids: [], scheduled: false, retry: null, closed: false };
-    dispatchers.set(ctx, d);
-  }
-  return d;
-}
+type DeliveryLinkRow = Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>;
+const outboxes = new WeakMap<AppContext, JobLinks<DeliveryLinkRow>>();
 
 /**
- * Creates the queue jobs of new outbox rows on the next turn of the event loop (setImmediate): the
- * handler that wrote them has returned and its answer is on the wire by then, and the rows are
- * committed (better-sqlite3 transactions are synchronous). Rows whose process stops before that are
- * found by `dispatchAll` at the next start.
+ * The outbox rows and their queue jobs (JobLinks): one job per row, the row keeps its job's id
+ * (unlinking cancels it). Rows a request wrote get theirs on the next turn of the event loop
+ * (`repairSoon`), when the handler that wrote them has returned and its answer is on the wire;
+ * rows whose process stopped before that get theirs at the next start, and a pass that failed
+ * (database busy) from the scheduler's repair task.
  */
-function dispatchSoon(ctx: AppContext, ids: number[]): void {
-  const d = dispatcherOf(ctx);
-  d.ids.push(...ids);
-  if (d.scheduled) return;
-  d.scheduled = true;
-  setImmediate(() => {
-    d.scheduled = false;
-    const batch = d.ids;
-    d.ids = [];
-    if (d.closed || !ctx.db.open) return;
-    try {
-      ctx.db.transaction(() => {
-        for (const id of batch) {
-          const row = scrobbleDeliveries.withoutJobById(ctx.db, id);
-          if (row) queueDelivery(ctx, row);
-        }
-      })();
-    } catch (err) {
-      ctx.log.warn('scrobble deliveries not queued yet; trying again later', { error: describe(err) });
-      retryDispatch(ctx, d);
-    }
-  });
-}
-
-function retryDispatch(ctx: AppContext, d: Dispatcher): void {
-  if (d.retry || d.closed) return;
-  d.retry = setTimeout(() => {
-    d.retry = null;
-    if (d.closed || !ctx.db.open) return;
-    try {
-      dispatchAll(ctx);
-    } catch (err) {
-      ctx.log.warn('scrobble deliveries not queued yet; trying again later', { error: describe(err) });
-      retryDispatch(ctx, d);
-    }
-  }, DISPATCH_RETRY_MS);
-  d.retry.unref();
-}
-
-/** One queue job per outbox row; the row keeps its job's id (unlinking cancels it). */
-function queueDelivery(ctx: AppContext, row: Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>): void {
-  const queued = ctx.jobs.enqueue(SCROBBLE_QUEUE, { deliveryId: row.id }, {
-    dedupeKey: `scrobble:${row.id}`,
-    name: `${row.kind} → ${row.service}`,
-    ...(row.kind === 'now_playing' && { maxAttempts: NOW_PLAYING_ATTEMPTS, priority: -1 }),
-  });
-  scrobbleDeliveries.setQueueJob(ctx.db, row.id, queued.id);
-}
-
-/** Gives every pending outbox row without a queue job its job (at start: rows written just before a stop). */
-function dispatchAll(ctx: AppContext): number {
-  return ctx.db.transaction(() => {
-    const rows = scrobbleDeliveries.withoutJob(ctx.db);
-    for (const row of rows) queueDelivery(ctx, row);
-    return rows.length;
-  })();
+function outboxOf(ctx: AppContext): JobLinks<DeliveryLinkRow> {
+  let links = outboxes.get(ctx);
+  if (!links) {
+    links = ctx.scheduler.link<DeliveryLinkRow>({
+      name: 'scrobble deliveries',
+      queue: SCROBBLE_QUEUE,
+      orphans: () => scrobbleDeliveries.withoutJob(ctx.db),
+      job: (row) => ({
+        payload: { deliveryId: row.id },
+        options: {
+          dedupeKey: `scrobble:${row.id}`,
+          name: `${row.kind} → ${row.service}`,
+          ...(row.kind === 'now_playing' && { maxAttempts: NOW_PLAYING_ATTEMPTS, priority: -1 }),
+        },
+      }),
+      link: (row, jobId) => scrobbleDeliveries.setQueueJob(ctx.db, row.id, jobId),
+    });
+    outboxes.set(ctx, links);
+  }
+  return links;
 }
 
 /** Registers the outbox queue (areas.ts `services`) and queues the rows a stopped process left without a job. */
@@ -341,12 +290,9 @@ export function startScrobbling(ctx: AppContext): void {
     visibilityTimeoutMs: 2 * 60_000,
     handler: (job) => deliver(ctx, job),
   });
-  const d = dispatcherOf(ctx);
-  ctx.onClose(() => {
-    d.closed = true;
-    if (d.retry) clearTimeout(d.retry);
-  });
-  const queued = dispatchAll(ctx);
+  const outbox = outboxOf(ctx);
+  ctx.onClose(() => outbox.close());
+  const queued = outbox.repair();
   if (queued > 0) ctx.log.info('scrobble deliveries queued after a restart', { count: queued });
 }
 
