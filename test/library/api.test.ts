@@ -377,7 +377,20 @@ describe('track deletion and refresh jobs', () => {
     }
     expect(runs()).toBe(before);
     // Five requests at once from an administrator: one runs, the others join the one queued after it.
-    const answers = await Promise.all(Array.from({ length: 5 }, () => post('/api/library/refresh', { mode: 'full' })));
+    // The running scan is held (its worker gets the run only once all five are answered), so a
+    // 7-file scan that ends between two requests on a busy machine cannot make a third run.
+    const scans = libraryServiceOf(server.ctx).scans as unknown as { worker: { send: (msg: unknown) => void } };
+    const send = scans.worker.send;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    scans.worker.send = (msg: unknown) => void held.then(() => send.call(scans.worker, msg));
+    let answers;
+    try {
+      answers = await Promise.all(Array.from({ length: 5 }, () => post('/api/library/refresh', { mode: 'full' })));
+    } finally {
+      scans.worker.send = send;
+      release();
+    }
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
     const ids = new Set(answers.map((a) => a.body.jobId));
     expect(ids.size).toBeLessThanOrEqual(2);
