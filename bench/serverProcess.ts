@@ -7,6 +7,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { ADMIN } from '../test/helpers/server.js';
 
+/** The node flags of `npm start` (package.json), so the benchmarks measure the server as it runs. */
+export const NPM_START_NODE_ARGS = ['--max-semi-space-size=4'];
+
 /** The administrator of every benchmark data folder (the seeded ones of bench/library.ts too). */
 export const BENCH_ADMIN = ADMIN;
 
@@ -39,7 +42,7 @@ export function rssOf(pid: number): Rss {
  * every scan is one the caller asks for. `env` adds to or overrides the environment.
  */
 export async function startTonearm(options: { dataDir: string; musicDirs?: string[]; env?: Record<string, string>; nodeArgs?: string[] }): Promise<TonearmProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/index.ts'], {
+  const child = spawn(process.execPath, [...NPM_START_NODE_ARGS, ...(options.nodeArgs ?? []), '--import', 'tsx', 'server/index.ts'], {
     env: {
       ...process.env, TONEARM_DATA_DIR: options.dataDir, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
       // A benchmark is one client making many thousands of requests: no per-client request limit.
