@@ -36,6 +36,8 @@ const NODE_ARGS = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.spli
 interface StateRow {
   state: string;
   workSeconds: number;
+  /** Requests answered with a status other than 200, for the request states. */
+  errors?: number;
   peak: Rss;
   idle: Rss;
 }
@@ -71,14 +73,15 @@ async function main(): Promise<void> {
   const rows: StateRow[] = [];
   const loadAtStart = os.loadavg().map((l) => l.toFixed(2));
   const show = (r: StateRow) =>
-    console.log(`  ${r.state}: work ${r.workSeconds.toFixed(1)} s, peak ${r.peak.rss} MB, idle ${r.idle.rss} MB (anon ${r.idle.anon}, file ${r.idle.file}) after ${IDLE_SECONDS} s; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`  ${r.state}: work ${r.workSeconds.toFixed(1)} s${r.errors ? ` (${r.errors} requests failed)` : ''}, peak ${r.peak.rss} MB, idle ${r.idle.rss} MB (anon ${r.idle.anon}, file ${r.idle.file}) after ${IDLE_SECONDS} s; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const state = async (server: TonearmProcess, s: ReturnType<typeof sampler>, name: string, work: () => Promise<unknown>) => {
     s.phase();
     const t0 = performance.now();
-    await work();
+    const result = await work();
     const workSeconds = (performance.now() - t0) / 1000;
     const peak = s.phase();
-    const row = { state: name, workSeconds, peak, idle: await idle(server) };
+    const errors = (result as { errors?: number } | undefined)?.errors;
+    const row = { state: name, workSeconds, peak, idle: await idle(server), ...(errors !== undefined && { errors }) };
     rows.push(row);
     show(row);
   };
