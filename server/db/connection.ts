@@ -33,7 +33,7 @@ export function loadMigrations(dir: string = migrationsDir): Migration[] {
 }
 
 export interface OpenOptions {
-  /** Page cache size in MiB (worker connections use less). */
+  /** Page cache size in MiB; MAIN_CACHE_MB by default. */
   cacheMb?: number;
   readonly?: boolean;
   migrations?: Migration[];
@@ -52,7 +52,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (fs.existsSync(file)) preflight(file, migrations);
   if (!options.readonly) ownerOnly(file);
   const db = new Database(file, { readonly: options.readonly ?? false });
-  configure(db, options.cacheMb ?? 64, options.readonly ?? false);
+  configure(db, options.cacheMb ?? MAIN_CACHE_MB, options.readonly ?? false);
   if (!options.readonly) {
     try {
       migrate(db, migrations);
@@ -87,6 +87,15 @@ export function openWorkerConnection(file: string): Db {
   configure(db, 16, false);
   return db;
 }
+
+/**
+ * The main connection's page cache, in MiB, as the worker connections'. Pages beyond the memory map
+ * (a database over 256 MB) are read into it, and what it frees goes back to malloc, not to the
+ * system: npm run bench:memory, 1,000,000 seeded tracks, idle 90 s after 3,000 requests, 213 MB with
+ * 64 MiB, 158 MB with 16 MiB, the requests no slower (87 vs 83 s). The file's pages stay in the
+ * operating system's cache either way.
+ */
+export const MAIN_CACHE_MB = 16;
 
 /**
  * How much of the database file a connection reads through a memory map. Mapped pages count in the

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, shrinkMemory } from '../../server/db/connection.js';
+import { MAIN_CACHE_MB, openDatabase, shrinkMemory } from '../../server/db/connection.js';
 import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { LibraryScanService } from '../../server/library/scanService.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
@@ -49,6 +49,16 @@ describe('memory at rest', () => {
     const server = await startTestServer({ env: { TONEARM_SCAN_ON_START: 'false' } });
     try {
       expect(sharp.cache()).toMatchObject({ memory: { max: 0 }, files: { max: 0 }, items: { max: 0 } });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("the server's database connection keeps a 16 MiB page cache (what it frees stays with malloc)", async () => {
+    const server = await startTestServer({ env: { TONEARM_SCAN_ON_START: 'false' } });
+    try {
+      expect(MAIN_CACHE_MB).toBe(16);
+      expect(server.ctx.db.pragma('cache_size', { simple: true })).toBe(-16 * 1024);
     } finally {
       await server.stop();
     }
