@@ -15,6 +15,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeMp3Template, writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { ADMIN, startTestServer } from '../test/helpers/server.js';
+import { NPM_START_NODE_ARGS } from './serverProcess.js';
 
 export interface IdleMemoryOptions {
   files: number;
@@ -72,7 +73,7 @@ export async function idleMemoryAfterScan(options: IdleMemoryOptions): Promise<I
       generateMusic(music, options.files, root);
       log(`  ${options.files} files written`);
     }
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/index.ts'], {
+    const child = spawn(process.execPath, [...NPM_START_NODE_ARGS, ...(options.nodeArgs ?? []), '--import', 'tsx', 'server/index.ts'], {
       env: {
         ...process.env, TONEARM_DATA_DIR: dataDir, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
         TONEARM_MUSIC_DIRS: music, TONEARM_SCAN_ON_START: 'false', ...options.env,

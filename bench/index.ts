@@ -30,6 +30,7 @@ import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
 import { libraryShape, seededLibrary } from './library.js';
+import { NPM_START_NODE_ARGS } from './serverProcess.js';
 
 const TRACKS = Number(process.env.BENCH_TRACKS ?? 1_000_000);
 const { albums: ALBUMS, artists: ARTISTS, genres: GENRES } = libraryShape(TRACKS);
@@ -276,7 +277,7 @@ async function main(): Promise<void> {
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */
 async function startServerProcess(dataDir: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+  const child = spawn(process.execPath, [...NPM_START_NODE_ARGS, '--import', 'tsx', 'server/index.ts'], {
     env: {
       ...process.env, TONEARM_DATA_DIR: dataDir, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
       TONEARM_SCAN_ON_START: 'false', TONEARM_LIBRARY_WATCH: 'false',

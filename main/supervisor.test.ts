@@ -111,7 +111,7 @@ describe('serverEnvironment', () => {
   it('passes port, host, data folder, UI folder and music folders joined with the platform delimiter', () => {
     const env = serverEnvironment(config({ port: 0, musicDirs: ['/music/a', '/music/b'], uiDir: '/app/ui' }), {
       HOME: '/home/me',
-    });
+    }, 'darwin');
     expect(env).toEqual({
       HOME: '/home/me',
       TONEARM_PORT: '0',
@@ -120,6 +120,13 @@ describe('serverEnvironment', () => {
       TONEARM_MUSIC_DIRS: `/music/a${path.delimiter}/music/b`,
       TONEARM_UI_DIR: '/app/ui',
     });
+  });
+
+  it('limits glibc to two malloc arenas on Linux, unless the environment already says how many', () => {
+    expect(serverEnvironment(config(), { HOME: '/home/me' }, 'linux').MALLOC_ARENA_MAX).toBe('2');
+    expect(serverEnvironment(config(), { MALLOC_ARENA_MAX: '4' }, 'linux').MALLOC_ARENA_MAX).toBe('4');
+    expect(serverEnvironment(config(), {}, 'win32').MALLOC_ARENA_MAX).toBeUndefined();
+    expect(serverEnvironment(config(), {}, 'darwin').MALLOC_ARENA_MAX).toBeUndefined();
   });
 
   it('leaves out the music folders when there are none, even if inherited', () => {

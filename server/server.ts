@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { systemClock, type AppContext, type Clock } from './context.js';
-import { inTransaction, openDatabase } from './db/connection.js';
+import { inTransaction, openDatabase, shrinkMemory } from './db/connection.js';
 import { jobsRepository } from './db/jobs.js';
 import { sessionsRepository } from './db/sessions.js';
 import { settingsRepository } from './db/settings.js';
@@ -19,7 +19,7 @@ import { buildApp, mountUnderBasePath } from './http/app.js';
 import { apiRoutes, routers, services } from './areas.js';
 import { createSocketAuthenticator } from './http/authenticate.js';
 import { createLogger, type Logger } from './log.js';
-import { limitImageMemory } from './memory.js';
+import { limitImageMemory, reclaimWhenQuiet } from './memory.js';
 import { loadSecrets } from './secrets.js';
 import { JobQueue } from './jobs/queue.js';
 import { Scheduler } from './jobs/scheduler.js';
@@ -70,6 +70,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const db = openDatabase(dbPath, { reportStep: (msg, fields) => log.info(msg, fields) });
 
   const closers: (() => void | Promise<void>)[] = [];
+  // After a busy spell, an idle server gives back its page cache and grown heap (server/memory.ts).
+  closers.push(reclaimWhenQuiet(() => shrinkMemory(db)));
   const kv = settingsRepository(db);
   const settings = createSettingsStore(kv, { encryptionKey: secrets.encryptionKey });
   // The base path: TONEARM_BASE_PATH, else the setting (a change applies at the next start).

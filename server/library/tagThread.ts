@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type NodeID3 from 'node-id3';
-import { spawnModuleWorker } from './runWorker.js';
+import { RUN_WORKER_IDLE_MS, spawnModuleWorker } from './runWorker.js';
 import type { FileTags } from './tags.js';
 import type { TagThreadAsk } from './tagReaderWorker.js';
 
@@ -11,7 +11,9 @@ import type { TagThreadAsk } from './tagReaderWorker.js';
  * on a worker thread. Parsing an MP3 walks its frames in JavaScript and writing its tag rewrites the
  * file; done on the main thread for every verified download it delays requests and streams by tens
  * of milliseconds. One thread serves every caller; it does not keep the process alive while nothing
- * is asked, and a thread that dies fails only the requests in flight.
+ * is asked, it ends after RUN_WORKER_IDLE_MS without a request (its heap and compiled modules are
+ * tens of MB an idle server would keep for good), and a thread that dies fails only the requests in
+ * flight.
  */
 
 type Reply = { id: number; tags?: FileTags; ok?: true; error?: string; code?: string };
@@ -19,14 +21,42 @@ type Reply = { id: number; tags?: FileTags; ok?: true; error?: string; code?: st
 let worker: Worker | null = null;
 let nextId = 1;
 const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+let idleMs = RUN_WORKER_IDLE_MS;
+let idleTimer: NodeJS.Timeout | null = null;
+
+/** How long an idle thread is kept (tests shorten it). */
+export function setTagThreadIdleMs(ms: number): void {
+  idleMs = ms;
+}
+
+/** Whether a tag thread is running. */
+export function tagThreadRunning(): boolean {
+  return worker !== null;
+}
+
+function endWhenIdle(w: Worker): void {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    idleTimer = null;
+    if (worker !== w || pending.size > 0) return;
+    worker = null;
+    void w.terminate();
+  }, idleMs);
+  idleTimer.unref();
+}
 
 function thread(): Worker {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   if (worker) return worker;
   const w = spawnModuleWorker(path.dirname(fileURLToPath(import.meta.url)), 'tagReaderWorker', null);
   w.on('message', (m: Reply) => {
     const waiting = pending.get(m.id);
     pending.delete(m.id);
-    if (pending.size === 0) w.unref();
+    if (pending.size === 0) {
+      w.unref();
+      endWhenIdle(w);
+    }
     if (!waiting) return;
     if (m.error === undefined) waiting.resolve(m);
     else waiting.reject(Object.assign(new Error(m.error), m.code ? { code: m.code } : {}));
@@ -71,6 +101,8 @@ export async function writeId3OffThread(file: string, frames: NodeID3.Tags): Pro
 
 /** Ends the thread (tests, shutdown); the next read starts a new one. */
 export async function stopTagThread(): Promise<void> {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   const w = worker;
   worker = null;
   if (w) await w.terminate();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN_CACHE_MB, openDatabase, shrinkMemory } from '../../server/db/connection.js';
 import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { LibraryScanService } from '../../server/library/scanService.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
@@ -53,6 +54,16 @@ describe('memory at rest', () => {
     }
   });
 
+  it("the server's database connection keeps a 16 MiB page cache (what it frees stays with malloc)", async () => {
+    const server = await startTestServer({ env: { TONEARM_SCAN_ON_START: 'false' } });
+    try {
+      expect(MAIN_CACHE_MB).toBe(16);
+      expect(server.ctx.db.pragma('cache_size', { simple: true })).toBe(-16 * 1024);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('the scan worker ends once idle after a scan, and the next scan starts a new one', async () => {
     const server = await startTestServer({ musicDirs: [music], env: { TONEARM_SCAN_ON_START: 'false', TONEARM_LIBRARY_WATCH: 'false' } });
     const scans = new LibraryScanService({
@@ -83,6 +94,39 @@ describe('memory at rest', () => {
     } finally {
       await scans.stop();
       await server.stop();
+    }
+  });
+
+  // Pages of the database file a connection has read through its memory map are resident memory
+  // for as long as the map lives.
+  it.runIf(process.platform === 'linux')('giving memory back unmaps the database file, and queries read it again', () => {
+    const file = path.join(dir, 'mapped.db');
+    const db = openDatabase(file);
+    const mappedKb = () => {
+      let kb = 0;
+      let inFile = false;
+      for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+        if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inFile = line.trimEnd().endsWith(` ${file}`);
+        else if (inFile && line.startsWith('Rss:')) kb += Number(/(\d+)/.exec(line)![1]);
+      }
+      return kb;
+    };
+    try {
+      db.exec('CREATE TABLE filler (b BLOB)');
+      const insert = db.prepare('INSERT INTO filler (b) VALUES (randomblob(4000))');
+      db.transaction(() => {
+        for (let i = 0; i < 2000; i++) insert.run();
+      })();
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const sum = () => (db.prepare('SELECT sum(length(b)) AS n FROM filler').get() as { n: number }).n;
+      expect(sum()).toBe(8_000_000);
+      expect(mappedKb()).toBeGreaterThan(4000);
+      shrinkMemory(db);
+      expect(mappedKb()).toBe(0);
+      expect(sum()).toBe(8_000_000);
+      expect(mappedKb()).toBeGreaterThan(4000);
+    } finally {
+      db.close();
     }
   });
 });

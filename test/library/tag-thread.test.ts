@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileTags } from '../../server/library/tags.js';
-import { readTagsOffThread, stopTagThread } from '../../server/library/tagThread.js';
+import { RUN_WORKER_IDLE_MS } from '../../server/library/runWorker.js';
+import { readTagsOffThread, setTagThreadIdleMs, stopTagThread, tagThreadRunning } from '../../server/library/tagThread.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
 describe('tag thread', () => {
@@ -41,5 +42,19 @@ describe('tag thread', () => {
     await stopTagThread();
     await expect(inFlight).rejects.toThrow(/ended/);
     expect((await readTagsOffThread(file)).title).toBe('Off Thread');
+  });
+
+  it('ends after its idle time, so an idle server does not keep its heap; the next read starts a new one', async () => {
+    setTagThreadIdleMs(50);
+    try {
+      expect((await readTagsOffThread(file)).title).toBe('Off Thread');
+      const until = Date.now() + 10_000;
+      while (tagThreadRunning() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(tagThreadRunning()).toBe(false);
+      expect((await readTagsOffThread(file)).title).toBe('Off Thread');
+      expect(tagThreadRunning()).toBe(true);
+    } finally {
+      setTagThreadIdleMs(RUN_WORKER_IDLE_MS);
+    }
   });
 });
