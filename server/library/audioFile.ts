@@ -3,6 +3,7 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import { parseFromTokenizer, type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { AbstractTokenizer, EndOfStreamError, type IRandomAccessFileInfo, type IReadChunkOptions } from 'strtok3';
 import { FINGERPRINT_BLOCK, fingerprintOffsets } from './fingerprint.js';
+import { parserLoadersReady } from './parserLoaders.js';
 
 /** Bytes read at once from the start of a file: tag headers, first frames and Xing/VBRI headers. */
 const HEAD_BYTES = 128 * 1024;
@@ -111,6 +112,7 @@ export interface ParsedAudioFile {
  * music-metadata makes outside them (a large embedded cover, say) go to the file again.
  */
 export async function parseAudioFile(file: string, size: number, options: IOptions): Promise<ParsedAudioFile> {
+  await parserLoadersReady;
   const handle = await fs.open(file, 'r');
   try {
     const head = await readFully(handle, 0, Math.min(size, HEAD_BYTES));
