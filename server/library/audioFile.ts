@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { parseFromTokenizer, type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
+import { type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { AbstractTokenizer, EndOfStreamError, type IRandomAccessFileInfo, type IReadChunkOptions } from 'strtok3';
 import { FINGERPRINT_BLOCK, fingerprintOffsets } from './fingerprint.js';
-import { parserLoadersReady } from './parserLoaders.js';
+import { parseTokenizer } from './metadataParser.js';
 
 /** Bytes read at once from the start of a file: tag headers, first frames and Xing/VBRI headers. */
 const HEAD_BYTES = 128 * 1024;
@@ -115,7 +115,6 @@ export interface ParsedAudioFile {
  * music-metadata makes outside them (a large embedded cover, say) go to the file again.
  */
 export async function parseAudioFile(file: string, size: number, options: IOptions): Promise<ParsedAudioFile> {
-  await parserLoadersReady;
   const fd = fs.openSync(file, 'r');
   try {
     const head = readFully(fd, 0, Math.min(size, HEAD_BYTES));
@@ -136,12 +135,12 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
     let partialFormat: IFormat | null = null;
     const observed: IOptions = { ...options, observer: (update) => void (partialFormat = update.metadata.format) };
     try {
-      return { metadata: await parseFromTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint };
+      return { metadata: await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint };
     } catch (err) {
       const afterTag = id3v2End(head);
       if (!hasAudio(partialFormat) && afterTag !== null && afterTag < actualSize) {
         try {
-          const rest = await parseFromTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }, afterTag), options);
+          const rest = await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }, afterTag), options);
           partialFormat = rest.format;
         } catch {
           // Nothing readable after the tag either.
