@@ -167,7 +167,12 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
       inFlight.add(task);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
-    if (pending.length >= batchSize) flush();
+    if (pending.length >= batchSize) {
+      flush();
+      // Walking and reading make synchronous file system calls on this thread (walk.ts,
+      // audioFile.ts): a turn of the event loop per batch lets the worker take its messages (stop).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   };
 
   const folderImageKeys = new Map<string, string | null>();
