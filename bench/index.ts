@@ -23,6 +23,7 @@ import { runInboxBench } from './inbox.js';
 import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
+import { runScanBench } from './scan.js';
 import { runScrobblingBench } from './scrobbling.js';
 import { runPlaybackBench } from './playback.js';
 import { runImportsBench } from './imports.js';
@@ -250,6 +251,9 @@ async function main(): Promise<void> {
     // It prints its own table and writes its own JSON file.
     await runLidarrBench({ artists: scale });
   }
+  // Scanning (issue 25): fresh scan files/s and a forced re-read of 10,000 small MP3s, with the
+  // event-loop p99 during both (BENCH_SCAN_BENCH_FILES sets the count); BENCH_SCAN=0 skips it.
+  if (process.env.BENCH_SCAN !== '0') await runScanBench({ files: Number(process.env.BENCH_SCAN_BENCH_FILES ?? 10_000) });
   // Job queue throughput (10,000 no-op jobs); BENCH_JOBS=0 skips it.
   if (process.env.BENCH_JOBS !== '0') await runJobsBench();
   // Self-managed downloads (issue 12): the job list with 100,000 stored jobs, then 1,000 track jobs

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import fs, { type FileHandle } from 'node:fs/promises';
-import { parseFromTokenizer, type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
+import fs from 'node:fs';
+import { type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { AbstractTokenizer, EndOfStreamError, type IRandomAccessFileInfo, type IReadChunkOptions } from 'strtok3';
 import { FINGERPRINT_BLOCK, fingerprintOffsets } from './fingerprint.js';
+import { parseTokenizer } from './metadataParser.js';
 
 /** Bytes read at once from the start of a file: tag headers, first frames and Xing/VBRI headers. */
 const HEAD_BYTES = 128 * 1024;
@@ -23,7 +24,7 @@ class WindowedFileTokenizer extends AbstractTokenizer {
 
   /** `base`: where the tokenizer's byte 0 is in the file (past a tag the parser could not read). */
   constructor(
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     private readonly windows: Window[],
     fileInfo: IRandomAccessFileInfo,
     private readonly base = 0,
@@ -70,7 +71,7 @@ class WindowedFileTokenizer extends AbstractTokenizer {
     if (n < 0) {
       n = 0;
       while (n < length) {
-        const { bytesRead } = await this.handle.read(buffer, n, length - n, position + n);
+        const bytesRead = fs.readSync(this.fd, buffer, n, length - n, position + n);
         if (bytesRead === 0) break;
         n += bytesRead;
       }
@@ -81,11 +82,11 @@ class WindowedFileTokenizer extends AbstractTokenizer {
 
 }
 
-async function readFully(handle: FileHandle, offset: number, length: number): Promise<Uint8Array> {
+function readFully(fd: number, offset: number, length: number): Uint8Array {
   const bytes = Buffer.allocUnsafe(length);
   let n = 0;
   while (n < length) {
-    const { bytesRead } = await handle.read(bytes, n, length - n, offset + n);
+    const bytesRead = fs.readSync(fd, bytes, n, length - n, offset + n);
     if (bytesRead === 0) break;
     n += bytesRead;
   }
@@ -106,17 +107,20 @@ export interface ParsedAudioFile {
 }
 
 /**
- * Parses one audio file's tags and computes its content fingerprint from one open of the file:
+ * Parses one audio file's tags and computes its content fingerprint from one open of the file. The
+ * file is opened and read synchronously: this runs on the scan worker's own thread, and for the
+ * small reads it makes (a head, a tail, a block) a synchronous call costs a fraction of an
+ * asynchronous one's request, promise and thread-pool hand-off (issue 25's scan profile):
  * the head and tail are read once, serve both, and only the fingerprint's middle block and reads
  * music-metadata makes outside them (a large embedded cover, say) go to the file again.
  */
 export async function parseAudioFile(file: string, size: number, options: IOptions): Promise<ParsedAudioFile> {
-  const handle = await fs.open(file, 'r');
+  const fd = fs.openSync(file, 'r');
   try {
-    const head = await readFully(handle, 0, Math.min(size, HEAD_BYTES));
+    const head = readFully(fd, 0, Math.min(size, HEAD_BYTES));
     const actualSize = head.length < Math.min(size, HEAD_BYTES) ? head.length : size;
     const tailOffset = Math.max(head.length, actualSize - FINGERPRINT_BLOCK);
-    const tail = tailOffset < actualSize ? await readFully(handle, tailOffset, actualSize - tailOffset) : new Uint8Array(0);
+    const tail = tailOffset < actualSize ? readFully(fd, tailOffset, actualSize - tailOffset) : new Uint8Array(0);
     const windows: Window[] = [{ offset: 0, bytes: head }];
     if (tail.length > 0) windows.push({ offset: tailOffset, bytes: tail });
 
@@ -124,19 +128,19 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
     hash.update(String(size));
     for (const { offset, length } of fingerprintOffsets(size)) {
       const w = windows.find((x) => offset >= x.offset && offset + length <= x.offset + x.bytes.length);
-      hash.update(w ? w.bytes.subarray(offset - w.offset, offset - w.offset + length) : await readFully(handle, offset, length));
+      hash.update(w ? w.bytes.subarray(offset - w.offset, offset - w.offset + length) : readFully(fd, offset, length));
     }
     const fingerprint = hash.digest('hex').slice(0, 32);
 
     let partialFormat: IFormat | null = null;
     const observed: IOptions = { ...options, observer: (update) => void (partialFormat = update.metadata.format) };
     try {
-      return { metadata: await parseFromTokenizer(new WindowedFileTokenizer(handle, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint };
+      return { metadata: await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint };
     } catch (err) {
       const afterTag = id3v2End(head);
       if (!hasAudio(partialFormat) && afterTag !== null && afterTag < actualSize) {
         try {
-          const rest = await parseFromTokenizer(new WindowedFileTokenizer(handle, windows, { path: file, size: actualSize }, afterTag), options);
+          const rest = await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }, afterTag), options);
           partialFormat = rest.format;
         } catch {
           // Nothing readable after the tag either.
@@ -145,7 +149,7 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
       return { metadata: null, error: err, partialFormat, fingerprint };
     }
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
 }
 

@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import { FOLDER_IMAGE, isAudioFile } from './audioFormats.js';
 import { OUTSIDE_ROOTS, isWithin } from './libraryRoots.js';
@@ -25,6 +25,11 @@ export interface WalkProblem {
  * lies inside `allowed` (real paths of the music folders and the downloads root) and reports the
  * others; visits each real directory once (so loops end), skips dotfiles, and reports unreadable
  * folders, names that are not valid UTF-8 and over-long paths as problems instead of failing.
+ *
+ * Each folder is listed and its entries stat'ed synchronously: the walk runs on the scan worker's
+ * own thread, where an asynchronous call's request, promise and thread-pool hand-off cost several
+ * times a small file system call (issue 25's scan profile). The consumer yields to its event loop
+ * between batches (scanner.ts), so the thread still takes messages.
  */
 export async function* walkMusicFolder(
   root: string,
@@ -38,14 +43,14 @@ export async function* walkMusicFolder(
     let real: string;
     let entries: import('node:fs').Dirent<Buffer>[];
     try {
-      real = await fs.realpath(dir);
+      real = fs.realpathSync.native(dir);
       if (visited.has(real)) continue;
       visited.add(real);
       if (!isWithin(real, allowed)) {
         onProblem({ path: dir, reason: OUTSIDE_ROOTS });
         continue;
       }
-      entries = await fs.readdir(dir, { withFileTypes: true, encoding: 'buffer' });
+      entries = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
     } catch (err) {
       onProblem({ path: dir, reason: describe(err) });
       continue;
@@ -66,23 +71,21 @@ export async function* walkMusicFolder(
       if (entry.isDirectory()) subdirs.push(full);
       else if (entry.isFile() || entry.isSymbolicLink()) candidates.push({ full, link: entry.isSymbolicLink() });
     }
-    const stats = await Promise.all(
-      candidates.map(async ({ full, link }) => {
-        try {
-          const stat = await fs.stat(full);
-          // A plain file's real path is its folder's; a link's target is checked (folders are, when visited).
-          if (link && !stat.isDirectory() && !isWithin(await fs.realpath(full), allowed)) {
-            if (isAudioFile(full)) onProblem({ path: full, reason: OUTSIDE_ROOTS });
-            return null;
-          }
-          return { full, stat };
-        } catch (err) {
-          // A dangling link or an over-long path: reported, never fatal.
-          onProblem({ path: full, reason: describe(err) });
+    const stats = candidates.map(({ full, link }) => {
+      try {
+        const stat = fs.statSync(full);
+        // A plain file's real path is its folder's; a link's target is checked (folders are, when visited).
+        if (link && !stat.isDirectory() && !isWithin(fs.realpathSync.native(full), allowed)) {
+          if (isAudioFile(full)) onProblem({ path: full, reason: OUTSIDE_ROOTS });
           return null;
         }
-      }),
-    );
+        return { full, stat };
+      } catch (err) {
+        // A dangling link or an over-long path: reported, never fatal.
+        onProblem({ path: full, reason: describe(err) });
+        return null;
+      }
+    });
     for (const item of stats) {
       if (!item) continue;
       const base = path.basename(item.full);
