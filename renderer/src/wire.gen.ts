@@ -1604,12 +1604,17 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            basedOn: ({
+                            basedOn: {
+                                id: string | null;
+                                /** @enum {string|null} */
+                                image: null;
                                 name: string;
                                 source: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                tags: string[];
+                                /** @enum {string} */
+                                type: "artist";
+                                weight: number;
+                            }[];
                             capabilities: {
                                 arbitraryTagSearch: boolean;
                                 flows: {
@@ -1624,14 +1629,20 @@ export type paths = {
                                 relatedArtists: boolean;
                             };
                             configured: boolean;
-                            discoverPlaylists: ({
+                            discoverPlaylists: {
+                                artworkUrl: string;
                                 description: string;
                                 id: string;
+                                /** @description the flow mix an adopted preset starts with, in percent per source */
+                                mix: {
+                                    discover?: number;
+                                    focus?: number;
+                                    mix?: number;
+                                    trending?: number;
+                                };
                                 name: string;
                                 tags: string[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            }[];
                             /** @enum {string} */
                             discoveryMode: "balanced" | "deeper";
                             /** @description the caller's latest refresh in this process */
@@ -1639,57 +1650,75 @@ export type paths = {
                             enrichmentCompletedAt: string | null;
                             enrichmentProgressMessage: string | null;
                             enrichmentStartedAt: string | null;
-                            fallbackGenres: ({
-                                artists: ({
+                            fallbackGenres: {
+                                artists: {
+                                    /** @description the seed artists that led to it */
+                                    basedOn?: string[];
+                                    /** @description the artist's MusicBrainz id, when known */
                                     id: string | null;
                                     image: string | null;
                                     inLibrary: boolean;
+                                    listeners?: number | null;
                                     name: string;
+                                    score?: number;
+                                    /** @description where the artist came from (lastfm, listenbrainz) */
+                                    source: string;
                                     tags: string[];
-                                    type: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                                    /** @enum {string} */
+                                    type: "artist";
+                                }[];
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            globalTop: ({
+                                tag: string;
+                            }[];
+                            globalTop: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             /** @description the refresh is reading the tags of the recommendations */
                             isEnriching: boolean;
                             isUpdating: boolean;
                             /** @description why the last update did not finish, in words */
-                            lastError?: string | null;
+                            lastError: string | null;
                             lastUpdated: string | null;
+                            limit: number;
+                            offset: number;
                             playlistsUpdating: boolean;
-                            provider: string;
+                            /** @enum {string} */
+                            provider: "lastfm" | "listenbrainz";
                             recommendationCount: number;
                             /** @enum {string|null} */
                             recommendationQuality: "initial" | "enriching" | "enriched" | null;
-                            recommendations: ({
+                            recommendations: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             stale: boolean;
                             topGenres: string[];
                             topTags: string[];
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -1800,22 +1829,26 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            items: ({
+                            items: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             limit: number;
                             offset: number;
                             tag: string;
                             total: number;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -1869,9 +1902,10 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            clearedImageFiles: number;
+                            clearedImageLinks: number;
+                            clearedMetadataEntries: number;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -1925,9 +1959,9 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {string} */
+                            scope: "all" | "user";
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -2096,8 +2130,6 @@ export type paths = {
                     content: {
                         "application/json": {
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -2206,21 +2238,25 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            items: ({
+                            items: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             limit: number;
                             offset: number;
                             total: number;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -2321,7 +2357,11 @@ export type paths = {
                                 lon: number;
                                 postalCode: string | null;
                                 region: string | null;
-                                source: string;
+                                /**
+                                 * @description how the place was found
+                                 * @enum {string}
+                                 */
+                                source: "coordinates" | "zippopotam" | "nominatim" | "ipapi";
                             } | null;
                             message?: string;
                             radiusMiles: number;
@@ -2876,32 +2916,45 @@ export type paths = {
                     content: {
                         "application/json": {
                             artist: string | null;
-                            items: ({
+                            items: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            sections: ({
-                                artists: ({
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
+                            sections: {
+                                artists: {
+                                    /** @description the seed artists that led to it */
+                                    basedOn?: string[];
+                                    /** @description the artist's MusicBrainz id, when known */
                                     id: string | null;
                                     image: string | null;
                                     inLibrary: boolean;
+                                    listeners?: number | null;
                                     name: string;
+                                    score?: number;
+                                    /** @description where the artist came from (lastfm, listenbrainz) */
+                                    source: string;
                                     tags: string[];
-                                    type: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                                    /** @enum {string} */
+                                    type: "artist";
+                                }[];
+                                seed: {
+                                    id: string | null;
+                                    name: string;
+                                    source: string;
+                                };
+                            }[];
                         };
                     };
                 };
@@ -2957,18 +3010,16 @@ export type paths = {
                                 name: string;
                                 weight: number;
                             }[];
-                            seeds: ({
+                            seeds: {
+                                id: string | null;
                                 name: string;
                                 source: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                weight: number;
+                            }[];
                             tags: {
                                 name: string;
                                 weight: number;
                             }[];
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -3027,8 +3078,6 @@ export type paths = {
                                 name: string;
                                 weight: number;
                             }[];
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -7149,7 +7198,7 @@ export type paths = {
                                 }[];
                                 isRefreshing: boolean;
                                 /** @description a NewsAPI key is set: callsRemaining applies */
-                                newsApiConfigured?: boolean;
+                                newsApiConfigured: boolean;
                                 queuedArtistCount: number;
                                 warning?: string;
                             };
