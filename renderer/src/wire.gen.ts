@@ -190,7 +190,8 @@ export type paths = {
                             deezerArtistId: string | null;
                             deezerName: string | null;
                             images: {
-                                size: string;
+                                /** @enum {string} */
+                                size: "small" | "medium" | "large" | "xl";
                                 url: string;
                             }[];
                             imageUrl: string | null;
