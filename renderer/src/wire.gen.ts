@@ -10509,10 +10509,25 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            playlists: ({
-                                artwork: unknown;
+                            playlists: {
+                                artwork: {
+                                    bytes: number;
+                                    etag: string;
+                                    height: number;
+                                    /** @enum {string} */
+                                    kind: "static" | "flow" | "shared";
+                                    mime: string;
+                                    playlistId: string;
+                                    /** @enum {string} */
+                                    source: "uploaded" | "generated";
+                                    updatedAt: number;
+                                    url: string;
+                                    width: number;
+                                } | null;
                                 comment: string;
+                                createdAt: string | null;
                                 durationMs: number;
+                                /** @description the caller owns it and may change it */
                                 editable: boolean;
                                 id: string;
                                 /** @enum {string} */
@@ -10521,9 +10536,8 @@ export type paths = {
                                 owner: string;
                                 public: boolean;
                                 songCount: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                updatedAt: string | null;
+                            }[];
                         };
                     };
                 };
@@ -10570,9 +10584,24 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            artwork: unknown;
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
                             comment: string;
+                            createdAt: string | null;
                             durationMs: number;
+                            /** @description the caller owns it and may change it */
                             editable: boolean;
                             id: string;
                             /** @enum {string} */
@@ -10581,8 +10610,7 @@ export type paths = {
                             owner: string;
                             public: boolean;
                             songCount: number;
-                        } & {
-                            [key: string]: unknown;
+                            updatedAt: string | null;
                         };
                     };
                 };
@@ -10634,9 +10662,24 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            artwork: unknown;
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
                             comment: string;
+                            createdAt: string | null;
                             durationMs: number;
+                            /** @description the caller owns it and may change it */
                             editable: boolean;
                             id: string;
                             /** @enum {string} */
@@ -10646,11 +10689,28 @@ export type paths = {
                             public: boolean;
                             songCount: number;
                             tracks: {
+                                /** @description the index in the list (what PUT removeIndexes takes) */
                                 position: number;
-                                track: unknown;
+                                track: {
+                                    artistName: string;
+                                    files: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    id: number;
+                                    identityKey: string;
+                                    mbid: string | null;
+                                    replayGain: {
+                                        albumGain?: number;
+                                        albumPeak?: number;
+                                        trackGain?: number;
+                                        trackPeak?: number;
+                                    };
+                                    title: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
                             }[];
-                        } & {
-                            [key: string]: unknown;
+                            updatedAt: string | null;
                         };
                     };
                 };
@@ -10700,9 +10760,24 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            artwork: unknown;
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
                             comment: string;
+                            createdAt: string | null;
                             durationMs: number;
+                            /** @description the caller owns it and may change it */
                             editable: boolean;
                             id: string;
                             /** @enum {string} */
@@ -10711,8 +10786,29 @@ export type paths = {
                             owner: string;
                             public: boolean;
                             songCount: number;
-                        } & {
-                            [key: string]: unknown;
+                            tracks: {
+                                /** @description the index in the list (what PUT removeIndexes takes) */
+                                position: number;
+                                track: {
+                                    artistName: string;
+                                    files: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    id: number;
+                                    identityKey: string;
+                                    mbid: string | null;
+                                    replayGain: {
+                                        albumGain?: number;
+                                        albumPeak?: number;
+                                        trackGain?: number;
+                                        trackPeak?: number;
+                                    };
+                                    title: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            updatedAt: string | null;
                         };
                     };
                 };
