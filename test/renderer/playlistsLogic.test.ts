@@ -17,7 +17,7 @@ import {
   type PlaylistDetail,
 } from '../../renderer/src/playlists/logic.js';
 
-const art: PlaylistArtwork = { playlistId: '7', source: 'generated', etag: 'abc123', width: 600, height: 600, updatedAt: 1, url: '/api/playlists/artwork/7?v=abc123' };
+const art: PlaylistArtwork = { playlistId: '7', kind: 'static', source: 'generated', etag: 'abc123', width: 600, height: 600, bytes: 40_000, mime: 'image/jpeg', updatedAt: 1, url: '/api/playlists/artwork/7?v=abc123' };
 
 const detail = (): PlaylistDetail => ({
   id: '7',
@@ -29,6 +29,8 @@ const detail = (): PlaylistDetail => ({
   editable: true,
   songCount: 3,
   durationMs: 600_000,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
   artwork: null,
   tracks: [
     { position: 0, track: { id: 11, title: 'One', artistName: 'A', durationMs: 200_000 } },

@@ -1,28 +1,10 @@
 /** The pure parts of the Playlists screen: shapes of the answers, texts, upload checks. */
+import type { Answer } from '../wire.js';
 
-export interface PlaylistArtwork {
-  playlistId: string;
-  source: 'uploaded' | 'generated';
-  etag: string;
-  width: number;
-  height: number;
-  updatedAt: number;
-  /** Changes with the picture: `/api/playlists/artwork/<id>?v=<etag>`. */
-  url: string;
-}
+/** A playlist's picture (every kind of playlist has one). */
+export type PlaylistArtwork = Answer<'/api/playlists/artwork/{playlistId}', 'put'>;
 
-export interface PlaylistSummary {
-  id: string;
-  kind: 'static';
-  name: string;
-  comment: string;
-  public: boolean;
-  owner: string;
-  editable: boolean;
-  songCount: number;
-  durationMs: number;
-  artwork: PlaylistArtwork | null;
-}
+export type PlaylistSummary = Answer<'/api/playlists/playlists'>['playlists'][number];
 
 /** A library track as the playlist routes present it (the fields the screen and the player use; a library `Track`). */
 export interface PlaylistTrack {
@@ -43,6 +25,7 @@ export interface PlaylistEntry {
   track: PlaylistTrack;
 }
 
+/** The library's track entries are described loosely by their schema yet, so the track part stays written out here. */
 export interface PlaylistDetail extends PlaylistSummary {
   tracks: PlaylistEntry[];
 }
