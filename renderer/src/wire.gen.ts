@@ -4294,24 +4294,58 @@ export type paths = {
                             id: number;
                             identityKey: string;
                             title: string;
-                            tracks: ({
+                            tracks: {
+                                albumId: number | null;
+                                albumTitle: string | null;
+                                artistId: number | null;
                                 artistName: string;
+                                /** @description the library has a playable file of it */
+                                available: boolean;
+                                discNumber: number;
+                                durationMs: number;
                                 files: {
-                                    [key: string]: unknown;
+                                    addedAt: string | null;
+                                    available: boolean;
+                                    bitDepth: number | null;
+                                    bitrate: number | null;
+                                    channels: number | null;
+                                    codec: string | null;
+                                    contentType: string | null;
+                                    durationMs: number;
+                                    format: string | null;
+                                    id: number;
+                                    lossless: boolean;
+                                    sampleRate: number | null;
+                                    size: number;
+                                    /** @enum {string} */
+                                    source: "aurral" | "lidarr";
+                                    tagError: string | null;
                                 }[];
+                                hasFile: boolean;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
                                 mbid: string | null;
+                                quality: {
+                                    bitrate: number | null;
+                                    lossless: boolean;
+                                    name: string;
+                                } | null;
                                 replayGain: {
                                     albumGain?: number;
                                     albumPeak?: number;
                                     trackGain?: number;
                                     trackPeak?: number;
                                 };
+                                size: number;
+                                sources: ("aurral" | "lidarr")[];
+                                streamUrl: string;
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                trackName: string;
+                                trackNumber: number;
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -5102,24 +5136,58 @@ export type paths = {
                                 id: number;
                                 identityKey: string;
                                 title: string;
-                                tracks: ({
+                                tracks: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                }[];
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -5387,24 +5455,58 @@ export type paths = {
                             page: number;
                             pageSize: number;
                             total: number;
-                            tracks: ({
+                            tracks: {
+                                albumId: number | null;
+                                albumTitle: string | null;
+                                artistId: number | null;
                                 artistName: string;
+                                /** @description the library has a playable file of it */
+                                available: boolean;
+                                discNumber: number;
+                                durationMs: number;
                                 files: {
-                                    [key: string]: unknown;
+                                    addedAt: string | null;
+                                    available: boolean;
+                                    bitDepth: number | null;
+                                    bitrate: number | null;
+                                    channels: number | null;
+                                    codec: string | null;
+                                    contentType: string | null;
+                                    durationMs: number;
+                                    format: string | null;
+                                    id: number;
+                                    lossless: boolean;
+                                    sampleRate: number | null;
+                                    size: number;
+                                    /** @enum {string} */
+                                    source: "aurral" | "lidarr";
+                                    tagError: string | null;
                                 }[];
+                                hasFile: boolean;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
                                 mbid: string | null;
+                                quality: {
+                                    bitrate: number | null;
+                                    lossless: boolean;
+                                    name: string;
+                                } | null;
                                 replayGain: {
                                     albumGain?: number;
                                     albumPeak?: number;
                                     trackGain?: number;
                                     trackPeak?: number;
                                 };
+                                size: number;
+                                sources: ("aurral" | "lidarr")[];
+                                streamUrl: string;
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                trackName: string;
+                                trackNumber: number;
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
                         };
                     };
                 };
@@ -5956,24 +6058,58 @@ export type paths = {
                             } & {
                                 [key: string]: unknown;
                             })[];
-                            tracks: ({
+                            tracks: {
+                                albumId: number | null;
+                                albumTitle: string | null;
+                                artistId: number | null;
                                 artistName: string;
+                                /** @description the library has a playable file of it */
+                                available: boolean;
+                                discNumber: number;
+                                durationMs: number;
                                 files: {
-                                    [key: string]: unknown;
+                                    addedAt: string | null;
+                                    available: boolean;
+                                    bitDepth: number | null;
+                                    bitrate: number | null;
+                                    channels: number | null;
+                                    codec: string | null;
+                                    contentType: string | null;
+                                    durationMs: number;
+                                    format: string | null;
+                                    id: number;
+                                    lossless: boolean;
+                                    sampleRate: number | null;
+                                    size: number;
+                                    /** @enum {string} */
+                                    source: "aurral" | "lidarr";
+                                    tagError: string | null;
                                 }[];
+                                hasFile: boolean;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
                                 mbid: string | null;
+                                quality: {
+                                    bitrate: number | null;
+                                    lossless: boolean;
+                                    name: string;
+                                } | null;
                                 replayGain: {
                                     albumGain?: number;
                                     albumPeak?: number;
                                     trackGain?: number;
                                     trackPeak?: number;
                                 };
+                                size: number;
+                                sources: ("aurral" | "lidarr")[];
+                                streamUrl: string;
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                trackName: string;
+                                trackNumber: number;
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
                         };
                     };
                 };
@@ -6525,24 +6661,58 @@ export type paths = {
                             hasMore: boolean;
                             items: {
                                 position: number;
-                                track: ({
+                                track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                } | null;
                             }[];
                             page: number;
                             pageSize: number;
@@ -6602,24 +6772,58 @@ export type paths = {
                             hasMore: boolean;
                             items: {
                                 position: number;
-                                track: ({
+                                track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                } | null;
                             }[];
                             page: number;
                             pageSize: number;
@@ -7046,24 +7250,58 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            albumId: number | null;
+                            albumTitle: string | null;
+                            artistId: number | null;
                             artistName: string;
+                            /** @description the library has a playable file of it */
+                            available: boolean;
+                            discNumber: number;
+                            durationMs: number;
                             files: {
-                                [key: string]: unknown;
+                                addedAt: string | null;
+                                available: boolean;
+                                bitDepth: number | null;
+                                bitrate: number | null;
+                                channels: number | null;
+                                codec: string | null;
+                                contentType: string | null;
+                                durationMs: number;
+                                format: string | null;
+                                id: number;
+                                lossless: boolean;
+                                sampleRate: number | null;
+                                size: number;
+                                /** @enum {string} */
+                                source: "aurral" | "lidarr";
+                                tagError: string | null;
                             }[];
+                            hasFile: boolean;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
                             mbid: string | null;
+                            quality: {
+                                bitrate: number | null;
+                                lossless: boolean;
+                                name: string;
+                            } | null;
                             replayGain: {
                                 albumGain?: number;
                                 albumPeak?: number;
                                 trackGain?: number;
                                 trackPeak?: number;
                             };
+                            size: number;
+                            sources: ("aurral" | "lidarr")[];
+                            streamUrl: string;
                             title: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            trackName: string;
+                            trackNumber: number;
+                            userFavorite: boolean;
+                            year: number | null;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -10692,22 +10930,56 @@ export type paths = {
                                 /** @description the index in the list (what PUT removeIndexes takes) */
                                 position: number;
                                 track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
                                 };
                             }[];
                             updatedAt: string | null;
@@ -10790,22 +11062,56 @@ export type paths = {
                                 /** @description the index in the list (what PUT removeIndexes takes) */
                                 position: number;
                                 track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
                                 };
                             }[];
                             updatedAt: string | null;
