@@ -190,7 +190,8 @@ export type paths = {
                             deezerArtistId: string | null;
                             deezerName: string | null;
                             images: {
-                                size: string;
+                                /** @enum {string} */
+                                size: "small" | "medium" | "large" | "xl";
                                 url: string;
                             }[];
                             imageUrl: string | null;
@@ -1604,12 +1605,17 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            basedOn: ({
+                            basedOn: {
+                                id: string | null;
+                                /** @enum {string|null} */
+                                image: null;
                                 name: string;
                                 source: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                tags: string[];
+                                /** @enum {string} */
+                                type: "artist";
+                                weight: number;
+                            }[];
                             capabilities: {
                                 arbitraryTagSearch: boolean;
                                 flows: {
@@ -1624,14 +1630,20 @@ export type paths = {
                                 relatedArtists: boolean;
                             };
                             configured: boolean;
-                            discoverPlaylists: ({
+                            discoverPlaylists: {
+                                artworkUrl: string;
                                 description: string;
                                 id: string;
+                                /** @description the flow mix an adopted preset starts with, in percent per source */
+                                mix: {
+                                    discover?: number;
+                                    focus?: number;
+                                    mix?: number;
+                                    trending?: number;
+                                };
                                 name: string;
                                 tags: string[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            }[];
                             /** @enum {string} */
                             discoveryMode: "balanced" | "deeper";
                             /** @description the caller's latest refresh in this process */
@@ -1639,57 +1651,75 @@ export type paths = {
                             enrichmentCompletedAt: string | null;
                             enrichmentProgressMessage: string | null;
                             enrichmentStartedAt: string | null;
-                            fallbackGenres: ({
-                                artists: ({
+                            fallbackGenres: {
+                                artists: {
+                                    /** @description the seed artists that led to it */
+                                    basedOn?: string[];
+                                    /** @description the artist's MusicBrainz id, when known */
                                     id: string | null;
                                     image: string | null;
                                     inLibrary: boolean;
+                                    listeners?: number | null;
                                     name: string;
+                                    score?: number;
+                                    /** @description where the artist came from (lastfm, listenbrainz) */
+                                    source: string;
                                     tags: string[];
-                                    type: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                                    /** @enum {string} */
+                                    type: "artist";
+                                }[];
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            globalTop: ({
+                                tag: string;
+                            }[];
+                            globalTop: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             /** @description the refresh is reading the tags of the recommendations */
                             isEnriching: boolean;
                             isUpdating: boolean;
                             /** @description why the last update did not finish, in words */
-                            lastError?: string | null;
+                            lastError: string | null;
                             lastUpdated: string | null;
+                            limit: number;
+                            offset: number;
                             playlistsUpdating: boolean;
-                            provider: string;
+                            /** @enum {string} */
+                            provider: "lastfm" | "listenbrainz";
                             recommendationCount: number;
                             /** @enum {string|null} */
                             recommendationQuality: "initial" | "enriching" | "enriched" | null;
-                            recommendations: ({
+                            recommendations: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             stale: boolean;
                             topGenres: string[];
                             topTags: string[];
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -1800,22 +1830,26 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            items: ({
+                            items: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             limit: number;
                             offset: number;
                             tag: string;
                             total: number;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -1869,9 +1903,10 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            clearedImageFiles: number;
+                            clearedImageLinks: number;
+                            clearedMetadataEntries: number;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -1925,9 +1960,9 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {string} */
+                            scope: "all" | "user";
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -2096,8 +2131,6 @@ export type paths = {
                     content: {
                         "application/json": {
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -2206,21 +2239,25 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            items: ({
+                            items: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
                             limit: number;
                             offset: number;
                             total: number;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -2321,7 +2358,11 @@ export type paths = {
                                 lon: number;
                                 postalCode: string | null;
                                 region: string | null;
-                                source: string;
+                                /**
+                                 * @description how the place was found
+                                 * @enum {string}
+                                 */
+                                source: "coordinates" | "zippopotam" | "nominatim" | "ipapi";
                             } | null;
                             message?: string;
                             radiusMiles: number;
@@ -2876,32 +2917,45 @@ export type paths = {
                     content: {
                         "application/json": {
                             artist: string | null;
-                            items: ({
+                            items: {
+                                /** @description the seed artists that led to it */
+                                basedOn?: string[];
+                                /** @description the artist's MusicBrainz id, when known */
                                 id: string | null;
                                 image: string | null;
                                 inLibrary: boolean;
+                                listeners?: number | null;
                                 name: string;
+                                score?: number;
+                                /** @description where the artist came from (lastfm, listenbrainz) */
+                                source: string;
                                 tags: string[];
-                                type: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            sections: ({
-                                artists: ({
+                                /** @enum {string} */
+                                type: "artist";
+                            }[];
+                            sections: {
+                                artists: {
+                                    /** @description the seed artists that led to it */
+                                    basedOn?: string[];
+                                    /** @description the artist's MusicBrainz id, when known */
                                     id: string | null;
                                     image: string | null;
                                     inLibrary: boolean;
+                                    listeners?: number | null;
                                     name: string;
+                                    score?: number;
+                                    /** @description where the artist came from (lastfm, listenbrainz) */
+                                    source: string;
                                     tags: string[];
-                                    type: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                                    /** @enum {string} */
+                                    type: "artist";
+                                }[];
+                                seed: {
+                                    id: string | null;
+                                    name: string;
+                                    source: string;
+                                };
+                            }[];
                         };
                     };
                 };
@@ -2957,18 +3011,16 @@ export type paths = {
                                 name: string;
                                 weight: number;
                             }[];
-                            seeds: ({
+                            seeds: {
+                                id: string | null;
                                 name: string;
                                 source: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                weight: number;
+                            }[];
                             tags: {
                                 name: string;
                                 weight: number;
                             }[];
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -3027,8 +3079,6 @@ export type paths = {
                                 name: string;
                                 weight: number;
                             }[];
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -4244,24 +4294,58 @@ export type paths = {
                             id: number;
                             identityKey: string;
                             title: string;
-                            tracks: ({
+                            tracks: {
+                                albumId: number | null;
+                                albumTitle: string | null;
+                                artistId: number | null;
                                 artistName: string;
+                                /** @description the library has a playable file of it */
+                                available: boolean;
+                                discNumber: number;
+                                durationMs: number;
                                 files: {
-                                    [key: string]: unknown;
+                                    addedAt: string | null;
+                                    available: boolean;
+                                    bitDepth: number | null;
+                                    bitrate: number | null;
+                                    channels: number | null;
+                                    codec: string | null;
+                                    contentType: string | null;
+                                    durationMs: number;
+                                    format: string | null;
+                                    id: number;
+                                    lossless: boolean;
+                                    sampleRate: number | null;
+                                    size: number;
+                                    /** @enum {string} */
+                                    source: "aurral" | "lidarr";
+                                    tagError: string | null;
                                 }[];
+                                hasFile: boolean;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
                                 mbid: string | null;
+                                quality: {
+                                    bitrate: number | null;
+                                    lossless: boolean;
+                                    name: string;
+                                } | null;
                                 replayGain: {
                                     albumGain?: number;
                                     albumPeak?: number;
                                     trackGain?: number;
                                     trackPeak?: number;
                                 };
+                                size: number;
+                                sources: ("aurral" | "lidarr")[];
+                                streamUrl: string;
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                trackName: string;
+                                trackNumber: number;
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -5052,24 +5136,58 @@ export type paths = {
                                 id: number;
                                 identityKey: string;
                                 title: string;
-                                tracks: ({
+                                tracks: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                }[];
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -5337,24 +5455,58 @@ export type paths = {
                             page: number;
                             pageSize: number;
                             total: number;
-                            tracks: ({
+                            tracks: {
+                                albumId: number | null;
+                                albumTitle: string | null;
+                                artistId: number | null;
                                 artistName: string;
+                                /** @description the library has a playable file of it */
+                                available: boolean;
+                                discNumber: number;
+                                durationMs: number;
                                 files: {
-                                    [key: string]: unknown;
+                                    addedAt: string | null;
+                                    available: boolean;
+                                    bitDepth: number | null;
+                                    bitrate: number | null;
+                                    channels: number | null;
+                                    codec: string | null;
+                                    contentType: string | null;
+                                    durationMs: number;
+                                    format: string | null;
+                                    id: number;
+                                    lossless: boolean;
+                                    sampleRate: number | null;
+                                    size: number;
+                                    /** @enum {string} */
+                                    source: "aurral" | "lidarr";
+                                    tagError: string | null;
                                 }[];
+                                hasFile: boolean;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
                                 mbid: string | null;
+                                quality: {
+                                    bitrate: number | null;
+                                    lossless: boolean;
+                                    name: string;
+                                } | null;
                                 replayGain: {
                                     albumGain?: number;
                                     albumPeak?: number;
                                     trackGain?: number;
                                     trackPeak?: number;
                                 };
+                                size: number;
+                                sources: ("aurral" | "lidarr")[];
+                                streamUrl: string;
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                trackName: string;
+                                trackNumber: number;
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
                         };
                     };
                 };
@@ -5906,24 +6058,58 @@ export type paths = {
                             } & {
                                 [key: string]: unknown;
                             })[];
-                            tracks: ({
+                            tracks: {
+                                albumId: number | null;
+                                albumTitle: string | null;
+                                artistId: number | null;
                                 artistName: string;
+                                /** @description the library has a playable file of it */
+                                available: boolean;
+                                discNumber: number;
+                                durationMs: number;
                                 files: {
-                                    [key: string]: unknown;
+                                    addedAt: string | null;
+                                    available: boolean;
+                                    bitDepth: number | null;
+                                    bitrate: number | null;
+                                    channels: number | null;
+                                    codec: string | null;
+                                    contentType: string | null;
+                                    durationMs: number;
+                                    format: string | null;
+                                    id: number;
+                                    lossless: boolean;
+                                    sampleRate: number | null;
+                                    size: number;
+                                    /** @enum {string} */
+                                    source: "aurral" | "lidarr";
+                                    tagError: string | null;
                                 }[];
+                                hasFile: boolean;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
                                 mbid: string | null;
+                                quality: {
+                                    bitrate: number | null;
+                                    lossless: boolean;
+                                    name: string;
+                                } | null;
                                 replayGain: {
                                     albumGain?: number;
                                     albumPeak?: number;
                                     trackGain?: number;
                                     trackPeak?: number;
                                 };
+                                size: number;
+                                sources: ("aurral" | "lidarr")[];
+                                streamUrl: string;
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                trackName: string;
+                                trackNumber: number;
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
                         };
                     };
                 };
@@ -6475,24 +6661,58 @@ export type paths = {
                             hasMore: boolean;
                             items: {
                                 position: number;
-                                track: ({
+                                track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                } | null;
                             }[];
                             page: number;
                             pageSize: number;
@@ -6552,24 +6772,58 @@ export type paths = {
                             hasMore: boolean;
                             items: {
                                 position: number;
-                                track: ({
+                                track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
                                     artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
                                     files: {
-                                        [key: string]: unknown;
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
                                     }[];
+                                    hasFile: boolean;
                                     id: number;
                                     identityKey: string;
+                                    imageUrl: string | null;
                                     mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
                                     replayGain: {
                                         albumGain?: number;
                                         albumPeak?: number;
                                         trackGain?: number;
                                         trackPeak?: number;
                                     };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
                                     title: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                } | null;
                             }[];
                             page: number;
                             pageSize: number;
@@ -6996,24 +7250,58 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            albumId: number | null;
+                            albumTitle: string | null;
+                            artistId: number | null;
                             artistName: string;
+                            /** @description the library has a playable file of it */
+                            available: boolean;
+                            discNumber: number;
+                            durationMs: number;
                             files: {
-                                [key: string]: unknown;
+                                addedAt: string | null;
+                                available: boolean;
+                                bitDepth: number | null;
+                                bitrate: number | null;
+                                channels: number | null;
+                                codec: string | null;
+                                contentType: string | null;
+                                durationMs: number;
+                                format: string | null;
+                                id: number;
+                                lossless: boolean;
+                                sampleRate: number | null;
+                                size: number;
+                                /** @enum {string} */
+                                source: "aurral" | "lidarr";
+                                tagError: string | null;
                             }[];
+                            hasFile: boolean;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
                             mbid: string | null;
+                            quality: {
+                                bitrate: number | null;
+                                lossless: boolean;
+                                name: string;
+                            } | null;
                             replayGain: {
                                 albumGain?: number;
                                 albumPeak?: number;
                                 trackGain?: number;
                                 trackPeak?: number;
                             };
+                            size: number;
+                            sources: ("aurral" | "lidarr")[];
+                            streamUrl: string;
                             title: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            trackName: string;
+                            trackNumber: number;
+                            userFavorite: boolean;
+                            year: number | null;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -7149,7 +7437,7 @@ export type paths = {
                                 }[];
                                 isRefreshing: boolean;
                                 /** @description a NewsAPI key is set: callsRemaining applies */
-                                newsApiConfigured?: boolean;
+                                newsApiConfigured: boolean;
                                 queuedArtistCount: number;
                                 warning?: string;
                             };
@@ -10459,10 +10747,25 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            playlists: ({
-                                artwork: unknown;
+                            playlists: {
+                                artwork: {
+                                    bytes: number;
+                                    etag: string;
+                                    height: number;
+                                    /** @enum {string} */
+                                    kind: "static" | "flow" | "shared";
+                                    mime: string;
+                                    playlistId: string;
+                                    /** @enum {string} */
+                                    source: "uploaded" | "generated";
+                                    updatedAt: number;
+                                    url: string;
+                                    width: number;
+                                } | null;
                                 comment: string;
+                                createdAt: string | null;
                                 durationMs: number;
+                                /** @description the caller owns it and may change it */
                                 editable: boolean;
                                 id: string;
                                 /** @enum {string} */
@@ -10471,9 +10774,8 @@ export type paths = {
                                 owner: string;
                                 public: boolean;
                                 songCount: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                updatedAt: string | null;
+                            }[];
                         };
                     };
                 };
@@ -10520,9 +10822,24 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            artwork: unknown;
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
                             comment: string;
+                            createdAt: string | null;
                             durationMs: number;
+                            /** @description the caller owns it and may change it */
                             editable: boolean;
                             id: string;
                             /** @enum {string} */
@@ -10531,8 +10848,7 @@ export type paths = {
                             owner: string;
                             public: boolean;
                             songCount: number;
-                        } & {
-                            [key: string]: unknown;
+                            updatedAt: string | null;
                         };
                     };
                 };
@@ -10584,9 +10900,24 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            artwork: unknown;
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
                             comment: string;
+                            createdAt: string | null;
                             durationMs: number;
+                            /** @description the caller owns it and may change it */
                             editable: boolean;
                             id: string;
                             /** @enum {string} */
@@ -10596,11 +10927,62 @@ export type paths = {
                             public: boolean;
                             songCount: number;
                             tracks: {
+                                /** @description the index in the list (what PUT removeIndexes takes) */
                                 position: number;
-                                track: unknown;
+                                track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
+                                    artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
+                                    files: {
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
+                                    }[];
+                                    hasFile: boolean;
+                                    id: number;
+                                    identityKey: string;
+                                    imageUrl: string | null;
+                                    mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
+                                    replayGain: {
+                                        albumGain?: number;
+                                        albumPeak?: number;
+                                        trackGain?: number;
+                                        trackPeak?: number;
+                                    };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
+                                    title: string;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                };
                             }[];
-                        } & {
-                            [key: string]: unknown;
+                            updatedAt: string | null;
                         };
                     };
                 };
@@ -10650,9 +11032,24 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            artwork: unknown;
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
                             comment: string;
+                            createdAt: string | null;
                             durationMs: number;
+                            /** @description the caller owns it and may change it */
                             editable: boolean;
                             id: string;
                             /** @enum {string} */
@@ -10661,8 +11058,63 @@ export type paths = {
                             owner: string;
                             public: boolean;
                             songCount: number;
-                        } & {
-                            [key: string]: unknown;
+                            tracks: {
+                                /** @description the index in the list (what PUT removeIndexes takes) */
+                                position: number;
+                                track: {
+                                    albumId: number | null;
+                                    albumTitle: string | null;
+                                    artistId: number | null;
+                                    artistName: string;
+                                    /** @description the library has a playable file of it */
+                                    available: boolean;
+                                    discNumber: number;
+                                    durationMs: number;
+                                    files: {
+                                        addedAt: string | null;
+                                        available: boolean;
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        channels: number | null;
+                                        codec: string | null;
+                                        contentType: string | null;
+                                        durationMs: number;
+                                        format: string | null;
+                                        id: number;
+                                        lossless: boolean;
+                                        sampleRate: number | null;
+                                        size: number;
+                                        /** @enum {string} */
+                                        source: "aurral" | "lidarr";
+                                        tagError: string | null;
+                                    }[];
+                                    hasFile: boolean;
+                                    id: number;
+                                    identityKey: string;
+                                    imageUrl: string | null;
+                                    mbid: string | null;
+                                    quality: {
+                                        bitrate: number | null;
+                                        lossless: boolean;
+                                        name: string;
+                                    } | null;
+                                    replayGain: {
+                                        albumGain?: number;
+                                        albumPeak?: number;
+                                        trackGain?: number;
+                                        trackPeak?: number;
+                                    };
+                                    size: number;
+                                    sources: ("aurral" | "lidarr")[];
+                                    streamUrl: string;
+                                    title: string;
+                                    trackName: string;
+                                    trackNumber: number;
+                                    userFavorite: boolean;
+                                    year: number | null;
+                                };
+                            }[];
+                            updatedAt: string | null;
                         };
                     };
                 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupReleases, isHttpLink, linkTarget, listOf, searchHref, typeLine, type ReleaseGroupEntry, type ResolvedLink } from '../../renderer/src/metadata/logic.js';
+import { groupReleases, isHttpLink, linkTarget, searchHref, typeLine, type ReleaseGroupEntry, type ResolvedLink } from '../../renderer/src/metadata/logic.js';
 
 const entry = (id: string, primary: string, secondary: string[] = []): ReleaseGroupEntry => ({
   id,
@@ -70,13 +70,6 @@ describe('search addresses and links', () => {
 });
 
 describe('small readers', () => {
-  it('reads a list from an array or its wrapping key, else nothing', () => {
-    expect(listOf([1, 2], 'tracks')).toEqual([1, 2]);
-    expect(listOf({ mbid: 'x', tracks: [3] }, 'items', 'tracks')).toEqual([3]);
-    expect(listOf({ tracks: 'no' }, 'tracks')).toEqual([]);
-    expect(listOf(null, 'tracks')).toEqual([]);
-  });
-
   it('joins primary and secondary types', () => {
     expect(typeLine('Album', ['Live', 'Compilation'])).toBe('Album · Live · Compilation');
     expect(typeLine(null, [])).toBe('');

@@ -15,9 +15,17 @@ import {
   addedText,
   type PlaylistArtwork,
   type PlaylistDetail,
+  type PlaylistTrack,
 } from '../../renderer/src/playlists/logic.js';
 
-const art: PlaylistArtwork = { playlistId: '7', source: 'generated', etag: 'abc123', width: 600, height: 600, updatedAt: 1, url: '/api/playlists/artwork/7?v=abc123' };
+const art: PlaylistArtwork = { playlistId: '7', kind: 'static', source: 'generated', etag: 'abc123', width: 600, height: 600, bytes: 40_000, mime: 'image/jpeg', updatedAt: 1, url: '/api/playlists/artwork/7?v=abc123' };
+
+/** A library track as the playlist routes present it, with what these rules read. */
+const track = (id: number, title: string, artistName: string, durationMs: number): PlaylistTrack => ({
+  id, identityKey: `t${id}`, title, trackName: title, artistName, artistId: null, albumId: null, albumTitle: null, mbid: null,
+  discNumber: 1, trackNumber: 1, year: null, durationMs, available: true, hasFile: true, size: 1, quality: null, sources: ['aurral'],
+  imageUrl: null, streamUrl: `/api/library/canonical-stream/${id}`, files: [], replayGain: {}, userFavorite: false,
+});
 
 const detail = (): PlaylistDetail => ({
   id: '7',
@@ -29,11 +37,13 @@ const detail = (): PlaylistDetail => ({
   editable: true,
   songCount: 3,
   durationMs: 600_000,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
   artwork: null,
   tracks: [
-    { position: 0, track: { id: 11, title: 'One', artistName: 'A', durationMs: 200_000 } },
-    { position: 1, track: { id: 12, title: 'Two', artistName: 'B', durationMs: 100_000 } },
-    { position: 2, track: { id: 11, title: 'One', artistName: 'A', durationMs: 200_000 } },
+    { position: 0, track: track(11, 'One', 'A', 200_000) },
+    { position: 1, track: track(12, 'Two', 'B', 100_000) },
+    { position: 2, track: track(11, 'One', 'A', 200_000) },
   ],
 });
 

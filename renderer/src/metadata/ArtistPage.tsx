@@ -87,10 +87,10 @@ function Similar({ artists }: { artists: SimilarArtist[] }) {
     <Section id="meta-similar" title="Similar artists">
       <ul class="grid" aria-label="Similar artists">
         {artists.map((s, i) => {
-          const id = s.id ?? s.mbid ?? null;
+          const id = s.id;
           const body = (
             <>
-              <Artwork url={s.imageUrl ?? s.image ?? null} size={300} label={s.name} class="tile-art round" />
+              <Artwork url={s.imageUrl} size={300} label={s.name} class="tile-art round" />
               <span class="tile-title">{s.name}</span>
               <span class="tile-sub muted">{s.inLibrary ? 'In your library' : ''}</span>
             </>
@@ -112,29 +112,25 @@ function Similar({ artists }: { artists: SimilarArtist[] }) {
   );
 }
 
-const previewUrl = (t: PreviewTrack) => t.previewUrl ?? t.preview ?? null;
-
 /** Top tracks with their 30-second previews; one plays at a time. */
 function Previews({ tracks, artist }: { tracks: PreviewTrack[]; artist: string }) {
-  const playable = tracks.filter((t) => previewUrl(t));
+  const playable = tracks.filter((t): t is PreviewTrack & { previewUrl: string } => t.previewUrl !== null);
   if (playable.length === 0) return null;
   return (
     <Section id="meta-previews" title="Previews">
       <ol class="preview-list" aria-label={`Previews of ${artist}`}>
-        {playable.slice(0, 10).map((t, i) => {
-          const url = previewUrl(t)!;
-          const album = typeof t.album === 'string' ? t.album : t.album?.title;
-          const ms = t.durationMs ?? (t.duration ? t.duration * 1000 : null);
+        {playable.slice(0, 10).map((t) => {
+          const ms = t.durationMs;
           return (
-            <li key={String(t.id ?? i)} class="preview">
+            <li key={t.id} class="preview">
               <div class="preview-text">
                 <span class="track-title">{t.title}</span>
-                <span class="muted small">{[album, ms ? formatDuration(ms / 1000) : null].filter(Boolean).join(' · ')}</span>
+                <span class="muted small">{[t.album?.title, ms ? formatDuration(ms / 1000) : null].filter(Boolean).join(' · ')}</span>
               </div>
               <audio
                 controls
                 preload="none"
-                src={withBase(url)}
+                src={withBase(t.previewUrl)}
                 aria-label={`Preview of ${t.title}`}
                 onPlay={(e) => document.querySelectorAll<HTMLAudioElement>('.preview-list audio').forEach((el) => el !== e.currentTarget && el.pause())}
               />

@@ -1,116 +1,23 @@
 import { ApiError, api } from '../api';
-import { listOf, type ReleaseGroupEntry, type ResolvedLink, type SearchScope } from './logic';
+import type { Answer } from '../wire.js';
+import type { ReleaseGroupEntry, ResolvedLink, SearchScope } from './logic';
 
 export { isHttpLink, yearOf, type ReleaseGroupEntry, type ResolvedLink, type SearchScope } from './logic';
 
-/** The metadata layer's answers (api.md 4.6, 4.7), as server/api/artists/routes.ts presents them. */
+/** The metadata layer's answers (api.md 4.6, 4.7): the routes' own types, generated into wire.gen.ts. */
 
-export interface ArtistDetail {
-  id: string;
-  name: string;
-  sortName: string;
-  type: string | null;
-  country: string | null;
-  disambiguation: string;
-  lifeSpan: { begin: string | null; end: string | null };
-  tags: string[];
-  genres: string[];
-  links: { type: string; url: string }[];
-  'release-groups': ReleaseGroupEntry[];
-  'appears-on-release-groups': ReleaseGroupEntry[];
-  appearsOnLoaded: boolean;
-  inLibrary: boolean;
-  libraryArtistId: string | null;
-}
-
-export interface ArtistCredit {
-  name: string;
-  joinphrase: string;
-  artist: { id: string; name: string };
-}
-
-export interface ReleaseGroupDetail {
-  id: string;
-  title: string;
-  'primary-type': string;
-  'secondary-types': string[];
-  'first-release-date': string | null;
-  'artist-credit': ArtistCredit[];
-  releases: { id: string; title: string; status: string | null; date: string | null; country: string | null }[];
-  genres: string[];
-  tags: string[];
-  rating: number | null;
-  coverUrl: string | null;
-  overview: string;
-  inLibrary: boolean;
-}
-
-export interface ReleaseTrack {
-  id: string;
-  mbid: string;
-  title: string;
-  trackNumber: number;
-  number: string;
-  discNumber: number;
-  durationMs: number | null;
-  artistName: string;
-  inLibrary: boolean;
-}
-
-export interface ArtistHit {
-  id: string;
-  name: string;
-  type?: string | null;
-  image?: string | null;
-  tags?: string[];
-  inLibrary?: boolean;
-  disambiguation?: string | null;
-  country?: string | null;
-  score?: number;
-}
-
-export interface AlbumHit {
-  id: string;
-  title: string;
-  artistName?: string;
-  artistId?: string | null;
-  type?: string | null;
-  secondaryTypes?: string[];
-  releaseDate?: string | null;
-  status?: string | null;
-  inLibrary?: boolean;
-  score?: number;
-}
-
-export interface SearchPage {
-  scope: SearchScope;
-  query: string;
-  count: number;
-  offset: number;
-  items: (ArtistHit | AlbumHit)[];
-}
-
-/** Deezer top tracks of an artist with their 30-second previews; the shape is read leniently. */
-export interface PreviewTrack {
-  id?: string | number;
-  title: string;
-  preview?: string | null;
-  previewUrl?: string | null;
-  durationMs?: number | null;
-  duration?: number | null;
-  album?: string | { title?: string; coverUrl?: string | null } | null;
-}
-
-export interface SimilarArtist {
-  id?: string | null;
-  mbid?: string | null;
-  name: string;
-  image?: string | null;
-  imageUrl?: string | null;
-  match?: number | null;
-  inLibrary?: boolean;
-  libraryArtistId?: string | null;
-}
+export type ArtistDetail = Answer<'/api/artists/{mbid}'>;
+export type ReleaseGroupDetail = Answer<'/api/artists/release-group/{mbid}'>;
+export type ArtistCredit = ReleaseGroupDetail['artist-credit'][number];
+type ReleaseTracks = Answer<'/api/artists/release-group/{mbid}/tracks'>;
+export type ReleaseTrack = ReleaseTracks['tracks'][number];
+export type SearchPage = Answer<'/api/search'>;
+type SearchHit = SearchPage['items'][number];
+export type ArtistHit = Extract<SearchHit, { name: string }>;
+export type AlbumHit = Extract<SearchHit, { title: string }>;
+/** Deezer top tracks of an artist with their 30-second previews. */
+export type PreviewTrack = Answer<'/api/artists/{mbid}/preview'>['tracks'][number];
+export type SimilarArtist = Answer<'/api/artists/{mbid}/similar'>['artists'][number];
 
 type Signal = { signal?: AbortSignal };
 const opts = (signal?: AbortSignal): Signal => (signal ? { signal } : {});
@@ -121,7 +28,7 @@ export const loadArtist = (mbid: string, mode: 'core' | 'full', signal?: AbortSi
 export const loadReleaseGroup = (mbid: string, signal?: AbortSignal) =>
   api<ReleaseGroupDetail>(`/api/artists/release-group/${encodeURIComponent(mbid)}`, opts(signal));
 export const loadReleaseTracks = (mbid: string, signal?: AbortSignal) =>
-  api<{ releaseId: string; tracks: ReleaseTrack[] }>(`/api/artists/release-group/${encodeURIComponent(mbid)}/tracks`, opts(signal));
+  api<ReleaseTracks>(`/api/artists/release-group/${encodeURIComponent(mbid)}/tracks`, opts(signal));
 
 export const SEARCH_PAGE = 24;
 
@@ -144,17 +51,15 @@ export async function optional<T>(load: () => Promise<T>): Promise<T | null> {
 }
 
 export const loadSimilar = (mbid: string, signal?: AbortSignal) =>
-  optional(async () => listOf<SimilarArtist>(await api<unknown>(`/api/artists/${encodeURIComponent(mbid)}/similar`, opts(signal)), 'artists', 'similar', 'items'));
+  optional(async () => (await api<Answer<'/api/artists/{mbid}/similar'>>(`/api/artists/${encodeURIComponent(mbid)}/similar`, opts(signal))).artists);
 
 export const loadPreviews = (mbid: string, signal?: AbortSignal) =>
-  optional(async () => listOf<PreviewTrack>(await api<unknown>(`/api/artists/${encodeURIComponent(mbid)}/preview`, opts(signal)), 'tracks', 'items', 'data'));
+  optional(async () => (await api<Answer<'/api/artists/{mbid}/preview'>>(`/api/artists/${encodeURIComponent(mbid)}/preview`, opts(signal))).tracks);
 
 export const loadArtistCover = (mbid: string, signal?: AbortSignal) =>
   optional(async () => {
-    const body = await api<Record<string, unknown> | null>(`/api/artists/${encodeURIComponent(mbid)}/cover`, opts(signal));
-    if (typeof body?.imageUrl === 'string') return body.imageUrl;
-    const images = listOf<{ url?: string }>(body, 'images');
-    return images.at(-1)?.url ?? null;
+    const body = await api<Answer<'/api/artists/{mbid}/cover'>>(`/api/artists/${encodeURIComponent(mbid)}/cover`, opts(signal));
+    return body.imageUrl ?? body.images.at(-1)?.url ?? null;
   });
 
 /** Library albums by release-group MBID: where an "In library" marker links. */
@@ -162,12 +67,12 @@ export async function libraryAlbumIds(mbids: string[], signal?: AbortSignal): Pr
   if (mbids.length === 0) return new Map();
   const out = new Map<string, string>();
   for (let i = 0; i < mbids.length; i += 1000) {
-    const found = await api<Record<string, { libraryAlbumId: string }>>('/api/library/albums/lookup/batch', {
+    const found = await api<Answer<'/api/library/albums/lookup/batch', 'post'>>('/api/library/albums/lookup/batch', {
       method: 'POST',
       body: { mbids: mbids.slice(i, i + 1000) },
       ...opts(signal),
     });
-    for (const [mbid, lookup] of Object.entries(found)) out.set(mbid, lookup.libraryAlbumId);
+    for (const [mbid, lookup] of Object.entries(found)) if (lookup.libraryAlbumId !== null) out.set(mbid, lookup.libraryAlbumId);
   }
   return out;
 }
@@ -179,17 +84,7 @@ export interface AlbumRequest {
   artistName: string;
 }
 
-export interface AlbumRequestResult {
-  success: boolean;
-  createdArtist: boolean;
-  createdAlbum: boolean;
-  queued: boolean;
-  status?: string;
-  /** `aurral` when Tonearm downloads it itself; `lidarr` when Lidarr does. */
-  managedBy?: string;
-  /** Self-managed albums: where the request stands, and what is needed when it cannot go on. */
-  albumStatus?: { status: string; recovery?: { code: string; message: string } | null };
-}
+export type AlbumRequestResult = Answer<'/api/library/albums/request', 'post'>;
 
 export const requestAlbum = (body: AlbumRequest) =>
   api<AlbumRequestResult>('/api/library/albums/request', { method: 'POST', body: { ...body, triggerSearch: true } });

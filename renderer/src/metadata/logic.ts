@@ -2,38 +2,13 @@
  * The metadata pages' pure rules (no DOM, no imports), so vitest can pin them: release sections,
  * search addresses, where a resolved link leads.
  */
+import type { Answer } from '../wire.js';
 
-export interface ReleaseGroupEntry {
-  id: string;
-  title: string;
-  'primary-type': string;
-  'secondary-types': string[];
-  'first-release-date': string | null;
-  artistName: string;
-  inLibrary: boolean;
-}
+export type ReleaseGroupEntry = Answer<'/api/artists/{mbid}'>['release-groups'][number];
 
 export type SearchScope = 'artist' | 'album' | 'tag';
 
-export interface ResolvedLink {
-  kind: 'artist' | 'album' | 'track' | string;
-  source: string;
-  artist: { name: string; mbid: string | null } | null;
-  album: { title: string; mbid: string | null } | null;
-  track: { title: string; mbid: string | null } | null;
-}
-
-/** Lists are read from an array answer or from its usual wrapping keys. */
-export function listOf<T>(body: unknown, ...keys: string[]): T[] {
-  if (Array.isArray(body)) return body as T[];
-  if (body && typeof body === 'object') {
-    for (const key of keys) {
-      const value = (body as Record<string, unknown>)[key];
-      if (Array.isArray(value)) return value as T[];
-    }
-  }
-  return [];
-}
+export type ResolvedLink = Answer<'/api/search/link'>;
 
 /** "2019" from "2019-03-01"; empty when unknown. */
 export const yearOf = (date: string | null | undefined) => (date ? date.slice(0, 4) : '');

@@ -1,38 +1,12 @@
 import { api } from '../api';
+import type { Answer } from '../wire.js';
 
-/** Artist news (api.md §4.9) as server/api/news/routes.ts answers it. */
+/** Artist news (api.md §4.9): the types are the routes' own, generated into wire.gen.ts. */
 
-export interface Article {
-  id: number;
-  title: string;
-  description: string | null;
-  url: string | null;
-  /** The publisher. */
-  source: string;
-  feedId: string;
-  publishedAt: string;
-  imageUrl: string | null;
-  artists: { id: number; name: string }[];
-}
-
-export interface NewsRefresh {
-  checkedArtistCount: number;
-  queuedArtistCount: number;
-  callsRemaining: number;
-  /** A NewsAPI key is set: the call budget and the NewsAPI search queue apply. */
-  newsApiConfigured?: boolean;
-  checkedAt?: string | null;
-  isRefreshing?: boolean;
-  failedFeeds?: { id: string; name: string; error: string }[];
-  warning?: string;
-}
-
-export interface News {
-  configured: boolean;
-  articles: Article[];
-  hasMore: boolean;
-  refresh: NewsRefresh;
-}
+export type News = Answer<'/api/news'>;
+export type Article = News['articles'][number];
+export type NewsRefresh = News['refresh'];
+type NewsPreferences = Answer<'/api/news/preferences'>;
 
 export const NEWS_PAGE = 60;
 export const NEWS_MAX = 100;
@@ -41,8 +15,8 @@ type Signal = { signal?: AbortSignal };
 const opts = (signal?: AbortSignal): Signal => (signal ? { signal } : {});
 
 export const loadNews = (limit: number, signal?: AbortSignal) => api<News>('/api/news', { query: { limit }, ...opts(signal) });
-export const loadNewsPreferences = (signal?: AbortSignal) => api<{ blockedPublishers: string[] }>('/api/news/preferences', opts(signal));
+export const loadNewsPreferences = (signal?: AbortSignal) => api<NewsPreferences>('/api/news/preferences', opts(signal));
 /** Replaces the whole list (PATCH semantics of the contract). */
-export const saveBlockedPublishers = (blockedPublishers: string[]) => api<{ blockedPublishers: string[] }>('/api/news/preferences', { method: 'PATCH', body: { blockedPublishers } });
+export const saveBlockedPublishers = (blockedPublishers: string[]) => api<NewsPreferences>('/api/news/preferences', { method: 'PATCH', body: { blockedPublishers } });
 /** Administrators: switch a feed off for everyone. */
-export const disableFeed = (id: string) => api<{ success: boolean; id: string; disabledFeeds: string[] }>('/api/news/feeds/disable', { method: 'POST', body: { id } });
+export const disableFeed = (id: string) => api<Answer<'/api/news/feeds/disable', 'post'>>('/api/news/feeds/disable', { method: 'POST', body: { id } });

@@ -1,16 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isNotFound } from '../api';
-import { Icon } from '../components/icons';
 import { Empty, ErrorMessage, Loading, Notice, formatDuration, useAction, useAsync } from '../components/ui';
-import { enqueue, player, playTracks } from '../player/player';
 import { Link, navigate } from '../router';
-import { useStore } from '../store';
 import { AddToPlaylist } from './AddToPlaylist';
 import { createPlaylist, deletePlaylist, getPlaylist, listPlaylists, removeEntry, renamePlaylist, setTracks } from './api';
 import { checkName, ownershipText, playableTracks, summaryText, trackIdsOf, withEntryMoved, withoutEntry, type PlaylistArtwork } from './logic';
-import { ArtworkBox, PlaylistArt, type Note } from './PlaylistArt';
+import { PlaylistArt, type Note } from './PlaylistArt';
+import { ConfirmDelete, PlaylistDetail } from './PlaylistDetail';
 import { SharedPlaylistsSection } from './SharedPlaylists';
-import { TrackTableHead } from './TrackTableHead';
 import './playlists.css';
 
 /** The user's static playlists (and everyone's public ones), with a form to start a new one; then the shared playlists. */
@@ -77,10 +74,7 @@ export function PlaylistsScreen() {
 /** One playlist: play it, rename or delete it, remove and reorder tracks (buttons, Alt+↑/↓, drag), and manage its artwork. */
 export function PlaylistScreen({ id }: { id: string }) {
   const loaded = useAsync((signal) => getPlaylist(id, signal), [id]);
-  const current = useStore(player);
-  const playingId = current.queue[current.index]?.id;
   const [renaming, setRenaming] = useState<string | null>(null);
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const [note, setNote] = useState<Note | null>(null);
 
   const detail = loaded.data;
@@ -151,166 +145,139 @@ export function PlaylistScreen({ id }: { id: string }) {
   const tracks = playableTracks(detail);
 
   return (
-    <div class="detail playlist-detail">
-      <p>
-        <Link href="/playlists">← Playlists</Link>
-      </p>
-      <header class="detail-head">
-        <ArtworkBox id={id} name={detail.name} artwork={detail.artwork} editable={detail.editable} onChange={setArtwork} onNote={setNote} />
-        <div>
-          <p class="muted eyebrow">Playlist</p>
-          {renaming === null ? (
-            <h1>{detail.name}</h1>
-          ) : (
-            <form
-              class="playlist-rename"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void rename.trigger();
-              }}
-            >
-              <label for="playlist-name" class="visually-hidden">
-                Playlist name
-              </label>
-              <input id="playlist-name" type="text" value={renaming} maxLength={200} autoFocus onInput={(e) => setRenaming(e.currentTarget.value)} />
-              <button type="submit" class="primary" disabled={rename.busy}>
-                Save
-              </button>
-              <button type="button" onClick={() => setRenaming(null)}>
-                Cancel
-              </button>
-            </form>
-          )}
+    <PlaylistDetail
+      id={id}
+      name={detail.name}
+      eyebrow="Playlist"
+      class=""
+      artwork={detail.artwork}
+      editable={detail.editable}
+      onArtwork={setArtwork}
+      note={note}
+      onNote={setNote}
+      heading={
+        renaming === null ? undefined : (
+          <form
+            class="playlist-rename"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void rename.trigger();
+            }}
+          >
+            <label for="playlist-name" class="visually-hidden">
+              Playlist name
+            </label>
+            <input id="playlist-name" type="text" value={renaming} maxLength={200} autoFocus onInput={(e) => setRenaming(e.currentTarget.value)} />
+            <button type="submit" class="primary" disabled={rename.busy}>
+              Save
+            </button>
+            <button type="button" onClick={() => setRenaming(null)}>
+              Cancel
+            </button>
+          </form>
+        )
+      }
+      about={
+        <>
           {detail.comment && <p>{detail.comment}</p>}
           <p class="muted">
             {summaryText(detail)} · {ownershipText(detail)}
           </p>
-          <div class="detail-actions">
-            <button type="button" class="primary" disabled={tracks.length === 0} onClick={() => playTracks(tracks)}>
-              <Icon name="play" size={16} /> Play
+        </>
+      }
+      tracks={tracks}
+      actions={
+        <>
+          {detail.editable && renaming === null && (
+            <button type="button" onClick={() => setRenaming(detail.name)}>
+              Rename
             </button>
-            <button type="button" disabled={tracks.length === 0} onClick={() => enqueue(tracks)}>
-              Add to queue
-            </button>
-            {detail.editable && renaming === null && (
-              <button type="button" onClick={() => setRenaming(detail.name)}>
-                Rename
-              </button>
-            )}
-            {detail.editable &&
-              (confirmDelete ? (
-                <span class="confirm-delete" role="group" aria-label="Confirm deletion">
-                  <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.trigger()}>
-                    Delete “{detail.name}”
-                  </button>
-                  <button type="button" onClick={() => setConfirmDelete(false)}>
-                    Keep it
-                  </button>
-                </span>
-              ) : (
-                <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-                  Delete…
+          )}
+          {detail.editable && <ConfirmDelete name={detail.name} busy={remove.busy} onDelete={() => void remove.trigger()} />}
+        </>
+      }
+      errors={[rename.error, remove.error, dropEntry.error, move.error]}
+      empty={{
+        title: 'No tracks in this playlist.',
+        text: 'Open an album, artist or search result and use “Add to playlist” on its tracks (tick several to add them at once), or save the queue as a playlist from the player.',
+      }}
+      columns={[
+        { className: 'col-artist', label: 'Artist' },
+        { className: 'col-album', label: 'Album' },
+        { className: 'col-time', label: 'Time' },
+        { className: 'col-add', label: 'Add to playlist', hidden: true },
+        ...(detail.editable ? [{ className: 'col-move', label: 'Move', hidden: true }] : []),
+      ]}
+      action={detail.editable ? 'Remove' : undefined}
+      tableRef={table}
+      rows={detail.tracks.map(({ position, track: t }, i) => ({
+        key: `${position}-${t.id}`,
+        title: t.title,
+        artistName: t.artistName,
+        trackId: t.id,
+        playAt: t.available === false ? -1 : i,
+        rowProps: {
+          class: dragFrom === i ? 'dragging' : '',
+          'data-index': i,
+          tabIndex: detail.editable ? 0 : undefined,
+          'aria-keyshortcuts': detail.editable ? 'Alt+ArrowUp Alt+ArrowDown' : undefined,
+          draggable: detail.editable,
+          onKeyDown: (e) => {
+            if (!detail.editable || !e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
+            e.preventDefault();
+            moveBy(i, e.key === 'ArrowUp' ? -1 : 1, null);
+          },
+          onDragStart: (e) => {
+            if (!detail.editable) return;
+            setDragFrom(i);
+            e.dataTransfer?.setData('text/plain', String(i));
+            if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
+          },
+          onDragOver: (e) => {
+            if (dragFrom !== null) e.preventDefault();
+          },
+          onDrop: (e) => {
+            e.preventDefault();
+            if (dragFrom !== null && !move.busy) void move.trigger(dragFrom, i);
+            setDragFrom(null);
+          },
+          onDragEnd: () => setDragFrom(null),
+        },
+        cells: (
+          <>
+            <td class="col-artist">{t.artistId ? <Link href={`/library/artists/${t.artistId}`}>{t.artistName}</Link> : t.artistName}</td>
+            <td class="col-album">{t.albumId ? <Link href={`/library/albums/${t.albumId}`}>{t.albumTitle}</Link> : t.albumTitle}</td>
+            <td class="col-time muted">{formatDuration((t.durationMs ?? 0) / 1000)}</td>
+            <td class="col-add">
+              <AddToPlaylist trackIds={[t.id]} compact label={`Add ${t.title} to a playlist`} />
+            </td>
+            {detail.editable && (
+              <td class="col-move">
+                <button type="button" class="link-button" disabled={move.busy || i === 0} data-move="up" aria-label={`Move ${t.title} up`} onClick={() => moveBy(i, -1, 'up')}>
+                  ↑
                 </button>
-              ))}
-          </div>
-        </div>
-      </header>
-      {note && <Notice tone={note.tone}>{note.text}</Notice>}
-      {[rename, remove, dropEntry, move].map((a, i) => (
-        <ErrorMessage key={i} error={a.error} />
-      ))}
-      {detail.tracks.length === 0 ? (
-        <Empty title="No tracks in this playlist.">
-          Open an album, artist or search result and use “Add to playlist” on its tracks (tick several to add them at once), or save the queue as a playlist from the player.
-        </Empty>
-      ) : (
-        <table class="tracks" ref={table}>
-          <caption class="visually-hidden">Tracks of {detail.name}</caption>
-          <TrackTableHead
-            columns={[
-              { className: 'col-artist', label: 'Artist' },
-              { className: 'col-album', label: 'Album' },
-              { className: 'col-time', label: 'Time' },
-              { className: 'col-add', label: 'Add to playlist', hidden: true },
-              ...(detail.editable ? [{ className: 'col-move', label: 'Move', hidden: true }] : []),
-            ]}
-            action={detail.editable ? 'Remove' : undefined}
-          />
-          <tbody>
-            {detail.tracks.map(({ position, track: t }, i) => (
-              <tr
-                key={`${position}-${t.id}`}
-                class={[t.id === playingId ? 'playing' : '', dragFrom === i ? 'dragging' : ''].join(' ').trim()}
-                data-index={i}
-                tabIndex={detail.editable ? 0 : undefined}
-                aria-keyshortcuts={detail.editable ? 'Alt+ArrowUp Alt+ArrowDown' : undefined}
-                draggable={detail.editable}
-                onKeyDown={(e) => {
-                  if (!detail.editable || !e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
-                  e.preventDefault();
-                  moveBy(i, e.key === 'ArrowUp' ? -1 : 1, null);
-                }}
-                onDragStart={(e) => {
-                  if (!detail.editable) return;
-                  setDragFrom(i);
-                  e.dataTransfer?.setData('text/plain', String(i));
-                  if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
-                }}
-                onDragOver={(e) => {
-                  if (dragFrom !== null) e.preventDefault();
-                }}
-                onDrop={(e) => {
-                  e.preventDefault();
-                  if (dragFrom !== null && !move.busy) void move.trigger(dragFrom, i);
-                  setDragFrom(null);
-                }}
-                onDragEnd={() => setDragFrom(null)}
-              >
-                <td class="col-play">
-                  <button type="button" class="icon-button" aria-label={`Play ${t.title}`} disabled={t.available === false} onClick={() => playTracks(tracks, i)}>
-                    <Icon name={t.id === playingId && current.playing ? 'equalizer' : 'play'} size={18} />
-                  </button>
-                </td>
-                <td class="col-num muted">{i + 1}</td>
-                <td class="col-title">
-                  <span class="track-title">{t.title}</span>
-                  <span class="track-sub muted">{t.artistName}</span>
-                </td>
-                <td class="col-artist">{t.artistId ? <Link href={`/library/artists/${t.artistId}`}>{t.artistName}</Link> : t.artistName}</td>
-                <td class="col-album">{t.albumId ? <Link href={`/library/albums/${t.albumId}`}>{t.albumTitle}</Link> : t.albumTitle}</td>
-                <td class="col-time muted">{formatDuration((t.durationMs ?? 0) / 1000)}</td>
-                <td class="col-add">
-                  <AddToPlaylist trackIds={[t.id]} compact label={`Add ${t.title} to a playlist`} />
-                </td>
-                {detail.editable && (
-                  <td class="col-move">
-                    <button type="button" class="link-button" disabled={move.busy || i === 0} data-move="up" aria-label={`Move ${t.title} up`} onClick={() => moveBy(i, -1, 'up')}>
-                      ↑
-                    </button>
-                    <button
-                      type="button"
-                      class="link-button"
-                      disabled={move.busy || i === detail.tracks.length - 1}
-                      data-move="down"
-                      aria-label={`Move ${t.title} down`}
-                      onClick={() => moveBy(i, 1, 'down')}
-                    >
-                      ↓
-                    </button>
-                  </td>
-                )}
-                {detail.editable && (
-                  <td class="col-remove">
-                    <button type="button" class="link-button" disabled={dropEntry.busy} aria-label={`Remove ${t.title} from the playlist`} onClick={() => void dropEntry.trigger(position)}>
-                      Remove
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </div>
+                <button
+                  type="button"
+                  class="link-button"
+                  disabled={move.busy || i === detail.tracks.length - 1}
+                  data-move="down"
+                  aria-label={`Move ${t.title} down`}
+                  onClick={() => moveBy(i, 1, 'down')}
+                >
+                  ↓
+                </button>
+              </td>
+            )}
+            {detail.editable && (
+              <td class="col-remove">
+                <button type="button" class="link-button" disabled={dropEntry.busy} aria-label={`Remove ${t.title} from the playlist`} onClick={() => void dropEntry.trigger(position)}>
+                  Remove
+                </button>
+              </td>
+            )}
+          </>
+        ),
+      }))}
+    />
   );
 }

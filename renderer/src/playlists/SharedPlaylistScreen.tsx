@@ -1,14 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isNotFound } from '../api';
-import { Icon } from '../components/icons';
 import { Empty, ErrorMessage, Loading, Notice, formatDuration, useAction, useAsync } from '../components/ui';
-import { enqueue, player, playTracks } from '../player/player';
 import { Link, navigate } from '../router';
 import { session } from '../session';
 import { listen } from '../socket';
 import { useStore } from '../store';
 import { checkName, type PlaylistArtwork } from './logic';
-import { ArtworkBox, type Note } from './PlaylistArt';
+import { type Note } from './PlaylistArt';
+import { ConfirmDelete, PlaylistDetail } from './PlaylistDetail';
 import {
   addSharedTrack,
   deleteShared,
@@ -39,7 +38,6 @@ import {
   type SharedDetail,
 } from './sharedLogic';
 import { SharedForm, SyncFields } from './SharedPlaylists';
-import { TrackTableHead } from './TrackTableHead';
 
 /** Changes pushed on /ws are gathered for this long before the playlist is read again. */
 const RELOAD_AFTER_MS = 400;
@@ -76,11 +74,8 @@ function useLiveReload(id: string, updatedAt: string | undefined, reload: () => 
 export function SharedPlaylistScreen({ id }: { id: string }) {
   const loaded = useAsync((signal) => getShared(id, signal), [id]);
   const { user } = useStore(session);
-  const current = useStore(player);
-  const playingId = current.queue[current.index]?.id;
   const [note, setNote] = useState<Note | null>(null);
   const [editing, setEditing] = useState(false);
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const [format, setFormat] = useState<ExportFormat>('tonearm');
   const detail = loaded.data;
   useLiveReload(id, detail?.updatedAt, loaded.reload);
@@ -141,15 +136,18 @@ export function SharedPlaylistScreen({ id }: { id: string }) {
   const missing = detail.tracks.filter((e) => canResearch(e)).length;
 
   return (
-    <div class="detail playlist-detail shared-detail">
-      <p>
-        <Link href="/playlists">← Playlists</Link>
-      </p>
-      <header class="detail-head">
-        <ArtworkBox id={id} name={detail.name} artwork={detail.artwork ?? null} editable={detail.canEdit} onChange={setArtwork} onNote={setNote} />
-        <div>
-          <p class="muted eyebrow">Shared playlist</p>
-          <h1>{detail.name}</h1>
+    <PlaylistDetail
+      id={id}
+      name={detail.name}
+      eyebrow="Shared playlist"
+      class="shared-detail"
+      artwork={detail.artwork ?? null}
+      editable={detail.canEdit}
+      onArtwork={setArtwork}
+      note={note}
+      onNote={setNote}
+      about={
+        <>
           {detail.description && <p>{detail.description}</p>}
           <p class="muted" data-testid="shared-counts">
             {countsText(detail)} · {ownerText(detail, user?.id ?? null)}
@@ -166,148 +164,122 @@ export function SharedPlaylistScreen({ id }: { id: string }) {
             </p>
           )}
           {detail.canEdit && detail.retryCyclePaused && <p class="muted">Hourly retries of missing tracks are paused.</p>}
-          <div class="detail-actions">
-            <button type="button" class="primary" disabled={tracks.length === 0} onClick={() => playTracks(tracks)}>
-              <Icon name="play" size={16} /> Play
-            </button>
-            <button type="button" disabled={tracks.length === 0} onClick={() => enqueue(tracks)}>
-              Add to queue
-            </button>
-            <span class="export-choice" role="group" aria-label="Export">
-              <label for="export-format" class="visually-hidden">
-                Export format
-              </label>
-              <select id="export-format" value={format} onChange={(e) => setFormat(e.currentTarget.value as ExportFormat)}>
-                {exportFormats.map((f) => (
-                  <option key={f.id} value={f.id}>
-                    {f.label}
-                  </option>
-                ))}
-              </select>
-              <button type="button" disabled={exportFile.busy} onClick={() => void exportFile.trigger()}>
-                Export
+        </>
+      }
+      tracks={tracks}
+      actions={
+        <span class="export-choice" role="group" aria-label="Export">
+          <label for="export-format" class="visually-hidden">
+            Export format
+          </label>
+          <select id="export-format" value={format} onChange={(e) => setFormat(e.currentTarget.value as ExportFormat)}>
+            {exportFormats.map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+          <button type="button" disabled={exportFile.busy} onClick={() => void exportFile.trigger()}>
+            Export
+          </button>
+        </span>
+      }
+      moreActions={
+        detail.canEdit ? (
+          <div class="detail-actions" role="group" aria-label="Change the playlist">
+            {!editing && (
+              <button type="button" onClick={() => setEditing(true)}>
+                Edit…
               </button>
-            </span>
+            )}
+            {detail.sourceUrl && (
+              <button type="button" disabled={sync.busy} onClick={() => void sync.trigger()}>
+                {sync.busy ? 'Syncing…' : 'Sync now'}
+              </button>
+            )}
+            <button type="button" disabled={researchAll.busy || missing === 0} onClick={() => void researchAll.trigger()}>
+              Search again for missing
+            </button>
+            <button type="button" disabled={retries.busy} onClick={() => void retries.trigger(!detail.retryCyclePaused)}>
+              {detail.retryCyclePaused ? 'Resume retries' : 'Pause retries'}
+            </button>
+            <ConfirmDelete name={detail.name} busy={remove.busy} onDelete={() => void remove.trigger()} />
           </div>
-          {detail.canEdit ? (
-            <div class="detail-actions" role="group" aria-label="Change the playlist">
-              {!editing && (
-                <button type="button" onClick={() => setEditing(true)}>
-                  Edit…
-                </button>
-              )}
-              {detail.sourceUrl && (
-                <button type="button" disabled={sync.busy} onClick={() => void sync.trigger()}>
-                  {sync.busy ? 'Syncing…' : 'Sync now'}
-                </button>
-              )}
-              <button type="button" disabled={researchAll.busy || missing === 0} onClick={() => void researchAll.trigger()}>
-                Search again for missing
-              </button>
-              <button type="button" disabled={retries.busy} onClick={() => void retries.trigger(!detail.retryCyclePaused)}>
-                {detail.retryCyclePaused ? 'Resume retries' : 'Pause retries'}
-              </button>
-              {confirmDelete ? (
-                <span class="confirm-delete" role="group" aria-label="Confirm deletion">
-                  <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.trigger()}>
-                    Delete “{detail.name}”
-                  </button>
-                  <button type="button" onClick={() => setConfirmDelete(false)}>
-                    Keep it
-                  </button>
-                </span>
-              ) : (
-                <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-                  Delete…
-                </button>
-              )}
-            </div>
-          ) : (
-            <p class="muted">Read-only: only its owner or an administrator can change this playlist.</p>
-          )}
-        </div>
-      </header>
-      {editing && (
-        <EditShared
-          detail={detail}
-          onSaved={(d) => {
-            replace(d);
-            setEditing(false);
-            setNote({ tone: 'success', text: 'Saved.' });
-          }}
-          onCancel={() => setEditing(false)}
-        />
-      )}
-      {note && <Notice tone={note.tone}>{note.text}</Notice>}
-      {[remove, exportFile, sync, researchAll, researchOne, retries, dropTrack].map((a, i) => (
-        <ErrorMessage key={i} error={a.error} />
-      ))}
-      {loaded.error && <ErrorMessage error={loaded.error} onRetry={loaded.reload} />}
-      {detail.canEdit && (
-        <AddTrack
-          id={id}
-          onAdded={(text) => {
-            setNote({ tone: 'success', text });
-            loaded.reload();
-          }}
-        />
-      )}
-      {detail.tracks.length === 0 ? (
-        <Empty title="No tracks in this playlist.">{detail.canEdit ? 'Add one by artist and title above.' : ''}</Empty>
-      ) : (
-        <table class="tracks">
-          <caption class="visually-hidden">Tracks of {detail.name}</caption>
-          <TrackTableHead
-            columns={[
-              { className: 'col-album', label: 'Album' },
-              { className: 'col-time', label: 'Time' },
-              { className: 'col-state', label: 'State' },
-            ]}
-            action={detail.canEdit ? 'Actions' : undefined}
+        ) : (
+          <p class="muted">Read-only: only its owner or an administrator can change this playlist.</p>
+        )
+      }
+      afterHeader={
+        editing && (
+          <EditShared
+            detail={detail}
+            onSaved={(d) => {
+              replace(d);
+              setEditing(false);
+              setNote({ tone: 'success', text: 'Saved.' });
+            }}
+            onCancel={() => setEditing(false)}
           />
-          <tbody>
-            {detail.tracks.map((e, i) => {
-              const key = entryKey(e);
-              const group = entryGroup(e.status);
-              const trackId = e.trackId !== null ? Number(e.trackId) : null;
-              const at = trackId !== null ? tracks.findIndex((t) => t.id === trackId) : -1;
-              return (
-                <tr key={e.entryId} class={`${trackId !== null && trackId === playingId ? 'playing' : ''} entry-${group}`} data-state={group}>
-                  <td class="col-play">
-                    <button type="button" class="icon-button" aria-label={`Play ${e.trackName}`} disabled={at < 0} onClick={() => playTracks(tracks, at)}>
-                      <Icon name={trackId !== null && trackId === playingId && current.playing ? 'equalizer' : 'play'} size={18} />
+        )
+      }
+      errors={[remove, exportFile, sync, researchAll, researchOne, retries, dropTrack].map((a) => a.error)}
+      beforeTable={
+        <>
+          {loaded.error && <ErrorMessage error={loaded.error} onRetry={loaded.reload} />}
+          {detail.canEdit && (
+            <AddTrack
+              id={id}
+              onAdded={(text) => {
+                setNote({ tone: 'success', text });
+                loaded.reload();
+              }}
+            />
+          )}
+        </>
+      }
+      empty={{ title: 'No tracks in this playlist.', text: detail.canEdit ? 'Add one by artist and title above.' : '' }}
+      columns={[
+        { className: 'col-album', label: 'Album' },
+        { className: 'col-time', label: 'Time' },
+        { className: 'col-state', label: 'State' },
+      ]}
+      action={detail.canEdit ? 'Actions' : undefined}
+      rows={detail.tracks.map((e) => {
+        const key = entryKey(e);
+        const group = entryGroup(e.status);
+        const trackId = e.trackId !== null ? Number(e.trackId) : null;
+        return {
+          key: e.entryId,
+          title: e.trackName,
+          artistName: e.artistName,
+          trackId,
+          playAt: trackId !== null ? tracks.findIndex((t) => t.id === trackId) : -1,
+          rowProps: { class: `entry-${group}`, 'data-state': group },
+          cells: (
+            <>
+              <td class="col-album">{e.albumName}</td>
+              <td class="col-time muted">{e.durationMs ? formatDuration(e.durationMs / 1000) : ''}</td>
+              <td class="col-state">
+                <span class={`entry-state state-${group}`}>{statusText(e)}</span>
+                {e.removedFromSource && <span class="muted small"> · gone from the source</span>}
+              </td>
+              {detail.canEdit && (
+                <td class="col-remove">
+                  {canResearch(e) && (
+                    <button type="button" class="link-button" disabled={researchOne.busy} aria-label={`Search again for ${e.trackName}`} onClick={() => void researchOne.trigger(key, e.trackName)}>
+                      Search again
                     </button>
-                  </td>
-                  <td class="col-num muted">{i + 1}</td>
-                  <td class="col-title">
-                    <span class="track-title">{e.trackName}</span>
-                    <span class="track-sub muted">{e.artistName}</span>
-                  </td>
-                  <td class="col-album">{e.albumName}</td>
-                  <td class="col-time muted">{e.durationMs ? formatDuration(e.durationMs / 1000) : ''}</td>
-                  <td class="col-state">
-                    <span class={`entry-state state-${group}`}>{statusText(e)}</span>
-                    {e.removedFromSource && <span class="muted small"> · gone from the source</span>}
-                  </td>
-                  {detail.canEdit && (
-                    <td class="col-remove">
-                      {canResearch(e) && (
-                        <button type="button" class="link-button" disabled={researchOne.busy} aria-label={`Search again for ${e.trackName}`} onClick={() => void researchOne.trigger(key, e.trackName)}>
-                          Search again
-                        </button>
-                      )}{' '}
-                      <button type="button" class="link-button" disabled={dropTrack.busy} aria-label={`Remove ${e.trackName} from the playlist`} onClick={() => void dropTrack.trigger(key)}>
-                        Remove
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
-    </div>
+                  )}{' '}
+                  <button type="button" class="link-button" disabled={dropTrack.busy} aria-label={`Remove ${e.trackName} from the playlist`} onClick={() => void dropTrack.trigger(key)}>
+                    Remove
+                  </button>
+                </td>
+              )}
+            </>
+          ),
+        };
+      })}
+    />
   );
 }
 

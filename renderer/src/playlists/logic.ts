@@ -1,51 +1,18 @@
 /** The pure parts of the Playlists screen: shapes of the answers, texts, upload checks. */
+import type { Answer } from '../wire.js';
 
-export interface PlaylistArtwork {
-  playlistId: string;
-  source: 'uploaded' | 'generated';
-  etag: string;
-  width: number;
-  height: number;
-  updatedAt: number;
-  /** Changes with the picture: `/api/playlists/artwork/<id>?v=<etag>`. */
-  url: string;
-}
+/** A playlist's picture (every kind of playlist has one). */
+export type PlaylistArtwork = Answer<'/api/playlists/artwork/{playlistId}', 'put'>;
 
-export interface PlaylistSummary {
-  id: string;
-  kind: 'static';
-  name: string;
-  comment: string;
-  public: boolean;
-  owner: string;
-  editable: boolean;
-  songCount: number;
-  durationMs: number;
-  artwork: PlaylistArtwork | null;
-}
+export type PlaylistSummary = Answer<'/api/playlists/playlists'>['playlists'][number];
 
-/** A library track as the playlist routes present it (the fields the screen and the player use; a library `Track`). */
-export interface PlaylistTrack {
-  id: number;
-  title: string;
-  artistName: string;
-  artistId?: number | null;
-  albumId?: number | null;
-  albumTitle?: string | null;
-  durationMs?: number;
-  available?: boolean;
-  imageUrl?: string | null;
-}
+/** A static playlist with its tracks, as GET and PUT /api/playlists/playlists/:id answer. */
+export type PlaylistDetail = Answer<'/api/playlists/playlists/{playlistId}'>;
 
-export interface PlaylistEntry {
-  /** Index in the playlist (what removing a track sends). */
-  position: number;
-  track: PlaylistTrack;
-}
+export type PlaylistEntry = PlaylistDetail['tracks'][number];
 
-export interface PlaylistDetail extends PlaylistSummary {
-  tracks: PlaylistEntry[];
-}
+/** A library track as the playlist routes present it (a library `Track` for the player). */
+export type PlaylistTrack = PlaylistEntry['track'];
 
 /** The server's cap on uploads (PUT /api/playlists/artwork answers 413 above it). */
 export const MAX_ARTWORK_BYTES = 10 * 1024 * 1024;

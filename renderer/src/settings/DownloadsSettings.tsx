@@ -6,8 +6,9 @@ import { qualityTiers, saveWorkerSettings, setWorkerRunning, workerSettings, typ
 import { parseWhole } from '../downloads/logic';
 import { Link } from '../router';
 import { SaveActions, SourceCard, type FieldSpec, type SourceSpec } from './SourceCard';
-import { sourceCards, type DownloadClient, type HealthSources, type SourceWords } from './sourceCards';
+import { sourceCards, type HealthSources, type SourceWords } from './sourceCards';
 import type { SettingsState } from './useSettings';
+import type { Answer } from '../wire.js';
 import { LidarrSettings } from './LidarrSettings';
 import '../downloads/downloads.css';
 
@@ -21,7 +22,7 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
     (signal) =>
       Promise.all([
         api<{ downloadSources?: HealthSources }>('/api/health', { signal }),
-        api<{ clients: DownloadClient[] }>('/api/settings/download-clients', { signal }),
+        api<Answer<'/api/settings/download-clients'>>('/api/settings/download-clients', { signal }),
       ]).then(([health, answer]) => ({ names: health.downloadSources ?? {}, cards: sourceCards(health.downloadSources ?? {}, answer.clients, SOURCE_WORDS) })),
     [],
   );

@@ -1,3 +1,4 @@
+import type { Answer } from '../wire.js';
 import type { FieldSpec, SourceSpec } from './SourceCard';
 
 /**
@@ -9,17 +10,7 @@ import type { FieldSpec, SourceSpec } from './SourceCard';
  */
 
 /** An entry of GET /api/settings/download-clients. */
-export interface DownloadClient {
-  key: string;
-  label: string;
-  source: string;
-  role: string;
-  configured: boolean;
-  enabled: boolean;
-  priority: number | null;
-  testPath: string;
-  fields: { key: string; setting: string; label: string; type: string; secret: boolean; required: boolean; options?: string[] }[];
-}
+export type DownloadClient = Answer<'/api/settings/download-clients'>['clients'][number];
 
 /** `downloadSources` of GET /api/health. */
 export type HealthSources = Record<string, { id: string; label: string }>;

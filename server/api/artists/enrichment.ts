@@ -7,6 +7,7 @@ import { artistCover, artistVideoLinks, previewTracks, similarEntries } from '..
 import { remoteImagesOf } from '../../domain/metadata/remoteImages.js';
 import { metadataServiceOf } from '../../domain/metadata/service.js';
 import { defineRoute } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 import { mbidParams, mbidSchema, ownedGroupsOf, releaseGroupEntrySchema } from './routes.js';
 import { artistStreamRoute } from './stream.js';
 
@@ -18,7 +19,7 @@ export const MAX_BATCH = 100;
 const BATCH_BUDGET_MS = 5000;
 const batchBody = z.object({ mbids: z.array(mbidSchema).min(1).max(MAX_BATCH) }).strict();
 
-const imageEntry = z.object({ size: z.string(), url: z.string() });
+const imageEntry = z.object({ size: z.enum(['small', 'medium', 'large', 'xl']), url: z.string() });
 const artistCoverSchema = z.object({
   mbid: z.string(),
   source: z.literal('deezer').nullable(),
@@ -28,6 +29,24 @@ const artistCoverSchema = z.object({
   imageUrl: z.string().nullable(),
   images: z.array(imageEntry),
 });
+const similarSchema = z.object({
+  mbid: z.string(),
+  source: z.literal('lastfm'),
+  artists: z.array(z.object({ id: z.string().nullable(), name: z.string(), match: z.number(), url: z.string().nullable(), imageUrl: z.string().nullable(), inLibrary: z.boolean(), libraryArtistId: z.string().nullable() })),
+});
+const previewSchema = z.object({
+  mbid: z.string(),
+  source: z.literal('deezer').nullable(),
+  deezerArtistId: z.string().nullable(),
+  tracks: z.array(z.object({ id: z.string(), title: z.string(), durationMs: z.number().nullable(), rank: z.number().nullable(), previewUrl: z.string().nullable(), link: z.string().nullable(), album: z.object({ id: z.string(), title: z.string(), coverUrl: z.string().nullable() }).nullable() })),
+});
+
+/** Fail to compile when a schema and what domain/metadata/presentEnrichment.ts answers disagree on a field. */
+export const schemasMatchDomain = {
+  similar: true satisfies Same<z.infer<typeof similarSchema>['artists'][number], ReturnType<typeof similarEntries>[number]>,
+  cover: true satisfies Same<z.infer<typeof artistCoverSchema>, ReturnType<typeof artistCover>>,
+  preview: true satisfies Same<z.infer<typeof previewSchema>, ReturnType<typeof previewTracks>>,
+};
 const overridesSchema = z.object({ mbid: z.string(), musicbrainzId: z.string().nullable(), deezerArtistId: z.string().nullable() });
 
 /**
@@ -109,11 +128,7 @@ export function artistEnrichmentRoutes(ctx: AppContext) {
       access: 'authenticated',
       params: mbidParams,
       query: z.object({ limit: limitOf(100, 20) }),
-      response: z.object({
-        mbid: z.string(),
-        source: z.literal('lastfm'),
-        artists: z.array(z.object({ id: z.string().nullable(), name: z.string(), match: z.number(), url: z.string().nullable(), imageUrl: z.string().nullable(), inLibrary: z.boolean(), libraryArtistId: z.string().nullable() })),
-      }),
+      response: similarSchema,
       handler: async ({ params, query }) => ({ mbid: params.mbid, source: 'lastfm' as const, artists: similarEntries(ctx, await enrichment.similar(params.mbid), query.limit) }),
     }),
     defineRoute({
@@ -169,12 +184,7 @@ export function artistEnrichmentRoutes(ctx: AppContext) {
       access: 'authenticated',
       params: mbidParams,
       query: z.object({ limit: limitOf(25, 10) }),
-      response: z.object({
-        mbid: z.string(),
-        source: z.literal('deezer').nullable(),
-        deezerArtistId: z.string().nullable(),
-        tracks: z.array(z.object({ id: z.string(), title: z.string(), durationMs: z.number().nullable(), rank: z.number().nullable(), previewUrl: z.string().nullable(), link: z.string().nullable(), album: z.object({ id: z.string(), title: z.string(), coverUrl: z.string().nullable() }).nullable() })),
-      }),
+      response: previewSchema,
       handler: async ({ params, query }) => {
         const { artist, tracks } = await enrichment.deezerTop(params.mbid);
         return previewTracks(ctx, params.mbid, artist, tracks, query.limit);

@@ -13,6 +13,7 @@ import { remoteImagesOf } from '../../domain/metadata/remoteImages.js';
 import { metadataServiceOf } from '../../domain/metadata/service.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { defineRoute } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 
 export const mbidSchema = z
   .string()
@@ -75,6 +76,14 @@ const trackSchema = z.object({
   artistName: z.string(),
   inLibrary: z.boolean(),
 });
+
+/** Fail to compile when a schema and what domain/metadata/present.ts answers disagree on a field. */
+export const schemasMatchDomain = {
+  releaseGroupEntry: true satisfies Same<z.infer<typeof releaseGroupEntrySchema>, ReturnType<typeof releaseGroupEntry>>,
+  artistDetail: true satisfies Same<z.infer<typeof artistDetailSchema>, ReturnType<typeof artistDetail>>,
+  releaseGroupDetail: true satisfies Same<z.infer<typeof releaseGroupDetailSchema>, ReturnType<typeof releaseGroupDetail>>,
+  releaseTracks: true satisfies Same<z.infer<typeof trackSchema>, ReturnType<typeof releaseTracks>[number]>,
+};
 
 /** Which of these release-group MBIDs the library has (by group or release MBID). */
 export function ownedGroupsOf(ctx: AppContext, ids: string[]): Set<string> {

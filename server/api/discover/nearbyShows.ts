@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { nearbyShowsOf } from '../../domain/discovery/nearbyShows.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 
 /** api.md §4.8 `GET /api/discover/nearby-shows`: music events near a place, the library's artists first. */
 
@@ -23,7 +24,7 @@ const place = z.object({
   region: z.string().nullable(),
   postalCode: z.string().nullable(),
   countryCode: z.string().nullable(),
-  source: z.string(),
+  source: z.enum(['coordinates', 'zippopotam', 'nominatim', 'ipapi']).describe('how the place was found'),
 });
 const show = z.object({
   id: z.string(),
@@ -53,6 +54,9 @@ const answer = z.object({
   cachedAt: z.string().nullable(),
   stale: z.boolean(),
 });
+
+/** Fails to compile when the schema and what the domain answers disagree on a field. */
+export const answerMatchesDomain = true satisfies Same<z.infer<typeof answer>, Awaited<ReturnType<ReturnType<typeof nearbyShowsOf>['find']>>>;
 
 export function nearbyShowsRoutes(ctx: AppContext): RouteDefinition[] {
   const shows = nearbyShowsOf(ctx);

@@ -3,18 +3,24 @@ import type { AppContext } from '../../context.js';
 import * as actions from '../../domain/discovery/actions.js';
 import fs from 'node:fs';
 import { presetArtwork, presetPreviews } from '../../domain/discovery/presets.js';
-import { discoveryOf } from '../../domain/discovery/service.js';
+import { discoveryOf, type DiscoverView, type DiscoveryCapabilities, type DiscoveryEntry, type Preferences } from '../../domain/discovery/service.js';
+import type { RelatedArtists } from '../../domain/discovery/actions.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 
 /** api.md §4.8 Discovery (nearby shows, artwork, previews and the adopt routes live elsewhere). */
 
-const entry = z.looseObject({
-  id: z.string().nullable(),
-  image: z.string().nullable(),
+const entry = z.object({
+  id: z.string().nullable().describe("the artist's MusicBrainz id, when known"),
   name: z.string(),
-  type: z.string(),
+  type: z.literal('artist'),
+  image: z.string().nullable(),
   tags: z.array(z.string()),
   inLibrary: z.boolean(),
+  source: z.string().describe('where the artist came from (lastfm, listenbrainz)'),
+  score: z.number().optional(),
+  basedOn: z.array(z.string()).optional().describe('the seed artists that led to it'),
+  listeners: z.number().nullable().optional(),
 });
 const capabilities = z.object({
   arbitraryTagSearch: z.boolean(),
@@ -24,22 +30,34 @@ const capabilities = z.object({
   personalizedRecommendations: z.boolean(),
   relatedArtists: z.boolean(),
 });
-const discoverResponse = z.looseObject({
+const provider = z.enum(['lastfm', 'listenbrainz']);
+const preset = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  mix: z.object({ discover: z.number().optional(), focus: z.number().optional(), mix: z.number().optional(), trending: z.number().optional() }).describe('the flow mix an adopted preset starts with, in percent per source'),
+  artworkUrl: z.string(),
+});
+const seed = z.object({ id: z.string().nullable(), name: z.string(), type: z.literal('artist'), image: z.null(), tags: z.array(z.string()), source: z.string(), weight: z.number() });
+const discoverResponse = z.object({
   recommendations: z.array(entry),
   globalTop: z.array(entry),
-  basedOn: z.array(z.looseObject({ name: z.string(), source: z.string() })),
+  basedOn: z.array(seed),
   topTags: z.array(z.string()),
   topGenres: z.array(z.string()),
   recommendationCount: z.number(),
   lastUpdated: z.string().nullable(),
   configured: z.boolean(),
-  provider: z.string(),
+  provider,
   capabilities,
   isUpdating: z.boolean(),
   stale: z.boolean(),
-  lastError: z.string().nullable().optional().describe('why the last update did not finish, in words'),
-  discoverPlaylists: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string(), tags: z.array(z.string()) })),
-  fallbackGenres: z.array(z.looseObject({ name: z.string(), artists: z.array(entry) })),
+  lastError: z.string().nullable().describe('why the last update did not finish, in words'),
+  discoverPlaylists: z.array(preset),
+  fallbackGenres: z.array(z.object({ tag: z.string(), name: z.string(), artists: z.array(entry) })),
+  limit: z.number(),
+  offset: z.number(),
   discoveryMode: z.enum(['balanced', 'deeper']),
   discoveryRunId: z.string().nullable().describe("the caller's latest refresh in this process"),
   isEnriching: z.boolean().describe('the refresh is reading the tags of the recommendations'),
@@ -53,8 +71,48 @@ const feedback = z.object({ id: z.number(), artistName: z.string(), artistMbid: 
 const preferences = z.object({ excludedTags: z.array(z.string()), excludedArtists: z.array(z.string()), deepDive: z.boolean() });
 const page = { limit: z.coerce.number().int().min(1).max(200).default(50), offset: z.coerce.number().int().min(0).default(0) };
 const flag = z.enum(['1', 'true', '0', 'false']).optional().transform((v) => v === '1' || v === 'true');
-const items = z.looseObject({ items: z.array(entry), total: z.number(), limit: z.number(), offset: z.number() });
-const success = z.looseObject({ success: z.boolean() });
+const items = z.object({ items: z.array(entry), total: z.number(), limit: z.number(), offset: z.number() });
+const success = z.object({ success: z.boolean() });
+const weighted = z.object({ name: z.string(), weight: z.number() });
+const related = z.object({
+  artist: z.string().nullable(),
+  items: z.array(entry),
+  sections: z.array(z.object({ seed: z.object({ id: z.string().nullable(), name: z.string(), source: z.string() }), artists: z.array(entry) })),
+});
+const similar = z.object({ tags: z.array(weighted), genres: z.array(weighted), seeds: z.array(z.object({ id: z.string().nullable(), name: z.string(), source: z.string(), weight: z.number() })) });
+const tagList = z.object({ tags: z.array(weighted), genres: z.array(z.string()), cachedTags: z.array(z.string()), arbitraryTagSearch: z.boolean() });
+const byTag = items.extend({ tag: z.string() });
+const previews = z.object({
+  presetId: z.string(),
+  name: z.string(),
+  previews: z.array(z.object({ artistName: z.string(), trackTitle: z.string(), previewUrl: z.string(), deezerTrackId: z.number(), albumTitle: z.string().nullable(), cover: z.string().nullable() })),
+  problem: z.string().optional().describe('why there are no previews, in words (the preview source could not be reached, no artists yet)'),
+});
+const feedbackAnswer = z.object({ success: z.boolean(), feedback, removed: z.number() });
+const removedAnswer = z.object({ success: z.boolean(), removed: z.number() });
+const clearedDiscovery = z.object({ success: z.boolean(), scope: z.enum(['all', 'user']) });
+const clearedCaches = z.object({ success: z.boolean(), clearedImageLinks: z.number(), clearedImageFiles: z.number(), clearedMetadataEntries: z.number() });
+
+type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+/** Fail to compile when a schema and what the domain answers disagree on a field. */
+export const schemasMatchDomain = {
+  entry: true satisfies Same<z.infer<typeof entry>, DiscoveryEntry>,
+  capabilities: true satisfies Same<z.infer<typeof capabilities>, DiscoveryCapabilities>,
+  view: true satisfies Same<z.infer<typeof discoverResponse>, DiscoverView>,
+  feedback: true satisfies Same<z.infer<typeof feedback>, Returned<typeof actions.listFeedback>[number]>,
+  preferences: true satisfies Same<z.infer<typeof preferences>, Preferences>,
+  related: true satisfies Same<z.infer<typeof related>, RelatedArtists>,
+  similar: true satisfies Same<z.infer<typeof similar>, Returned<typeof actions.similarSummary>>,
+  filtered: true satisfies Same<z.infer<typeof items>, Returned<typeof actions.filtered>>,
+  tags: true satisfies Same<z.infer<typeof tagList>, Returned<typeof actions.tags>>,
+  byTag: true satisfies Same<z.infer<typeof byTag>, Returned<typeof actions.byTag>>,
+  previews: true satisfies Same<z.infer<typeof previews>, Returned<typeof presetPreviews>>,
+  recordFeedback: true satisfies Same<z.infer<typeof feedbackAnswer>, Returned<typeof actions.recordFeedback>>,
+  deleteFeedback: true satisfies Same<z.infer<typeof success>, Returned<typeof actions.deleteFeedback>>,
+  resetFeedback: true satisfies Same<z.infer<typeof removedAnswer>, Returned<typeof actions.resetFeedback>>,
+  clearDiscovery: true satisfies Same<z.infer<typeof clearedDiscovery>, Returned<typeof actions.clearDiscovery>>,
+  clearCaches: true satisfies Same<z.infer<typeof clearedCaches>, Returned<typeof actions.clearCaches>>,
+};
 
 export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
   const service = discoveryOf(ctx);
@@ -89,7 +147,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       tag,
       access: 'user',
       query: z.object({ artist: z.string().trim().min(1).max(500).optional(), mbid: z.string().max(64).optional(), limit: z.coerce.number().int().min(1).max(100).default(20) }),
-      response: z.looseObject({ artist: z.string().nullable(), items: z.array(entry), sections: z.array(z.looseObject({ artists: z.array(entry) })) }),
+      response: related,
       handler: ({ query, principal }) => actions.related(ctx, principal!.userId, query),
     }),
     defineRoute({
@@ -98,7 +156,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "The caller's cached taste: tags, library genres and seed artists",
       tag,
       access: 'user',
-      response: z.looseObject({ tags: z.array(z.object({ name: z.string(), weight: z.number() })), genres: z.array(z.object({ name: z.string(), weight: z.number() })), seeds: z.array(z.looseObject({ name: z.string(), source: z.string() })) }),
+      response: similar,
       handler: ({ principal }) => actions.similarSummary(ctx, principal!.userId),
     }),
     defineRoute({
@@ -117,7 +175,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "The caller's taste tags, the genre sections and the tags with cached artists",
       tag,
       access: 'user',
-      response: z.looseObject({ tags: z.array(z.object({ name: z.string(), weight: z.number() })), genres: z.array(z.string()), cachedTags: z.array(z.string()), arbitraryTagSearch: z.boolean() }),
+      response: tagList,
       handler: ({ principal }) => actions.tags(ctx, principal!.userId),
     }),
     defineRoute({
@@ -127,7 +185,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       tag,
       access: 'user',
       query: z.object({ tag: z.string().trim().min(1).max(200), hideInLibrary: flag, ...page }),
-      response: items.extend({ tag: z.string() }),
+      response: byTag,
       handler: ({ query, principal }) => actions.byTag(ctx, principal!.userId, query),
     }),
     defineRoute({
@@ -158,12 +216,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       tag,
       access: 'user',
       params: z.object({ presetId: z.string().min(1).max(100) }),
-      response: z.object({
-        presetId: z.string(),
-        name: z.string(),
-        previews: z.array(z.object({ artistName: z.string(), trackTitle: z.string(), previewUrl: z.string(), deezerTrackId: z.number(), albumTitle: z.string().nullable(), cover: z.string().nullable() })),
-        problem: z.string().optional().describe('why there are no previews, in words (the preview source could not be reached, no artists yet)'),
-      }),
+      response: previews,
       handler: ({ params, principal }) => presetPreviews(ctx, principal!.userId, params.presetId),
     }),
     defineRoute({
@@ -183,7 +236,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       access: 'user',
       status: 201,
       body: z.object({ artistName: z.string().trim().min(1).max(500), artistMbid: z.string().max(64).nullish(), kind: z.enum(['more', 'less']) }),
-      response: z.object({ success: z.boolean(), feedback, removed: z.number() }),
+      response: feedbackAnswer,
       handler: ({ body, principal }) => actions.recordFeedback(ctx, principal!.userId, body),
     }),
     defineRoute({
@@ -202,7 +255,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "Delete all the caller's feedback",
       tag,
       access: 'user',
-      response: z.object({ success: z.boolean(), removed: z.number() }),
+      response: removedAnswer,
       handler: ({ principal }) => actions.resetFeedback(ctx, principal!.userId),
     }),
     defineRoute({
@@ -244,7 +297,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       tag,
       access: 'user',
       query: z.object({ all: flag }),
-      response: success,
+      response: clearedDiscovery,
       handler: ({ query, principal }) => actions.clearDiscovery(ctx, principal!.userId, query.all && principal!.role === 'admin'),
     }),
     defineRoute({
@@ -253,7 +306,7 @@ export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Clear artwork links, fetched picture files no library item uses, and the metadata-provider caches',
       tag,
       access: 'admin',
-      response: success,
+      response: clearedCaches,
       handler: () => actions.clearCaches(ctx),
     }),
   ];

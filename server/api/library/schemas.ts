@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Same } from '../../http/same.js';
+import type { fileEntry, trackEntry } from './present.js';
 
 const boolish = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const id = z.coerce.number().int().positive();
@@ -30,12 +32,49 @@ export const replayGainSchema = z.object({
 const entry = z.object({ id: z.number(), identityKey: z.string() }).loose();
 export const artistEntrySchema = entry.extend({ name: z.string() });
 export const albumEntrySchema = entry.extend({ title: z.string() });
-export const trackEntrySchema = entry.extend({
+/** A media file of a track (present.ts fileEntry). */
+export const fileEntrySchema = z.object({
+  id: z.number(),
+  source: z.enum(['aurral', 'lidarr']),
+  format: z.string().nullable(),
+  contentType: z.string().nullable(),
+  codec: z.string().nullable(),
+  size: z.number(),
+  durationMs: z.number(),
+  bitrate: z.number().nullable(),
+  sampleRate: z.number().nullable(),
+  bitDepth: z.number().nullable(),
+  channels: z.number().nullable(),
+  lossless: z.boolean(),
+  available: z.boolean(),
+  tagError: z.string().nullable(),
+  addedAt: z.string().nullable(),
+});
+/** A library track (present.ts trackEntry): every field, so the generated wire types describe it whole. */
+export const trackEntrySchema = z.object({
+  id: z.number(),
+  identityKey: z.string(),
   title: z.string(),
+  trackName: z.string(),
   artistName: z.string(),
+  artistId: z.number().nullable(),
+  albumId: z.number().nullable(),
+  albumTitle: z.string().nullable(),
   mbid: z.string().nullable(),
-  files: z.array(z.object({}).loose()),
+  discNumber: z.number(),
+  trackNumber: z.number(),
+  year: z.number().nullable(),
+  durationMs: z.number(),
+  available: z.boolean().describe('the library has a playable file of it'),
+  hasFile: z.boolean(),
+  size: z.number(),
+  quality: z.object({ name: z.string(), lossless: z.boolean(), bitrate: z.number().nullable() }).nullable(),
+  sources: z.array(z.enum(['aurral', 'lidarr'])),
+  imageUrl: z.string().nullable(),
+  streamUrl: z.string(),
+  files: z.array(fileEntrySchema),
   replayGain: replayGainSchema,
+  userFavorite: z.boolean(),
 });
 const genreEntrySchema = z.object({ id: z.number(), name: z.string(), artistCount: z.number(), albumCount: z.number(), trackCount: z.number() });
 
@@ -137,3 +176,9 @@ export const queueSchema = z.object({
 export const streamParams = z.object({ songId: id });
 export const canonicalStreamParams = z.object({ trackId: id });
 export const fileStreamParams = z.object({ albumId: id, trackId: id });
+
+/** Fail to compile when present.ts and these schemas disagree on a field. */
+export const schemasMatchPresenters = {
+  file: true satisfies Same<z.infer<typeof fileEntrySchema>, ReturnType<typeof fileEntry>>,
+  track: true satisfies Same<z.infer<typeof trackEntrySchema>, ReturnType<typeof trackEntry>>,
+};

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { newsServiceOf } from '../../domain/news/service.js';
+import { newsServiceOf, type NewsArticle, type NewsRefreshInfo } from '../../domain/news/service.js';
 import { ValidationError } from '../../domain/errors.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 
 /** api.md §4.9: artist news for the caller's library, publisher blocking, and switching a feed off. */
 
@@ -23,12 +24,15 @@ const refresh = z.object({
   checkedArtistCount: z.number(),
   queuedArtistCount: z.number(),
   callsRemaining: z.number(),
-  newsApiConfigured: z.boolean().optional().describe('a NewsAPI key is set: callsRemaining applies'),
+  newsApiConfigured: z.boolean().describe('a NewsAPI key is set: callsRemaining applies'),
   checkedAt: z.string().nullable(),
   isRefreshing: z.boolean(),
   failedFeeds: z.array(z.object({ id: z.string(), name: z.string(), error: z.string() })),
   warning: z.string().optional(),
 });
+/** Fail to compile when the domain's article or refresh state and these schemas disagree on a field. */
+export const articleMatchesSchema: Same<z.infer<typeof article>, NewsArticle> = true;
+export const refreshMatchesSchema: Same<z.infer<typeof refresh>, NewsRefreshInfo> = true;
 const newsResponse = z.object({ configured: z.boolean(), articles: z.array(article), hasMore: z.boolean(), refresh });
 const preferences = z.object({ blockedPublishers: z.array(z.string()) });
 

@@ -3,16 +3,18 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Principal } from '../../domain/auth/principal.js';
 import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
-import { MAX_UPLOAD_BYTES, artworkOf, etagMatches } from '../../domain/playlists/artwork.js';
+import { MAX_UPLOAD_BYTES, artworkOf, etagMatches, type ArtworkInfo } from '../../domain/playlists/artwork.js';
 import { sizedArtwork } from '../../domain/playlists/artworkImages.js';
 import type { PlaylistViewer } from '../../domain/playlists/registry.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 
 /** api.md 4.10: playlist artwork (get, upload, delete, generate) for playlists of every kind. */
 
 const tag = 'playlists';
 const params = z.object({ playlistId: z.string().min(1).max(200) });
-const artworkInfo = z.object({
+/** A playlist's picture: what artworkOf(ctx).info answers. */
+export const artworkInfo = z.object({
   playlistId: z.string(),
   kind: z.enum(['static', 'flow', 'shared']),
   source: z.enum(['uploaded', 'generated']),
@@ -24,6 +26,9 @@ const artworkInfo = z.object({
   updatedAt: z.number(),
   url: z.string(),
 });
+
+/** Fails to compile when the schema and the domain's ArtworkInfo disagree on a field. */
+export const artworkMatchesDomain = true satisfies Same<z.infer<typeof artworkInfo>, ArtworkInfo>;
 
 export const viewerOf = (p: Principal | null): PlaylistViewer => {
   if (!p) throw new UnauthorizedError('Authentication required', 'AUTH_REQUIRED');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { downloadStatuses } from '../../db/downloads.js';
 import type { PresentedJob } from '../../domain/downloads/present.js';
+import type { Same } from '../../http/same.js';
 
 /**
  * A download job on the wire (api.md 4.10 and what the clients read): every field of
@@ -49,6 +50,5 @@ export const downloadJobSchema = z.object({
   completedAt: z.string().nullable(),
 });
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Fails to compile when present.ts and this schema disagree on a field. */
 export const presentedJobMatchesSchema: Same<z.infer<typeof downloadJobSchema>, PresentedJob> = true;

@@ -9,6 +9,9 @@ import { StaticPlaylists } from '../../domain/playlists/staticPlaylists.js';
 import { isoTime } from '../../domain/timestamps.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { trackEntry } from '../library/present.js';
+import { trackEntrySchema } from '../library/schemas.js';
+import type { Same } from '../../http/same.js';
+import { artworkInfo } from './artwork.js';
 
 /**
  * The user's static playlists on the JSON API (the same lists /rest shows): list, read with tracks,
@@ -22,17 +25,22 @@ const idParams = z.object({ playlistId: z.string().min(1).max(40) });
 const MAX_TRACKS = 10_000;
 const trackIds = z.array(z.number().int().positive()).max(MAX_TRACKS);
 
-const summary = z.looseObject({
+const summary = z.object({
   id: z.string(),
   kind: z.literal('static'),
   name: z.string(),
   comment: z.string(),
   public: z.boolean(),
   owner: z.string(),
-  editable: z.boolean(),
+  editable: z.boolean().describe('the caller owns it and may change it'),
   songCount: z.number(),
   durationMs: z.number(),
-  artwork: z.unknown().nullable(),
+  createdAt: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+  artwork: artworkInfo.nullable(),
+});
+const detail = summary.extend({
+  tracks: z.array(z.object({ position: z.number().describe('the index in the list (what PUT removeIndexes takes)'), track: trackEntrySchema })),
 });
 
 function numericId(raw: string): number {
@@ -60,6 +68,10 @@ export function staticPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
     updatedAt: isoTime(row.updated_at) ?? null,
     artwork: artwork.info(staticRef(row)),
   });
+
+  /** Fails to compile when the summary schema and what `present` answers disagree on a field. */
+  const summaryMatches = true satisfies Same<z.infer<typeof summary>, ReturnType<typeof present>>;
+  void summaryMatches;
 
   const withTracks = (row: PlaylistRow, ids: number[], userId: number) => {
     const rows = new Map(reader.tracksByIds([...new Set(ids)]).map((t) => [t.id, t]));
@@ -109,7 +121,7 @@ export function staticPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       tag,
       access: 'user',
       params: idParams,
-      response: summary.extend({ tracks: z.array(z.object({ position: z.number(), track: z.unknown() })) }),
+      response: detail,
       handler: ({ params, principal }) => {
         const userId = principal!.userId;
         const { playlist, trackIds: ids } = lists.get(userId, numericId(params.playlistId));
@@ -133,7 +145,7 @@ export function staticPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
           trackIds: trackIds.optional(),
         })
         .strict(),
-      response: summary,
+      response: detail,
       handler: ({ params, body, principal }) => {
         const userId = principal!.userId;
         const id = numericId(params.playlistId);

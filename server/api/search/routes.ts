@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Principal } from '../../domain/auth/principal.js';
-import { resolveLink } from '../../domain/search/links.js';
-import { RELEASE_TYPES, searchServiceOf } from '../../domain/search/service.js';
+import { resolveLink, type ResolvedLink } from '../../domain/search/links.js';
+import { RELEASE_TYPES, searchServiceOf, type SearchAnswer } from '../../domain/search/service.js';
 import { unifiedSearch } from '../../domain/search/unified.js';
 import { defineRoute } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 
 /** A search phrase: trimmed, 1 to 200 characters. */
 const phrase = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
@@ -99,6 +100,13 @@ const resolvedLink = z.object({
   album: z.object({ title: z.string(), mbid: z.string().nullable() }).nullable(),
   track: z.object({ title: z.string(), mbid: z.string().nullable() }).nullable(),
 });
+
+/** Fail to compile when a schema and what the search domain answers disagree on a field. */
+export const schemasMatchDomain = {
+  search: true satisfies Same<z.infer<typeof searchAnswer>, SearchAnswer>,
+  unified: true satisfies Same<z.infer<typeof unifiedAnswer>, Awaited<ReturnType<typeof unifiedSearch>>>,
+  link: true satisfies Same<z.infer<typeof resolvedLink>, ResolvedLink>,
+};
 
 /** Who is typing: one session (or the API key); their newer suggestion request supersedes older ones. */
 const callerKey = (p: Principal | null) => (p ? `${p.userId}:${p.sessionId ?? p.via}` : 'anonymous');

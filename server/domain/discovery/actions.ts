@@ -92,7 +92,14 @@ function requireLastFm(ctx: AppContext, what: string): void {
 }
 
 /** Related artists of one artist (Last.fm), or without one the recommendations grouped by the seed that found them. */
-export async function related(ctx: AppContext, userId: number, query: { artist?: string | undefined; mbid?: string | undefined; limit: number }) {
+/** GET /api/discover/related: one artist's neighbours (items), or the recommendations grouped by seed (sections). */
+export interface RelatedArtists {
+  artist: string | null;
+  items: DiscoveryEntry[];
+  sections: { seed: { id: string | null; name: string; source: string }; artists: DiscoveryEntry[] }[];
+}
+
+export async function related(ctx: AppContext, userId: number, query: { artist?: string | undefined; mbid?: string | undefined; limit: number }): Promise<RelatedArtists> {
   const service = discoveryOf(ctx);
   const inLibrary = service.inLibraryNow();
   if (query.artist) {
@@ -184,7 +191,7 @@ export async function byTag(ctx: AppContext, userId: number, q: { tag: string; l
 }
 
 /** Clears the derived discovery cache: the caller's, or everyone's (an administrator). Feedback and preferences stay. */
-export function clearDiscovery(ctx: AppContext, userId: number, all: boolean) {
+export function clearDiscovery(ctx: AppContext, userId: number, all: boolean): { success: boolean; scope: 'all' | 'user' } {
   discoveryOf(ctx).repo.clear(all ? null : userId);
   return { success: true, scope: all ? 'all' : 'user' };
 }

@@ -85,6 +85,57 @@ export interface DiscoveryEntry {
 }
 
 
+/** An editorial playlist as GET /api/discover offers it (DISCOVER_PRESETS with its cover's address). */
+export interface DiscoverPreset {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  /** The flow mix an adopted preset starts with, in percent per source. */
+  mix: Partial<Record<'discover' | 'focus' | 'mix' | 'trending', number>>;
+  artworkUrl: string;
+}
+
+/** A seed artist the recommendations were found from. */
+export interface DiscoverSeed {
+  id: string | null;
+  name: string;
+  type: 'artist';
+  image: null;
+  tags: string[];
+  source: string;
+  weight: number;
+}
+
+/** GET /api/discover: the sections of the Discover screen, from the cache. */
+export interface DiscoverView {
+  recommendations: DiscoveryEntry[];
+  globalTop: DiscoveryEntry[];
+  basedOn: DiscoverSeed[];
+  topTags: string[];
+  topGenres: string[];
+  recommendationCount: number;
+  lastUpdated: string | null;
+  configured: boolean;
+  provider: DiscoveryProviderName;
+  capabilities: DiscoveryCapabilities;
+  isUpdating: boolean;
+  stale: boolean;
+  lastError: string | null;
+  discoverPlaylists: DiscoverPreset[];
+  fallbackGenres: { tag: string; name: string; artists: DiscoveryEntry[] }[];
+  limit: number;
+  offset: number;
+  discoveryMode: 'balanced' | 'deeper';
+  discoveryRunId: string | null;
+  isEnriching: boolean;
+  enrichmentStartedAt: string | null;
+  enrichmentCompletedAt: string | null;
+  enrichmentProgressMessage: string | null;
+  recommendationQuality: 'initial' | 'enriching' | 'enriched' | null;
+  playlistsUpdating: boolean;
+}
+
 /** A user's latest refresh run in this process: its id and its enrichment (the tags step) times. */
 interface RunRecord {
   runId: string;
@@ -317,7 +368,7 @@ export class DiscoveryService implements RefreshHost {
   }
 
   /** GET /api/discover, from the cache only. */
-  view(userId: number, limit: number, offset: number) {
+  view(userId: number, limit: number, offset: number): DiscoverView {
     const provider = this.provider();
     const state = this.repo.state(userScope(userId));
     if (!state?.last_updated && !state?.last_attempt_at && !this.progress.has(userId)) this.enqueue(userId);
@@ -326,7 +377,7 @@ export class DiscoveryService implements RefreshHost {
     const globalRows = this.repo.ranking('global', limit).filter((r) => !blocked.has(r.name_key));
     const genreRows = this.fallbackGenreRows(blocked);
     const inLibrary = this.inLibraryFor([...recRows, ...globalRows, ...genreRows.flatMap((g) => g.rows)]);
-    const basedOn = this.repo.seeds(userId).map((s) => ({ id: s.mbid, name: s.name, type: 'artist', image: null, tags: [], source: s.source, weight: s.weight }));
+    const basedOn = this.repo.seeds(userId).map((s): DiscoverSeed => ({ id: s.mbid, name: s.name, type: 'artist', image: null, tags: [], source: s.source, weight: s.weight }));
     const progress = this.progress.get(userId);
     const run = this.runs.get(userId);
     const iso = (t: number | null | undefined) => (t == null ? null : new Date(t).toISOString());

@@ -1,0 +1,28 @@
+/**
+ * True only when A and B describe the same JSON: each is assignable to the other and, at every level
+ * of objects and arrays, they name the same keys (optional ones included, which assignability alone
+ * lets slip). A route whose answer a domain function builds declares
+ * `true satisfies Same<z.infer<typeof schema>, DomainType>`, so the response schema (and with it the
+ * OpenAPI document and the renderer's generated wire types) cannot drift from what is sent.
+ */
+export type Same<A, B> = Mutual<A, B> extends true ? KeysAlike<NonNullable<A>, NonNullable<B>> : false;
+
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Element<T> = T extends readonly (infer E)[] ? E : never;
+type KeysAlike<A, B> = [A] extends [never]
+  ? [B] extends [never]
+    ? true
+    : false
+  : [A] extends [readonly unknown[]]
+  ? [B] extends [readonly unknown[]]
+    ? KeysAlike<NonNullable<Element<A>>, NonNullable<Element<B>>>
+    : false
+  : [A] extends [object]
+    ? [B] extends [object]
+      ? Mutual<keyof A, keyof B> extends true
+        ? { [K in keyof A]-?: KeysAlike<NonNullable<A[K]>, NonNullable<B[K & keyof B]>> }[keyof A] extends true
+          ? true
+          : false
+        : false
+      : false
+    : true;
