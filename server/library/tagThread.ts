@@ -18,9 +18,12 @@ import type { TagThreadAsk } from './tagReaderWorker.js';
 
 type Reply = { id: number; tags?: FileTags; ok?: true; error?: string; code?: string };
 
+type Waiting = { resolve: (r: Reply) => void; reject: (e: Error) => void };
+
 let worker: Worker | null = null;
 let nextId = 1;
-const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+/** The requests in flight, per thread: a thread ending fails only its own (not those of its successor). */
+const pendingOf = new WeakMap<Worker, Map<number, Waiting>>();
 let idleMs = RUN_WORKER_IDLE_MS;
 let idleTimer: NodeJS.Timeout | null = null;
 
@@ -38,7 +41,7 @@ function endWhenIdle(w: Worker): void {
   if (idleTimer) clearTimeout(idleTimer);
   idleTimer = setTimeout(() => {
     idleTimer = null;
-    if (worker !== w || pending.size > 0) return;
+    if (worker !== w || (pendingOf.get(w)?.size ?? 0) > 0) return;
     worker = null;
     void w.terminate();
   }, idleMs);
@@ -50,6 +53,8 @@ function thread(): Worker {
   idleTimer = null;
   if (worker) return worker;
   const w = spawnModuleWorker(path.dirname(fileURLToPath(import.meta.url)), 'tagReaderWorker', null);
+  const pending = new Map<number, Waiting>();
+  pendingOf.set(w, pending);
   w.on('message', (m: Reply) => {
     const waiting = pending.get(m.id);
     pending.delete(m.id);
@@ -79,7 +84,7 @@ function ask(request: TagThreadAsk): Promise<Reply> {
   const w = thread();
   w.ref();
   return new Promise<Reply>((resolve, reject) => {
-    pending.set(id, { resolve, reject });
+    pendingOf.get(w)!.set(id, { resolve, reject });
     w.postMessage({ ...request, id });
   });
 }

@@ -44,6 +44,15 @@ describe('tag thread', () => {
     expect((await readTagsOffThread(file)).title).toBe('Off Thread');
   });
 
+  it('a thread that ends fails only its own requests, not those already sent to the next one', async () => {
+    expect((await readTagsOffThread(file)).title).toBe('Off Thread');
+    // The old thread is ending (as at its idle time) while a read already went to a new one.
+    const ending = stopTagThread();
+    const next = readTagsOffThread(file);
+    await ending;
+    expect((await next).title).toBe('Off Thread');
+  });
+
   it('ends after its idle time, so an idle server does not keep its heap; the next read starts a new one', async () => {
     setTagThreadIdleMs(50);
     try {
