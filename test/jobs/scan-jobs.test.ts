@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { waitFor } from '../downloads/helpers.js';
+import { holdScans } from '../helpers/holdScans.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { setup } from '../lidarr/helpers.js';
 
@@ -37,10 +38,17 @@ describe('library scans on the job queue', () => {
       await scans.whenIdle();
       const refresh = async (mode: string) =>
         ((await (await server.api('/api/library/refresh', { method: 'POST', json: { mode }, headers: server.admin.headers })).json()) as Json).jobId as string;
-      // The first request may start at once; the next two arrive while a run is queued and join it.
-      const first = await refresh('quick');
-      const second = await refresh('quick');
-      const third = await refresh('full');
+      // The first request starts at once (held running, see holdScans); the next two arrive while a
+      // run is queued and join it.
+      const release = holdScans(scans);
+      let first, second, third;
+      try {
+        first = await refresh('quick');
+        second = await refresh('quick');
+        third = await refresh('full');
+      } finally {
+        release();
+      }
       expect(third).toBe(second);
       await scans.whenIdle();
       expect(scans.job(Number(second))).toMatchObject({ status: 'completed', mode: 'full' });

@@ -6,6 +6,7 @@ import { LibraryWriter } from '../../server/db/libraryWrites.js';
 import { refreshDerived } from '../../server/db/libraryDerived.js';
 import { playQueues } from '../../server/db/libraryUserData.js';
 import { libraryServiceOf } from '../../server/domain/library/service.js';
+import { holdScans } from '../helpers/holdScans.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -379,16 +380,11 @@ describe('track deletion and refresh jobs', () => {
     // Five requests at once from an administrator: one runs, the others join the one queued after it.
     // The running scan is held (its worker gets the run only once all five are answered), so a
     // 7-file scan that ends between two requests on a busy machine cannot make a third run.
-    const scans = libraryServiceOf(server.ctx).scans as unknown as { worker: { send: (msg: unknown) => void } };
-    const send = scans.worker.send;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    scans.worker.send = (msg: unknown) => void held.then(() => send.call(scans.worker, msg));
+    const release = holdScans(libraryServiceOf(server.ctx).scans);
     let answers;
     try {
       answers = await Promise.all(Array.from({ length: 5 }, () => post('/api/library/refresh', { mode: 'full' })));
     } finally {
-      scans.worker.send = send;
       release();
     }
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
