@@ -1,21 +1,11 @@
 /** Pure parts of the "Playback destinations" card (tested in test/renderer/playbackLogic.test.ts). */
 
+import type { Answer } from '../wire.js';
+
 export const SECRET_MASK = '********';
 
-/** One destination as GET /api/settings/playback reports it. */
-export interface PlaybackDestination {
-  key: string;
-  name: string;
-  enabled: boolean;
-  configured: boolean;
-  publishFlows: boolean;
-  publishPlaylists: boolean;
-  published: number;
-  pending: number;
-  lastPublishedAt: string | null;
-  lastError: string | null;
-  lastErrorAt: string | null;
-}
+/** One destination as GET /api/settings/playback reports it (the route's own type). */
+export type PlaybackDestination = Answer<'/api/settings/playback'>['destinations'][number];
 
 export interface PlaybackTestAnswer {
   success: true;

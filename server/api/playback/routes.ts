@@ -4,6 +4,8 @@ import { jellyfinPeople, setJellyfinUser } from '../../domain/playback/jellyfin.
 import { playbackOf } from '../../domain/playback/service.js';
 import { headerToken } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
+import type { DestinationStatus } from '../../domain/playback/types.js';
 
 /** api.md §4.13: the playback destinations' status and their connection test. */
 
@@ -20,6 +22,7 @@ const destinationSchema = z.object({
   lastError: z.string().nullable(),
   lastErrorAt: z.string().nullable(),
 });
+true satisfies Same<z.infer<typeof destinationSchema>, DestinationStatus>;
 
 const testBody = z
   .object({
