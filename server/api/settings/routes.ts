@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ConflictError } from '../../domain/errors.js';
 import { lanIneligibilityMessage } from '../../domain/auth/lanBypassReasons.js';
-import { librarySettings, maskedView, settingsSchema } from '../../domain/settings/schema.js';
+import { maskedView } from '../../domain/settings/maskedView.js';
+import { librarySettings, settingsSchema } from '../../domain/settings/schema.js';
 import { maskSecrets } from '../../domain/settings/store.js';
 import { defineRoute } from '../../http/route.js';
 
