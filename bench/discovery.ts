@@ -5,7 +5,6 @@
  * per-refresh budget, not by the library), `GET /api/discover` p95 from the cache (target ≤ 25 ms)
  * and `/api/health/live` p99 while a refresh runs (target ≤ 20 ms).
  */
-import { discoveryOf } from '../server/domain/discovery/service.js';
 import { DISCOVERY_CALL_BUDGET } from '../server/domain/discovery/refresh.js';
 import { startLastFmFake } from '../test/fakes/lastfm/index.js';
 import { startTestServer } from '../test/helpers/server.js';
@@ -50,7 +49,7 @@ export async function runDiscoveryBench(
   })();
   const before = lastfm.requests.length;
   const t0 = performance.now();
-  const result = await discoveryOf(server.ctx).refreshUser(1);
+  const result = await server.ctx.discovery.refreshUser(1);
   const refreshMs = performance.now() - t0;
   refreshing = false;
   await probe;

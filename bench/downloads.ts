@@ -17,7 +17,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { downloads } from '../server/db/downloads.js';
-import { downloadsOf } from '../server/domain/downloads/service.js';
 import { startTestServer, TestClock } from '../test/helpers/server.js';
 import { benchTracks, LATENCY_MS, startDownloadsFakes, TRACK_SECONDS, type BenchFakes } from './downloadsFakes.js';
 
@@ -88,7 +87,7 @@ async function runOnce(concurrency: number, count: number, inProcess: boolean): 
     });
     if (res.status !== 200) throw new Error(`settings: HTTP ${res.status} ${await res.text()}`);
 
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     const lag = monitorEventLoopDelay({ resolution: 5 });
     let peakRss = process.memoryUsage.rss();
     const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 1000);

@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { acoustIdOf } from '../server/domain/metadata/acoustid.js';
 import { chromaprintOf } from '../server/library/chromaprint.js';
 import { startAcoustIdFake } from '../test/fakes/acoustid/index.js';
 import { makeMelodyFile } from '../test/fixtures/audio.js';
@@ -36,7 +35,7 @@ async function main() {
   const server = await startTestServer({ env: { TONEARM_ACOUSTID_URL: acoustid.url } });
   server.ctx.settings.update({ integrations: { acoustid: { apiKey: acoustid.apiKey } } });
   const ffmpeg = process.env.FFMPEG_PATH ?? '/usr/bin/ffmpeg';
-  const service = acoustIdOf(server.ctx);
+  const service = server.ctx.acoustId;
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const fingerprintMs: number[] = [];

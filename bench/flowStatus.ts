@@ -70,13 +70,12 @@ export async function runFlowStatusBench(repeat = Number(process.env.BENCH_REPEA
     return times;
   };
   if (process.env.BENCH_PROFILE) {
-    const { flowsOf } = await import('../server/domain/flows/service.js');
     const t = (label: string, fn: () => unknown) => {
       const ts: number[] = [];
       for (let i = 0; i < 30; i++) { const t0 = performance.now(); fn(); ts.push(performance.now() - t0); }
       console.log(label, pct(ts, 0.5));
     };
-    const svc = flowsOf(server.ctx);
+    const svc = server.ctx.flows;
     const fl = svc.list({ userId: 1, role: 'admin' } as never);
     t('presentMany', () => svc.presentMany(fl, new Map()));
     t('present each', () => fl.map((f) => svc.present(f)));

@@ -7,7 +7,6 @@
  * playlist_status push (bench/flowStatus.ts).
  */
 import { sortName } from '../server/db/libraryText.js';
-import { discoveryOf } from '../server/domain/discovery/service.js';
 import { FlowPlanner } from '../server/domain/flows/planner.js';
 import { startLastFmFake } from '../test/fakes/lastfm/index.js';
 import { startTestServer } from '../test/helpers/server.js';
@@ -43,7 +42,7 @@ export async function runFlowsBench(size = Number(process.env.BENCH_FLOW_SIZE ??
     const play = db.prepare('INSERT INTO play_events (user_id, title, artist, played_at, created_at) VALUES (1, ?, ?, ?, ?)');
     for (let i = 0; i < 2000; i++) play.run(`New ${i % 3000} Song 2`, `New ${i % 3000}`, now - i * 60_000, now);
   })();
-  await discoveryOf(server.ctx).refreshUser(1);
+  await server.ctx.discovery.refreshUser(1);
   const input = {
     size,
     mix: { discover: 40, mix: 20, trending: 20, focus: 20 },

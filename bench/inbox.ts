@@ -7,7 +7,6 @@
  */
 import os from 'node:os';
 import { discoveryRepository, userScope } from '../server/db/discovery.js';
-import { inboxOf } from '../server/domain/inbox/service.js';
 import { startTestServer } from '../test/helpers/server.js';
 
 const DAY = 86_400_000;
@@ -59,7 +58,7 @@ export async function runInboxBench(artists = Number(process.env.BENCH_INBOX_ART
     }
   })();
   const t0 = performance.now();
-  await inboxOf(server.ctx).refresh(userId);
+  await server.ctx.inbox.refresh(userId);
   const refreshMs = performance.now() - t0;
   refreshing = false;
   await probe;
@@ -70,7 +69,7 @@ export async function runInboxBench(artists = Number(process.env.BENCH_INBOX_ART
   db.prepare('UPDATE inbox_items SET dismissed_until = ? WHERE user_id = ? AND id % 29 = 0').run(now + 30 * DAY, userId);
   // A second refresh finds the same items: it updates in place (this is the daily task's usual run).
   const t1 = performance.now();
-  await inboxOf(server.ctx).refresh(userId);
+  await server.ctx.inbox.refresh(userId);
   const secondRefreshMs = performance.now() - t1;
 
   let cpuMs = 0;

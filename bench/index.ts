@@ -12,7 +12,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { libraryServiceOf } from '../server/domain/library/service.js';
 import { ADMIN, startTestServer, type TestServer } from '../test/helpers/server.js';
 import { writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { generateMusic, idleMemoryAfterScan } from './idleMemory.js';
@@ -152,7 +151,7 @@ async function main(): Promise<void> {
     // title, less the debounce (the quiet time the watcher waits on purpose).
     const debounceMs = 1000;
     await server.api('/api/settings', { method: 'POST', json: { library: { watchDebounceMs: debounceMs } }, headers: server.admin.headers });
-    await libraryServiceOf(server.ctx).scans.whenWatching();
+    await server.ctx.library.scans.whenWatching();
     const changed = path.join(music, 'Scan Artist 1', 'Scan Album 1', '1.mp3');
     writeTaggedMp3(changed, template, { title: 'Changed Watched', artist: 'Scan Artist 1', album: 'Scan Album 1', track: 2 });
     t = performance.now();

@@ -7,7 +7,6 @@
  * left the library (the page then skips rows).
  */
 import os from 'node:os';
-import { newsServiceOf } from '../server/domain/news/service.js';
 import { DEFAULT_NEWS_FEEDS } from '../server/integrations/news/sources.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 
@@ -87,7 +86,7 @@ export async function runNewsBench(
   await run('GET /api/news, 19 of 20 publishers blocked', 'newsMostlyBlocked', '/api/news', 60);
   await server.api('/api/news/preferences', { method: 'PATCH', token, json: { blockedPublishers: [] } });
   // The page's database work alone, in process (tells the query's cost from HTTP and a busy machine's scheduling).
-  const news = newsServiceOf(server.ctx);
+  const news = server.ctx.news;
   const inProcess: number[] = [];
   for (let i = 0; i < repeat * 3 + 5; i++) {
     const s = performance.now();

@@ -1,8 +1,10 @@
 /**
- * The composition root: every area's routes, routers and start functions, assembled at the top of
- * the server (server.ts hands them to http/app.ts), so nothing below imports upward.
+ * The composition root: each area of the server declared once, with its routes, what it starts, its
+ * block of the health answer and the features it adds. server.ts starts them in this order and hands
+ * their routes to http/app.ts, so nothing below imports upward.
  */
-import type { AppContext } from './context.js';
+import type express from 'express';
+import type { AppContext, HealthContributor } from './context.js';
 import { artistEnrichmentRoutes } from './api/artists/enrichment.js';
 import { artistRoutes } from './api/artists/routes.js';
 import { oidcRoutes, ssoRouter } from './api/auth/oidc.js';
@@ -10,7 +12,14 @@ import { authRoutes } from './api/auth/routes.js';
 import { connectRoutes } from './api/connect/routes.js';
 import { filesystemRoutes } from './api/filesystem/routes.js';
 import { healthRoutes } from './api/health/routes.js';
-import { libraryArea, startIdentify, startLibrary } from './api/library/area.js';
+import { imageRoutes } from './api/images/routes.js';
+import { identifyRoutes } from './api/library/identify.js';
+import { libraryRoutes } from './api/library/routes.js';
+import { playEventRoutes } from './api/play-events/routes.js';
+import { startIdentify } from './domain/library/identify.js';
+import { startLibrary } from './domain/library/service.js';
+import { lidarrHealth } from './domain/lidarr/service.js';
+import { metadataHealth } from './domain/metadata/service.js';
 import { startReplayGain } from './domain/library/replayGain.js';
 import { aurralLibraryRoutes } from './api/library-aurral/routes.js';
 import { lidarrLibraryRoutes } from './api/library-lidarr/routes.js';
@@ -65,82 +74,96 @@ import { createRestRouter } from './rest/router.js';
 import { shareRouter } from './share/routes.js';
 import type { RouteDefinition } from './http/route.js';
 
-/** Every area of /api, in the order of api.md. Each later area adds its factory here. */
-const areas: ((ctx: AppContext) => RouteDefinition[])[] = [
-  healthRoutes,
-  authRoutes,
-  oidcRoutes,
-  usersRoutes,
-  settingsRoutes,
-  taskRoutes,
-  storageHealthRoutes,
-  onboardingRoutes,
-  filesystemRoutes,
-  libraryArea,
-  scrobblingRoutes,
-  plexRoutes,
-  artistRoutes,
-  recentReleaseRoutes,
-  searchRoutes,
-  discoverRoutes,
-  artistEnrichmentRoutes,
-  restKeyRoutes,
-  connectRoutes,
-  lidarrSettingsRoutes,
-  slskdSettingsRoutes,
-  usenetSettingsRoutes,
-  downloadClientRoutes,
-  notificationRoutes,
-  lidarrLibraryRoutes,
-  aurralLibraryRoutes,
-  requestsRoutes,
-  webhookRoutes,
-  downloadJobRoutes,
-  playlistWorkerRoutes,
-  sharedPlaylistRoutes,
-  flowRoutes,
-  playlistArtworkRoutes,
-  staticPlaylistRoutes,
-  importRoutes,
-  nearbyShowsRoutes,
-  newsRoutes,
-  playbackRoutes,
-  inboxRoutes,
-];
-
-export function apiRoutes(ctx: AppContext): RouteDefinition[] {
-  return areas.flatMap((area) => area(ctx));
+/**
+ * One area of the server. Starting happens in the order of `areas` (each start registers its own
+ * stop with ctx.onClose); routes of different areas never answer the same request
+ * (test/architecture/areas.test.ts), so their order across areas does not matter.
+ */
+export interface Area {
+  /** What the area serves (api.md's section names where there is one). */
+  name: string;
+  /** Its /api routes, in matching order. */
+  routes?: ((ctx: AppContext) => RouteDefinition[])[];
+  /** Routers outside /api (mounted after every /api route). */
+  routers?: { mount: string; router: (ctx: AppContext) => express.Router }[];
+  /** What it starts once the context exists (queues, tasks, watchers, listeners), in order. */
+  start?: ((ctx: AppContext) => void | Promise<void>)[];
+  /** Its block of the detailed `GET /api/health` answer. */
+  health?: (ctx: AppContext) => HealthContributor;
+  /** Capability names it adds to `api.features` (decisions §10). */
+  features?: string[];
 }
 
-/** Background services started once the context exists (scanner, watchers, pollers); each registers its own stop with ctx.onClose. */
-export const services: ((ctx: AppContext) => void | Promise<void>)[] = [
-  startLibrary,
-  startReplayGain,
-  startLidarr,
-  startMetadata,
-  startIdentify,
-  startSearch,
-  startEnrichment,
-  startDownloads,
-  startDownloadControl,
-  startNotifications,
-  startDiscovery,
-  startFlows,
-  startNews,
-  startInbox,
-  startScrobbling,
-  startPlaylists,
-  startPlexSync,
-  startPlayback,
-  startPlaylistArtwork,
-  startImports,
-  // After every service that registers a download source: waiting album requests start here.
-  startAlbumDownloads,
+export const areas: Area[] = [
+  // Areas without background work; their place in the list does not matter.
+  { name: 'service and health', routes: [healthRoutes, storageHealthRoutes] },
+  { name: 'authentication', routes: [authRoutes, oidcRoutes, connectRoutes], routers: [{ mount: '/sso', router: ssoRouter }] },
+  { name: 'users', routes: [usersRoutes, restKeyRoutes] },
+  { name: 'settings', routes: [settingsRoutes, taskRoutes, onboardingRoutes, filesystemRoutes] },
+  { name: 'client-compatibility API', routers: [{ mount: '/rest', router: createRestRouter }] },
+  { name: 'shares', routers: [{ mount: '/share', router: shareRouter }] },
+  // Areas with background work, in start order: the library first, every other area may read it.
+  {
+    name: 'library',
+    routes: [libraryRoutes, identifyRoutes, playEventRoutes, imageRoutes, recentReleaseRoutes],
+    start: [startLibrary, startReplayGain, startIdentify],
+    health: (ctx) => () => ctx.library.health(),
+  },
+  {
+    name: 'lidarr',
+    routes: [lidarrSettingsRoutes, lidarrLibraryRoutes, aurralLibraryRoutes, webhookRoutes],
+    start: [startLidarr],
+    health: (ctx) => () => lidarrHealth(ctx),
+    features: ['activity', 'trackDownloads'],
+  },
+  {
+    name: 'artists and release groups',
+    routes: [artistRoutes, artistEnrichmentRoutes],
+    start: [startMetadata, startEnrichment],
+    health: (ctx) => () => metadataHealth(ctx),
+  },
+  { name: 'search', routes: [searchRoutes], start: [startSearch], features: ['linkSearch'] },
+  {
+    name: 'downloads',
+    routes: [slskdSettingsRoutes, usenetSettingsRoutes, downloadClientRoutes, downloadJobRoutes, playlistWorkerRoutes],
+    start: [startDownloads, startDownloadControl],
+    features: ['review', 'downloadCancel'],
+  },
+  { name: 'notifications', routes: [notificationRoutes], start: [startNotifications] },
+  {
+    name: 'discovery',
+    routes: [discoverRoutes, nearbyShowsRoutes],
+    start: [startDiscovery],
+    health: (ctx) => (principal) => ({ discovery: ctx.discovery.health(principal.userId) }),
+    features: ['discover'],
+  },
+  { name: 'flows', routes: [flowRoutes], start: [startFlows], features: ['flows'] },
+  { name: 'news', routes: [newsRoutes], start: [startNews] },
+  { name: 'inbox', routes: [inboxRoutes], start: [startInbox] },
+  { name: 'scrobbling', routes: [scrobblingRoutes], start: [startScrobbling] },
+  { name: 'playlists', routes: [sharedPlaylistRoutes, staticPlaylistRoutes, playlistArtworkRoutes], start: [startPlaylists, startPlaylistArtwork] },
+  { name: 'plex', routes: [plexRoutes], start: [startPlexSync] },
+  { name: 'playback', routes: [playbackRoutes], start: [startPlayback] },
+  { name: 'playlist imports', routes: [importRoutes], start: [startImports] },
+  // Last: waiting album requests start once every area that registers a download source has started.
+  { name: 'requests', routes: [requestsRoutes], start: [startAlbumDownloads] },
 ];
 
-/** Non-/api routers (the Subsonic API under /rest, public share pages under /share). */
-export const routers: ((ctx: AppContext) => { mount: string; router: import('express').Router })[] = [
-  (ctx) => ({ mount: '/rest', router: createRestRouter(ctx) }),
-  (ctx) => ({ mount: '/share', router: shareRouter(ctx) }),
-  (ctx) => ({ mount: '/sso', router: ssoRouter(ctx) }),
-];
+/** Every /api route, area by area. */
+export function apiRoutes(ctx: AppContext): RouteDefinition[] {
+  return areas.flatMap((area) => (area.routes ?? []).flatMap((routes) => routes(ctx)));
+}
+
+/** The routers outside /api (the Subsonic API under /rest, public share pages under /share, OIDC under /sso). */
+export const routers = areas.flatMap((area) =>
+  (area.routers ?? []).map(({ mount, router }) => (ctx: AppContext) => ({ mount, router: router(ctx) })),
+);
+
+/** Starts every area in order, then adds its health block and features (the answers read them per request). */
+export async function startAreas(ctx: AppContext): Promise<void> {
+  for (const area of areas) {
+    for (const start of area.start ?? []) await start(ctx);
+    if (area.health) ctx.health.push(area.health(ctx));
+    for (const feature of area.features ?? []) ctx.features.add(feature);
+  }
+}

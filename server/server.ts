@@ -16,7 +16,7 @@ import type { InterfaceLister } from './domain/auth/lanBypass.js';
 import { createSettingsStore } from './domain/settings/store.js';
 import { UsersService } from './domain/users/service.js';
 import { buildApp, mountUnderBasePath } from './http/app.js';
-import { apiRoutes, routers, services } from './areas.js';
+import { apiRoutes, routers, startAreas } from './areas.js';
 import { createSocketAuthenticator } from './http/authenticate.js';
 import { createLogger, type Logger } from './log.js';
 import { limitImageMemory, reclaimWhenQuiet } from './memory.js';
@@ -24,6 +24,7 @@ import { loadSecrets } from './secrets.js';
 import { JobQueue } from './jobs/queue.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { Hub } from './ws/hub.js';
+import { wire } from './wiring.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Finished jobs and run records are kept this long for the tasks screen and diagnosis. */
@@ -102,7 +103,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     handler: () => void jobsRepo.prune(clock.now() - JOB_HISTORY_MS),
   });
 
-  const ctx: AppContext = {
+  const ctx: AppContext = wire({
     config,
     db,
     dbPath,
@@ -124,9 +125,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     features: new Set(),
     health: [],
     onClose: (fn) => void closers.push(fn),
-  };
+  });
 
-  for (const start of services) await start(ctx);
+  await startAreas(ctx);
   // Registered last, so it runs first at shutdown: no job starts once areas begin to stop.
   closers.push(async () => {
     scheduler.stop();

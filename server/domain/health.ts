@@ -1,13 +1,33 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AppContext } from '../context.js';
 import { sqliteVersion } from '../db/connection.js';
 import { publicUser, type Principal } from './auth/principal.js';
-import { oidcOf } from './auth/oidc.js';
 import { downloadsRoot } from './downloads/layout.js';
-import { DOWNLOAD_SOURCES } from './downloads/sources/index.js';
+import { DOWNLOAD_SOURCES, type SourcesDeps } from './downloads/sources/index.js';
 import { activeNewsFeeds } from '../integrations/news/sources.js';
+import type { Kernel } from '../kernel.js';
+import type { OidcService } from './auth/oidc.js';
+import type { AuthService } from './auth/service.js';
+import type { Deps as DownloadsLayoutDeps } from './downloads/layout.js';
+import type { Broadcaster } from './events.js';
+import type { SettingsStore } from './settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+/** Adds fields to the detailed `GET /api/health` answer (integrations, library, ...); areas.ts declares them. */
+export type HealthContributor = (principal: Principal) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+export type Deps =
+  Pick<Kernel, 'appVersion' | 'clock' | 'config' | 'db' | 'dbPath' | 'startedAt'>
+  & {
+    auth: AuthService;
+    health: HealthContributor[];
+    hub: Broadcaster;
+    settings: SettingsStore;
+    oidc: OidcService;
+  }
+  & DownloadsLayoutDeps
+  & SourcesDeps;
 
 const configured = (...values: string[]) => values.every((v) => v.trim() !== '');
 
@@ -69,7 +89,7 @@ const discoveryIdle = {
 };
 
 /** The detailed part of GET /api/health (decisions §7); areas add their own fields. */
-export async function healthReport(ctx: AppContext, principal: Principal, ip: string) {
+export async function healthReport(ctx: Deps, principal: Principal, ip: string) {
   const s = ctx.settings.get();
   const i = s.integrations;
   const lidarrConfigured = configured(i.lidarr.url, i.lidarr.apiKey);
@@ -92,7 +112,7 @@ export async function healthReport(ctx: AppContext, principal: Principal, ip: st
     rootFolderConfigured: configured(i.lidarr.rootFolderPath) || configured(s.downloads.folderPath),
     proxyAuthEnabled: ctx.config.authProxy !== null,
     proxyLogoutUrl: ctx.config.proxyLogoutUrl,
-    oidcLogoutUrl: oidcOf(ctx).enabled() ? oidcOf(ctx).settings().logoutUrl : null,
+    oidcLogoutUrl: ctx.oidc.enabled() ? ctx.oidc.settings().logoutUrl : null,
     // Sources exist in settings before their download pipeline does; `enabled` reports the user's switch.
     downloadSources: Object.fromEntries(sources.map(({ source, health }) => [source.id, { id: source.id, label: source.label, ...health.entry }])),
     metadataProviders: {},

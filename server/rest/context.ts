@@ -9,8 +9,7 @@ import { SubsonicIds } from '../db/subsonicIds.js';
 import { SubsonicLibrary } from '../db/subsonicLibrary.js';
 import { restKeysRepository } from '../db/subsonicRestKeys.js';
 import { SubsonicUserData } from '../db/subsonicUserData.js';
-import { listeningOf, type ListeningService } from '../domain/listening/service.js';
-import { playlistsOf } from '../domain/playlists/registry.js';
+import { type ListeningService } from '../domain/listening/service.js';
 import { StaticPlaylists } from '../domain/playlists/staticPlaylists.js';
 import { Podcasts } from '../domain/podcasts/service.js';
 import { allowedPrivateTargets } from '../domain/network/privateTargets.js';
@@ -61,9 +60,9 @@ export function createRestContext(app: AppContext, options: { ffmpeg?: string | 
     reader: new LibraryReader(app.db),
     library,
     userData: new SubsonicUserData(app.db),
-    listening: listeningOf(app),
+    listening: app.listening,
     ids: new SubsonicIds(app.db),
-    playlists: new StaticPlaylists(playlistsRepository(app.db), app.clock, playlistsOf(app)),
+    playlists: new StaticPlaylists(playlistsRepository(app.db), app.clock, app.playlists),
     radio: new RadioStations(radioStationsRepository(app.db), app.clock),
     podcasts,
     restKeys: new RestKeyService(restKeysRepository(app.db), app.clock),

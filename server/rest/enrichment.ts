@@ -1,6 +1,5 @@
-import { artistPicture, enrichmentOf, type AlbumInfoDocument, type CoverDocument, type ArtistInfoDocument, type SimilarDocument, type TopTracksDocument } from '../domain/metadata/enrichment.js';
+import { artistPicture, type AlbumInfoDocument, type CoverDocument, type ArtistInfoDocument, type SimilarDocument, type TopTracksDocument } from '../domain/metadata/enrichment.js';
 import { frontCover } from '../domain/metadata/present.js';
-import { remoteImagesOf } from '../domain/metadata/remoteImages.js';
 import type { RestCall } from './context.js';
 import type { Payload } from './wire.js';
 
@@ -15,7 +14,7 @@ export const isMbid = (value: string | null | undefined): value is string => !!v
 
 /** An absolute URL of a remote picture through the image proxy (which players fetch without a session). */
 function imageUrl(call: RestCall, remote: string | null | undefined): string | undefined {
-  const path = remoteImagesOf(call.rc.app).proxyUrl(remote ?? null);
+  const path = call.rc.app.remoteImages.proxyUrl(remote ?? null);
   return path ? `${call.req.protocol}://${call.req.get('host')}${call.rc.app.config.basePath}${path}` : undefined;
 }
 
@@ -31,7 +30,7 @@ const plainText = (html: string) =>
 /** Biography, links and pictures of an artist MBID (fields absent when nothing is known yet). */
 export function artistInfoFields(call: RestCall, mbid: string): Payload {
   if (!isMbid(mbid)) return { musicBrainzId: mbid };
-  const e = enrichmentOf(call.rc.app);
+  const e = call.rc.app.enrichment;
   const key = e.resolve(mbid);
   const info = e.cached<ArtistInfoDocument>('lastfm-info', key);
   const deezer = e.cachedDeezerArtist(mbid);
@@ -53,7 +52,7 @@ export function artistInfoFields(call: RestCall, mbid: string): Payload {
 /** Library artist ids of the cached similar artists that are in the library, best match first. */
 export function similarLibraryArtists(call: RestCall, mbid: string, max: number): number[] {
   if (!isMbid(mbid)) return [];
-  const e = enrichmentOf(call.rc.app);
+  const e = call.rc.app.enrichment;
   const similar = e.cached<SimilarDocument>('lastfm-similar', e.resolve(mbid)) ?? [];
   const out: number[] = [];
   for (const s of similar) {
@@ -68,7 +67,7 @@ export function similarLibraryArtists(call: RestCall, mbid: string, max: number)
 /** Library songs named like the artist's cached Last.fm top tracks, in their order. */
 export function topSongIds(call: RestCall, mbid: string | null, artistName: string, max: number): number[] {
   if (!isMbid(mbid)) return [];
-  const e = enrichmentOf(call.rc.app);
+  const e = call.rc.app.enrichment;
   const top = e.cached<TopTracksDocument>('lastfm-top-tracks', e.resolve(mbid)) ?? [];
   const out: number[] = [];
   for (const t of top) {
@@ -85,7 +84,7 @@ export function topSongIds(call: RestCall, mbid: string | null, artistName: stri
  */
 export function albumInfoFields(call: RestCall, releaseGroupMbid: string): Payload {
   if (!isMbid(releaseGroupMbid)) return { musicBrainzId: releaseGroupMbid };
-  const e = enrichmentOf(call.rc.app);
+  const e = call.rc.app.enrichment;
   const info = e.cached<AlbumInfoDocument>('lastfm-album', releaseGroupMbid);
   const cover = e.cached<CoverDocument>('cover', releaseGroupMbid);
   const out: Payload = {};

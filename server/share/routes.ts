@@ -3,8 +3,6 @@ import type { AppContext } from '../context.js';
 import { SubsonicIds } from '../db/subsonicIds.js';
 import { SubsonicLibrary } from '../db/subsonicLibrary.js';
 import { NotFoundError } from '../domain/errors.js';
-import { libraryServiceOf } from '../domain/library/service.js';
-import { sharesOf } from '../domain/shares/service.js';
 import { sendMedia } from '../library/stream.js';
 import { entityId, parseId } from '../rest/ids.js';
 import { expiredPage, missingPage, sharePage } from './page.js';
@@ -22,7 +20,7 @@ function html(res: Response, status: number, body: string): void {
  * and every share while sharing is off, 404.
  */
 export function shareRouter(ctx: AppContext): express.Router {
-  const shares = sharesOf(ctx);
+  const shares = ctx.shares;
   const library = new SubsonicLibrary(ctx.db);
   const ids = new SubsonicIds(ctx.db);
   const router = express.Router({ caseSensitive: true });
@@ -48,7 +46,7 @@ export function shareRouter(ctx: AppContext): express.Router {
     if (trackId === undefined || !shares.trackIds(opened.share).includes(trackId)) return html(res, 404, missingPage());
     let file;
     try {
-      file = libraryServiceOf(ctx).playableFile(trackId);
+      file = ctx.library.playableFile(trackId);
     } catch (err) {
       if (err instanceof NotFoundError) return html(res, 404, missingPage());
       throw err;

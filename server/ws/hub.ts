@@ -5,8 +5,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Principal } from '../domain/auth/principal.js';
 import type { Logger } from '../log.js';
 
-export const channels = ['status', 'downloads', 'discovery', 'library', 'weekly-flow', 'playlists'] as const;
-export type Channel = (typeof channels)[number];
+import { channels, type BroadcastOptions, type Broadcaster, type Channel, type HubStats } from '../domain/events.js';
+
+export { channels, type BroadcastOptions, type Channel } from '../domain/events.js';
 
 export const CLOSE_UNAUTHORIZED = 4401;
 export const CLOSE_ACCOUNT_INACTIVE = 4403;
@@ -19,17 +20,10 @@ interface Client {
   alive: boolean;
 }
 
-export interface BroadcastOptions {
-  /** Change detection is per (channel, type, key): a repeat of the last payload is not sent. */
-  key?: string;
-  /** Only clients for whom this returns true receive it (per-audience messages). */
-  audience?: (principal: Principal) => boolean;
-}
-
 export type SocketAuthenticator = (req: IncomingMessage) => Promise<Principal | null>;
 
 /** The /ws hub: authenticates sockets, tracks channel subscriptions, broadcasts changes. */
-export class Hub {
+export class Hub implements Broadcaster {
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   private readonly clients = new Map<string, Client>();
   private readonly lastSent = new Map<string, string>();
@@ -100,7 +94,7 @@ export class Hub {
     for (const client of this.clients.values()) if (client.principal.via === via) client.socket.close(code, reason);
   }
 
-  stats() {
+  stats(): HubStats {
     const counts: Record<string, number> = {};
     for (const ch of channels) counts[ch] = 0;
     for (const c of this.clients.values()) for (const ch of c.subscriptions) counts[ch] = (counts[ch] ?? 0) + 1;

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { DOWNLOAD_CLIENTS, DOWNLOAD_SOURCE_IDS, DOWNLOAD_SOURCES } from '../../server/domain/downloads/sources/index.js';
 import { settingsSchema } from '../../server/domain/settings/schema.js';
 import { neutralNames, resolveAlias } from '../../server/http/aliases.js';
@@ -62,7 +61,7 @@ describe('the one list of download sources', () => {
       },
     });
     expect(saved.status).toBe(200);
-    expect(downloadsOf(server.ctx).sources().map((s) => s.id).sort()).toEqual([...ids].sort());
+    expect(server.ctx.downloads.sources().map((s) => s.id).sort()).toEqual([...ids].sort());
   });
 
   it('is what GET /api/health reports: one downloadSources entry per source and its *Configured flags', async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { startKoitoFake, type KoitoFake } from '../fakes/koito/index.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
@@ -50,7 +49,7 @@ describe('discovery without Last.fm', () => {
   it('uses ListenBrainz with reduced capabilities; uncomputed user statistics (204) are not an error', async () => {
     lb.addUser('lbuser', [{ name: 'Heard Not Owned', listens: 50 }, { name: 'Owned Band', listens: 30 }], { computed: false });
     await setHistory({ provider: 'listenbrainz', username: 'lbuser' });
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     expect(lb.requests.some((r) => r.path === '/1/stats/user/lbuser/artists')).toBe(true);
     const d = await discover();
     expect(d.provider).toBe('listenbrainz');
@@ -77,7 +76,7 @@ describe('discovery without Last.fm', () => {
 
   it('once ListenBrainz has computed the statistics, artists the user hears but does not own come first', async () => {
     lb.users.get('lbuser')!.computed = true;
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     const d = await discover();
     expect(names(d.recommendations)).toEqual(['Heard Not Owned', 'World Hit', 'Second Hit']);
     expect(d.basedOn).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Heard Not Owned', source: 'listenbrainz' }), expect.objectContaining({ name: 'Owned Band', source: 'listenbrainz' })]));
@@ -86,7 +85,7 @@ describe('discovery without Last.fm', () => {
   it('Koito history and local play events seed Last.fm similar artists', async () => {
     expect((await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { integrations: { lastfm: { apiKey: lastfm.apiKey } } } })).status).toBe(200);
     await setHistory({ provider: 'koito', username: null, url: koito.url });
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     let d = await discover();
     expect(d.provider).toBe('lastfm');
     expect(d.basedOn).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Koito Fave', source: 'koito' })]));
@@ -96,7 +95,7 @@ describe('discovery without Last.fm', () => {
     const insert = server.ctx.db.prepare('INSERT INTO play_events (user_id, title, artist, played_at, created_at) VALUES (?, ?, ?, ?, ?)');
     for (let i = 0; i < 3; i++) insert.run(ADMIN_ID, `Song ${i}`, 'Played Loud', now - i * 60_000, now);
     await setHistory({ provider: 'local', username: null, url: null });
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     d = await discover();
     expect(d.basedOn).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Played Loud', source: 'local' })]));
     expect(names(d.recommendations)).toContain('Loud Neighbour');

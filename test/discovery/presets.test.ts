@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf, USER_STALE_MS } from '../../server/domain/discovery/service.js';
+import { USER_STALE_MS } from '../../server/domain/discovery/service.js';
 import { startDeezerFake, type DeezerFake } from '../fakes/deezer/index.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -94,7 +94,7 @@ describe('discover presets', () => {
   });
 
   it('the 15-minute check queues the discovery users whose recommendations are stale, and only those', async () => {
-    const service = discoveryOf(server.ctx);
+    const service = server.ctx.discovery;
     await service.refreshUser(1);
     // The admin is fresh; the plain user never opened Discover, so no upstream calls are spent on them.
     expect(service.check()).toBe(0);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallBudget, DISCOVERY_CALL_BUDGET } from '../../server/domain/discovery/refresh.js';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -55,7 +54,7 @@ const discover = async (token = server.admin.token, query = '') => json(await se
 describe('discovery with Last.fm', () => {
   it('a refresh stays within the call budget however large the library, and excludes library artists', async () => {
     const before = lastfm.requests.length;
-    const result = await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    const result = await server.ctx.discovery.refreshUser(ADMIN_ID);
     const made = lastfm.requests.length - before;
     expect(result.calls).toBeLessThanOrEqual(DISCOVERY_CALL_BUDGET);
     expect(made).toBe(result.calls);
@@ -90,7 +89,7 @@ describe('discovery with Last.fm', () => {
     expect(Date.parse(d.enrichmentStartedAt)).toBeLessThanOrEqual(Date.parse(d.enrichmentCompletedAt));
     expect(Date.parse(d.enrichmentCompletedAt)).toBeLessThanOrEqual(Date.parse(d.lastUpdated));
     const runId = d.discoveryRunId;
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     expect((await discover()).discoveryRunId).not.toBe(runId);
 
     // Paging.
@@ -113,7 +112,7 @@ describe('discovery with Last.fm', () => {
     expect(prefs).toEqual({ excludedArtists: ['Blocked X'], excludedTags: ['noise'], deepDive: false });
     expect(names((await discover()).recommendations)).not.toEqual(expect.arrayContaining(['Blocked X']));
     expect(names((await discover()).recommendations)).not.toContain('Sim Noise');
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     const recs = names((await discover()).recommendations);
     expect(recs).not.toContain('Blocked X');
     expect(recs).not.toContain('Sim Noise');
@@ -127,7 +126,7 @@ describe('discovery with Last.fm', () => {
     expect(recs).not.toContain('Sim One');
     expect(recs).toContain('Sim Two');
     // Sim Three was never recommended, and as Sim One's neighbour it is kept out of later refreshes too.
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     recs = names((await discover()).recommendations);
     expect(recs).not.toContain('Sim One');
     expect(recs).not.toContain('Sim Three');
@@ -147,7 +146,7 @@ describe('discovery with Last.fm', () => {
   });
 
   it('reports refresh progress over /ws channel discovery', async () => {
-    await waitFor(() => !discoveryOf(server.ctx).current(ADMIN_ID), 'queued refresh finished');
+    await waitFor(() => !server.ctx.discovery.current(ADMIN_ID), 'queued refresh finished');
     const sub = await discoverySubscriber(server, server.admin.token);
     try {
       await json(await server.api('/api/discover/refresh', { method: 'POST', token: server.admin.token }));
@@ -202,7 +201,7 @@ describe('discovery with Last.fm', () => {
     server.ctx.db.prepare('DELETE FROM discovery_artist_cache').run();
     lastfm.faults.down = true;
     try {
-      await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+      await server.ctx.discovery.refreshUser(ADMIN_ID);
     } finally {
       lastfm.faults.down = false;
     }
@@ -227,7 +226,7 @@ describe('discovery with Last.fm', () => {
     server.ctx.db.prepare('DELETE FROM discovery_artist_cache').run();
     server.ctx.db.prepare("DELETE FROM discovery_state WHERE scope = 'global'").run();
     const before = lastfm.requests.length;
-    const result = await discoveryOf(server.ctx).refreshUser(ADMIN_ID, new AbortController().signal, new CallBudget(5));
+    const result = await server.ctx.discovery.refreshUser(ADMIN_ID, new AbortController().signal, new CallBudget(5));
     expect(lastfm.requests.length - before).toBe(5);
     expect(result.calls).toBe(5);
   });

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { json } from './helpers.js';
 
@@ -24,7 +23,7 @@ afterAll(async () => {
 
 describe('status text names the real cause', () => {
   it('a failed first update says that ListenBrainz could not be reached, and why', async () => {
-    await discoveryOf(server.ctx).refreshUser(ADMIN_ID);
+    await server.ctx.discovery.refreshUser(ADMIN_ID);
     const d = await json(await server.api('/api/discover', { token: server.admin.token }));
     expect(d.lastUpdated).toBeNull();
     expect(d.stale).toBe(true);
@@ -37,7 +36,7 @@ describe('status text names the real cause', () => {
     expect(empty.previews).toEqual([]);
     expect(empty.problem).toMatch(/^No artists for this playlist yet/);
 
-    discoveryOf(server.ctx).repo.replaceRanking(
+    server.ctx.discovery.repo.replaceRanking(
       'global',
       [{ name_key: 'world hit', name: 'World Hit', mbid: null, listeners: 10, source: 'listenbrainz', image: null, in_library: 0 }],
       server.ctx.clock.now(),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads, type DownloadJobRow } from '../../server/db/downloads.js';
 import { downloadAlbums } from '../../server/db/downloadAlbums.js';
-import { downloadsOf, type DownloadEvent } from '../../server/domain/downloads/service.js';
+import { type DownloadEvent } from '../../server/domain/downloads/service.js';
 import type { DownloadSource } from '../../server/domain/downloads/types.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';
@@ -43,7 +43,7 @@ const until = async <T>(fn: () => T | undefined | null | false, ms = 5000): Prom
 };
 const jobsOf = (albumId: number): DownloadJobRow[] =>
   downloads.list(server.ctx.db, { albumId, limit: 100, offset: 0 }).sort((a, b) => (a.trackNumber ?? 0) - (b.trackNumber ?? 0));
-const service = () => downloadsOf(server.ctx);
+const service = () => server.ctx.downloads;
 const setSlskd = (on: boolean) =>
   call('POST', '/api/settings', { integrations: { slskd: on ? { url: slskd.url, apiKey: slskd.apiKey, enabled: true } : { enabled: false } } });
 
@@ -53,8 +53,8 @@ const setSlskd = (on: boolean) =>
  * on. Its transfer methods are never reached: no worker runs the track queue here.
  */
 function registerSettingsBackedSource() {
-  service().registerSource((ctx) => {
-    const s = ctx.settings.get().integrations.slskd;
+  service().registerSource(() => {
+    const s = server.ctx.settings.get().integrations.slskd;
     if (!s.enabled || !s.url || !s.apiKey) return null;
     const unused = () => Promise.reject(new Error('not driven in this test'));
     const source: DownloadSource = { id: 'slskd', label: 'slskd', priority: s.priority, search: unused, start: unused, poll: unused, cancel: unused };

@@ -8,7 +8,7 @@ import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../ser
 import { jobsRepository } from '../../server/db/jobs.js';
 import { BLOCKED_TIMEOUT_TASK, QUALITY_UPGRADE_TASK, failTimedOutBlockedJobs, queueQualityUpgrades, researchJob } from '../../server/domain/downloads/control.js';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
-import { downloadsOf, TRACK_QUEUE } from '../../server/domain/downloads/service.js';
+import { TRACK_QUEUE, type DownloadService } from '../../server/domain/downloads/service.js';
 import { effectivePermissions } from '../../server/domain/auth/permissions.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -35,8 +35,8 @@ let seq = 0;
  * running (blocked, done, failed, cancelled) has no queued run left, as after a real pipeline run;
  * the run of a pending or downloading one is due only in a year, so no pipeline touches it here.
  */
-function job(userId: number | null, patch: DownloadJobPatch = {}, fields: Partial<Parameters<ReturnType<typeof downloadsOf>['create']>[0]> = {}): DownloadJobRow {
-  const service = downloadsOf(server.ctx);
+function job(userId: number | null, patch: DownloadJobPatch = {}, fields: Partial<Parameters<DownloadService['create']>[0]> = {}): DownloadJobRow {
+  const service = server.ctx.downloads;
   seq++;
   let row = service.create({ userId, artistName: `Artist ${seq}`, trackName: `Track ${seq}`, albumName: 'Album', ...fields });
   server.ctx.jobs.cancel(row.queueJobId!);
@@ -181,7 +181,7 @@ describe('deleting jobs', () => {
 
     expect((await call('DELETE', '/api/playlists/jobs/completed', server.admin.token)).body.deleted).toBeGreaterThanOrEqual(1);
     expect(get(boDone.id)).toBeUndefined();
-    downloadsOf(server.ctx).transition(ana.downloading.id, { status: 'cancelled' });
+    server.ctx.downloads.transition(ana.downloading.id, { status: 'cancelled' });
   });
 });
 
@@ -265,8 +265,8 @@ describe('quality upgrades', () => {
     expect(upgradesOf(bos)[0]).toMatchObject({ userId: users.bo.id, upgrade: 1 });
 
     // A finished upgrade that reached the cutoff ends the search for that track.
-    downloadsOf(server.ctx).transition(upgradesOf(medium)[0]!.id, { status: 'done', qualityTier: 'lossless' });
-    downloadsOf(server.ctx).transition(upgradesOf(low)[0]!.id, { status: 'failed', error: 'No better copy found' });
+    server.ctx.downloads.transition(upgradesOf(medium)[0]!.id, { status: 'done', qualityTier: 'lossless' });
+    server.ctx.downloads.transition(upgradesOf(low)[0]!.id, { status: 'failed', error: 'No better copy found' });
     expect((await call('POST', `/api/playlists/quality-upgrades/library/${medium.id}`, users.ana.token)).body).toEqual({ success: true, queued: 0, skipped: 1 });
     // Asked by hand, a failed upgrade is tried again at once.
     expect((await call('POST', `/api/playlists/quality-upgrades/library/${low.id}`, users.ana.token)).body).toEqual({ success: true, queued: 1, skipped: 0 });
@@ -345,7 +345,7 @@ describe('review timeout', () => {
       const held = file ? file(row.id) : path.join(staging, String(row.id), `${name}.flac`);
       fs.mkdirSync(path.dirname(held), { recursive: true });
       if (!fs.existsSync(held)) fs.writeFileSync(held, name);
-      return downloadsOf(server.ctx).transition(row.id, { status: 'blocked', blockReason: 'Duration differs', stagingPath: held, blockedAt: server.clock.now() })!;
+      return server.ctx.downloads.transition(row.id, { status: 'blocked', blockReason: 'Duration differs', stagingPath: held, blockedAt: server.clock.now() })!;
     };
     const inStaging = hold('staged');
     const sourceCopy = hold('source', () => path.join(outside, 'slskd', 'source.flac'));

@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { BlockedJobNotifier, type DesktopNotification } from '../../main/notifications.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // A job becoming blocked, driven through the download service of a real server, reaches /ws
@@ -89,7 +88,7 @@ describe('job events on /ws', () => {
     const owner = await subscriber(users.owner.token);
     const admin = await subscriber(server.admin.token);
     const stranger = await subscriber(users.stranger.token);
-    const service = downloadsOf(server.ctx);
+    const service = server.ctx.downloads;
 
     const job = service.create({ userId: users.owner.id, artistName: 'Nina Simone', trackName: 'Sinnerman', albumName: 'Pastel Blues' });
     service.transition(job.id, { status: 'downloading', phase: 'download', progress: 40 }, ['pending']);
@@ -157,7 +156,7 @@ describe('desktop notifications from a real server', () => {
       // Both sockets have subscribed to playlists once the hub counts them.
       await waitFor(() => playlistsSubscribers() === 2, 'the notifiers to subscribe');
 
-      const service = downloadsOf(server.ctx);
+      const service = server.ctx.downloads;
       const job = service.create({ userId: users.owner.id, artistName: 'Alice Coltrane', trackName: 'Journey in Satchidananda' });
       service.transition(job.id, { status: 'downloading', phase: 'verify' });
       service.transition(job.id, { status: 'blocked', blockReason: 'Weak title match', stagingPath: '/held/journey.opus', blockedAt: server.clock.now() });

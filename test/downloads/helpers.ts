@@ -1,5 +1,4 @@
 import type { DownloadJobRow, NewDownloadJob } from '../../server/db/downloads.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import type { TestServer } from '../helpers/server.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -16,10 +15,10 @@ export async function waitFor<T>(check: () => T | undefined | false | null | Pro
 }
 
 export function createJob(server: TestServer, job: Partial<NewDownloadJob> & Pick<NewDownloadJob, 'artistName' | 'trackName'>, userId = 1): DownloadJobRow {
-  return downloadsOf(server.ctx).create({ userId, ...job });
+  return server.ctx.downloads.create({ userId, ...job });
 }
 
-export const jobOf = (server: TestServer, id: number) => downloadsOf(server.ctx).get(id)!;
+export const jobOf = (server: TestServer, id: number) => server.ctx.downloads.get(id)!;
 
 /** Waits until the job reaches one of `statuses` and returns it. */
 export function settled(server: TestServer, id: number, statuses: string[] = ['done', 'failed', 'blocked', 'cancelled'], timeoutMs = 20_000) {

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readState } from '../../server/domain/downloads/state.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { startFakeNzbget, type FakeNzbget } from '../fakes/nzbget/index.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -71,7 +70,7 @@ const appendedUrls = () => nzbget.calls.filter((c) => c.method === 'append').map
 
 describe('track pipeline through Prowlarr and NZBGet', () => {
   it('has NZBGet as the only source', async () => {
-    expect(downloadsOf(server.ctx).sources().map((s) => s.label)).toEqual(['Usenet (Prowlarr + NZBGet)']);
+    expect(server.ctx.downloads.sources().map((s) => s.label)).toEqual(['Usenet (Prowlarr + NZBGet)']);
     const health = (await (await api('/api/health')).json()) as { downloadSources: { usenet: Record<string, unknown> } };
     expect(health.downloadSources.usenet).toMatchObject({ configured: true, nzbgetConfigured: true, sabnzbdConfigured: false, prowlarrConfigured: true });
   });
@@ -81,7 +80,7 @@ describe('track pipeline through Prowlarr and NZBGet', () => {
     Object.assign(nzbget.downloads, { durationMs: 1500, postProcessMs: 1000 });
     nzbget.faults.delayMs = 80;
     const progress: number[] = [];
-    const off = downloadsOf(server.ctx).onEvent((e) => e.job.status === 'downloading' && e.job.phase === 'download' && progress.push(e.job.progress));
+    const off = server.ctx.downloads.onEvent((e) => e.job.status === 'downloading' && e.job.phase === 'download' && progress.push(e.job.progress));
     try {
       const job = createJob(server, {
         artistName: 'Radiohead',

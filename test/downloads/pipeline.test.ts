@@ -5,7 +5,6 @@ import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads } from '../../server/db/downloads.js';
 import { readState } from '../../server/domain/downloads/state.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { sweepOnce } from '../../server/domain/downloads/start.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startFakeSabnzbd, type FakeSabnzbd } from '../fakes/sabnzbd/index.js';
@@ -138,7 +137,7 @@ describe('track pipeline', () => {
 
   it('holds a doubtful file for review, previews it with ranges, and files it on approve', async () => {
     const events: string[] = [];
-    const off = downloadsOf(server.ctx).onEvent((e) => events.push(`${e.job.id} ${e.type} ${e.job.status}`));
+    const off = server.ctx.downloads.onEvent((e) => events.push(`${e.job.id} ${e.type} ${e.job.status}`));
     const job = createJob(server, { artistName: 'Velvet Harbors', trackName: 'Salt and Iron', albumName: 'Tidewater', trackNumber: 2, durationMs: 200_000 });
     const blocked = await settled(server, job.id);
     off();
@@ -176,7 +175,7 @@ describe('track pipeline', () => {
     const queuedBefore = blocked.queueJobId;
     // The sweep runs every 2 s; on a busy machine it lands while approve is filing. Run it right then.
     let swept = false;
-    const off = downloadsOf(server.ctx).onEvent((e) => {
+    const off = server.ctx.downloads.onEvent((e) => {
       if (e.job.id === job.id && e.previousStatus === 'blocked' && e.job.status === 'downloading' && !swept) {
         swept = true;
         sweepOnce(server.ctx);

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadsRoot, stagingDir } from '../../server/domain/downloads/layout.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { parseVideoTitle, PID_FILE, processStart, ytdlpSource, type YtdlpSource } from '../../server/domain/downloads/sources/ytdlp.js';
 import type { TrackQuery, TransferHandle, TransferState } from '../../server/domain/downloads/types.js';
 import { IntegrationError } from '../../server/integrations/errors.js';
@@ -164,7 +163,7 @@ describe('the yt-dlp download source', () => {
     recordingMbid: null,
     queries: ['Fake Artist First Song'],
   };
-  const source = () => downloadsOf(server.ctx).sources().find((s) => s.id === 'ytdlp') as YtdlpSource;
+  const source = () => server.ctx.downloads.sources().find((s) => s.id === 'ytdlp') as YtdlpSource;
   const until = async (s: YtdlpSource, handle: TransferHandle, ctx: { stagingDir: string; jobId: number; signal: AbortSignal }) => {
     for (let i = 0; i < 200; i++) {
       const st: TransferState = await s.poll(handle, ctx);

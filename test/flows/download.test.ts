@@ -1,9 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { downloadsRoot, isInside } from '../../server/domain/downloads/layout.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
-import { playlistsOf } from '../../server/domain/playlists/registry.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startYtdlpFake, type YtdlpFake } from '../fakes/ytdlp/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -32,7 +29,7 @@ beforeAll(async () => {
   server.ctx.db
     .prepare('INSERT INTO library_artists (identity_key, name, sort_name, created_at, updated_at, track_count, album_count) VALUES (?, ?, ?, 0, 0, 10, 1)')
     .run('name:lib a', 'Lib A', 'lib a');
-  await discoveryOf(server.ctx).refreshUser(1);
+  await server.ctx.discovery.refreshUser(1);
 }, 60_000);
 
 afterAll(async () => {
@@ -53,7 +50,7 @@ describe('a flow run through the download pipeline', () => {
     );
     expect((await server.api('/api/playlists/worker/start', { method: 'POST', token: server.admin.token })).status).toBe(200);
 
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     await waitFor(() => svc.get(missing!.jobId!)!.status === 'failed', 'the track no source has to fail', 60_000);
     const replaced = await waitFor(() => runTracks(server, run.id).find((t) => t.position === missing!.position && t.id === reserve.id), 'the reserve track to take its place');
     expect(replaced.jobId).not.toBe(missing!.jobId);
@@ -70,8 +67,8 @@ describe('a flow run through the download pipeline', () => {
     await waitFor(() => (server.ctx.db.prepare('SELECT status FROM flow_runs WHERE id = ?').get(run.id) as { status: string }).status === 'done', 'the run to finish');
 
     // Filed files are scanned into the library: the flow's playlist is those three library tracks.
-    const ref = () => playlistsOf(server.ctx).find(flow.id)!;
-    await waitFor(() => playlistsOf(server.ctx).trackIds(ref()).length === 3, 'the flow tracks in the library', 30_000);
+    const ref = () => server.ctx.playlists.find(flow.id)!;
+    await waitFor(() => server.ctx.playlists.trackIds(ref()).length === 3, 'the flow tracks in the library', 30_000);
     expect(ref()).toMatchObject({ kind: 'flow', songCount: 3, ownerUserId: 1 });
     const kept = await json(await server.api(`/api/playlists/flows/${flow.id}/static-playlist`, { method: 'POST', token: server.admin.token, json: {} }));
     expect(kept).toMatchObject({ success: true, trackCount: 3, name: expect.stringMatching(/^Real \d{4}-\d{2}-\d{2}$/) });

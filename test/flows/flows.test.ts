@@ -2,12 +2,8 @@ import fs from 'node:fs';
 import WebSocket from 'ws';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
-import { playlistsOf } from '../../server/domain/playlists/registry.js';
 import { FLOW_RUN_QUEUE } from '../../server/domain/flows/schedule.js';
-import { flowsOf } from '../../server/domain/flows/service.js';
 import { playlistStatus, type StatusRound } from '../../server/domain/flows/status.js';
 import type { Principal } from '../../server/domain/auth/principal.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
@@ -54,7 +50,7 @@ beforeAll(async () => {
   const play = server.ctx.db.prepare('INSERT INTO play_events (user_id, title, artist, played_at, created_at) VALUES (?, ?, ?, ?, ?)');
   play.run(ADMIN, 'Heard One Song 1', 'Heard One', server.clock.now() - 3600_000, server.clock.now());
   play.run(ADMIN, 'Chart 10 Song 1', 'Chart 10', server.clock.now() - 3600_000, server.clock.now());
-  await discoveryOf(server.ctx).refreshUser(ADMIN);
+  await server.ctx.discovery.refreshUser(ADMIN);
   user = await makeUser(server, 'flowuser', { accessFlow: true });
 }, 60_000);
 
@@ -114,8 +110,8 @@ describe('templates and validation', () => {
 });
 
 describe('planning', () => {
-  const recNames = () => new Set(discoveryOf(server.ctx).repo.allRecommendations(ADMIN).map((r) => r.name));
-  const chartNames = () => new Set(discoveryOf(server.ctx).repo.ranking('global').map((r) => r.name));
+  const recNames = () => new Set(server.ctx.discovery.repo.allRecommendations(ADMIN).map((r) => r.name));
+  const chartNames = () => new Set(server.ctx.discovery.repo.ranking('global').map((r) => r.name));
   const flowIds: Record<string, string> = {};
 
   // release-radar draws from recent albums of the metadata layer: test/flows/radar.test.ts.
@@ -190,11 +186,11 @@ describe('planning', () => {
     const runId = (server.ctx.db.prepare('SELECT current_run_id AS r FROM flows WHERE id = ?').get(flowId) as { r: number }).r;
     const [first] = runTracks(server, runId);
     const reserve = runTracks(server, runId, 1)[0]!;
-    downloadsOf(server.ctx).transition(first!.jobId!, { status: 'failed', error: 'No source had it' }, ['pending']);
+    server.ctx.downloads.transition(first!.jobId!, { status: 'failed', error: 'No source had it' }, ['pending']);
     const now = runTracks(server, runId);
     expect(now).toHaveLength(20);
     expect(now[0]).toMatchObject({ id: reserve.id, artistName: reserve.artistName, trackName: reserve.trackName, state: 'queued', position: first!.position });
-    const replacement = downloadsOf(server.ctx).get(now[0]!.jobId!)!;
+    const replacement = server.ctx.downloads.get(now[0]!.jobId!)!;
     expect(replacement).toMatchObject({ status: 'pending', playlistType: 'flow', playlistId: flowId, trackName: reserve.trackName });
     const jobs = await json<{ id: string; status: string }[]>(await server.api(`/api/playlists/jobs/${flowId}`, { token: token() }));
     expect(jobs).toHaveLength(21);
@@ -210,8 +206,8 @@ describe('durability', () => {
   it('a run handed out again after a crash is planned once', async () => {
     const { flow } = await json(await create({ name: 'Once', size: 3, mix: { trending: 100 }, scheduleDays: [6], scheduleTime: '10:00' }));
     const job = { id: 987_654, queue: FLOW_RUN_QUEUE, name: null, payload: { flowId: flow.id, trigger: 'manual' as const }, attempt: 1, maxAttempts: 3, signal: new AbortController().signal };
-    await flowsOf(server.ctx).runJob(job);
-    await flowsOf(server.ctx).runJob({ ...job, attempt: 2 });
+    await server.ctx.flows.runJob(job);
+    await server.ctx.flows.runJob({ ...job, attempt: 2 });
     const runs = server.ctx.db.prepare('SELECT id, status FROM flow_runs WHERE flow_id = ?').all(flow.id);
     expect(runs).toEqual([{ id: expect.any(Number), status: 'downloading' }]);
     expect(await json(await server.api(`/api/playlists/jobs/${flow.id}`, { token: token() }))).toHaveLength(3);
@@ -230,7 +226,7 @@ describe('rotation, keeping and feeds', () => {
       fs.writeFileSync(p, name);
       return p;
     };
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     const db = server.ctx.db;
     // a: in the library and in a static playlist; b: a library file linked by reuse; c: also another flow's; d: only this flow's.
     const fa = file('a');
@@ -248,7 +244,7 @@ describe('rotation, keeping and feeds', () => {
     const other = svc.create({ userId: ADMIN, playlistType: 'flow', playlistId: 'another-flow', artistName: 'x', trackName: 'c' });
     svc.transition(other.id, { status: 'done', finalPath: fc });
     // The flow is a playlist of library tracks for every consumer (/rest, artwork): the reused one and the scanned one.
-    expect(playlistsOf(server.ctx).trackIds(playlistsOf(server.ctx).find(flow.id)!)).toEqual([9001, 9001]);
+    expect(server.ctx.playlists.trackIds(server.ctx.playlists.find(flow.id)!)).toEqual([9001, 9001]);
     const kept = await json(await server.api(`/api/playlists/flows/${flow.id}/static-playlist`, { method: 'POST', token: token(), json: { name: 'Keepers' } }));
     expect(kept).toMatchObject({ success: true, name: 'Keepers', trackCount: 2 });
 
@@ -277,7 +273,7 @@ describe('rotation, keeping and feeds', () => {
     expect(feed.status).toBe(200);
     const items = (await feed.json()) as { MusicBrainzId: string; ArtistName: string }[];
     expect(items).toHaveLength(6);
-    const recs = new Map(discoveryOf(server.ctx).repo.allRecommendations(ADMIN).map((r) => [r.name, r.mbid]));
+    const recs = new Map(server.ctx.discovery.repo.allRecommendations(ADMIN).map((r) => [r.name, r.mbid]));
     expect(items.every((i) => /^[0-9a-f-]{36}$/.test(i.MusicBrainzId) && recs.get(i.ArtistName) === i.MusicBrainzId)).toBe(true);
     const neutral = await fetch(`${server.url}/api/feeds/libmgr/flows/${flow.id}.json?token=${list.token}`);
     expect(neutral.status).toBe(200);
@@ -352,7 +348,7 @@ describe('status', () => {
       expect(a.statuses()).toHaveLength(1);
       expect(u.statuses()).toHaveLength(1);
       // A change the administrator sees and the user does not.
-      const job = downloadsOf(server.ctx).create({ userId: ADMIN, artistName: 'Someone', trackName: 'Something' });
+      const job = server.ctx.downloads.create({ userId: ADMIN, artistName: 'Someone', trackName: 'Something' });
       await waitFor(() => a.statuses().length === 2, "the administrator's new status");
       expect(a.statuses()[1]!.stats.total).toBe(a.statuses()[0]!.stats.total + 1);
       await new Promise((r) => setTimeout(r, 600));
@@ -366,7 +362,7 @@ describe('status', () => {
 
   it('a push round reads once for every audience and gives each the status its own request gets', async () => {
     // Jobs of both owners in flows and outside them, so the per-owner split matters.
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     svc.create({ userId: user.id, artistName: 'Round', trackName: 'Mine' });
     svc.create({ userId: ADMIN, artistName: 'Round', trackName: 'Theirs' });
     const round: StatusRound = {};
@@ -384,7 +380,7 @@ describe('status', () => {
   it("carries the fields the Pocket app reads, computed from the jobs, the flow runs, the retry pauses and slskd", async () => {
     const status = async (t: string) => json(await server.api('/api/playlists/status', { token: t }));
     // Two finished downloads of the user: one took three transfers (two failed first), one took one.
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     const finished = [2, 0].map((failedTransfers, i) => {
       const job = svc.create({ userId: user.id, artistName: 'Metric', trackName: `Done ${i}` });
       const failedRefs = Array.from({ length: failedTransfers }, (_, k) => `slskd\u0000peer${k}`);

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeUser } from '../downloads/helpers.js';
@@ -29,7 +27,7 @@ beforeAll(async () => {
   const settings = await post('/api/settings', { integrations: { lastfm: { apiKey: lastfm.apiKey } }, downloads: { worker: { running: false } } });
   expect(settings.status).toBe(200);
   addLibrary(server, ['Lib A', 'Lib B'], []);
-  await discoveryOf(server.ctx).refreshUser(1);
+  await server.ctx.discovery.refreshUser(1);
   user = await makeUser(server, 'maintuser', { accessFlow: true });
 }, 60_000);
 
@@ -43,7 +41,7 @@ const newFlow = async (name: string, size = 3) =>
 /** Marks the run's tracks done with real files under the downloads root; returns the paths. */
 function finish(runId: number, folder: string): string[] {
   const root = downloadsRoot(server.ctx);
-  const svc = downloadsOf(server.ctx);
+  const svc = server.ctx.downloads;
   return runTracks(server, runId).map((t, i) => {
     const p = path.join(root, folder, `${String(i + 1).padStart(2, '0')} ${t.trackName}.mp3`);
     fs.mkdirSync(path.dirname(p), { recursive: true });
@@ -67,7 +65,7 @@ describe('POST /api/playlists/reset', () => {
     db.prepare(`INSERT INTO static_playlists (user_id, name, created_at, updated_at) VALUES (1, 'Holds a', 0, 0)`).run();
     const sp = (db.prepare('SELECT id FROM static_playlists WHERE name = ?').get('Holds a') as { id: number }).id;
     db.prepare('INSERT INTO static_playlist_tracks (playlist_id, track_id, position) VALUES (?, 9101, 0)').run(sp);
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     const shared = svc.create({ userId: 1, playlistType: 'shared', playlistId: 'some-shared', artistName: 'x', trackName: 'b' });
     svc.transition(shared.id, { status: 'done', finalPath: fb });
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { FlowPlanner } from '../../server/domain/flows/planner.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
@@ -64,7 +63,7 @@ beforeAll(async () => {
   db.prepare(
     `INSERT INTO library_albums (identity_key, mbid, artist_id, title, sort_name, album_artist, artist_sort_name, created_at, updated_at) VALUES ('al:owned', '22222222-0000-4000-8000-000000000005', ?, 'Owned One', 'owned one', 'Rec 2', 'rec 2', 0, 0)`,
   ).run(artistId);
-  await discoveryOf(server.ctx).refreshUser(1);
+  await server.ctx.discovery.refreshUser(1);
 }, 60_000);
 
 afterAll(async () => {
@@ -122,7 +121,7 @@ describe('release radar', () => {
 
   it('filters by year with the album year the metadata cache knows when a track has none', async () => {
     // Rec 1's release groups are cached by the radar test above; its top tracks name their albums (as Deezer's do).
-    const repo = discoveryOf(server.ctx).repo;
+    const repo = server.ctx.discovery.repo;
     const top = (album: string | null, n: number) => ({ name: `Rec 1 Year ${n}`, mbid: null, albumName: album, durationMs: null, year: null });
     repo.putCache('flow-top-tracks', 'rec 1', [top('Old Album', 1), top('Fresh Album', 2), top(null, 3), top('Old Album', 4)], server.clock.now());
     const plan = (yearFrom: number | null, yearTo: number | null) =>

@@ -2,11 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { downloadsRoot, finalPath } from '../../server/domain/downloads/layout.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
-import { libraryServiceOf } from '../../server/domain/library/service.js';
-import { playlistsOf } from '../../server/domain/playlists/registry.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -45,7 +41,7 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
   await waitForScans(server);
   addLibrary(server, ['Lib A', 'Lib B'], []);
-  await discoveryOf(server.ctx).refreshUser(1);
+  await server.ctx.discovery.refreshUser(1);
   rest = new RestClient(server, { username: 'admin', password: 'correct horse battery' });
 }, 60_000);
 
@@ -93,17 +89,17 @@ describe('showInLibrary', () => {
     // The pipeline's last step, as it files a track: a tagged file at the layout's path, the job done, a scoped scan.
     const root = downloadsRoot(server.ctx);
     const template = makeMp3Template(dir, 1);
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     const files = planned.map((t, i) => {
       const file = finalPath(root, { artistName: t.artistName, albumName: `Flow Album ${t.artistName}`, trackName: t.trackName, trackNumber: i + 1 }, 'mp3');
       writeTaggedMp3(file, template, { title: t.trackName, artist: t.artistName, albumArtist: t.artistName, album: `Flow Album ${t.artistName}`, track: i + 1, genre: 'Flowgaze' });
       svc.transition(t.jobId!, { status: 'done', finalPath: file, progress: 100 });
       return file;
     });
-    libraryServiceOf(server.ctx).scans.requestScan('quick', 'download filed', files);
+    server.ctx.library.scans.requestScan('quick', 'download filed', files);
     await waitForScans(server);
-    const ref = () => playlistsOf(server.ctx).find(flow.id)!;
-    await waitFor(() => playlistsOf(server.ctx).trackIds(ref()).length === 3, 'the flow tracks in the library', 30_000);
+    const ref = () => server.ctx.playlists.find(flow.id)!;
+    await waitFor(() => server.ctx.playlists.trackIds(ref()).length === 3, 'the flow tracks in the library', 30_000);
     const titles = planned.map((t) => t.trackName);
 
     // Hidden: not in lists, totals, search, genres, /rest browsing.

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { FLOW_RUN_QUEUE, REFRESH_WAIT_MS } from '../../server/domain/flows/schedule.js';
 import { makeUser } from '../downloads/helpers.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
@@ -53,7 +52,7 @@ describe('a flow run and the discovery refresh', () => {
     // The refresh is under way and slow (every Last.fm answer takes a while).
     lastfm.faults.delayMs = 150;
     expect((await server.api('/api/discover/refresh', { method: 'POST', token: user.token })).status).toBeLessThan(300);
-    expect(discoveryOf(server.ctx).refreshOpen(user.id)).toBe(true);
+    expect(server.ctx.discovery.refreshOpen(user.id)).toBe(true);
     await start(user.token, flow.id);
 
     // The run did not plan: it waits as a durable job of the run queue, shown as waiting for discovery.
@@ -68,7 +67,7 @@ describe('a flow run and the discovery refresh', () => {
     lastfm.faults.delayMs = 0;
     const run = await waitFor(() => runsOf(flow.id).find((r) => r.status !== 'planning'), 'the run after the refresh', 30_000);
     expect(run).toMatchObject({ status: 'downloading', planned: 6, error: null });
-    expect(discoveryOf(server.ctx).repo.recommendationCount(user.id)).toBeGreaterThan(0);
+    expect(server.ctx.discovery.repo.recommendationCount(user.id)).toBeGreaterThan(0);
     expect(waitingJobs(flow.id)).toEqual([]);
   }, 60_000);
 
@@ -83,22 +82,22 @@ describe('a flow run and the discovery refresh', () => {
     try {
       await start(user.token, flow.id);
       const parked = await waitFor(() => waitingJobs(flow.id)[0], 'the waiting run job');
-      expect(discoveryOf(server.ctx).refreshOpen(user.id)).toBe(true);
+      expect(server.ctx.discovery.refreshOpen(user.id)).toBe(true);
       server.clock.advance(parked.runAt - server.clock.now());
       server.ctx.jobs.wake(FLOW_RUN_QUEUE);
       // It starts planning without waiting again, while the refresh still runs.
       await waitFor(() => runsOf(flow.id)[0], 'the run at its deadline', 30_000);
-      expect(discoveryOf(server.ctx).refreshOpen(user.id)).toBe(true);
+      expect(server.ctx.discovery.refreshOpen(user.id)).toBe(true);
       expect(waitingJobs(flow.id)).toEqual([]);
     } finally {
       lastfm.faults.delayMs = 0;
     }
-    await waitFor(() => !discoveryOf(server.ctx).refreshOpen(user.id), 'the refresh to end', 30_000);
+    await waitFor(() => !server.ctx.discovery.refreshOpen(user.id), 'the refresh to end', 30_000);
   }, 60_000);
 
   it('set Last.fm, create a Discover flow, Run now: the first refresh is queued and the flow fills', async () => {
     const user = await makeUser(server, 'newcomer', { accessFlow: true });
-    expect(discoveryOf(server.ctx).needsFirstRefresh(user.id)).toBe(true);
+    expect(server.ctx.discovery.needsFirstRefresh(user.id)).toBe(true);
     const flow = await createFlow(user.token, 'Right away');
     await start(user.token, flow.id);
     const run = await waitFor(() => runsOf(flow.id).find((r) => r.status !== 'planning'), 'the run', 30_000);

@@ -4,8 +4,7 @@ import { downloads } from '../../server/db/downloads.js';
 import { downloadAlbums } from '../../server/db/downloadAlbums.js';
 import { NewsRepository } from '../../server/db/news.js';
 import { requests } from '../../server/db/requests.js';
-import { inboxOf, INBOX_TASK } from '../../server/domain/inbox/service.js';
-import { metadataServiceOf } from '../../server/domain/metadata/service.js';
+import { INBOX_TASK } from '../../server/domain/inbox/service.js';
 import { startGeoFake, type FakePlace, type GeoFake } from '../fakes/geo/index.js';
 import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { startTicketmasterFake, type TicketmasterFake } from '../fakes/ticketmaster/index.js';
@@ -69,13 +68,13 @@ async function makeUser(username: string): Promise<{ id: number; token: string }
 
 /** Refreshes through the queue (POST /api/inbox/refresh) and waits until the job has stored its result. */
 async function refreshed(user: { id: number; token: string }): Promise<Inbox> {
-  const before = inboxOf(server.ctx).repo.state(user.id)?.refreshed_at ?? null;
+  const before = server.ctx.inbox.repo.state(user.id)?.refreshed_at ?? null;
   server.clock.advance(1000);
   const r = await call<{ success: boolean; jobId: number }>('POST', '/api/inbox/refresh', user.token);
   expect(r.status).toBe(202);
   for (let i = 0; i < 400; i++) {
-    const after = inboxOf(server.ctx).repo.state(user.id)?.refreshed_at ?? null;
-    if (after !== null && after !== before && !inboxOf(server.ctx).isRefreshing(user.id)) return inbox(user.token, '?limit=200');
+    const after = server.ctx.inbox.repo.state(user.id)?.refreshed_at ?? null;
+    if (after !== null && after !== before && !server.ctx.inbox.isRefreshing(user.id)) return inbox(user.token, '?limit=200');
     await new Promise((res) => setTimeout(res, 25));
   }
   throw new Error('inbox refresh did not finish');
@@ -126,7 +125,7 @@ beforeAll(async () => {
   addAlbum(velvetId, 'Owned Already', mbid(12));
 
   // Release groups in the metadata cache: recent, upcoming, too old, and one the library owns.
-  const cache = metadataServiceOf(server.ctx).cache;
+  const cache = server.ctx.metadata.cache;
   cache.setArtistReleaseGroups(ids.aurora, [
     { mbid: ids.rgDusk, title: 'Dusk', primaryType: 'Album', secondaryTypes: [], date: day(now - 20 * DAY) },
     { mbid: ids.rgDawn, title: 'Dawn', primaryType: 'Album', secondaryTypes: [], date: '2019-03-01' },
@@ -389,14 +388,14 @@ describe('administrator switches', () => {
 
 describe('opening the inbox', () => {
   it('queues a refresh when the last is over an hour old, unless refresh=false (the badge)', async () => {
-    const before = inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at!;
+    const before = server.ctx.inbox.repo.state(pat.id)!.refreshed_at!;
     server.clock.advance(2 * 3600_000);
     await inbox(pat.token, '?limit=1&refresh=false');
     await new Promise((r) => setTimeout(r, 300));
-    expect(inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at).toBe(before);
+    expect(server.ctx.inbox.repo.state(pat.id)!.refreshed_at).toBe(before);
     await inbox(pat.token, '?limit=1');
-    for (let i = 0; i < 400 && inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at === before; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(inboxOf(server.ctx).repo.state(pat.id)!.refreshed_at).toBe(server.clock.now());
+    for (let i = 0; i < 400 && server.ctx.inbox.repo.state(pat.id)!.refreshed_at === before; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(server.ctx.inbox.repo.state(pat.id)!.refreshed_at).toBe(server.clock.now());
   });
 });
 
@@ -405,16 +404,16 @@ describe('the daily task', () => {
     const task = server.ctx.scheduler.list().find((t) => t.name === INBOX_TASK)!;
     expect(task).toMatchObject({ queue: 'inbox-refresh', schedule: '@every 1d' });
     const admin = server.ctx.users.findByUsername('admin')!.id;
-    expect(inboxOf(server.ctx).repo.state(admin)).toBeUndefined();
+    expect(server.ctx.inbox.repo.state(admin)).toBeUndefined();
     server.clock.advance(1000);
     const since = server.clock.now();
     expect(server.ctx.scheduler.runNow(INBOX_TASK)).toBe(true);
     for (let i = 0; i < 400; i++) {
-      const states = [admin, pat.id, sam.id].map((id) => inboxOf(server.ctx).repo.state(id)?.refreshed_at ?? 0);
+      const states = [admin, pat.id, sam.id].map((id) => server.ctx.inbox.repo.state(id)?.refreshed_at ?? 0);
       if (states.every((t) => t >= since)) break;
       await new Promise((r) => setTimeout(r, 25));
     }
-    expect(inboxOf(server.ctx).repo.state(admin)?.refreshed_at).toBeGreaterThanOrEqual(since);
-    expect(inboxOf(server.ctx).repo.state(pat.id)?.refreshed_at).toBeGreaterThanOrEqual(since);
+    expect(server.ctx.inbox.repo.state(admin)?.refreshed_at).toBeGreaterThanOrEqual(since);
+    expect(server.ctx.inbox.repo.state(pat.id)?.refreshed_at).toBeGreaterThanOrEqual(since);
   });
 });

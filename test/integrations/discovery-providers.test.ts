@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryProvidersOf } from '../../server/domain/discovery/providers.js';
 import { NotConfiguredError } from '../../server/domain/errors.js';
 import { IntegrationError } from '../../server/integrations/errors.js';
 import { startGeoFake, type GeoFake } from '../fakes/geo/index.js';
@@ -47,7 +46,7 @@ const save = async (integrations: unknown) =>
 
 describe('discovery providers', () => {
   it('without keys: Last.fm and Ticketmaster say which setting is missing, NewsAPI is absent, ListenBrainz and feeds work', async () => {
-    const p = discoveryProvidersOf(server.ctx);
+    const p = server.ctx.discoveryProviders;
     expect(() => p.lastfm()).toThrow(NotConfiguredError);
     expect(() => p.ticketmaster()).toThrow(/integrations\.ticketmaster\.apiKey/);
     expect(p.newsapi()).toBeNull();
@@ -60,7 +59,7 @@ describe('discovery providers', () => {
 
   it('with keys from the settings: each client talks to its configured base URL', async () => {
     await save({ lastfm: { apiKey: lastfm.apiKey }, ticketmaster: { apiKey: tm.apiKey }, news: { apiKey: newsapi.apiKey, feeds: [{ url: feeds.feedUrl('/feeds/news.atom'), name: 'Local blog' }] } });
-    const p = discoveryProvidersOf(server.ctx);
+    const p = server.ctx.discoveryProviders;
     expect((await p.lastfm().tagTopArtists('dream pop')).items.map((a) => a.name)).toEqual(['Aurora Lane']);
     expect((await p.ticketmaster().events({ latlong: { lat: 40.7, lon: -74 } })).items).toEqual([]);
     expect((await p.newsapi()!.everything({ q: '"Aurora Lane"' })).totalResults).toBe(0);
@@ -73,7 +72,7 @@ describe('discovery providers', () => {
   });
 
   it('a Koito address on the LAN only for administrators (or allowed hosts), a metadata address never', async () => {
-    const p = discoveryProvidersOf(server.ctx);
+    const p = server.ctx.discoveryProviders;
     const err = await p.koito('http://169.254.169.254/apis/listenbrainz/1', 'admin').topArtists().catch((e: unknown) => e);
     expect((err as IntegrationError).kind).toBe('refused');
     const lan = await p.koito('http://192.168.7.7:4110', 'user').topArtists().catch((e: unknown) => e);

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { waitFor } from '../downloads/helpers.js';
 import { holdScans } from '../helpers/holdScans.js';
@@ -34,7 +33,7 @@ describe('library scans on the job queue', () => {
   it('gives every scan run one job, merges a request into a queued run, and shows the scans on the tasks screen', async () => {
     const server = await startTestServer({ musicDirs: [music], env: { TONEARM_LIBRARY_WATCH: 'false' } });
     try {
-      const scans = libraryServiceOf(server.ctx).scans;
+      const scans = server.ctx.library.scans;
       await scans.whenIdle();
       const refresh = async (mode: string) =>
         ((await (await server.api('/api/library/refresh', { method: 'POST', json: { mode }, headers: server.admin.headers })).json()) as Json).jobId as string;
@@ -85,7 +84,7 @@ describe('library scans on the job queue', () => {
     db.close();
     const second = await startTestServer({ dataDir, env, musicDirs: [music] });
     try {
-      await waitFor(() => libraryServiceOf(second.ctx).scans.job(runId)?.status === 'completed' || null, 30_000, 'the old run completed');
+      await waitFor(() => second.ctx.library.scans.job(runId)?.status === 'completed' || null, 30_000, 'the old run completed');
       expect(jobsOf(second, 'library-scan').map((j) => [JSON.parse(j.payload).runId, j.status])).toEqual([[runId, 'done']]);
     } finally {
       await second.stop();

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryWriter } from '../../server/db/libraryWrites.js';
 import { refreshDerived } from '../../server/db/libraryDerived.js';
 import { playQueues } from '../../server/db/libraryUserData.js';
-import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { holdScans } from '../helpers/holdScans.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
@@ -368,7 +367,7 @@ describe('track deletion and refresh jobs', () => {
   });
 
   it('only administrators start scans, on /api as on /rest; requests while one is queued join it', async () => {
-    await libraryServiceOf(server.ctx).scans.whenIdle();
+    await server.ctx.library.scans.whenIdle();
     const runs = () => (server.ctx.db.prepare('SELECT COUNT(*) AS n FROM library_scan_runs').get() as { n: number }).n;
     const before = runs();
     for (let i = 0; i < 5; i++) {
@@ -380,7 +379,7 @@ describe('track deletion and refresh jobs', () => {
     // Five requests at once from an administrator: one runs, the others join the one queued after it.
     // The running scan is held (its worker gets the run only once all five are answered), so a
     // 7-file scan that ends between two requests on a busy machine cannot make a third run.
-    const release = holdScans(libraryServiceOf(server.ctx).scans);
+    const release = holdScans(server.ctx.library.scans);
     let answers;
     try {
       answers = await Promise.all(Array.from({ length: 5 }, () => post('/api/library/refresh', { mode: 'full' })));

@@ -4,7 +4,6 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAIN_CACHE_MB, openDatabase, shrinkMemory } from '../../server/db/connection.js';
-import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { LibraryScanService } from '../../server/library/scanService.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { startTestServer } from '../helpers/server.js';
@@ -31,7 +30,7 @@ describe('memory at rest', () => {
   it('the folder watcher holds a watch per folder, not per file', async () => {
     const server = await startTestServer({ musicDirs: [music] });
     try {
-      const scans = libraryServiceOf(server.ctx).scans;
+      const scans = server.ctx.library.scans;
       await scans.whenWatching();
       const watched = scans.watchedPaths();
       for (const folder of ['Artist 0', 'Artist 1', path.join('Artist 0', 'Album 0'), path.join('Artist 1', 'Album 3')]) {

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { PACED_GAP_MS } from '../../server/library/scanService.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -30,7 +29,7 @@ beforeAll(async () => {
   template = makeMp3Template(dir);
   file('Already There');
   server = await startTestServer({ musicDirs: [music] });
-  await libraryServiceOf(server.ctx).scans.whenIdle();
+  await server.ctx.library.scans.whenIdle();
 }, 60_000);
 
 afterAll(async () => {
@@ -40,7 +39,7 @@ afterAll(async () => {
 
 describe('paced scans', () => {
   it('waits out the gap after the previous scan and gathers the paths filed meanwhile', async () => {
-    const scans = libraryServiceOf(server.ctx).scans;
+    const scans = server.ctx.library.scans;
     const first = scans.requestScan('quick', 'download filed', [file('First')], { paced: true });
     await scans.whenIdle();
     const endedFirst = performance.now();
@@ -59,7 +58,7 @@ describe('paced scans', () => {
   });
 
   it('starts a waiting paced scan at once when an unpaced request joins it', async () => {
-    const scans = libraryServiceOf(server.ctx).scans;
+    const scans = server.ctx.library.scans;
     scans.requestScan('quick', 'download filed', [file('Fourth')], { paced: true });
     await scans.whenIdle();
     const ended = performance.now();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns, type ScanMode } from '../../server/db/libraryScanRuns.js';
 import { replayGainStore } from '../../server/db/replayGain.js';
-import { REPLAYGAIN_TASK, replayGainAnalyserOf } from '../../server/domain/library/replayGain.js';
+import { REPLAYGAIN_TASK } from '../../server/domain/library/replayGain.js';
 import { albumReplayGain, parseGain, parseLoudness, parsePeak, parseR128Gain } from '../../server/library/replayGain.js';
 import { scanLibrary } from '../../server/library/scanner.js';
 import { makeRgFile } from '../fixtures/replayGain.js';
@@ -192,7 +192,7 @@ describe('analysis and serving', () => {
     await waitFor(() => (server.ctx.jobsRepo.task(REPLAYGAIN_TASK)?.last_status === 'succeeded' ? true : null), 20_000, 'task run');
     expect(replayGainStore.pendingCount(server.ctx.db)).toBe(0);
     // A second run finds nothing to do (the silent file is not retried).
-    expect(await replayGainAnalyserOf(server.ctx)!.run()).toEqual({ measured: 0, failed: 0, albums: 0, written: 0 });
+    expect(await server.ctx.replayGain!.run()).toEqual({ measured: 0, failed: 0, albums: 0, written: 0 });
   }, 90_000);
 
   it('serves the values in /rest song entries (OpenSubsonic replayGain) and /api track objects', async () => {
@@ -218,7 +218,7 @@ describe('analysis and serving', () => {
     const before = fileRow('Loud');
     const saved = await server.api('/api/settings', { method: 'POST', token: server.admin.token, json: { library: { writeReplayGainTags: true } } });
     expect(saved.status).toBe(200);
-    const outcome = await replayGainAnalyserOf(server.ctx)!.run();
+    const outcome = await server.ctx.replayGain!.run();
     // Loud and Soft (the silent file has no track gain to write).
     expect(outcome.written).toBe(2);
     const tags = await readFileTags(before.path, music);

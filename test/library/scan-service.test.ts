@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { libraryServiceOf } from '../../server/domain/library/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -120,7 +119,7 @@ describe('folder watcher', () => {
       writeTaggedMp3(file('Artist', 'Album', `${name}.mp3`), template, { title: `Watched ${name}`, artist: 'Watcher', album: 'Album' });
     }
     const server = await startTestServer({ dataDir: fs.mkdtempSync(path.join(dir, 'watch-data-')), musicDirs: [watched] });
-    const library = libraryServiceOf(server.ctx);
+    const library = server.ctx.library;
     const runs = () => server.ctx.db.prepare('SELECT id, files_seen AS seen, status FROM library_scan_runs ORDER BY id').all() as { id: number; seen: number; status: string }[];
     const titles = () =>
       server.ctx.db.prepare("SELECT title, available FROM library_tracks WHERE title LIKE 'Watched %' ORDER BY title").all();

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { lidarrOf } from '../../server/domain/lidarr/service.js';
 import { startLidarrFake, type LidarrFake, type LidarrFakeOptions } from '../fakes/lidarr/index.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../helpers/server.js';
 
@@ -50,7 +49,7 @@ export async function setup(
       // A run may queue another (webhook during a run): wait until both are done.
       for (let i = 0; i < 3; i++) {
         await new Promise((r) => setTimeout(r, 20));
-        await lidarrOf(server.ctx).index.whenIdle();
+        await server.ctx.lidarr.index.whenIdle();
       }
     },
     hookUp() {

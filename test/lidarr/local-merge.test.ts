@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lidarrOf } from '../../server/domain/lidarr/service.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import { derivedMbid } from '../fakes/lidarr/names.js';
 import { setup, until, type Json, type Setup } from './helpers.js';
@@ -39,7 +38,7 @@ beforeAll(async () => {
     { rootFolderPath: s.root, qualityProfileId: 1, metadataProfileId: 1, monitored: true, monitorNewItems: 'all', tags: [] },
     () => true,
   );
-  lidarrOf(s.server.ctx).index.requestFull('test');
+  s.server.ctx.lidarr.index.requestFull('test');
   await s.indexed();
 });
 afterAll(async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lidarrOf } from '../../server/domain/lidarr/service.js';
 import { setup, type Setup } from './helpers.js';
 
 let s: Setup;
@@ -39,7 +38,7 @@ describe('Lidarr down, then back', () => {
 
   it('an index run while Lidarr is down fails with the cause and leaves the library as it was', async () => {
     await s.fake.state.down();
-    const id = lidarrOf(s.server.ctx).index.requestFull('test');
+    const id = s.server.ctx.lidarr.index.requestFull('test');
     await s.indexed();
     const run = (await s.call('GET', `/api/library/refresh/${id}`)).body;
     expect(run.status).toBe('failed');

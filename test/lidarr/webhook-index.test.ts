@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lidarrOf } from '../../server/domain/lidarr/service.js';
 import type { ArtistRecord } from '../fakes/lidarr/index.js';
 import { makeUser, setup, type Setup } from './helpers.js';
 
@@ -56,7 +55,7 @@ describe('indexing Lidarr into the canonical library', () => {
 
   it('skips artists whose Lidarr statistics are unchanged: a no-op run reads /artist only', async () => {
     s.fake.state.resetCounts();
-    const id = lidarrOf(s.server.ctx).index.requestFull('test');
+    const id = s.server.ctx.lidarr.index.requestFull('test');
     const run = await job(String(id));
     expect(run).toMatchObject({ status: 'completed', filesSkipped: 30 });
     expect(s.fake.state.requestCount).toBe(1);
@@ -66,13 +65,13 @@ describe('indexing Lidarr into the canonical library', () => {
     const lib = s.fake.state.library;
     lib.artists.get(3)!.monitored = false;
     s.fake.state.resetCounts();
-    await job(String(lidarrOf(s.server.ctx).index.requestFull('test')));
+    await job(String(s.server.ctx.lidarr.index.requestFull('test')));
     expect(s.fake.state.countOf('GET /track')).toBe(1);
     expect(s.fake.state.countOf('GET /artist')).toBe(1);
   });
 
   it('keeps one index worker for consecutive runs (a webhook re-index pays no thread start)', async () => {
-    const index = lidarrOf(s.server.ctx).index;
+    const index = s.server.ctx.lidarr.index;
     await job(String(index.requestArtists([2], 'test')));
     expect(index.hasWorker()).toBe(true);
     const thread = index.workerThreadId();
@@ -96,7 +95,7 @@ describe('indexing Lidarr into the canonical library', () => {
       expect(stream.status).toBe(404);
       expect(await stream.text()).not.toContain('SECRET');
 
-      const index = lidarrOf(s.server.ctx).index;
+      const index = s.server.ctx.lidarr.index;
       const run = await job(String(index.requestArtists([1], 'test')));
       expect(run.errors).toContainEqual({ path: file, reason: 'symbolic link to a place outside the Lidarr root folder' });
       const row = s.server.ctx.db.prepare("SELECT available FROM library_media_files WHERE track_id = ? AND source = 'lidarr'").get(trackId);
@@ -105,7 +104,7 @@ describe('indexing Lidarr into the canonical library', () => {
       fs.rmSync(file, { force: true });
       fs.writeFileSync(file, original);
       fs.rmSync(outside, { recursive: true, force: true });
-      await job(String(lidarrOf(s.server.ctx).index.requestArtists([1], 'test')));
+      await job(String(s.server.ctx.lidarr.index.requestArtists([1], 'test')));
     }
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_NEWS_FEEDS } from '../../server/integrations/news/sources.js';
 import { feedId } from '../../server/integrations/news/feed.js';
-import { newsApiBudgetOf, newsServiceOf } from '../../server/domain/news/service.js';
+import { newsApiBudgetOf } from '../../server/domain/news/service.js';
 import { startNewsFeedFake, rssDocument, type NewsFeedFake } from '../fakes/news/index.js';
 import { startNewsApiFake, type NewsApiFake } from '../fakes/newsapi/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -88,7 +88,7 @@ describe('GET /api/news', () => {
     expect(before.res.status).toBe(200);
     expect(before.res.headers.get('cache-control')).toContain('no-store');
     expect(before.res.headers.get('cache-control')).toContain('private');
-    await newsServiceOf(server.ctx).refresh();
+    await server.ctx.news.refresh();
 
     const { body } = await news('?limit=100');
     expect(body.configured).toBe(true);
@@ -149,7 +149,7 @@ describe('GET /api/news', () => {
       contentType: 'application/rss+xml',
       body: rssDocument({ title: 'Example Music News', link: feeds.url }, [{ title: 'Temporary Tigers split up', link: '/articles/tigers', published: new Date(Date.now() - 60_000), description: 'Sad.' }]),
     });
-    await newsServiceOf(server.ctx).refresh();
+    await server.ctx.news.refresh();
     expect(feeds.requests.length).toBeGreaterThan(feedsBefore);
     expect((await news('?limit=5')).body.articles[0]?.title).toBe('Temporary Tigers split up');
     server.ctx.db.prepare('DELETE FROM library_artists WHERE id = ?').run(id);
@@ -192,7 +192,7 @@ describe('NewsAPI and the shared request budget', () => {
       newsapi.articles.push({ title: `${n} announce a tour`, description: 'Dates below.', url: `https://press.example.com/${encodeURIComponent(n)}`, publishedAt: new Date(Date.now() - 2 * hour), source: 'Press Wire', urlToImage: 'https://press.example.com/picture.jpg' });
     server.ctx.settings.update({ integrations: { news: { apiKey: newsapi.apiKey, requestBudget: 5 } } });
 
-    const service = newsServiceOf(server.ctx);
+    const service = server.ctx.news;
     await Promise.all([service.refresh(), service.refresh()]);
     expect(newsapi.requests).toHaveLength(5);
     let { body } = await news('?limit=100');
@@ -232,7 +232,7 @@ describe('NewsAPI and the shared request budget', () => {
     expect(shared.take('inbox')).toBe(true);
     expect((await news()).body.refresh.callsRemaining).toBe(1);
     const before = newsapi.requests.length;
-    await newsServiceOf(server.ctx).refresh();
+    await server.ctx.news.refresh();
     expect(newsapi.requests.length - before).toBe(1);
     expect(shared.take('inbox')).toBe(false);
     expect((await news()).body.refresh.callsRemaining).toBe(0);
@@ -247,7 +247,7 @@ describe('NewsAPI and the shared request budget', () => {
     server.clock.advance(7 * hour);
     newsapi.quota = 0;
     const before = newsapi.requests.length;
-    await newsServiceOf(server.ctx).refresh();
+    await server.ctx.news.refresh();
     // One refused request (never retried: each request is paid from the budget), then no more.
     expect(newsapi.requests.length - before).toBe(1);
     expect((await news()).body.refresh.callsRemaining).toBe(99);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_NEWS_FEEDS } from '../../server/integrations/news/sources.js';
-import { newsServiceOf, MAX_ARTICLES } from '../../server/domain/news/service.js';
+import { MAX_ARTICLES } from '../../server/domain/news/service.js';
 import { NEWS_PAGE_SQL } from '../../server/db/news.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -46,7 +46,7 @@ describe('news under load', () => {
   });
 
   it('pruning keeps the newest articles only', () => {
-    newsServiceOf(server.ctx).prune();
+    server.ctx.news.prune();
     const count = server.ctx.db.prepare('SELECT count(*) FROM news_articles').pluck().get() as number;
     expect(count).toBe(MAX_ARTICLES);
     const links = server.ctx.db.prepare('SELECT count(*) FROM news_article_artists').pluck().get() as number;

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { notificationDeliveries } from '../../server/db/notifications.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { NOTIFICATIONS_QUEUE } from '../../server/domain/notifications/service.js';
 import { startFakeGotify, type FakeGotify } from '../fakes/gotify/index.js';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.js';
@@ -45,8 +44,8 @@ it('a message owed when the server stops is sent once after the restart', async 
   expect(saved.status).toBe(200);
 
   await gotify.setDown(true);
-  const job = downloadsOf(first.ctx).create({ userId: null, artistName: 'Autechre', trackName: 'Bike' });
-  downloadsOf(first.ctx).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: clock.now() });
+  const job = first.ctx.downloads.create({ userId: null, artistName: 'Autechre', trackName: 'Bike' });
+  first.ctx.downloads.transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: clock.now() });
   const owed = await until('a failed first attempt', () => notificationDeliveries.list(first.ctx.db).find((d) => d.attempts === 1 && d.status === 'pending'));
   await first.stop();
   servers.pop();

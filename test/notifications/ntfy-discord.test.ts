@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationDeliveries, type DeliveryRow } from '../../server/db/notifications.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { NOTIFICATIONS_QUEUE } from '../../server/domain/notifications/service.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeNtfy, type FakeNtfy } from '../fakes/ntfy/index.js';
@@ -237,12 +236,12 @@ describe('ntfy and Discord in the outbox', () => {
   });
 
   const deliveriesOf = (jobId: number) => notificationDeliveries.list(ctx().db, 1000).filter((d) => (JSON.parse(d.vars) as { jobId: string }).jobId === String(jobId));
-  const newJob = (trackName: string) => downloadsOf(ctx()).create({ userId: null, artistName: 'Stereolab', trackName, albumName: 'Dots and Loops' });
+  const newJob = (trackName: string) => ctx().downloads.create({ userId: null, artistName: 'Stereolab', trackName, albumName: 'Dots and Loops' });
 
   it('a held track goes to ntfy (priority, tags, click) and to Discord (an embed with artist, title, reason and the review link)', async () => {
     const job = newJob('Miss Modular');
     const [n, d] = [ntfy.messages.length, discord.messages.length];
-    downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Duration 5:10 differs from the expected 4:25', blockedAt: server.clock.now() });
+    ctx().downloads.transition(job.id, { status: 'blocked', blockReason: 'Duration 5:10 differs from the expected 4:25', blockedAt: server.clock.now() });
     await ntfy.waitForMessages(n + 1);
     await discord.waitForMessages(d + 1);
     const review = `${PUBLIC}/review?job=${job.id}`;
@@ -280,7 +279,7 @@ describe('ntfy and Discord in the outbox', () => {
     const job = newJob('Brakhage');
     const n = ntfy.messages.length;
     const d = discord.messages.length;
-    downloadsOf(ctx()).transition(job.id, { status: 'done', completedAt: server.clock.now(), finalPath: '/music/brakhage.flac' });
+    ctx().downloads.transition(job.id, { status: 'done', completedAt: server.clock.now(), finalPath: '/music/brakhage.flac' });
     await ntfy.waitForMessages(n + 1);
     expect(ntfy.messages.at(-1)).toMatchObject({ title: 'Got Brakhage', message: 'by Stereolab', tags: ['tada', 'music'], click: `${PUBLIC}/downloads` });
     // ntfy leaves the default priority (3) out of its message.
@@ -294,7 +293,7 @@ describe('ntfy and Discord in the outbox', () => {
   it('a Discord rate limit is retried after its retry_after, not the backoff, and delivered once', async () => {
     discord.rateLimitNext(1, 7.25);
     const job = newJob('Refractions in the Plastic Pulse');
-    downloadsOf(ctx()).transition(job.id, { status: 'failed', error: 'No source had it' });
+    ctx().downloads.transition(job.id, { status: 'failed', error: 'No source had it' });
     const row = () => deliveriesOf(job.id).find((r) => r.destination === 'discord');
     const first = await until('the rate-limited attempt', () => {
       const r = row();
@@ -319,7 +318,7 @@ describe('ntfy and Discord in the outbox', () => {
     discord.rateLimitNext(5, 0.2);
     const job = newJob('Ticker-Tape of the Unconscious');
     const before = discord.messages.length;
-    downloadsOf(ctx()).transition(job.id, { status: 'failed', error: 'No source had it' });
+    ctx().downloads.transition(job.id, { status: 'failed', error: 'No source had it' });
     const row = () => deliveriesOf(job.id).find((r) => r.destination === 'discord');
     for (let attempt = 1; attempt <= 5; attempt++) {
       await until(`rate-limited attempt ${attempt}`, () => {
@@ -341,7 +340,7 @@ describe('ntfy and Discord in the outbox', () => {
   it('is retried while ntfy is down, and given up at once when the token is refused', async () => {
     await ntfy.setDown(true);
     const job = newJob('Diagonals');
-    downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
+    ctx().downloads.transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
     const row = () => deliveriesOf(job.id).find((r) => r.destination === 'ntfy');
     const failed: DeliveryRow = await until('a failed first attempt', () => row()?.attempts === 1 && row());
     expect(failed.status).toBe('pending');
@@ -355,7 +354,7 @@ describe('ntfy and Discord in the outbox', () => {
     ctx().settings.update({ integrations: { ntfy: { ...saved, token: 'tk_unknown000000000000000000000' } } });
     try {
       const other = newJob('Prisoner of Mars');
-      downloadsOf(ctx()).transition(other.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
+      ctx().downloads.transition(other.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
       const dead = await until('failed for good', () => deliveriesOf(other.id).find((r) => r.destination === 'ntfy' && r.status === 'failed'));
       expect(dead.attempts).toBe(1);
       expect(dead.lastError).toContain('ntfy rejected the access token (401)');

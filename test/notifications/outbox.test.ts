@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads } from '../../server/db/downloads.js';
 import { downloadAlbums } from '../../server/db/downloadAlbums.js';
 import { notificationDeliveries, type DeliveryRow } from '../../server/db/notifications.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
+import type { DownloadService } from '../../server/domain/downloads/service.js';
 import { NOTIFICATIONS_QUEUE } from '../../server/domain/notifications/service.js';
 import { startFakeGotify, type FakeGotify } from '../fakes/gotify/index.js';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../fakes/webhook/index.js';
@@ -79,15 +79,15 @@ function passBackoff(attempt: number) {
   ctx().jobs.wake(NOTIFICATIONS_QUEUE);
 }
 
-function newJob(trackName: string, extra: Partial<Parameters<ReturnType<typeof downloadsOf>['create']>[0]> = {}) {
-  return downloadsOf(ctx()).create({ userId: null, artistName: 'Boards of Canada', trackName, albumName: 'Music Has the Right to Children', ...extra });
+function newJob(trackName: string, extra: Partial<Parameters<DownloadService['create']>[0]> = {}) {
+  return ctx().downloads.create({ userId: null, artistName: 'Boards of Canada', trackName, albumName: 'Music Has the Right to Children', ...extra });
 }
 
 describe('Gotify notifications', () => {
   it('a blocked job sends one Gotify message with the placeholders filled', async () => {
     const job = newJob('Roygbiv');
     const before = gotify.messages.length;
-    downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Duration 3:01 differs from the expected 2:31', blockedAt: server.clock.now() });
+    ctx().downloads.transition(job.id, { status: 'blocked', blockReason: 'Duration 3:01 differs from the expected 2:31', blockedAt: server.clock.now() });
     const [message] = (await gotify.waitForMessages(before + 1)).slice(before);
     expect(message).toMatchObject({
       title: 'Held for review: Boards of Canada – Roygbiv',
@@ -104,7 +104,7 @@ describe('Gotify notifications', () => {
     expect(delivery).toMatchObject({ event: 'job_blocked', destination: 'gotify', status: 'delivered', attempts: 1, lastError: null });
 
     // More updates of the blocked job, and the outbox job run again (as after a crash), send nothing more.
-    downloadsOf(ctx()).transition(job.id, { progress: 1 });
+    ctx().downloads.transition(job.id, { progress: 1 });
     ctx().jobs.enqueue(NOTIFICATIONS_QUEUE, { deliveryId: delivery!.id });
     await new Promise((r) => setTimeout(r, 300));
     expect(gotify.messages.filter((m) => m.title.endsWith('– Roygbiv'))).toHaveLength(1);
@@ -113,7 +113,7 @@ describe('Gotify notifications', () => {
 
   it('a job blocked again after a deny is a new event and notifies again', async () => {
     const job = newJob('Turquoise Hexagon Sun');
-    const service = downloadsOf(ctx());
+    const service = ctx().downloads;
     service.transition(job.id, { status: 'blocked', blockReason: 'first file', blockedAt: server.clock.now() });
     await until('first message', () => gotify.messages.some((m) => m.title.endsWith('Turquoise Hexagon Sun')));
     service.transition(job.id, { status: 'pending', blockReason: null, blockedAt: null });
@@ -126,7 +126,7 @@ describe('Gotify notifications', () => {
   it('is retried while Gotify is down and delivered once it is back', async () => {
     await gotify.setDown(true);
     const job = newJob('Aquarius');
-    downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
+    ctx().downloads.transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
     const first = await failedAttempt(() => deliveriesOf(job.id)[0], 1);
     expect(first.status).toBe('pending');
     // Refused, or reset on a kept-alive connection the outage cut.
@@ -150,7 +150,7 @@ describe('Gotify notifications', () => {
     try {
       const job = newJob('Olson');
       // The transition is synchronous and returns its row: delivery happens later, on the outbox queue.
-      const after = downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
+      const after = ctx().downloads.transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
       expect(after?.status).toBe('blocked');
       expect(gotify.messages.some((m) => m.title.endsWith('– Olson'))).toBe(false);
       await until('the slow message', () => gotify.messages.some((m) => m.title.endsWith('– Olson')));
@@ -164,7 +164,7 @@ describe('Gotify notifications', () => {
     ctx().settings.update({ integrations: { gotify: { url: saved.url, token: 'A-wrong-token' } } });
     try {
       const job = newJob('Rue the Whirl');
-      downloadsOf(ctx()).transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
+      ctx().downloads.transition(job.id, { status: 'blocked', blockReason: 'Low match score', blockedAt: server.clock.now() });
       const failed = await until('failed for good', () => deliveriesOf(job.id).find((d) => d.status === 'failed'));
       expect(failed.attempts).toBe(1);
       expect(failed.lastError).toContain('Gotify rejected the token (401)');
@@ -180,7 +180,7 @@ describe('webhook notifications', () => {
     hook.failNext(2, 503);
     const seen = hook.requests.length;
     const job = newJob('Telephasic "Workshop"\\1');
-    downloadsOf(ctx()).transition(job.id, { status: 'failed', error: 'No source had "it"\nanywhere' });
+    ctx().downloads.transition(job.id, { status: 'failed', error: 'No source had "it"\nanywhere' });
     const row = () => deliveriesOf(job.id).find((d) => d.destination === 'webhook:ha');
     await failedAttempt(row, 1);
     passBackoff(1);
@@ -214,7 +214,7 @@ describe('webhook notifications', () => {
     );
     const one = newJob('Ready Lets Go', { albumId: album.id, albumName: 'Geogaddi' });
     const two = newJob('Music Is Math', { albumId: album.id, albumName: 'Geogaddi' });
-    const service = downloadsOf(ctx());
+    const service = ctx().downloads;
     const seen = hook.delivered.length;
     service.transition(one.id, { status: 'done', completedAt: server.clock.now(), finalPath: '/music/a.flac' });
     await until('first job_done', () => hook.delivered.length > seen);

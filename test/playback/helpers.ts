@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { playlistsRepository } from '../../server/db/playlists.js';
-import { playlistsOf } from '../../server/domain/playlists/registry.js';
 import { StaticPlaylists } from '../../server/domain/playlists/staticPlaylists.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 import type { TestServer } from '../helpers/server.js';
@@ -42,7 +41,7 @@ export function makeLibrary(music: string, count: number, perAlbum = 10, mbidOf:
 }
 
 export function staticPlaylists(server: TestServer): StaticPlaylists {
-  return new StaticPlaylists(playlistsRepository(server.ctx.db), server.ctx.clock, playlistsOf(server.ctx));
+  return new StaticPlaylists(playlistsRepository(server.ctx.db), server.ctx.clock, server.ctx.playlists);
 }
 
 /** Library track ids by title. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { playbackOf, queueOf } from '../../server/domain/playback/service.js';
+import { queueOf } from '../../server/domain/playback/service.js';
 import { startJellyfinFake, type FakeJellyfinUser, type JellyfinFake } from '../fakes/jellyfin/index.js';
 import type { TestServer } from '../helpers/server.js';
 import { staticPlaylists, waitFor, type LibraryFile } from './helpers.js';
@@ -176,7 +176,7 @@ describe('publishing playlists to Jellyfin (fake)', () => {
     // Two people share root: names get the owner's prefix.
     expect(remote('alice · Tide pool').ownerId).toBe(root.Id);
     // The reconcile task renames the playlists published before.
-    playbackOf(server.ctx).reconcile('jellyfin');
+    server.ctx.playback.reconcile('jellyfin');
     await waitFor('admin prefix', () => fake.byName('admin · Night drive').length === 1 && fake.byName('Night drive').length === 0);
 
     const listed = await w.admin('/api/settings/playback/jellyfin/users');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { playbackOf, queueOf } from '../../server/domain/playback/service.js';
-import { playlistsOf, restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
+import { queueOf } from '../../server/domain/playback/service.js';
+import { restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
 import { startNavidromeFake, type NavidromeFake } from '../fakes/navidrome/index.js';
 import type { TestServer } from '../helpers/server.js';
 import { configureNavidrome, publications, staticPlaylists, waitFor, type LibraryFile } from './helpers.js';
@@ -150,7 +150,7 @@ describe('publishing playlists to Navidrome (fake)', () => {
     await settled(aliceList);
     expect(remoteByName('alice · Night drive')).toHaveLength(1);
     // The reconcile task renames the playlists published before.
-    playbackOf(server.ctx).reconcileAll();
+    server.ctx.playback.reconcileAll();
     await waitFor('admin prefix', () => remoteByName('admin · Night drive').length === 1 && remoteByName('Night drive').length === 0);
     expect(titlesOf('admin · Night drive')).toEqual(['Night Song 3', 'Night Song 1', 'Night Song 11', 'Night Song 2']);
     expect(titlesOf('alice · Night drive')).toEqual(['Night Song 5']);
@@ -158,7 +158,7 @@ describe('publishing playlists to Navidrome (fake)', () => {
 
   it('publishes every kind the registry knows: a flow, changed, switched off and deleted', async () => {
     // A stand-in for the flows provider (registered by the flows area): every kind goes through the registry.
-    const registry = playlistsOf(server.ctx);
+    const registry = server.ctx.playlists;
     const flowId = '7f1c2a9e-0b1d-4c55-9a57-3f0c8f6b2d11';
     let tracks = [id(10), id(9)];
     let ref: PlaylistRef | undefined = {

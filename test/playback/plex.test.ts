@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueOf } from '../../server/domain/playback/service.js';
-import { playlistsOf, restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
+import { restNumberOf, type PlaylistRef } from '../../server/domain/playlists/registry.js';
 import type { TestServer } from '../helpers/server.js';
 import type { PlexFakes } from '../plex/helpers.js';
 import { staticPlaylists, waitFor, type LibraryFile } from './helpers.js';
@@ -125,7 +125,7 @@ describe('publishing playlists to Plex (fake Plex Media Server)', () => {
 
   it('publishes a flow, follows it, takes it down when flows are switched off and when it is deleted', async () => {
     // A stand-in for the flows provider: every kind reaches the destinations through the registry.
-    const registry = playlistsOf(server.ctx);
+    const registry = server.ctx.playlists;
     const flowId = '0d5a7c1e-6f2b-4e8a-9c3d-5b7e1f2a4c60';
     let tracks = [id(6), id(5)];
     let ref: PlaylistRef | undefined = {

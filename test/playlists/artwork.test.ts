@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artworkOf } from '../../server/domain/playlists/artwork.js';
 import { wrapName } from '../../server/domain/playlists/artworkImages.js';
 import { playlistId as restPlaylistId } from '../../server/rest/ids.js';
 import { makeAudioFile, makeCoverImage } from '../fixtures/audio.js';
@@ -151,7 +150,7 @@ describe('upload and get', () => {
   });
 
   it('takes a multipart form file and a JSON data URL, and replaces the previous file', async () => {
-    const before = fs.readdirSync(artworkOf(server.ctx).dir);
+    const before = fs.readdirSync(server.ctx.playlistArtwork.dir);
     const jpeg = await sharp({ create: { width: 300, height: 500, channels: 3, background: 'red' } }).jpeg().toBuffer();
     const form = new FormData();
     form.append('note', 'ignored');
@@ -159,7 +158,7 @@ describe('upload and get', () => {
     const res = await server.api(`/api/playlists/artwork/${id}`, { method: 'PUT', token: server.admin.token, body: form });
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({ width: 300, height: 300, source: 'uploaded' });
-    const after = fs.readdirSync(artworkOf(server.ctx).dir);
+    const after = fs.readdirSync(server.ctx.playlistArtwork.dir);
     expect(after.length).toBe(before.length); // the old picture was removed, not left behind
     expect(after.some((f) => f.endsWith('.tmp'))).toBe(false);
 
@@ -172,7 +171,7 @@ describe('upload and get', () => {
   });
 
   it('deletes the artwork and its file', async () => {
-    const svc = artworkOf(server.ctx);
+    const svc = server.ctx.playlistArtwork;
     const ref = { kind: 'static' as const, id };
     const file = path.join(svc.dir, `${(await json(await server.api(`/api/playlists/playlists/${id}`, admin()))).artwork.etag}.jpg`);
     expect(fs.existsSync(file)).toBe(true);
@@ -217,7 +216,7 @@ describe('generate', () => {
   });
 
   it('redraws a generated picture (debounced, once) when the tracks change, never an uploaded one', async () => {
-    const svc = artworkOf(server.ctx);
+    const svc = server.ctx.playlistArtwork;
     const id = await createPlaylist(server.admin.token, { name: 'Changing', trackIds: [tracks[0]!] });
     const first = await json(await server.api(`/api/playlists/artwork/${id}/generate`, { method: 'POST', token: server.admin.token }));
     const image1 = Buffer.from(await (await server.api(first.url, admin())).arrayBuffer());
@@ -249,7 +248,7 @@ describe('generate', () => {
   });
 
   it('drops the artwork when the playlist is deleted', async () => {
-    const svc = artworkOf(server.ctx);
+    const svc = server.ctx.playlistArtwork;
     const id = await createPlaylist(server.admin.token, { name: 'Short-lived', trackIds: [tracks[2]!] });
     const info = await json(await server.api(`/api/playlists/artwork/${id}/generate`, { method: 'POST', token: server.admin.token }));
     const file = path.join(svc.dir, `${info.etag}.jpg`);
@@ -260,7 +259,7 @@ describe('generate', () => {
   });
 
   it('sweeps at start: artwork of playlists deleted with their owner, and files no row names', async () => {
-    const svc = artworkOf(server.ctx);
+    const svc = server.ctx.playlistArtwork;
     await server.api('/api/users', { method: 'POST', token: server.admin.token, json: { username: 'leaving', password: 'leaving password 1', role: 'user' } });
     const login = await json(await server.api('/api/auth/login', { method: 'POST', json: { username: 'leaving', password: 'leaving password 1' } }));
     const id = await createPlaylist(login.token, { name: 'Left behind', trackIds: [tracks[1]!] });
@@ -342,7 +341,7 @@ describe('/rest getCoverArt for pl- ids', () => {
     expect(res.headers.get('content-type')).toBe('image/jpeg');
     expect(res.headers.get('cache-control')).toBe('private, max-age=86400');
     const body = Buffer.from(await res.arrayBuffer());
-    expect(body.equals(fs.readFileSync(path.join(artworkOf(server.ctx).dir, `${info.etag}.jpg`)))).toBe(true);
+    expect(body.equals(fs.readFileSync(path.join(server.ctx.playlistArtwork.dir, `${info.etag}.jpg`)))).toBe(true);
     // Playlists with their own picture name themselves as coverArt; others a track's cover.
     const listed = (await rest.ok('getPlaylists')).playlists.playlist as { id: string; coverArt?: string }[];
     expect(listed.find((p) => p.id === restPlaylistId(Number(withArt)))?.coverArt).toBe(restPlaylistId(Number(withArt)));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playlistsRepository } from '../../server/db/playlists.js';
-import { parseRestNumber, playlistsOf, restNumberOf, type PlaylistChange } from '../../server/domain/playlists/registry.js';
+import { parseRestNumber, restNumberOf, type PlaylistChange } from '../../server/domain/playlists/registry.js';
 import { StaticPlaylists } from '../../server/domain/playlists/staticPlaylists.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -36,7 +36,7 @@ describe('playlist registry', () => {
   });
 
   it('finds static playlists, answers visibility and reports every change', () => {
-    const registry = playlistsOf(server.ctx);
+    const registry = server.ctx.playlists;
     const changes: PlaylistChange[] = [];
     const stop = registry.onChange((c) => changes.push(c));
     const lists = new StaticPlaylists(playlistsRepository(server.ctx.db), server.ctx.clock, registry);

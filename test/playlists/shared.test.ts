@@ -4,9 +4,7 @@ import path from 'node:path';
 import { SubsonicAPI } from 'subsonic-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
-import { libraryServiceOf } from '../../server/domain/library/service.js';
-import { playlistsOf, type PlaylistChange } from '../../server/domain/playlists/registry.js';
+import { type PlaylistChange } from '../../server/domain/playlists/registry.js';
 import { pausedRetryCycles, runRetryCycle } from '../../server/domain/playlists/retryCycle.js';
 import { enqueueDueSyncs } from '../../server/domain/playlists/sharedPlaylists.js';
 import { addStaticTrackByName } from '../../server/domain/playlists/staticDownloads.js';
@@ -46,9 +44,9 @@ const jspf = (tracks: [string, string][], title = 'Source list') =>
 async function finishJob(jobId: number, tags: { artist: string; title: string; album: string }) {
   const file = path.join(downloadsRoot(server.ctx), tags.artist, tags.album, `${tags.title}.mp3`);
   writeTaggedMp3(file, template, { ...tags, albumArtist: tags.artist, track: 1, date: '2020' });
-  const done = downloadsOf(server.ctx).transition(jobId, { status: 'done', finalPath: file, progress: 100, qualityTier: 'low', format: 'mp3', completedAt: Date.now() });
+  const done = server.ctx.downloads.transition(jobId, { status: 'done', finalPath: file, progress: 100, qualityTier: 'low', format: 'mp3', completedAt: Date.now() });
   expect(done?.status).toBe('done');
-  libraryServiceOf(server.ctx).scans.requestScan('quick', 'test download filed', [file]);
+  server.ctx.library.scans.requestScan('quick', 'test download filed', [file]);
   await waitForScans(server);
 }
 
@@ -81,13 +79,13 @@ describe('shared playlists', () => {
     expect(owned).toMatchObject({ artistName: 'Björk', trackName: 'Army of Me', status: 'available' });
     expect(owned.trackId).not.toBeNull();
     expect(missing).toMatchObject({ artistName: 'Nobody Known', trackName: 'Lost Song', albumName: 'Lost', status: 'pending', trackId: null });
-    const job = downloadsOf(server.ctx).get(Number(missing.jobId))!;
+    const job = server.ctx.downloads.get(Number(missing.jobId))!;
     expect(job).toMatchObject({ playlistType: 'shared', playlistId: r.body.id, userId: ana.id, status: 'pending' });
     // Every user reads it, through the registry too.
     const seen = await call('GET', `/api/playlists/shared-playlists/${r.body.id}`, noFlow.token);
     expect(seen.status).toBe(200);
     expect(seen.body.canEdit).toBe(false);
-    expect(playlistsOf(server.ctx).trackIds(playlistsOf(server.ctx).find(r.body.id)!)).toEqual([Number(owned.trackId)]);
+    expect(server.ctx.playlists.trackIds(server.ctx.playlists.find(r.body.id)!)).toEqual([Number(owned.trackId)]);
   });
 
   it('imports M3U8 with #EXTINF and plain M3U paths', async () => {
@@ -179,7 +177,7 @@ describe('shared playlists', () => {
     let detail = (await call('GET', `/api/playlists/shared-playlists/${id}`, ana.token)).body;
     expect(detail.tracks.map((t: any) => t.trackName)).toEqual(['One', 'Three', 'Army of Me', 'Mine']);
     // The dropped track's download, still waiting, is cancelled.
-    expect(downloadsOf(server.ctx).get(Number(twoJob))!.status).toBe('cancelled');
+    expect(server.ctx.downloads.get(Number(twoJob))!.status).toBe('cancelled');
 
     expect((await call('PUT', `/api/playlists/shared-playlists/${id}`, ana.token, { keepRemovedTracks: true })).body.keepRemovedTracks).toBe(true);
     sourceBody = jspf([['Source Artist', 'Three']]);
@@ -217,7 +215,7 @@ describe('shared playlists', () => {
     const added = await call('POST', `/api/playlists/shared-playlists/${id}/tracks`, ana.token, { artistName: 'Fresh Artist', trackName: 'Fresh Song', albumName: 'Fresh Album' });
     expect(added.body).toMatchObject({ success: true, queued: true, track: { status: 'pending', trackId: null } });
     const jobId = Number(added.body.track.jobId);
-    const registry = playlistsOf(server.ctx);
+    const registry = server.ctx.playlists;
     const changes: PlaylistChange[] = [];
     const stop = registry.onChange((c) => changes.push(c));
 
@@ -265,7 +263,7 @@ describe('shared playlists', () => {
   it('pauses and resumes the retry cycle of a playlist', async () => {
     const p = (await call('POST', '/api/playlists/shared-playlists', ana.token, { name: 'Retry me', tracks: [{ artistName: 'Gone', trackName: 'Missing' }] })).body;
     const jobId = Number(p.tracks[0].jobId);
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     svc.transition(jobId, { status: 'failed', error: 'nothing found' });
     server.clock.advance(24 * 3600_000);
     const paused = await call('PUT', `/api/playlists/playlists/${p.id}/retry-cycle`, ana.token, { paused: true });
@@ -328,13 +326,13 @@ describe('shared playlists', () => {
     const p = (await call('POST', '/api/playlists/shared-playlists', ana.token, { name: 'Cleared', tracks: [{ artistName: 'Still', trackName: 'Wanted' }] })).body;
     const oldJob = Number(p.tracks[0].jobId);
     expect((await call('DELETE', '/api/playlists/jobs/all', ana.token)).status).toBe(200);
-    expect(downloadsOf(server.ctx).get(oldJob)).toBeUndefined();
+    expect(server.ctx.downloads.get(oldJob)).toBeUndefined();
     let track = (await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks[0];
     expect(track).toMatchObject({ jobId: null, status: 'missing', trackName: 'Wanted' });
     expect((await call('POST', `/api/playlists/shared-playlists/${p.id}/research-missing`, ana.token)).body).toMatchObject({ queued: 1 });
     track = (await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks[0];
     expect(track.status).toBe('pending');
-    expect(downloadsOf(server.ctx).get(Number(track.jobId))).toMatchObject({ playlistType: 'shared', playlistId: p.id, trackName: 'Wanted' });
+    expect(server.ctx.downloads.get(Number(track.jobId))).toMatchObject({ playlistType: 'shared', playlistId: p.id, trackName: 'Wanted' });
     expect((await call('DELETE', '/api/playlists/jobs/all', ana.token)).status).toBe(200);
     expect((await call('DELETE', `/api/playlists/shared-playlists/${p.id}/tracks/${track.entryId}`, ana.token)).status).toBe(200);
     expect((await call('GET', `/api/playlists/shared-playlists/${p.id}`, ana.token)).body.tracks).toEqual([]);

@@ -3,9 +3,7 @@ import { h, render, type FunctionComponent } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { flowWorld } from '../flows/helpers.js';
@@ -85,7 +83,7 @@ beforeAll(async () => {
   server.ctx.db
     .prepare('INSERT INTO library_artists (identity_key, name, sort_name, created_at, updated_at, track_count, album_count) VALUES (?, ?, ?, 0, 0, 10, 1)')
     .run('name:lib a', 'Lib A', 'lib a');
-  await discoveryOf(server.ctx).refreshUser(1);
+  await server.ctx.discovery.refreshUser(1);
   const created = await server.api('/api/users', { method: 'POST', token: server.admin.token, json: { username: 'noflows', password: 'password-123' } });
   expect(created.status).toBe(201);
   const allowed = await server.api('/api/users', { method: 'POST', token: server.admin.token, json: { username: 'flower', password: 'password-123', permissions: { accessFlow: true } } });
@@ -209,7 +207,7 @@ describe('Flows screen', () => {
     const flow = (await flowNamed('Quick Three'))!;
     const jobs = (await (await server.api(`/api/playlists/jobs/${flow.id}`, { token: admin.token })).json()) as { id: string; trackName: string; artistName: string }[];
     const [failing, finished] = [jobs[0]!, jobs[1]!];
-    const svc = downloadsOf(server.ctx);
+    const svc = server.ctx.downloads;
     svc.transition(Number(failing.id), { status: 'failed', error: 'No source had it' });
     const file = path.join(downloadsRoot(server.ctx), 'flow-ui-test', `${finished.trackName}.mp3`);
     fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { downloadsOf } from '../../server/domain/downloads/service.js';
 import { pausedRetryCycles } from '../../server/domain/playlists/retryCycle.js';
 import { startJsonFake, type JsonFake } from '../fakes/http.js';
 import { startListenBrainzFake, type ListenBrainzFake } from '../fakes/listenbrainz/index.js';
@@ -254,7 +253,7 @@ describe('shared playlists on the Playlists screen', () => {
       ['Nobody Known', 'Waiting Song'],
     ]);
     const job = (title: string) => Number(p.tracks.find((t) => t.trackName === title)!.jobId);
-    for (const t of ['Lost Song', 'Gone Song']) downloadsOf(server.ctx).transition(job(t), { status: 'failed', error: 'No source has it' });
+    for (const t of ['Lost Song', 'Gone Song']) server.ctx.downloads.transition(job(t), { status: 'failed', error: 'No source has it' });
     const r = show(eve, h(SharedPlaylistScreen, { id: p.id }), `/playlists/shared/${p.id}`);
     await waitFor(() => expect(find(r, 'tbody tr')).toHaveLength(4));
     expect(['Anchor', 'Lost Song', 'Gone Song', 'Waiting Song'].map((t) => stateOf(r, t))).toEqual(['owned', 'missing', 'missing', 'downloading']);
@@ -267,13 +266,13 @@ describe('shared playlists on the Playlists screen', () => {
 
     click(button(rowOf(r, 'Lost Song')!, 'Search again for Lost Song'));
     await waitFor(() => expect(stateOf(r, 'Lost Song')).toBe('downloading'));
-    expect(downloadsOf(server.ctx).get(job('Lost Song'))?.status).toBe('pending');
+    expect(server.ctx.downloads.get(job('Lost Song'))?.status).toBe('pending');
     expect(text(r)).toContain('Searching again for “Lost Song”.');
 
     click(button(r, 'Search again for missing'));
     await waitFor(() => expect(text(r)).toContain('Searching again for 1 missing track.'));
     await waitFor(() => expect(stateOf(r, 'Gone Song')).toBe('downloading'));
-    expect(downloadsOf(server.ctx).get(job('Gone Song'))?.status).toBe('pending');
+    expect(server.ctx.downloads.get(job('Gone Song'))?.status).toBe('pending');
     expect(button(r, 'Search again for missing').disabled).toBe(true);
 
     click(button(r, 'Pause retries'));
@@ -297,7 +296,7 @@ describe('shared playlists on the Playlists screen', () => {
       await waitFor(() => expect(text(one(rowOf(r, 'Slow Song')!, '.entry-state'))).toBe('Waiting to download'));
       // Give the subscription a moment to reach the server before the change.
       await new Promise((res) => setTimeout(res, 200));
-      downloadsOf(server.ctx).transition(Number(p.tracks[0]!.jobId), { status: 'downloading', progress: 10 });
+      server.ctx.downloads.transition(Number(p.tracks[0]!.jobId), { status: 'downloading', progress: 10 });
       await waitFor(() => expect(text(one(rowOf(r, 'Slow Song')!, '.entry-state'))).toBe('Downloading'), 8000);
     } finally {
       m.socket.stopSocket();
@@ -320,7 +319,7 @@ describe('shared playlists on the Playlists screen', () => {
     await waitFor(() => expect(rowOf(r, 'Drop Me')).toBeUndefined());
     const after = await api(`/api/playlists/shared-playlists/${p.id}`, eve);
     expect(after.body.tracks.map((t: any) => t.trackName)).toEqual(['Old Pier']);
-    expect(downloadsOf(server.ctx).get(Number(p.tracks[0]!.jobId))?.status).toBe('cancelled');
+    expect(server.ctx.downloads.get(Number(p.tracks[0]!.jobId))?.status).toBe('cancelled');
 
     downloaded.length = 0;
     click(button(r, 'Export'));

@@ -1,7 +1,6 @@
 import { click, container, find, one, setOrigin, text, type as typeInto, waitFor, type El } from './dom.js';
 import { h, render, type FunctionComponent } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { discoveryOf } from '../../server/domain/discovery/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -79,7 +78,7 @@ const twelveHour = /AM|PM/i.test(clock(13, 0));
 
 describe('Discover says the real cause', () => {
   it('a failed first update names ListenBrainz and why, and promises no genres it does not have', async () => {
-    await discoveryOf(server.ctx).refreshUser(1);
+    await server.ctx.discovery.refreshUser(1);
     m.router.navigate('/discover');
     const r = show(m.DiscoverRoute);
     await waitFor(() => expect(text(r)).toContain('Not updated yet'));
@@ -91,7 +90,7 @@ describe('Discover says the real cause', () => {
   });
 
   it('a preset opens its previews in view and says that Deezer could not be reached', async () => {
-    discoveryOf(server.ctx).repo.replaceRanking(
+    server.ctx.discovery.repo.replaceRanking(
       'global',
       [{ name_key: 'world hit', name: 'World Hit', mbid: null, listeners: 10, source: 'listenbrainz', image: null, in_library: 0 }],
       server.ctx.clock.now(),

@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotFoundError } from '../../domain/errors.js';
-import { enrichmentOf } from '../../domain/metadata/enrichment.js';
 import { frontCover, releaseGroupEntry } from '../../domain/metadata/present.js';
 import { artistCover, artistVideoLinks, previewTracks, similarEntries } from '../../domain/metadata/presentEnrichment.js';
-import { remoteImagesOf } from '../../domain/metadata/remoteImages.js';
-import { metadataServiceOf } from '../../domain/metadata/service.js';
 import { defineRoute } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
 import { mbidParams, mbidSchema, ownedGroupsOf, releaseGroupEntrySchema } from './routes.js';
@@ -54,7 +51,7 @@ const overridesSchema = z.object({ mbid: z.string(), musicbrainzId: z.string().n
  * until the budget is spent; the rest get a background refresh and are listed as pending.
  */
 async function batch<T>(ctx: AppContext, kind: string, mbids: string[], load: (mbid: string) => Promise<T>): Promise<{ values: Record<string, T | null>; pending: string[] }> {
-  const metadata = metadataServiceOf(ctx);
+  const metadata = ctx.metadata;
   const deadline = Date.now() + BATCH_BUDGET_MS;
   const values: Record<string, T | null> = {};
   const pending: string[] = [];
@@ -80,9 +77,9 @@ async function batch<T>(ctx: AppContext, kind: string, mbids: string[], load: (m
 
 /** api.md 4.6, the enrichment half: Last.fm and Deezer beside MusicBrainz, overrides and batches. */
 export function artistEnrichmentRoutes(ctx: AppContext) {
-  const metadata = metadataServiceOf(ctx);
-  const enrichment = enrichmentOf(ctx);
-  const images = remoteImagesOf(ctx);
+  const metadata = ctx.metadata;
+  const enrichment = ctx.enrichment;
+  const images = ctx.remoteImages;
 
   return [
     defineRoute({

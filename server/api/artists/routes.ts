@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
 import {
   artistDetail,
   frontCover,
   releaseGroupDetail,
   releaseGroupEntry,
   releaseTracks,
-  representativeRelease,
-} from '../../domain/metadata/present.js';
-import { remoteImagesOf } from '../../domain/metadata/remoteImages.js';
-import { metadataServiceOf } from '../../domain/metadata/service.js';
+  representativeRelease } from '../../domain/metadata/present.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { defineRoute } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
@@ -87,16 +83,16 @@ export const schemasMatchDomain = {
 
 /** Which of these release-group MBIDs the library has (by group or release MBID). */
 export function ownedGroupsOf(ctx: AppContext, ids: string[]): Set<string> {
-  return new Set(libraryServiceOf(ctx).reader.albumsByMbids(ids).flatMap((a) => [a.mbid, a.release_mbid].filter((x): x is string => !!x)));
+  return new Set(ctx.library.reader.albumsByMbids(ids).flatMap((a) => [a.mbid, a.release_mbid].filter((x): x is string => !!x)));
 }
 
 /** GET /api/artists/:mbid (also the first event of the artist stream). */
 export async function artistPage(ctx: AppContext, mbid: string, mode: 'core' | 'full') {
-  const metadata = metadataServiceOf(ctx);
+  const metadata = ctx.metadata;
   const doc = await metadata.artist(mbid);
   const appears = mode === 'core' ? null : await metadata.appearsOn(mbid).catch(() => null);
   const owned = ownedGroupsOf(ctx, [...doc.releaseGroups, ...(appears ?? [])].map((g) => g.id));
-  const libraryArtist = libraryServiceOf(ctx).reader.artistByMbid(doc.artist.id);
+  const libraryArtist = ctx.library.reader.artistByMbid(doc.artist.id);
   return artistDetail(
     doc.artist,
     doc.releaseGroups.map((g) => releaseGroupEntry(g, owned)),
@@ -107,11 +103,11 @@ export async function artistPage(ctx: AppContext, mbid: string, mode: 'core' | '
 
 /** api.md 4.6: artists and release groups from the metadata layer, marked against the library. */
 export function artistRoutes(ctx: AppContext) {
-  const metadata = metadataServiceOf(ctx);
+  const metadata = ctx.metadata;
   const ownedGroups = (ids: string[]) => ownedGroupsOf(ctx, ids);
 
   /** A cover is decoration: an archive outage or a missing cover never fails the page. */
-  const coverOf = async (mbid: string) => remoteImagesOf(ctx).proxyUrl(frontCover(await metadata.cover(mbid).catch(() => null)));
+  const coverOf = async (mbid: string) => ctx.remoteImages.proxyUrl(frontCover(await metadata.cover(mbid).catch(() => null)));
 
   return [
     defineRoute({

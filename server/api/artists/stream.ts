@@ -1,9 +1,7 @@
 import type { Response } from 'express';
 import type { AppContext } from '../../context.js';
-import { enrichmentOf } from '../../domain/metadata/enrichment.js';
 import { releaseGroupEntry } from '../../domain/metadata/present.js';
 import { artistBio, artistCover, previewTracks, similarEntries } from '../../domain/metadata/presentEnrichment.js';
-import { metadataServiceOf } from '../../domain/metadata/service.js';
 import { toHttpError } from '../../http/errors.js';
 import { defineRoute } from '../../http/route.js';
 import { artistPage, mbidParams, ownedGroupsOf } from './routes.js';
@@ -20,8 +18,8 @@ const HEARTBEAT_MS = 15_000;
  * further step starts.
  */
 export function artistStreamRoute(ctx: AppContext) {
-  const metadata = metadataServiceOf(ctx);
-  const enrichment = enrichmentOf(ctx);
+  const metadata = ctx.metadata;
+  const enrichment = ctx.enrichment;
 
   const send = (res: Response, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const errorBody = (err: unknown) => {

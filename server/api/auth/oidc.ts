@@ -1,7 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { CALLBACK_PATH, COMPLETE_PATH, LINK_COOKIE, LOGIN_TTL_MS, OidcLoginError, oidcOf } from '../../domain/auth/oidc.js';
+import { CALLBACK_PATH, COMPLETE_PATH, LINK_COOKIE, LOGIN_TTL_MS, OidcLoginError } from '../../domain/auth/oidc.js';
 import type { UserIdentityRow } from '../../db/userIdentities.js';
 import { defineRoute } from '../../http/route.js';
 import { sessionSchema } from '../schemas.js';
@@ -49,7 +49,7 @@ function cookieOf(req: Request, name: string): string | undefined {
  * `DELETE /api/auth/oidc/identities/:id`.
  */
 export function oidcRoutes(ctx: AppContext) {
-  const service = oidcOf(ctx);
+  const service = ctx.oidc;
   return [
     defineRoute({
       method: 'get',
@@ -129,7 +129,7 @@ export function oidcRoutes(ctx: AppContext) {
  * string, so it stays out of server logs and Referer headers); a link ends on Settings → Account.
  */
 export function ssoRouter(ctx: AppContext): express.Router {
-  const service = oidcOf(ctx);
+  const service = ctx.oidc;
   const router = express.Router({ caseSensitive: true });
   router.get('/callback', async (req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-store');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { nearbyShowsOf } from '../../domain/discovery/nearbyShows.js';
+import type { NearbyShows } from '../../domain/discovery/nearbyShows.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
 
@@ -56,10 +56,10 @@ const answer = z.object({
 });
 
 /** Fails to compile when the schema and what the domain answers disagree on a field. */
-export const answerMatchesDomain = true satisfies Same<z.infer<typeof answer>, Awaited<ReturnType<ReturnType<typeof nearbyShowsOf>['find']>>>;
+export const answerMatchesDomain = true satisfies Same<z.infer<typeof answer>, Awaited<ReturnType<NearbyShows['find']>>>;
 
 export function nearbyShowsRoutes(ctx: AppContext): RouteDefinition[] {
-  const shows = nearbyShowsOf(ctx);
+  const shows = ctx.nearbyShows;
   return [
     defineRoute({
       tag: 'discover',

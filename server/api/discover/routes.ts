@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import * as actions from '../../domain/discovery/actions.js';
 import fs from 'node:fs';
 import { presetArtwork, presetPreviews } from '../../domain/discovery/presets.js';
-import { discoveryOf, type DiscoverView, type DiscoveryCapabilities, type DiscoveryEntry, type Preferences } from '../../domain/discovery/service.js';
+import { type DiscoverView, type DiscoveryCapabilities, type DiscoveryEntry, type Preferences } from '../../domain/discovery/service.js';
 import type { RelatedArtists } from '../../domain/discovery/actions.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
@@ -115,7 +115,7 @@ export const schemasMatchDomain = {
 };
 
 export function discoverRoutes(ctx: AppContext): RouteDefinition[] {
-  const service = discoveryOf(ctx);
+  const service = ctx.discovery;
   const tag = 'discover';
   return [
     defineRoute({

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { publicUser } from '../../domain/auth/principal.js';
-import { oidcOf } from '../../domain/auth/oidc.js';
 import { healthReport } from '../../domain/health.js';
 import { defineRoute } from '../../http/route.js';
 import { userSchema } from '../schemas.js';
@@ -9,7 +8,7 @@ import { userSchema } from '../schemas.js';
 export const API_VERSION = 1;
 
 export function healthRoutes(ctx: AppContext) {
-  const oidc = oidcOf(ctx);
+  const oidc = ctx.oidc;
   const basics = () => ({
     status: 'ok',
     appVersion: ctx.appVersion,

@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
-import { remoteImagesOf } from '../../domain/metadata/remoteImages.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { CACHE_KEY } from '../../library/imageCache.js';
 import { resizedImage } from '../../library/resizedArtwork.js';
@@ -13,8 +11,8 @@ const sizeSchema = z.coerce.number().int().min(16).max(2048).optional();
 
 /** api.md §4.16: the native artwork cache. */
 export function imageRoutes(ctx: AppContext): RouteDefinition[] {
-  const library = libraryServiceOf(ctx);
-  const remote = remoteImagesOf(ctx);
+  const library = ctx.library;
+  const remote = ctx.remoteImages;
   /** Library artwork by content key, or a remote picture the server registered under this key. */
   async function find(key: string) {
     if (!CACHE_KEY.test(key)) return null;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { INBOX_KINDS } from '../../db/inbox.js';
-import { inboxOf } from '../../domain/inbox/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.9: the caller's inbox (user accounts only; the instance API key has no inbox). */
@@ -67,7 +66,7 @@ const actionBody = z.discriminatedUnion('action', [
 ]);
 
 export function inboxRoutes(ctx: AppContext): RouteDefinition[] {
-  const inbox = inboxOf(ctx);
+  const inbox = ctx.inbox;
   return [
     defineRoute({
       tag: 'inbox',

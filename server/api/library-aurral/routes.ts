@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { albumDownloadsOf } from '../../domain/downloads/albums.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /**
@@ -42,7 +41,7 @@ export const aurralAlbumStatusSchema = z.object({
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 
 export function aurralLibraryRoutes(ctx: AppContext): RouteDefinition[] {
-  const albums = () => albumDownloadsOf(ctx);
+  const albums = () => ctx.albumDownloads;
   const tag = 'library';
   return [
     defineRoute({

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { albumDownloadsOf, aurralAlbumId } from '../../domain/downloads/albums.js';
+import { aurralAlbumId } from '../../domain/downloads/albums.js';
 import { managedByInput, monitorModes } from '../../domain/lidarr/library.js';
 import { aurralAlbumStatusSchema } from '../library-aurral/routes.js';
-import { lidarrOf } from '../../domain/lidarr/service.js';
 import { ValidationError } from '../../domain/errors.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
@@ -144,7 +143,7 @@ function albumIdList(raw: string | string[]): { lidarr: number[]; aurral: number
 }
 
 export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
-  const lidarr = () => lidarrOf(ctx);
+  const lidarr = () => ctx.lidarr;
   const tag = 'library';
 
   return [
@@ -299,7 +298,7 @@ export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
       response: z.record(z.string(), z.union([statusSchema, aurralAlbumStatusSchema])),
       handler: async ({ query }) => {
         const ids = albumIdList(query.albumIds);
-        const own = albumDownloadsOf(ctx).statuses(ids.aurral);
+        const own = ctx.albumDownloads.statuses(ids.aurral);
         const fromLidarr = ids.lidarr.length > 0 ? await lidarr().statuses.forAlbums(ids.lidarr) : {};
         return { ...fromLidarr, ...own };
       },
@@ -312,7 +311,7 @@ export function lidarrLibraryRoutes(ctx: AppContext): RouteDefinition[] {
       access: 'authenticated',
       response: z.record(z.string(), z.union([statusSchema, aurralAlbumStatusSchema])),
       handler: async () => {
-        const own = albumDownloadsOf(ctx).allStatuses();
+        const own = ctx.albumDownloads.allStatuses();
         const fromLidarr = lidarr().connection.configured ? await lidarr().statuses.all() : {};
         return { ...fromLidarr, ...own };
       },

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { metadataServiceOf } from '../../domain/metadata/service.js';
 import { defineRoute } from '../../http/route.js';
 
 const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 
 /** api.md 4.5 `recent-releases`: what library artists released lately that the library lacks. */
 export function recentReleaseRoutes(ctx: AppContext) {
-  const metadata = metadataServiceOf(ctx);
+  const metadata = ctx.metadata;
   return [
     defineRoute({
       method: 'get',

@@ -4,8 +4,6 @@ import { favorites, playQueues, type FavoriteKind } from '../../db/libraryUserDa
 import type { AlbumRow, ArtistRow } from '../../db/libraryReads.js';
 import { isUserAccount, type Principal } from '../../domain/auth/principal.js';
 import { NotFoundError } from '../../domain/errors.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
-import { listeningOf } from '../../domain/listening/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { sendMedia } from '../../library/stream.js';
 import { albumEntry, artistEntry, genreEntry, trackEntry } from './present.js';
@@ -17,8 +15,8 @@ const iso = (ms: number | null) => isoTime(ms) ?? null;
 const APPEARANCE_TRACKS = 1000;
 
 export function libraryRoutes(ctx: AppContext): RouteDefinition[] {
-  const library = libraryServiceOf(ctx);
-  const listening = listeningOf(ctx);
+  const library = ctx.library;
+  const listening = ctx.listening;
   const reader = library.reader;
   const db = ctx.db;
 

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotConfiguredError } from '../../domain/errors.js';
 import { LIDARR_NOT_CONFIGURED, lidarrClient } from '../../domain/lidarr/connection.js';
-import { lidarrOf } from '../../domain/lidarr/service.js';
 import { applyCommunityGuide, testLibraryAccess, testLidarr } from '../../domain/lidarr/settings.js';
 import { testNavidrome } from '../../domain/navidrome/connection.js';
 import { headerToken } from '../../domain/settings/schema.js';
@@ -56,7 +55,7 @@ const guideSchema = z.object({
 });
 
 export function lidarrSettingsRoutes(ctx: AppContext): RouteDefinition[] {
-  const lidarr = () => lidarrOf(ctx);
+  const lidarr = () => ctx.lidarr;
   const configured = () => lidarr().connection.require();
   const onboardingClient = (body: z.infer<typeof connectionBody>) => lidarrClient(body.url, body.apiKey, ctx.clock, 10_000, true);
   const admin = { tag: 'settings', access: 'admin' as const };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { newsServiceOf, type NewsArticle, type NewsRefreshInfo } from '../../domain/news/service.js';
+import { type NewsArticle, type NewsRefreshInfo } from '../../domain/news/service.js';
 import { ValidationError } from '../../domain/errors.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
@@ -68,7 +68,7 @@ const disableBody = z
   .strict();
 
 export function newsRoutes(ctx: AppContext): RouteDefinition[] {
-  const news = newsServiceOf(ctx);
+  const news = ctx.news;
   return [
     defineRoute({
       tag: 'news',

@@ -3,8 +3,6 @@ import type { AppContext } from '../../context.js';
 import { playEvents } from '../../db/libraryUserData.js';
 import { isUserAccount } from '../../domain/auth/principal.js';
 import { ValidationError } from '../../domain/errors.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
-import { listeningOf } from '../../domain/listening/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { isoTime, isPlayTime, LATEST_TIME_MS } from '../../domain/timestamps.js';
 
@@ -47,8 +45,8 @@ const body = z.object({
 
 /** api.md §4.14: local play history (= Subsonic scrobbles). */
 export function playEventRoutes(ctx: AppContext): RouteDefinition[] {
-  const library = libraryServiceOf(ctx);
-  const listening = listeningOf(ctx);
+  const library = ctx.library;
+  const listening = ctx.listening;
   return [
     defineRoute({
       method: 'get',

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { jellyfinPeople, setJellyfinUser } from '../../domain/playback/jellyfin.js';
-import { playbackOf } from '../../domain/playback/service.js';
 import { headerToken } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
@@ -64,7 +63,7 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
       path: '/api/settings/playback',
       summary: 'Playback destinations: enabled, configured, what is published, pending changes, last publish and last error',
       response: z.object({ destinations: z.array(destinationSchema) }),
-      handler: () => ({ destinations: playbackOf(ctx).status() }),
+      handler: () => ({ destinations: ctx.playback.status() }),
     }),
     defineRoute({
       ...admin,
@@ -78,7 +77,7 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
       handler: ({ params, body }) => {
         // Plex uses the connection of Settings → Library → Plex (its token never leaves the server); a Subsonic
         // server the body's values or the saved ones (the saved password only to the saved address).
-        return playbackOf(ctx).test(params.key, body ?? {});
+        return ctx.playback.test(params.key, body ?? {});
       },
     }),
     defineRoute({
@@ -101,7 +100,7 @@ export function playbackRoutes(ctx: AppContext): RouteDefinition[] {
       response: jellyfinPerson,
       handler: async ({ params, body }) => {
         const person = await setJellyfinUser(ctx, params.userId, body.jellyfinUserId);
-        playbackOf(ctx).reconcile('jellyfin');
+        ctx.playback.reconcile('jellyfin');
         return person;
       },
     }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Principal } from '../../domain/auth/principal.js';
 import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
-import { MAX_UPLOAD_BYTES, artworkOf, etagMatches, type ArtworkInfo } from '../../domain/playlists/artwork.js';
+import { MAX_UPLOAD_BYTES, etagMatches, type ArtworkInfo } from '../../domain/playlists/artwork.js';
 import { sizedArtwork } from '../../domain/playlists/artworkImages.js';
 import type { PlaylistViewer } from '../../domain/playlists/registry.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -13,7 +13,7 @@ import type { Same } from '../../http/same.js';
 
 const tag = 'playlists';
 const params = z.object({ playlistId: z.string().min(1).max(200) });
-/** A playlist's picture: what artworkOf(ctx).info answers. */
+/** A playlist's picture: what ctx.playlistArtwork.info answers. */
 export const artworkInfo = z.object({
   playlistId: z.string(),
   kind: z.enum(['static', 'flow', 'shared']),
@@ -106,7 +106,7 @@ function tooLarge(res: Response): undefined {
 }
 
 export function playlistArtworkRoutes(ctx: AppContext): RouteDefinition[] {
-  const artwork = artworkOf(ctx);
+  const artwork = ctx.playlistArtwork;
   return [
     defineRoute({
       method: 'get',

@@ -5,7 +5,6 @@ import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
 import { adoptPlaylist, adoptPreset } from '../../domain/flows/adopt.js';
 import { templatesFor } from '../../domain/flows/availability.js';
 import { writePlaylistFiles } from '../../domain/flows/files.js';
-import { flowsOf } from '../../domain/flows/service.js';
 import { playlistStatus } from '../../domain/flows/status.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { downloadJobSchema as jobSchema } from './jobSchema.js';
@@ -58,7 +57,7 @@ const adoptBody = z.looseObject({
 const importListResponse = z.object({ success: z.boolean(), flowId: z.string(), token: z.string(), path: z.string(), url: z.string(), itemCount: z.number() });
 
 export function flowRoutes(ctx: AppContext): RouteDefinition[] {
-  const svc = flowsOf(ctx);
+  const svc = ctx.flows;
   const access = { permission: 'accessFlow' as const };
 
   const importList = (path: string) =>

@@ -3,7 +3,6 @@ import type { AppContext } from '../../context.js';
 import { playlistFormats } from '../../domain/playlists/formats.js';
 import { setRetryCycle } from '../../domain/playlists/retryCycle.js';
 import { viewerOf } from '../../domain/playlists/registry.js';
-import { sharedPlaylistsOf } from '../../domain/playlists/sharedPlaylists.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md 4.10: shared playlists (create, import, export, tracks, research, sync) and the retry-cycle switch. */
@@ -50,7 +49,7 @@ const detail = playlist.extend({ tracks: z.array(entry) });
 const ok = z.looseObject({ success: z.literal(true) });
 
 export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
-  const shared = sharedPlaylistsOf(ctx);
+  const shared = ctx.sharedPlaylists;
   const base = '/api/playlists/shared-playlists';
   return [
     defineRoute({

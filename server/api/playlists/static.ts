@@ -3,8 +3,7 @@ import type { AppContext } from '../../context.js';
 import { LibraryReader } from '../../db/libraryReads.js';
 import { playlistsRepository, type PlaylistRow } from '../../db/playlists.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
-import { artworkOf } from '../../domain/playlists/artwork.js';
-import { playlistsOf, staticRef } from '../../domain/playlists/registry.js';
+import { staticRef } from '../../domain/playlists/registry.js';
 import { StaticPlaylists } from '../../domain/playlists/staticPlaylists.js';
 import { isoTime } from '../../domain/timestamps.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -51,8 +50,8 @@ function numericId(raw: string): number {
 export function staticPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
   const repo = playlistsRepository(ctx.db);
   const reader = new LibraryReader(ctx.db);
-  const lists = new StaticPlaylists(repo, ctx.clock, playlistsOf(ctx), reader);
-  const artwork = artworkOf(ctx);
+  const lists = new StaticPlaylists(repo, ctx.clock, ctx.playlists, reader);
+  const artwork = ctx.playlistArtwork;
 
   const present = (row: PlaylistRow, userId: number) => ({
     id: String(row.id),

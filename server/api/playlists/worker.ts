@@ -7,11 +7,9 @@ import {
   researchMissing,
   setWorkerRunning,
   updateWorkerSettings,
-  workerSettings,
-} from '../../domain/downloads/control.js';
+  workerSettings } from '../../domain/downloads/control.js';
 import { canSeeAllJobs } from '../../domain/downloads/service.js';
 import { DOWNLOAD_SOURCE_IDS, type DownloadSourceId } from '../../domain/downloads/sources/index.js';
-import { playlistsOf } from '../../domain/playlists/registry.js';
 import { pausedRetryCycles } from '../../domain/playlists/retryCycle.js';
 import { downloadWorker, qualityTiers, sourcePriority as priority } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -127,7 +125,7 @@ export function playlistWorkerRoutes(ctx: AppContext): RouteDefinition[] {
       response: upgradeResult,
       handler: ({ principal, params }) => {
         // A playlist the caller may edit (a shared one they own): every track of it, whoever's job it is.
-        const registry = playlistsOf(ctx);
+        const registry = ctx.playlists;
         const viewer = { id: principal!.userId, role: principal!.role };
         const ref = registry.findFor(params.playlistId, viewer);
         const all = canSeeAllJobs(principal!) || (ref !== undefined && registry.canEdit(ref, viewer));

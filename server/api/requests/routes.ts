@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { lidarrOf } from '../../domain/lidarr/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md §4.7: requests and activity. */
@@ -16,7 +15,7 @@ const activitySchema = z.looseObject({
 const removed = z.object({ success: z.boolean(), removed: z.number() });
 
 export function requestsRoutes(ctx: AppContext): RouteDefinition[] {
-  const service = () => lidarrOf(ctx).requests;
+  const service = () => ctx.lidarr.requests;
   return [
     defineRoute({
       method: 'get',

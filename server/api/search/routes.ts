@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Principal } from '../../domain/auth/principal.js';
 import { resolveLink, type ResolvedLink } from '../../domain/search/links.js';
-import { RELEASE_TYPES, searchServiceOf, type SearchAnswer } from '../../domain/search/service.js';
+import { RELEASE_TYPES, type SearchAnswer } from '../../domain/search/service.js';
 import { unifiedSearch } from '../../domain/search/unified.js';
 import { defineRoute } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
@@ -122,7 +122,7 @@ export function searchRoutes(ctx: AppContext) {
       access: 'authenticated',
       query: searchQuery,
       response: searchAnswer,
-      handler: ({ query }) => searchServiceOf(ctx).search(query),
+      handler: ({ query }) => ctx.search.search(query),
     }),
     defineRoute({
       method: 'get',

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import * as oidc from 'openid-client';
 import { externalBase } from '../../basePath.js';
-import type { AppContext } from '../../context.js';
 import { userIdentitiesRepository, type UserIdentitiesRepository, type UserIdentityRow } from '../../db/userIdentities.js';
 import type { UserRow } from '../../db/users.js';
 import { IntegrationError } from '../../integrations/errors.js';
@@ -10,6 +9,21 @@ import { ConflictError, DomainError, ForbiddenError, NotConfiguredError, NotFoun
 import { normalizeIp } from './lanBypass.js';
 import type { Role } from './permissions.js';
 import { isUserAccount, type Principal } from './principal.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { UsersService } from '../users/service.js';
+import type { FailedLogins } from './failedLogins.js';
+import type { AuthService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'log'>
+  & {
+    auth: AuthService;
+    failedLogins: FailedLogins;
+    settings: SettingsStore;
+    users: UsersService;
+  };
 
 /**
  * Sign-in with the household's OpenID provider (decisions §3): authorization code with PKCE, state
@@ -86,7 +100,7 @@ export class OidcService {
   private discovered: { key: string; config: Promise<oidc.Configuration> } | null = null;
   private readonly identities: UserIdentitiesRepository;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.identities = userIdentitiesRepository(ctx.db);
   }
 
@@ -437,13 +451,4 @@ export function groupsOf(value: unknown): string[] {
   return [];
 }
 
-const services = new WeakMap<AppContext, OidcService>();
 
-export function oidcOf(ctx: AppContext): OidcService {
-  let s = services.get(ctx);
-  if (!s) {
-    s = new OidcService(ctx);
-    services.set(ctx, s);
-  }
-  return s;
-}

@@ -1,13 +1,24 @@
 import fs from 'node:fs';
-import type { AppContext } from '../../context.js';
 import { tagScope, type FeedbackRow } from '../../db/discovery.js';
 import { clearImageAndMetadataCaches, orphanedRemoteImageKeys } from '../../db/discoveryQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
-import { libraryServiceOf } from '../library/service.js';
-import { remoteImagesOf } from '../metadata/remoteImages.js';
-import { discoveryProvidersOf } from './providers.js';
-import { capabilitiesOf, discoveryOf, type DiscoveryEntry, type Preferences } from './service.js';
+import { capabilitiesOf, type DiscoveryEntry, type Preferences } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { LibraryService } from '../library/service.js';
+import type { RemoteImages } from '../metadata/remoteImages.js';
+import type { DiscoveryProviders } from './providers.js';
+import type { DiscoveryService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db'>
+  & {
+    discovery: DiscoveryService;
+    discoveryProviders: DiscoveryProviders;
+    library: LibraryService;
+    remoteImages: RemoteImages;
+  };
 
 /** The discovery routes besides GET /api/discover: feedback, preferences, related, tags, clearing. */
 
@@ -19,8 +30,8 @@ const presentFeedback = (f: FeedbackRow) => ({
   createdAt: new Date(f.created_at).toISOString(),
 });
 
-export function listFeedback(ctx: AppContext, userId: number) {
-  return discoveryOf(ctx).repo.feedback(userId).map(presentFeedback);
+export function listFeedback(ctx: Deps, userId: number) {
+  return ctx.discovery.repo.feedback(userId).map(presentFeedback);
 }
 
 /**
@@ -28,8 +39,8 @@ export function listFeedback(ctx: AppContext, userId: number) {
  * user's recommendations at once (from the cached similar list, or one Last.fm call); "more" makes
  * the artist a seed and queues a refresh.
  */
-export async function recordFeedback(ctx: AppContext, userId: number, input: { artistName: string; artistMbid?: string | null | undefined; kind: 'more' | 'less' }) {
-  const service = discoveryOf(ctx);
+export async function recordFeedback(ctx: Deps, userId: number, input: { artistName: string; artistMbid?: string | null | undefined; kind: 'more' | 'less' }) {
+  const service = ctx.discovery;
   const key = nameKey(input.artistName);
   if (!key) throw new ValidationError('artistName: must name an artist');
   const row = service.repo.putFeedback(userId, { nameKey: key, name: input.artistName.trim(), mbid: input.artistMbid ?? null, kind: input.kind }, ctx.clock.now());
@@ -44,24 +55,24 @@ export async function recordFeedback(ctx: AppContext, userId: number, input: { a
   return { success: true, feedback: presentFeedback(row), removed };
 }
 
-export function deleteFeedback(ctx: AppContext, userId: number, id: number) {
-  const service = discoveryOf(ctx);
+export function deleteFeedback(ctx: Deps, userId: number, id: number) {
+  const service = ctx.discovery;
   if (!service.repo.feedbackById(userId, id)) throw new NotFoundError('Feedback not found');
   service.repo.deleteFeedback(userId, id);
   return { success: true };
 }
 
-export function resetFeedback(ctx: AppContext, userId: number) {
-  const removed = discoveryOf(ctx).repo.resetFeedback(userId);
-  if (removed > 0) discoveryOf(ctx).enqueue(userId);
+export function resetFeedback(ctx: Deps, userId: number) {
+  const removed = ctx.discovery.repo.resetFeedback(userId);
+  if (removed > 0) ctx.discovery.enqueue(userId);
   return { success: true, removed };
 }
 
 const cleanList = (list: string[]) => [...new Map(list.map((v) => v.trim()).filter(Boolean).map((v) => [v.toLowerCase(), v])).values()].slice(0, 500);
 
 /** Updates the given fields; newly excluded artists and tags leave the recommendations at once. */
-export function updatePreferences(ctx: AppContext, userId: number, patch: Partial<Preferences>): Preferences {
-  const service = discoveryOf(ctx);
+export function updatePreferences(ctx: Deps, userId: number, patch: Partial<Preferences>): Preferences {
+  const service = ctx.discovery;
   const before = service.preferences(userId);
   const next: Preferences = {
     excludedTags: patch.excludedTags ? cleanList(patch.excludedTags).map((t) => t.toLowerCase()) : before.excludedTags,
@@ -80,14 +91,14 @@ export function updatePreferences(ctx: AppContext, userId: number, patch: Partia
   return next;
 }
 
-export function resetPreferences(ctx: AppContext, userId: number): Preferences {
-  discoveryOf(ctx).repo.resetPreferences(userId);
-  discoveryOf(ctx).enqueue(userId);
-  return discoveryOf(ctx).preferences(userId);
+export function resetPreferences(ctx: Deps, userId: number): Preferences {
+  ctx.discovery.repo.resetPreferences(userId);
+  ctx.discovery.enqueue(userId);
+  return ctx.discovery.preferences(userId);
 }
 
-function requireLastFm(ctx: AppContext, what: string): void {
-  const unavailable = discoveryProvidersOf(ctx).lastfmUnavailable();
+function requireLastFm(ctx: Deps, what: string): void {
+  const unavailable = ctx.discoveryProviders.lastfmUnavailable();
   if (unavailable) throw new NotConfiguredError(unavailable.setting, `${what} needs Last.fm: ${unavailable.message}`);
 }
 
@@ -99,8 +110,8 @@ export interface RelatedArtists {
   sections: { seed: { id: string | null; name: string; source: string }; artists: DiscoveryEntry[] }[];
 }
 
-export async function related(ctx: AppContext, userId: number, query: { artist?: string | undefined; mbid?: string | undefined; limit: number }): Promise<RelatedArtists> {
-  const service = discoveryOf(ctx);
+export async function related(ctx: Deps, userId: number, query: { artist?: string | undefined; mbid?: string | undefined; limit: number }): Promise<RelatedArtists> {
+  const service = ctx.discovery;
   const inLibrary = service.inLibraryNow();
   if (query.artist) {
     requireLastFm(ctx, 'Related artists');
@@ -113,7 +124,7 @@ export async function related(ctx: AppContext, userId: number, query: { artist?:
         id: s.mbid,
         name: s.name,
         type: 'artist',
-        image: s.image ? remoteImagesOf(ctx).proxyUrl(s.image) : null,
+        image: s.image ? ctx.remoteImages.proxyUrl(s.image) : null,
         tags: service.repo.cachedAny<string[]>('tags', nameKey(s.name)) ?? [],
         inLibrary: inLibrary(s.name, s.mbid),
         source: 'lastfm',
@@ -135,8 +146,8 @@ export async function related(ctx: AppContext, userId: number, query: { artist?:
 }
 
 /** Cached tags, genres and seed artists of the user's taste. */
-export function similarSummary(ctx: AppContext, userId: number) {
-  const service = discoveryOf(ctx);
+export function similarSummary(ctx: Deps, userId: number) {
+  const service = ctx.discovery;
   return {
     tags: service.repo.taste(userId, 'tag', 30),
     genres: service.repo.taste(userId, 'genre', 30),
@@ -145,8 +156,8 @@ export function similarSummary(ctx: AppContext, userId: number) {
 }
 
 /** Recommendations filtered by tag, source, score or library state, from the cache. */
-export function filtered(ctx: AppContext, userId: number, q: { tag?: string | undefined; source?: string | undefined; minScore?: number | undefined; hideInLibrary: boolean; limit: number; offset: number }) {
-  const service = discoveryOf(ctx);
+export function filtered(ctx: Deps, userId: number, q: { tag?: string | undefined; source?: string | undefined; minScore?: number | undefined; hideInLibrary: boolean; limit: number; offset: number }) {
+  const service = ctx.discovery;
   const inLibrary = service.inLibraryNow();
   const tag = q.tag?.toLowerCase();
   const all = service.repo
@@ -157,8 +168,8 @@ export function filtered(ctx: AppContext, userId: number, q: { tag?: string | un
 }
 
 /** The user's taste tags, the genre sections and the tags with a cached ranking. */
-export function tags(ctx: AppContext, userId: number) {
-  const service = discoveryOf(ctx);
+export function tags(ctx: Deps, userId: number) {
+  const service = ctx.discovery;
   const excluded = new Set(service.preferences(userId).excludedTags);
   return {
     tags: service.repo.taste(userId, 'tag', 50).filter((t) => !excluded.has(t.name)).map((t) => ({ name: t.name, weight: t.weight })),
@@ -169,12 +180,12 @@ export function tags(ctx: AppContext, userId: number) {
 }
 
 /** Artists for a tag (Last.fm tag.getTopArtists, cached), without blocked and disliked ones. */
-export async function byTag(ctx: AppContext, userId: number, q: { tag: string; limit: number; offset: number; hideInLibrary: boolean }) {
-  const service = discoveryOf(ctx);
+export async function byTag(ctx: Deps, userId: number, q: { tag: string; limit: number; offset: number; hideInLibrary: boolean }) {
+  const service = ctx.discovery;
   const tag = q.tag.trim().toLowerCase();
   if (!tag) throw new ValidationError('tag: required');
   let rows = service.repo.ranking(tagScope(tag));
-  const unavailable = discoveryProvidersOf(ctx).lastfmUnavailable();
+  const unavailable = ctx.discoveryProviders.lastfmUnavailable();
   if (!unavailable) rows = await service.tagArtists(tag, null).catch((err: unknown) => {
     if (rows.length) return rows; // stale ranking rather than nothing
     throw err;
@@ -191,8 +202,8 @@ export async function byTag(ctx: AppContext, userId: number, q: { tag: string; l
 }
 
 /** Clears the derived discovery cache: the caller's, or everyone's (an administrator). Feedback and preferences stay. */
-export function clearDiscovery(ctx: AppContext, userId: number, all: boolean): { success: boolean; scope: 'all' | 'user' } {
-  discoveryOf(ctx).repo.clear(all ? null : userId);
+export function clearDiscovery(ctx: Deps, userId: number, all: boolean): { success: boolean; scope: 'all' | 'user' } {
+  ctx.discovery.repo.clear(all ? null : userId);
   return { success: true, scope: all ? 'all' : 'user' };
 }
 
@@ -201,13 +212,13 @@ export function clearDiscovery(ctx: AppContext, userId: number, all: boolean): {
  * picture files no library item uses, and empties the metadata-provider caches (`metadata_cache`,
  * the discovery per-artist cache). Library artwork, overrides, feedback and preferences are kept.
  */
-export function clearCaches(ctx: AppContext) {
+export function clearCaches(ctx: Deps) {
   const db = ctx.db;
-  const images = libraryServiceOf(ctx).images;
+  const images = ctx.library.images;
   const orphaned = orphanedRemoteImageKeys(db);
   const counts = db.transaction(() => {
     const { links, metadata } = clearImageAndMetadataCaches(db, orphaned.map((o) => o.key));
-    discoveryOf(ctx).repo.clearImages();
+    ctx.discovery.repo.clearImages();
     return { links, metadata };
   })();
   let files = 0;

@@ -1,12 +1,16 @@
-import type { AppContext } from '../../context.js';
 import { discoveryRepository } from '../../db/discovery.js';
 import { nameKey } from '../../db/libraryText.js';
 import { allLibraryArtists } from '../../db/discoveryQueries.js';
 import type { GeoPlace } from '../../integrations/geo/client.js';
 import type { TicketmasterEvent } from '../../integrations/ticketmaster/client.js';
-import { discoveryProvidersOf } from './providers.js';
 import { ValidationError } from '../errors.js';
 import { nameStrength, normalizeName } from '../news/matcher.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { DiscoveryProviders } from './providers.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & { settings: SettingsStore; discoveryProviders: DiscoveryProviders };
 
 /** Events near a place are asked again after this long (Ticketmaster: 5,000 calls a day per key). */
 export const SHOWS_FRESH_MS = 15 * 60_000;
@@ -79,7 +83,7 @@ export class NearbyShows {
   private readonly places = new Map<string, Cached<GeoPlace | null>>();
   private readonly events = new Map<string, Cached<TicketmasterEvent[]>>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   clear(): void {
     this.places.clear();
@@ -96,7 +100,7 @@ export class NearbyShows {
     const now = this.ctx.clock.now();
     const hit = this.places.get(key);
     if (hit && now - hit.at < PLACES_KEEP_MS) return hit.value;
-    const place = await discoveryProvidersOf(this.ctx).locate(typed || null);
+    const place = await this.ctx.discoveryProviders.locate(typed || null);
     remember(this.places, key, place, now);
     return place;
   }
@@ -105,7 +109,7 @@ export class NearbyShows {
   async find(q: NearbyShowsQuery, userId: number | null = null): Promise<NearbyShowsAnswer> {
     const settings = this.ctx.settings.get().integrations.ticketmaster;
     const radiusMiles = Math.min(250, Math.max(5, Math.round(q.radius ?? settings.radiusMiles)));
-    const providers = discoveryProvidersOf(this.ctx);
+    const providers = this.ctx.discoveryProviders;
     const unavailable = providers.ticketmasterUnavailable();
     const empty = { shows: [], libraryShows: [], recommendedShows: [], libraryShowCount: 0, total: 0, cachedAt: null, stale: false, radiusMiles };
     if (unavailable) return { configured: false, message: unavailable.message, location: null, ...empty };
@@ -191,9 +195,3 @@ export class NearbyShows {
   }
 }
 
-const instances = new WeakMap<AppContext, NearbyShows>();
-export function nearbyShowsOf(ctx: AppContext): NearbyShows {
-  let s = instances.get(ctx);
-  if (!s) instances.set(ctx, (s = new NearbyShows(ctx)));
-  return s;
-}

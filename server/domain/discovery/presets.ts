@@ -2,16 +2,27 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { AppContext } from '../../context.js';
 import { nameKey } from '../../db/libraryText.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { DeezerClient } from '../../integrations/deezer/client.js';
 import { NotFoundError } from '../errors.js';
-import { remoteImagesOf } from '../metadata/remoteImages.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import { failureText } from './failure.js';
-import { discoveryProvidersOf } from './providers.js';
-import { DISCOVER_PRESETS, discoveryOf } from './service.js';
+import { DISCOVER_PRESETS } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { RemoteImages } from '../metadata/remoteImages.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { DiscoveryProviders } from './providers.js';
+import type { DiscoveryService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'log'>
+  & {
+    discovery: DiscoveryService;
+    discoveryProviders: DiscoveryProviders;
+    metadata: MetadataService;
+    remoteImages: RemoteImages;
+  };
 
 /** Editorial presets: generated cover artwork (sharp, cached on disk) and Deezer previews. */
 
@@ -62,7 +73,7 @@ ${text}
 const inFlight = new Map<string, Promise<string>>();
 
 /** The preset's cover as a PNG file, drawn once per size and kept under the data folder. */
-export async function presetArtwork(ctx: AppContext, presetId: string, size: number): Promise<{ file: string; etag: string }> {
+export async function presetArtwork(ctx: Deps, presetId: string, size: number): Promise<{ file: string; etag: string }> {
   const preset = presetOf(presetId);
   const dir = path.join(ctx.config.dataDir, 'discover-artwork');
   const file = path.join(dir, `${preset.id}-${size}-v${ARTWORK_VERSION}.png`);
@@ -100,14 +111,14 @@ type CachedPreview = Omit<PresetPreview, 'artistName'> | null;
  * the chart for trending), each matched on Deezer and its most played track with a preview. At most
  * eight artists, each answer cached for a week, so a preset costs at most 16 Deezer calls.
  */
-export async function presetPreviews(ctx: AppContext, userId: number, presetId: string): Promise<{ presetId: string; name: string; previews: PresetPreview[]; problem?: string }> {
+export async function presetPreviews(ctx: Deps, userId: number, presetId: string): Promise<{ presetId: string; name: string; previews: PresetPreview[]; problem?: string }> {
   const preset = presetOf(presetId);
-  const service = discoveryOf(ctx);
+  const service = ctx.discovery;
   let artists: string[] = [];
   if (preset.tags.length) {
     for (const tag of preset.tags) {
       let rows = service.repo.ranking(`tag:${tag}`, PREVIEW_ARTISTS);
-      if (!rows.length && !discoveryProvidersOf(ctx).lastfmUnavailable()) rows = (await service.tagArtists(tag, null).catch(() => [])).slice(0, PREVIEW_ARTISTS);
+      if (!rows.length && !ctx.discoveryProviders.lastfmUnavailable()) rows = (await service.tagArtists(tag, null).catch(() => [])).slice(0, PREVIEW_ARTISTS);
       artists.push(...rows.map((r) => r.name));
     }
   } else if (preset.id === 'trending-now') artists = service.repo.ranking('global', PREVIEW_ARTISTS).map((r) => r.name);
@@ -118,7 +129,7 @@ export async function presetPreviews(ctx: AppContext, userId: number, presetId: 
   artists = [...new Map(artists.map((a) => [nameKey(a), a])).values()].slice(0, PREVIEW_ARTISTS);
 
   const spacing = ctx.config.upstreams.spacingMs;
-  const deezer = new DeezerClient({ baseUrl: ctx.config.upstreams.deezer, userAgent: metadataServiceOf(ctx).userAgent(), ...(spacing !== null && { spacingMs: spacing }) });
+  const deezer = new DeezerClient({ baseUrl: ctx.config.upstreams.deezer, userAgent: ctx.metadata.userAgent(), ...(spacing !== null && { spacingMs: spacing }) });
   const previews: PresetPreview[] = [];
   let failure: unknown = null;
   let answered = 0;
@@ -131,7 +142,7 @@ export async function presetPreviews(ctx: AppContext, userId: number, presetId: 
         let v: CachedPreview = null;
         if (found) {
           const track = (await deezer.topTracks(found.id, 5)).data.find((t) => t.preview);
-          if (track?.preview) v = { trackTitle: track.title, previewUrl: track.preview, deezerTrackId: track.id, albumTitle: track.album?.title ?? null, cover: remoteImagesOf(ctx).proxyUrl(track.album?.cover_medium ?? null) };
+          if (track?.preview) v = { trackTitle: track.title, previewUrl: track.preview, deezerTrackId: track.id, albumTitle: track.album?.title ?? null, cover: ctx.remoteImages.proxyUrl(track.album?.cover_medium ?? null) };
         }
         hit = { v };
         service.repo.putCache('deezer-preview', key, hit, ctx.clock.now());

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { geoClients, resolveLocation, type GeoClients, type GeoPlace } from '../../integrations/geo/client.js';
 import { KoitoClient } from '../../integrations/koito/client.js';
 import { LastFmClient } from '../../integrations/lastfm/client.js';
@@ -9,8 +8,20 @@ import { NewsApiClient } from '../../integrations/newsapi/client.js';
 import { TicketmasterClient } from '../../integrations/ticketmaster/client.js';
 import type { Role } from '../auth/permissions.js';
 import { NotConfiguredError } from '../errors.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import { allowedPrivateTargets, userEnteredTargets } from '../network/privateTargets.js';
+import type { Kernel } from '../../kernel.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config'>
+  & {
+    settings: SettingsStore;
+    metadata: MetadataService;
+  }
+  & NetworkPrivateTargetsDeps;
 
 /**
  * The discovery, news and inbox providers built from the configuration (base URLs, spacing) and the
@@ -20,11 +31,11 @@ import { allowedPrivateTargets, userEnteredTargets } from '../network/privateTar
 export class DiscoveryProviders {
   private cache = new Map<string, { key: string; client: unknown }>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   /** The User-Agent every public service sees (with the administrator's MusicBrainz contact). */
   userAgent(): string {
-    return metadataServiceOf(this.ctx).userAgent();
+    return this.ctx.metadata.userAgent();
   }
 
   private spacing(): { spacingMs?: number } {
@@ -119,9 +130,3 @@ export class DiscoveryProviders {
   }
 }
 
-const providers = new WeakMap<AppContext, DiscoveryProviders>();
-export function discoveryProvidersOf(ctx: AppContext): DiscoveryProviders {
-  let p = providers.get(ctx);
-  if (!p) providers.set(ctx, (p = new DiscoveryProviders(ctx)));
-  return p;
-}

@@ -6,7 +6,6 @@ import { koitoBaseUrl } from '../../integrations/koito/client.js';
 import type { LastFmImage } from '../../integrations/lastfm/client.js';
 import { NotConfiguredError } from '../errors.js';
 import { failureText } from './failure.js';
-import { discoveryProvidersOf } from './providers.js';
 import { CallBudget } from './callBudget.js';
 import type { DiscoveryProviderName, LibraryIndex, RefreshHost as DiscoveryService, SimilarList } from './types.js';
 
@@ -74,7 +73,7 @@ async function historySeeds(service: DiscoveryService, userId: number, budget: C
   const now = () => service.ctx.clock.now();
   const user = service.ctx.users.get(userId);
   const h = user.listeningHistory;
-  const p = discoveryProvidersOf(service.ctx);
+  const p = service.ctx.discoveryProviders;
   const toSeeds = (list: { name: string; mbid: string | null }[], source: string) =>
     list.map((a, i) => ({ key: nameKey(a.name), name: a.name, mbid: a.mbid, weight: 1.2 * (1 - (0.5 * i) / Math.max(1, list.length)), source }));
   try {
@@ -112,7 +111,7 @@ async function refreshGlobal(service: DiscoveryService, budget: CallBudget, sign
   service.repo.attempt('global', now());
   const before = budget.used;
   try {
-    const p = discoveryProvidersOf(service.ctx);
+    const p = service.ctx.discoveryProviders;
     if (provider === 'lastfm') {
       if (!budget.take()) return;
       const chart = await p.lastfm().chartTopArtists(100, 1, signal);

@@ -1,16 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { discoveryRepository, tagScope, userScope, type DiscoveryRepository, type RankingRow, type RecommendationRow } from '../../db/discovery.js';
 import {
-  libraryArtistKeys, libraryArtistKeysAmong, libraryArtistLookups, libraryArtistMbidsAmong, openJobWithKey, recommendationCountAll,
-} from '../../db/discoveryQueries.js';
+  libraryArtistKeys, libraryArtistKeysAmong, libraryArtistLookups, libraryArtistMbidsAmong, openJobWithKey, recommendationCountAll } from '../../db/discoveryQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Job } from '../../jobs/queue.js';
-import { remoteImagesOf } from '../metadata/remoteImages.js';
-import { discoveryProvidersOf } from './providers.js';
-import type { DiscoveryProgress, DiscoveryProviderName, Preferences, RefreshHost } from './types.js';
+import type { DiscoveryProgress, DiscoveryProviderName, Preferences, RefreshDeps, RefreshHost } from './types.js';
 import { bestImage, CallBudget, DISCOVERY_CALL_BUDGET, GLOBAL_STALE_MS, refreshRecommendations, SIMILAR_FRESH_MS, TAGS_FRESH_MS, uniqueLower, type LibraryIndex, type SimilarList } from './refresh.js';
+import type { Kernel } from '../../kernel.js';
+import type { Broadcaster } from '../events.js';
+import type { RemoteImages } from '../metadata/remoteImages.js';
+import type { DiscoveryProviders } from './providers.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log' | 'scheduler'>
+  & {
+    hub: Broadcaster;
+    discovery: DiscoveryService;
+    discoveryProviders: DiscoveryProviders;
+    remoteImages: RemoteImages;
+  }
+  & RefreshDeps;
 
 /** The per-user refresh (on demand) and the global check that refreshes stale users every 15 minutes. */
 export const DISCOVERY_USER_QUEUE = 'discovery-user-refresh';
@@ -149,13 +160,13 @@ export class DiscoveryService implements RefreshHost {
   private runs = new Map<number, RunRecord>();
   private readonly endedListeners: ((userId: number) => void)[] = [];
 
-  constructor(readonly ctx: AppContext) {
+  constructor(readonly ctx: Deps) {
     this.repo = discoveryRepository(ctx.db);
   }
 
   /** Last.fm when its key is set and it is switched on; otherwise the ListenBrainz fallback. */
   provider(): DiscoveryProviderName {
-    return discoveryProvidersOf(this.ctx).lastfmUnavailable() ? 'listenbrainz' : 'lastfm';
+    return this.ctx.discoveryProviders.lastfmUnavailable() ? 'listenbrainz' : 'lastfm';
   }
 
   private now(): number {
@@ -266,7 +277,7 @@ export class DiscoveryService implements RefreshHost {
 
   /** A remote picture as this server's proxied URL. */
   image(url: string | null): string | null {
-    return url ? remoteImagesOf(this.ctx).proxyUrl(url) : null;
+    return url ? this.ctx.remoteImages.proxyUrl(url) : null;
   }
 
   /** Similar artists of one artist: the cache when fresh, else one call (null when the budget is spent). */
@@ -276,7 +287,7 @@ export class DiscoveryService implements RefreshHost {
     if (hit) return hit;
     if (budget && !budget.take()) return null;
     try {
-      const list = await discoveryProvidersOf(this.ctx).lastfm().similar({ name: a.name, mbid: a.mbid }, 50, signal);
+      const list = await this.ctx.discoveryProviders.lastfm().similar({ name: a.name, mbid: a.mbid }, 50, signal);
       const out: SimilarList = list.map((s) => ({ name: s.name, mbid: s.mbid, match: s.match, image: bestImage(s.image) }));
       this.repo.putCache('similar', key, out, this.now());
       return out;
@@ -296,7 +307,7 @@ export class DiscoveryService implements RefreshHost {
     if (hit) return hit;
     if (!budget.take()) return null;
     try {
-      const tags = uniqueLower((await discoveryProvidersOf(this.ctx).lastfm().topTags({ name }, signal)).slice(0, 6).map((t) => t.name));
+      const tags = uniqueLower((await this.ctx.discoveryProviders.lastfm().topTags({ name }, signal)).slice(0, 6).map((t) => t.name));
       this.repo.putCache('tags', key, tags, this.now());
       return tags;
     } catch (err) {
@@ -312,7 +323,7 @@ export class DiscoveryService implements RefreshHost {
     if (!force && fetchedAt !== null && fetchedAt >= this.now() - GLOBAL_STALE_MS) return this.repo.ranking(scope);
     if (budget && !budget.take()) return this.repo.ranking(scope);
     const library = libraryIndex ?? this.libraryIndex();
-    const page = await discoveryProvidersOf(this.ctx).lastfm().tagTopArtists(tag, 50, 1, signal);
+    const page = await this.ctx.discoveryProviders.lastfm().tagTopArtists(tag, 50, 1, signal);
     this.repo.replaceRanking(
       scope,
       page.items.map((a) => ({ name_key: nameKey(a.name), name: a.name, mbid: a.mbid, listeners: a.listeners ?? null, source: 'lastfm', image: this.image(bestImage(a.image)), in_library: library.has(a.name, a.mbid) ? 1 : 0 })),
@@ -450,16 +461,9 @@ export class DiscoveryService implements RefreshHost {
   }
 }
 
-const services = new WeakMap<AppContext, DiscoveryService>();
-export function discoveryOf(ctx: AppContext): DiscoveryService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new DiscoveryService(ctx)));
-  return s;
-}
-
-/** Registers the refresh queue, the 15-minute check, the health block and the `discover` feature (areas.ts `services`). */
-export function startDiscovery(ctx: AppContext): void {
-  const service = discoveryOf(ctx);
+/** Registers the refresh queue and the 15-minute check. */
+export function startDiscovery(ctx: Deps): void {
+  const service = ctx.discovery;
   ctx.jobs.register<{ userId: number }>(DISCOVERY_USER_QUEUE, {
     concurrency: 1,
     maxAttempts: 1,
@@ -469,6 +473,4 @@ export function startDiscovery(ctx: AppContext): void {
     },
   });
   ctx.scheduler.define({ name: DISCOVERY_CHECK_TASK, every: DISCOVERY_CHECK_EVERY_MS, handler: () => void service.check() });
-  ctx.health.push((principal) => ({ discovery: service.health(principal.userId) }));
-  ctx.features.add('discover');
 }

@@ -1,6 +1,12 @@
-import type { AppContext } from '../../context.js';
 import type { DiscoveryRepository, RankingRow } from '../../db/discovery.js';
 import type { CallBudget } from './callBudget.js';
+
+import type { Kernel } from '../../kernel.js';
+import type { UsersService } from '../users/service.js';
+import type { DiscoveryProviders } from './providers.js';
+
+/** What a refresh uses of the server's context (through its host's `ctx`). */
+export type RefreshDeps = Pick<Kernel, 'db' | 'clock' | 'log'> & { users: UsersService; discoveryProviders: DiscoveryProviders };
 
 /** Types the discovery service (service.ts) shares with its refresh (refresh.ts). */
 
@@ -32,7 +38,7 @@ export type SimilarList = { name: string; mbid: string | null; match: number; im
 
 /** What a refresh uses of the discovery service (DiscoveryService implements it). */
 export interface RefreshHost {
-  readonly ctx: AppContext;
+  readonly ctx: RefreshDeps;
   readonly repo: DiscoveryRepository;
   image(url: string | null): string | null;
   provider(): DiscoveryProviderName;

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
 import { downloadAlbums, type DownloadAlbumRow } from '../../db/downloadAlbums.js';
 import { requests } from '../../db/requests.js';
@@ -6,10 +5,24 @@ import type { MbRelease, MbReleaseGroup } from '../../integrations/musicbrainz/s
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import { releaseTracks, representativeRelease } from '../metadata/present.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import { albumStatusOf, latestJobs, OPEN, SOURCES_TO_SET_UP, type AlbumStatus, type AlbumTrack } from './albumStatus.js';
 import { cancelJob } from './cancel.js';
-import { downloadsOf } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { Deps as DownloadsCancelDeps } from './cancel.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log' | 'onClose'>
+  & {
+    settings: SettingsStore;
+    albumDownloads: AlbumDownloads;
+    downloads: DownloadService;
+    metadata: MetadataService;
+  }
+  & DownloadsCancelDeps;
 
 /**
  * Self-managed albums (managedBy `aurral`): an album request becomes one track job per track of the
@@ -45,14 +58,14 @@ export class AlbumDownloads {
   private started = false;
   private resuming: Promise<number> | null = null;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   private get metadata() {
-    return metadataServiceOf(this.ctx);
+    return this.ctx.metadata;
   }
 
   private get jobs() {
-    return downloadsOf(this.ctx);
+    return this.ctx.downloads;
   }
 
   hasSource(): boolean {
@@ -462,16 +475,9 @@ export function aurralAlbumId(key: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-const services = new WeakMap<AppContext, AlbumDownloads>();
 
-export function albumDownloadsOf(ctx: AppContext): AlbumDownloads {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new AlbumDownloads(ctx)));
-  return s;
-}
-
-export function startAlbumDownloads(ctx: AppContext): void {
-  albumDownloadsOf(ctx).start();
+export function startAlbumDownloads(ctx: Deps): void {
+  ctx.albumDownloads.start();
 }
 
 const MBID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,9 +1,13 @@
-import type { AppContext } from '../../context.js';
 import type { DownloadJobRow, DownloadStatus } from '../../db/downloads.js';
 import { clearStaging, removeSafely } from './filing.js';
 import { downloadsRoot } from './layout.js';
-import { downloadsOf } from './service.js';
 import { readState } from './state.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as DownloadsLayoutDeps } from './layout.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'db' | 'jobs' | 'log'> & { downloads: DownloadService } & DownloadsLayoutDeps;
 
 /**
  * Cancels a job however it is asked for (the cancel route, an album cancelled or removed): the job
@@ -12,21 +16,21 @@ import { readState } from './state.js';
  * undefined when the job had moved on meanwhile; `stopped` settles once the source has answered.
  */
 export function cancelJob(
-  ctx: AppContext,
+  ctx: Deps,
   job: DownloadJobRow,
   from: DownloadStatus[],
   error = 'Cancelled by user',
 ): { row: DownloadJobRow; stopped: Promise<void> } | undefined {
-  const row = downloadsOf(ctx).transition(job.id, { status: 'cancelled', error, progress: 0, stagingPath: null }, from);
+  const row = ctx.downloads.transition(job.id, { status: 'cancelled', error, progress: 0, stagingPath: null }, from);
   if (!row) return undefined;
   if (job.queueJobId !== null) ctx.jobs.cancel(job.queueJobId);
   return { row, stopped: stopTransfer(ctx, job) };
 }
 
-async function stopTransfer(ctx: AppContext, job: DownloadJobRow): Promise<void> {
+async function stopTransfer(ctx: Deps, job: DownloadJobRow): Promise<void> {
   const handle = readState(job).handle;
   if (handle) {
-    const source = downloadsOf(ctx).sources().find((s) => s.id === handle.source);
+    const source = ctx.downloads.sources().find((s) => s.id === handle.source);
     await source?.cancel(handle).catch((err: unknown) => {
       ctx.log.warn('stopping the transfer of a cancelled job failed', { jobId: job.id, error: err instanceof Error ? err.message : String(err) });
     });

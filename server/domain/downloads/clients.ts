@@ -1,7 +1,10 @@
-import type { AppContext } from '../../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { settingLabel } from '../settings/labels.js';
-import { DOWNLOAD_CLIENTS } from './sources/index.js';
+import { DOWNLOAD_CLIENTS, type SourcesDeps } from './sources/index.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = { settings: SettingsStore } & SourcesDeps;
 
 /**
  * The download clients of every source (DOWNLOAD_SOURCES, sources/index.ts) as GET
@@ -9,7 +12,7 @@ import { DOWNLOAD_CLIENTS } from './sources/index.js';
  */
 
 /** Every download client with its state and settings fields, in the order of the list of sources. */
-export function downloadClients(ctx: AppContext) {
+export function downloadClients(ctx: Deps) {
   const integrations = ctx.settings.get().integrations as Record<string, Record<string, unknown>>;
   return DOWNLOAD_CLIENTS.map((client) => {
     const saved = integrations[client.key] ?? {};
@@ -35,7 +38,7 @@ export function downloadClients(ctx: AppContext) {
 }
 
 /** Runs one client's connection test, its body checked by the client's own schema (400 naming the field); unknown keys are 404. */
-export function testDownloadClient(ctx: AppContext, key: string, body: unknown): Promise<unknown> {
+export function testDownloadClient(ctx: Deps, key: string, body: unknown): Promise<unknown> {
   const client = DOWNLOAD_CLIENTS.find((c) => c.key === key);
   if (!client) throw new NotFoundError('Download client not found', `no download client named ${key.slice(0, 64)}`);
   const r = client.testBody.safeParse(body === null ? undefined : body);

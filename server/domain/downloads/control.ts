@@ -1,13 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
 import type { Principal } from '../auth/principal.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { qualityTiers, type Settings } from '../settings/schema.js';
 import { STAGING_DIR, downloadsRoot, isInside } from './layout.js';
 import { DOWNLOAD_SOURCES, type DownloadSourceId } from './sources/index.js';
-import { TRACK_QUEUE, canSeeAllJobs, downloadsOf } from './service.js';
+import { TRACK_QUEUE, canSeeAllJobs } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { Deps as DownloadsLayoutDeps } from './layout.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log' | 'scheduler'>
+  & {
+    settings: SettingsStore;
+    downloads: DownloadService;
+  }
+  & DownloadsLayoutDeps;
 
 /**
  * Control of the track pipeline around it: the worker settings and its start/stop switch, clearing
@@ -56,7 +68,7 @@ export function workerSettings(settings: Settings) {
  * Saves a partial change through the settings store (validated there as well). A source's priority
  * goes where its descriptor keeps it (Usenet's on both SABnzbd and NZBGet).
  */
-export function updateWorkerSettings(ctx: AppContext, patch: WorkerSettingsPatch) {
+export function updateWorkerSettings(ctx: Deps, patch: WorkerSettingsPatch) {
   const { sourcePriorities, ...worker } = patch;
   const integrations: Record<string, { priority: number }> = {};
   for (const source of DOWNLOAD_SOURCES) {
@@ -69,7 +81,7 @@ export function updateWorkerSettings(ctx: AppContext, patch: WorkerSettingsPatch
 }
 
 /** Starts or stops the worker: stopped, no new job starts (running transfers finish). */
-export function setWorkerRunning(ctx: AppContext, running: boolean): { success: true; running: boolean } {
+export function setWorkerRunning(ctx: Deps, running: boolean): { success: true; running: boolean } {
   const next = ctx.settings.update({ downloads: { worker: { running } } });
   if (running) ctx.jobs.wake(TRACK_QUEUE);
   return { success: true, running: next.downloads.worker.running };
@@ -81,7 +93,7 @@ export function setWorkerRunning(ctx: AppContext, running: boolean): { success: 
  * Deletes the caller's finished jobs (`completed`: done, failed, cancelled), or every job of theirs
  * that is not running (`all`); administrators clear everyone's. Files stay where they are.
  */
-export function deleteJobs(ctx: AppContext, principal: Principal, which: 'completed' | 'all'): { success: true; deleted: number } {
+export function deleteJobs(ctx: Deps, principal: Principal, which: 'completed' | 'all'): { success: true; deleted: number } {
   const deleted = ctx.db.transaction(() => {
     const rows = downloads.deleteFinished(ctx.db, { userId: ownerFilter(principal), all: which === 'all' });
     // A deleted pending job must not start later: drop its queued run.
@@ -114,10 +126,10 @@ export interface UpgradeScope {
  * brought to the cutoff, and, when `respectPause`, one whose last upgrade ended within the retry
  * pause (so the hourly check does not search the same track every hour).
  */
-export function queueQualityUpgrades(ctx: AppContext, scope: UpgradeScope, options: { respectPause?: boolean } = {}) {
+export function queueQualityUpgrades(ctx: Deps, scope: UpgradeScope, options: { respectPause?: boolean } = {}) {
   const worker = ctx.settings.get().downloads.worker;
   const below = tiersBelow(worker.qualityCutoff);
-  const service = downloadsOf(ctx);
+  const service = ctx.downloads;
   const pauseMs = worker.retryPauseMinutes * 60_000;
   const now = ctx.clock.now();
   let queued = 0;
@@ -156,7 +168,7 @@ export function queueQualityUpgrades(ctx: AppContext, scope: UpgradeScope, optio
 }
 
 /** A job the caller may see, or 404 (another user's job is not revealed). */
-export function visibleJob(ctx: AppContext, principal: Principal, jobId: number): DownloadJobRow {
+export function visibleJob(ctx: Deps, principal: Principal, jobId: number): DownloadJobRow {
   const job = downloads.get(ctx.db, jobId);
   const owner = ownerFilter(principal);
   if (!job || (owner !== undefined && job.userId !== owner)) throw new NotFoundError('Job not found', `No download job ${jobId}`);
@@ -166,7 +178,7 @@ export function visibleJob(ctx: AppContext, principal: Principal, jobId: number)
 const BUSY_MESSAGE = 'Track is already being processed';
 
 /** The upgrade route for one job: 404 outside the playlist, 409 while the track is being processed. */
-export function queueJobUpgrade(ctx: AppContext, principal: Principal, playlist: string, jobId: number) {
+export function queueJobUpgrade(ctx: Deps, principal: Principal, playlist: string, jobId: number) {
   const job = visibleJob(ctx, principal, jobId);
   if (job.playlistId !== playlist && !(job.playlistId === null && job.playlistType === playlist))
     throw new NotFoundError('Job not found', `Download job ${jobId} is not in ${playlist}`);
@@ -182,9 +194,9 @@ export function queueJobUpgrade(ctx: AppContext, principal: Principal, playlist:
  * Sends one failed or cancelled job back to the search, after the retry pause when it failed
  * recently. Returns false when the job changed meanwhile or its track has another open job.
  */
-export function restart(ctx: AppContext, job: DownloadJobRow): boolean {
+export function restart(ctx: Deps, job: DownloadJobRow): boolean {
   if (downloads.findOpen(ctx.db, job)) return false;
-  const service = downloadsOf(ctx);
+  const service = ctx.downloads;
   const pauseMs = ctx.settings.get().downloads.worker.retryPauseMinutes * 60_000;
   const waited = ctx.clock.now() - job.updatedAt;
   const delayMs = job.status === 'failed' && waited < pauseMs ? pauseMs - waited : 0;
@@ -195,7 +207,7 @@ export function restart(ctx: AppContext, job: DownloadJobRow): boolean {
 }
 
 /** POST research-missing: every failed or cancelled track job the caller may see is searched again. */
-export function researchMissing(ctx: AppContext, principal: Principal): { success: true; queued: number } {
+export function researchMissing(ctx: Deps, principal: Principal): { success: true; queued: number } {
   let queued = 0;
   for (const job of downloads.missing(ctx.db, { userId: ownerFilter(principal) })) if (restart(ctx, job)) queued++;
   return { success: true, queued };
@@ -205,7 +217,7 @@ export function researchMissing(ctx: AppContext, principal: Principal): { succes
  * Research of one job (the flow and shared-playlist research routes): 409 while it is pending or
  * downloading (decisions §5), held for review, or being upgraded; otherwise like research-missing.
  */
-export function researchJob(ctx: AppContext, principal: Principal, jobId: number): { success: true; queued: number } {
+export function researchJob(ctx: Deps, principal: Principal, jobId: number): { success: true; queued: number } {
   const job = visibleJob(ctx, principal, jobId);
   if (job.status === 'pending' || job.status === 'downloading') throw new ConflictError(BUSY_MESSAGE, 'JOB_BUSY');
   if (job.status === 'blocked') throw new ConflictError('Track is waiting for review: approve or deny it', 'JOB_BLOCKED');
@@ -224,7 +236,7 @@ export const REVIEW_TIMED_OUT = 'Review timed out';
  * library), only when no other job points at it, and only when its folder, links resolved, is
  * really inside staging. Removes the job's staging folder once it is empty.
  */
-function removeHeldFile(ctx: AppContext, job: DownloadJobRow): boolean {
+function removeHeldFile(ctx: Deps, job: DownloadJobRow): boolean {
   const file = job.stagingPath;
   if (!file) return false;
   const staging = path.join(downloadsRoot(ctx), STAGING_DIR);
@@ -247,10 +259,10 @@ function removeHeldFile(ctx: AppContext, job: DownloadJobRow): boolean {
 }
 
 /** Fails blocked jobs nobody reviewed within `blockedTimeoutHours` (0: never); returns how many. */
-export function failTimedOutBlockedJobs(ctx: AppContext): number {
+export function failTimedOutBlockedJobs(ctx: Deps): number {
   const hours = ctx.settings.get().downloads.worker.blockedTimeoutHours;
   if (hours <= 0) return 0;
-  const service = downloadsOf(ctx);
+  const service = ctx.downloads;
   let failed = 0;
   for (const job of downloads.blockedSince(ctx.db, ctx.clock.now() - hours * 3600_000)) {
     const row = service.transition(job.id, { status: 'failed', error: REVIEW_TIMED_OUT, phase: null }, ['blocked']);
@@ -267,7 +279,7 @@ export const QUALITY_UPGRADE_TASK = 'quality-upgrade-check';
 export const BLOCKED_TIMEOUT_TASK = 'blocked-job-timeout';
 
 /** Registers the hourly quality-upgrade check and the review timeout (every 15 minutes). */
-export function startDownloadControl(ctx: AppContext): void {
+export function startDownloadControl(ctx: Deps): void {
   ctx.scheduler.define({
     name: QUALITY_UPGRADE_TASK,
     every: 3600_000,

@@ -1,11 +1,14 @@
-import type { AppContext } from '../../context.js';
 import type { DownloadJobRow } from '../../db/downloads.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { MusicBrainzClient, luceneQuote } from '../../integrations/musicbrainz/client.js';
 import { releaseTracks } from '../metadata/present.js';
-import { metadataServiceOf, type MetadataService } from '../metadata/service.js';
+import { type MetadataService } from '../metadata/service.js';
 import { NotFoundError } from '../errors.js';
 import { coverage, similarity } from './scoring.js';
+import type { Kernel } from '../../kernel.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'config' | 'log'> & { expectedLengths: LengthLookup; metadata: MetadataService };
 
 /**
  * Issue 26 §1: every download gets an expected length, so a truncated or wrong file is caught even
@@ -35,13 +38,13 @@ interface SearchHit {
   lengthMs: number | null;
 }
 
-class LengthLookup {
+export class LengthLookup {
   private client: { key: string; mb: MusicBrainzClient } | null = null;
   pausedUntil = 0;
   readonly metadata: MetadataService;
 
-  constructor(private readonly ctx: AppContext) {
-    this.metadata = metadataServiceOf(ctx);
+  constructor(private readonly ctx: Deps) {
+    this.metadata = ctx.metadata;
     const unavailable = () => (this.metadata.enabled ? null : new IntegrationError('musicbrainz', 'unreachable', 'MusicBrainz lookups are switched off'));
     this.metadata.defineKind(RECORDING_KIND, {
       freshMs: 30 * 86_400_000,
@@ -137,19 +140,12 @@ class LengthLookup {
   }
 }
 
-const lookups = new WeakMap<AppContext, LengthLookup>();
-function lookupOf(ctx: AppContext): LengthLookup {
-  let l = lookups.get(ctx);
-  if (!l) lookups.set(ctx, (l = new LengthLookup(ctx)));
-  return l;
-}
-
 /**
  * The expected length of a job without one, from MusicBrainz; `null` when it cannot be asked now
  * (switched off, or failing: the job goes on without, and a later run of the job asks again).
  */
-export async function findExpectedLength(ctx: AppContext, job: DownloadJobRow): Promise<ExpectedLength | null> {
-  const l = lookupOf(ctx);
+export async function findExpectedLength(ctx: Deps, job: DownloadJobRow): Promise<ExpectedLength | null> {
+  const l = ctx.expectedLengths;
   if (!l.metadata.enabled || ctx.clock.now() < l.pausedUntil) return null;
   try {
     return await l.find(job);

@@ -1,26 +1,38 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/downloads.js';
-import { libraryServiceOf } from '../library/service.js';
 import { FilingError, clearStaging, clearStagingAsync, freeName, placeFile, removeSafely } from './filing.js';
 import { downloadsRoot, finalPath } from './layout.js';
 import { replayGainForDownload } from './replayGain.js';
-import { downloadsOf } from './service.js';
 import { JobLeft, type PipelineState } from './state.js';
 import { qualityTier, readAudio, tierRank } from './verify.js';
+import type { Kernel } from '../../kernel.js';
+import type { LibraryService } from '../library/service.js';
+import type { Deps as DownloadsLayoutDeps } from './layout.js';
+import type { Deps as DownloadsReplayGainDeps } from './replayGain.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'log'>
+  & {
+    downloads: DownloadService;
+    library: LibraryService;
+  }
+  & DownloadsLayoutDeps
+  & DownloadsReplayGainDeps;
 
 /**
  * Files a held file: tags it, places it at the layout's path, asks for a scoped library scan and
  * marks the job done. Used by the pipeline's file phase and by approve (from `blocked`).
  */
 export async function fileJob(
-  ctx: AppContext,
+  ctx: Deps,
   job: DownloadJobRow,
   st: PipelineState,
   opts: { signal?: AbortSignal; ffmpeg: string | null; fromStatus: 'downloading' },
 ): Promise<string> {
-  const svc = downloadsOf(ctx);
+  const svc = ctx.downloads;
   const root = downloadsRoot(ctx);
   const held = st.held ?? job.stagingPath;
   const save = (patch: DownloadJobPatch) => {
@@ -104,13 +116,13 @@ export async function fileJob(
  * quality), and the old file is removed when nothing else uses it. False when the new copy is not
  * better (or the original job is gone), so the caller drops the new file instead.
  */
-function replaceUpgraded(ctx: AppContext, upgrade: DownloadJobRow, file: string, tier: string, root: string): boolean {
+function replaceUpgraded(ctx: Deps, upgrade: DownloadJobRow, file: string, tier: string, root: string): boolean {
   const target = downloads.upgradeTarget(ctx.db, upgrade);
   if (!target) return false;
   if (tierRank(tier) <= tierRank(target.qualityTier)) return false;
   const fresh = downloads.get(ctx.db, upgrade.id)!;
   const old = target.finalPath;
-  const updated = downloadsOf(ctx).transition(
+  const updated = ctx.downloads.transition(
     target.id,
     {
       finalPath: file,
@@ -126,7 +138,7 @@ function replaceUpgraded(ctx: AppContext, upgrade: DownloadJobRow, file: string,
   if (!updated) return false;
   if (old && old !== file && removeSafely(ctx.db, root, old, target.id)) {
     try {
-      libraryServiceOf(ctx).scans.requestScan('quick', 'download upgraded', [old], { paced: true });
+      ctx.library.scans.requestScan('quick', 'download upgraded', [old], { paced: true });
     } catch (err) {
       ctx.log.warn('library scan request failed', { jobId: upgrade.id, error: err instanceof Error ? err.message : String(err) });
     }
@@ -139,9 +151,9 @@ function replaceUpgraded(ctx: AppContext, upgrade: DownloadJobRow, file: string,
  * job done. Staging is cleared first (off the event loop), so a done job never leaves it behind; a
  * kill in between finds the file filed and only this left to do.
  */
-async function finish(ctx: AppContext, job: DownloadJobRow, file: string, root: string, save: (p: DownloadJobPatch) => DownloadJobRow): Promise<string> {
+async function finish(ctx: Deps, job: DownloadJobRow, file: string, root: string, save: (p: DownloadJobPatch) => DownloadJobRow): Promise<string> {
   try {
-    libraryServiceOf(ctx).scans.requestScan('quick', 'download filed', [file], { paced: true });
+    ctx.library.scans.requestScan('quick', 'download filed', [file], { paced: true });
   } catch (err) {
     ctx.log.warn('library scan request failed', { jobId: job.id, error: err instanceof Error ? err.message : String(err) });
   }

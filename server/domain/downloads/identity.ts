@@ -1,11 +1,14 @@
-import type { AppContext } from '../../context.js';
 import type { DownloadJobPatch, DownloadJobRow } from '../../db/downloads.js';
-import { acoustIdOf } from '../metadata/acoustid.js';
 import { findExpectedLength } from './expectedLength.js';
 import { coverage, similarity } from './scoring.js';
 import type { PipelineState } from './state.js';
 import { downloadSource } from './sources/index.js';
 import { fmt, type AudioFacts, type Verdict } from './verify.js';
+import type { AcoustIdService } from '../metadata/acoustid.js';
+import type { Deps as DownloadsExpectedLengthDeps } from './expectedLength.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = { acoustId: AcoustIdService } & DownloadsExpectedLengthDeps;
 
 /**
  * Issue 26: why a download is trusted. Before the search, a job without an expected length gets one
@@ -15,7 +18,7 @@ import { fmt, type AudioFacts, type Verdict } from './verify.js';
  */
 
 /** Fills in a job's expected length before its search; answers the job as it is now. */
-export async function expectLength(ctx: AppContext, job: DownloadJobRow, patch: (p: DownloadJobPatch) => DownloadJobRow): Promise<DownloadJobRow> {
+export async function expectLength(ctx: Deps, job: DownloadJobRow, patch: (p: DownloadJobPatch) => DownloadJobRow): Promise<DownloadJobRow> {
   if (job.durationSource !== null) return job;
   if (job.durationMs) return patch({ durationSource: 'request' });
   const found = await findExpectedLength(ctx, job);
@@ -31,7 +34,7 @@ export interface ArrivalVerdict {
 
 /** The arrived file's checks together: verify.ts's verdict, the announced length, the acoustic fingerprint. */
 export async function judgeArrival(
-  ctx: AppContext,
+  ctx: Deps,
   job: DownloadJobRow,
   st: PipelineState,
   facts: AudioFacts,
@@ -73,13 +76,13 @@ const MIN_ACOUSTID_SCORE = 0.5;
  * check could not run (no key, no ffmpeg, AcoustID unreachable): the job says why.
  */
 export async function soundCheck(
-  ctx: AppContext,
+  ctx: Deps,
   job: Pick<DownloadJobRow, 'artistName' | 'trackName' | 'recordingMbid'>,
   file: string,
   durationMs: number,
   signal?: AbortSignal,
 ): Promise<SoundVerdict> {
-  const found = await acoustIdOf(ctx).identify(file, durationMs, signal);
+  const found = await ctx.acoustId.identify(file, durationMs, signal);
   if (found.status === 'skipped') return { status: 'skipped', note: `not checked by sound: ${found.note}`, recordingMbid: null };
   const recordings = found.matches.filter((m) => m.score >= MIN_ACOUSTID_SCORE).flatMap((m) => m.recordings.map((r) => ({ ...r, score: m.score })));
   if (recordings.length === 0) return { status: 'unknown', note: 'AcoustID does not know this recording', recordingMbid: null };

@@ -1,5 +1,9 @@
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'config'> & { settings: SettingsStore };
 
 /**
  * Where downloaded music lives: `<downloads root>/<Artist>/<Album>/<NN Title>.<ext>`, with each
@@ -11,7 +15,7 @@ import type { AppContext } from '../../context.js';
 /** Hidden, so library scans and watchers skip it. */
 export const STAGING_DIR = '.staging';
 
-export function downloadsRoot(ctx: Pick<AppContext, 'settings' | 'config'>): string {
+export function downloadsRoot(ctx: Deps): string {
   const configured = ctx.settings.get().downloads.folderPath.trim();
   return path.resolve(configured || path.join(ctx.config.dataDir, 'downloads'));
 }

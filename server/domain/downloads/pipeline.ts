@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/downloads.js';
 import type { Job } from '../../jobs/queue.js';
 import { sleep } from '../../sleep.js';
@@ -12,9 +11,28 @@ import { FilingError, clearStaging, ensureFolder, holdInStaging, stagingTargetFo
 import { downloadsRoot } from './layout.js';
 import { expectLength, judgeArrival } from './identity.js';
 import { rankCandidates, queryVariants } from './scoring.js';
-import { downloadsOf, TRACK_QUEUE } from './service.js';
+import { TRACK_QUEUE } from './service.js';
 import { readAudio, qualityTier, verify } from './verify.js';
 import type { Candidate, DownloadSource, SourceContext, TrackQuery } from './types.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { Deps as DownloadsFilePhaseDeps } from './filePhase.js';
+import type { Deps as DownloadsIdentityDeps } from './identity.js';
+import type { Deps as DownloadsLayoutDeps } from './layout.js';
+import type { Deps as DownloadsReuseDeps } from './reuse.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'log'>
+  & {
+    settings: SettingsStore;
+    downloads: DownloadService;
+  }
+  & DownloadsFilePhaseDeps
+  & DownloadsIdentityDeps
+  & DownloadsLayoutDeps
+  & DownloadsReuseDeps;
 
 /**
  * The track pipeline: the handler of TRACK_QUEUE, one queue job per download job, through the
@@ -63,7 +81,7 @@ export class TrackPipeline {
   readonly slots: Slots;
   private readonly ffmpeg: string | null;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.slots = new Slots(() => ctx.settings.get().downloads.worker.concurrency);
     this.ffmpeg = locateFfmpeg(ctx.config.ffmpegPath);
   }
@@ -74,7 +92,7 @@ export class TrackPipeline {
 
   /** The queue handler. */
   async run(job: Job<{ jobId: number }>): Promise<void> {
-    const svc = downloadsOf(this.ctx);
+    const svc = this.ctx.downloads;
     const row = svc.get(job.payload.jobId);
     if (!row || (row.status !== 'pending' && row.status !== 'downloading')) return;
     // Stopped: the job stays pending; the repair queues it again once the worker runs.
@@ -84,7 +102,7 @@ export class TrackPipeline {
       await this.drive(row.id, job.signal);
     } catch (err) {
       if (err instanceof JobLeft) {
-        if (downloadsOf(this.ctx).get(row.id)?.status === 'cancelled') clearStaging(this.root, row.id);
+        if (this.ctx.downloads.get(row.id)?.status === 'cancelled') clearStaging(this.root, row.id);
         return;
       }
       throw err;
@@ -94,7 +112,7 @@ export class TrackPipeline {
   }
 
   private patch(id: number, patch: DownloadJobPatch): DownloadJobRow {
-    const after = downloadsOf(this.ctx).transition(id, patch, ['downloading']);
+    const after = this.ctx.downloads.transition(id, patch, ['downloading']);
     if (!after) throw new JobLeft('job left downloading');
     return after;
   }
@@ -104,12 +122,12 @@ export class TrackPipeline {
   }
 
   private fail(id: number, message: string): void {
-    downloadsOf(this.ctx).transition(id, { status: 'failed', error: message, progress: 0 }, ['downloading', 'pending']);
+    this.ctx.downloads.transition(id, { status: 'failed', error: message, progress: 0 }, ['downloading', 'pending']);
     clearStaging(this.root, id);
   }
 
   private async drive(id: number, signal: AbortSignal): Promise<void> {
-    const svc = downloadsOf(this.ctx);
+    const svc = this.ctx.downloads;
     let job = svc.get(id)!;
     const worker = this.ctx.settings.get().downloads.worker;
     if (job.status === 'pending') {
@@ -160,7 +178,7 @@ export class TrackPipeline {
     job = await expectLength(this.ctx, job, (p) => this.patch(job.id, p));
     const denied = downloads.denied(this.ctx.db, job.id);
     const excluded = (c: Candidate) => denied.has(`${c.source}\u0000${c.ref}`) || st.failedRefs.includes(`${c.source}\u0000${c.ref}`);
-    const sources = downloadsOf(this.ctx).sources();
+    const sources = this.ctx.downloads.sources();
     if (st.source && st.candidates) {
       const next = sources.some((s) => s.id === st.source) ? st.candidates.find((c) => !excluded(c)) : undefined;
       if (next) {
@@ -211,7 +229,7 @@ export class TrackPipeline {
 
   /** Starts (or follows) the chosen candidate's transfer until its file is held in staging. */
   private async download(job: DownloadJobRow, st: PipelineState, signal: AbortSignal): Promise<void> {
-    const source = downloadsOf(this.ctx).sources().find((s) => s.id === st.source);
+    const source = this.ctx.downloads.sources().find((s) => s.id === st.source);
     if (!source || !st.chosen) {
       this.save(job.id, { ...st, chosen: undefined, handle: undefined }, { phase: 'search' });
       return;
@@ -276,7 +294,7 @@ export class TrackPipeline {
         this.patch(job.id, { progress: Math.round(state.percent * 10) / 10 });
         lastEmit = now;
         lastPercent = state.percent;
-      } else if (downloadsOf(this.ctx).get(job.id)?.status !== 'downloading') {
+      } else if (this.ctx.downloads.get(job.id)?.status !== 'downloading') {
         throw new JobLeft('cancelled');
       }
       await sleep(POLL_MS, signal);
@@ -318,7 +336,7 @@ export class TrackPipeline {
     const verdict = await judgeArrival(this.ctx, job, st, facts, verify(job, facts, st.chosen?.title ?? st.held, rules), rules, signal);
     const quality = { format: facts.format, bitrate: facts.bitrate, sampleRate: facts.sampleRate, bitDepth: facts.bitDepth, qualityTier: qualityTier(facts), ...verdict.patch };
     if (!verdict.ok) {
-      const blocked = downloadsOf(this.ctx).transition(
+      const blocked = this.ctx.downloads.transition(
         job.id,
         { status: 'blocked', blockReason: verdict.reason, blockedAt: this.ctx.clock.now(), stagingPath: st.held, ...quality },
         ['downloading'],
@@ -331,15 +349,5 @@ export class TrackPipeline {
   }
 }
 
-
-const pipelines = new WeakMap<AppContext, TrackPipeline>();
-export function pipelineOf(ctx: AppContext): TrackPipeline {
-  let p = pipelines.get(ctx);
-  if (!p) {
-    p = new TrackPipeline(ctx);
-    pipelines.set(ctx, p);
-  }
-  return p;
-}
 
 export { TRACK_QUEUE };

@@ -1,7 +1,10 @@
-import type { AppContext } from '../../context.js';
 import type { ReplayGain } from '../../library/replayGain.js';
 import { measureLoudness } from '../library/replayGain.js';
 import type { AudioFacts } from './verify.js';
+import type { Kernel } from '../../kernel.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'config' | 'log'>;
 
 /**
  * A download's ReplayGain, measured before it is filed so the values go into its tags (issue 26 §3):
@@ -10,7 +13,7 @@ import type { AudioFacts } from './verify.js';
  * analysis turned off, or when the audio cannot be measured; filing never fails for it.
  */
 export async function replayGainForDownload(
-  ctx: AppContext,
+  ctx: Deps,
   held: string,
   facts: Pick<AudioFacts, 'replayGain'>,
   ffmpeg: string | null,

@@ -1,25 +1,28 @@
-import type { AppContext } from '../../context.js';
 import type { DownloadJobRow } from '../../db/downloads.js';
 import { requests } from '../../db/requests.js';
-import { libraryServiceOf } from '../library/service.js';
-import { downloadsOf } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { LibraryService } from '../library/service.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'log'> & { downloads: DownloadService; library: LibraryService };
 
 /**
  * File reuse (`existingFileMode` `reuse`): a track the canonical library already holds (same
  * recording MBID, else the same normalised artist and title) is linked to the job instead of
  * downloaded again. Returns true when the job was completed that way.
  */
-export function reuseOwnedTrack(ctx: AppContext, job: DownloadJobRow): boolean {
+export function reuseOwnedTrack(ctx: Deps, job: DownloadJobRow): boolean {
   const trackId = requests.ownedTrackId(ctx.db, { mbid: job.recordingMbid, title: job.trackName, artistName: job.artistName });
   if (trackId === undefined) return false;
   let file: { path: string; suffix?: string | null };
   try {
-    file = libraryServiceOf(ctx).playableFile(trackId);
+    file = ctx.library.playableFile(trackId);
   } catch {
     return false;
   }
   const ext = file.path.split('.').pop()?.toLowerCase() ?? null;
-  const done = downloadsOf(ctx).transition(
+  const done = ctx.downloads.transition(
     job.id,
     {
       status: 'done',

@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
 import { audioMimeOf } from '../../library/audioFormats.js';
 import type { Principal } from '../auth/principal.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { libraryServiceOf } from '../library/service.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { clearStaging, FilingError, removeSafely } from './filing.js';
 import { STAGING_DIR, downloadsRoot, isInside } from './layout.js';
@@ -13,7 +11,24 @@ import { fileJob } from './filePhase.js';
 import { readState } from './state.js';
 import { presentJob, type PresentedJob } from './present.js';
 import { cancelJob } from './cancel.js';
-import { canSeeAllJobs, downloadsOf } from './service.js';
+import { canSeeAllJobs } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { LibraryService } from '../library/service.js';
+import type { Deps as DownloadsCancelDeps } from './cancel.js';
+import type { Deps as DownloadsFilePhaseDeps } from './filePhase.js';
+import type { Deps as DownloadsLayoutDeps } from './layout.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db'>
+  & {
+    downloads: DownloadService;
+    library: LibraryService;
+  }
+  & DownloadsCancelDeps
+  & DownloadsFilePhaseDeps
+  & DownloadsLayoutDeps;
 
 /**
  * Review and control of download jobs for the /api/playlists/jobs routes: listing (users see
@@ -29,7 +44,7 @@ export interface JobListOptions {
   offset?: number;
 }
 
-export function listJobs(ctx: AppContext, principal: Principal, o: JobListOptions = {}): PresentedJob[] {
+export function listJobs(ctx: Deps, principal: Principal, o: JobListOptions = {}): PresentedJob[] {
   const rows = downloads.list(ctx.db, {
     userId: canSeeAllJobs(principal) ? undefined : principal.userId,
     status: o.status && o.status.length > 0 ? o.status : undefined,
@@ -40,20 +55,20 @@ export function listJobs(ctx: AppContext, principal: Principal, o: JobListOption
 }
 
 /** The job if the caller may see it; 404 `notFound` otherwise. */
-export function visibleJob(ctx: AppContext, principal: Principal, jobId: number, notFound = 'Job not found'): DownloadJobRow {
+export function visibleJob(ctx: Deps, principal: Principal, jobId: number, notFound = 'Job not found'): DownloadJobRow {
   const job = downloads.get(ctx.db, jobId);
   if (!job || (!canSeeAllJobs(principal) && job.userId !== principal.userId)) throw new NotFoundError(notFound);
   return job;
 }
 
-function blockedJob(ctx: AppContext, principal: Principal, jobId: number): DownloadJobRow {
+function blockedJob(ctx: Deps, principal: Principal, jobId: number): DownloadJobRow {
   const job = visibleJob(ctx, principal, jobId, 'Blocked job not found');
   if (job.status !== 'blocked') throw new NotFoundError('Blocked job not found');
   return job;
 }
 
 /** A held file the server may read: inside `<downloads root>/.staging`. */
-function heldFile(ctx: AppContext, job: DownloadJobRow): string {
+function heldFile(ctx: Deps, job: DownloadJobRow): string {
   if (!job.stagingPath) throw new ValidationError('This job holds no file to review');
   const root = downloadsRoot(ctx);
   const p = path.resolve(job.stagingPath);
@@ -63,10 +78,10 @@ function heldFile(ctx: AppContext, job: DownloadJobRow): string {
 }
 
 /** Files the held file of a blocked job; answers its library path. */
-export async function approve(ctx: AppContext, principal: Principal, jobId: number): Promise<{ success: true; path: string }> {
+export async function approve(ctx: Deps, principal: Principal, jobId: number): Promise<{ success: true; path: string }> {
   const job = blockedJob(ctx, principal, jobId);
   const held = heldFile(ctx, job);
-  const svc = downloadsOf(ctx);
+  const svc = ctx.downloads;
   return svc.inHandOf(job.id, async () => {
     // Taken out of `blocked` first, so a second approve or a deny racing this one finds nothing.
     const taken = svc.transition(job.id, { status: 'downloading', phase: 'file', error: null }, ['blocked']);
@@ -83,12 +98,12 @@ export async function approve(ctx: AppContext, principal: Principal, jobId: numb
 }
 
 /** Removes the held file, records its source as denied and sends the job back to the queue. */
-export function deny(ctx: AppContext, principal: Principal, jobId: number): { success: true } {
+export function deny(ctx: Deps, principal: Principal, jobId: number): { success: true } {
   const job = blockedJob(ctx, principal, jobId);
   const st = readState(job);
   if (st.chosen) downloads.deny(ctx.db, job.id, st.chosen.source, st.chosen.ref, ctx.clock.now());
   const next = { ...st, chosen: undefined, handle: undefined, held: undefined, target: undefined };
-  const svc = downloadsOf(ctx);
+  const svc = ctx.downloads;
   const back = svc.transition(
     job.id,
     {
@@ -112,7 +127,7 @@ export function deny(ctx: AppContext, principal: Principal, jobId: number): { su
 }
 
 /** Cancels a pending or downloading job (and its transfer); its files are removed from staging. */
-export async function cancel(ctx: AppContext, principal: Principal, jobId: number): Promise<{ success: true; job: PresentedJob }> {
+export async function cancel(ctx: Deps, principal: Principal, jobId: number): Promise<{ success: true; job: PresentedJob }> {
   const job = visibleJob(ctx, principal, jobId);
   if (job.status !== 'pending' && job.status !== 'downloading') throw new ConflictError(`Only pending or downloading jobs can be cancelled (this one is ${job.status})`);
   if (job.phase === 'file' && job.status === 'downloading') throw new ConflictError('The file is being placed in the library; it can no longer be cancelled');
@@ -128,18 +143,18 @@ export interface MediaFile {
 }
 
 /** The held file of a job for the review preview (any visible job with a file in staging). */
-export function stagingMedia(ctx: AppContext, principal: Principal, jobId: number): MediaFile {
+export function stagingMedia(ctx: Deps, principal: Principal, jobId: number): MediaFile {
   const job = visibleJob(ctx, principal, jobId);
   const p = realInside(heldFile(ctx, job), path.join(downloadsRoot(ctx), STAGING_DIR));
   return { path: p, mime: audioMimeOf(p) };
 }
 
 /** The filed file of a done job: inside the downloads root, or the library file a reused job links. */
-export function finalMedia(ctx: AppContext, principal: Principal, jobId: number): MediaFile {
+export function finalMedia(ctx: Deps, principal: Principal, jobId: number): MediaFile {
   const job = visibleJob(ctx, principal, jobId);
   if (job.status !== 'done' || !job.finalPath) throw new NotFoundError('Job file not found', 'The job has no finished file');
   if (job.reusedTrackId !== null) {
-    const f = libraryServiceOf(ctx).playableFile(job.reusedTrackId);
+    const f = ctx.library.playableFile(job.reusedTrackId);
     return { path: f.path, mime: f.mime ?? audioMimeOf(f.path) };
   }
   const root = downloadsRoot(ctx);

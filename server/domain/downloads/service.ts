@@ -1,9 +1,14 @@
-import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobPatch, type DownloadJobRow, type DownloadStatus, type NewDownloadJob } from '../../db/downloads.js';
 import type { JobLinks } from '../../jobs/links.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { presentJob } from './present.js';
 import type { DownloadSource, SourceFactory } from './types.js';
+import type { Kernel } from '../../kernel.js';
+import type { Broadcaster } from '../events.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log' | 'scheduler'> & { hub: Broadcaster; settings: SettingsStore };
 
 /** The durable queue that runs one track job per queue job (phases search → download → verify → file). */
 export const TRACK_QUEUE = 'track-download';
@@ -32,7 +37,7 @@ export class DownloadService {
    */
   readonly links: JobLinks<DownloadJobRow>;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.links = ctx.scheduler.link<DownloadJobRow>({
       name: 'download jobs',
       queue: TRACK_QUEUE,
@@ -58,7 +63,7 @@ export class DownloadService {
     const built: DownloadSource[] = [];
     for (const f of this.factories) {
       try {
-        const s = f(this.ctx);
+        const s = f();
         if (s) built.push(s);
       } catch (err) {
         this.ctx.log.warn('download source could not be built', { error: err instanceof Error ? err.message : String(err) });
@@ -153,14 +158,4 @@ export function canReview(p: Principal): boolean {
   return hasPermission(p, 'accessFlow');
 }
 
-const services = new WeakMap<AppContext, DownloadService>();
 
-/** The one DownloadService of a running server. */
-export function downloadsOf(ctx: AppContext): DownloadService {
-  let s = services.get(ctx);
-  if (!s) {
-    s = new DownloadService(ctx);
-    services.set(ctx, s);
-  }
-  return s;
-}

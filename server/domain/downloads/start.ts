@@ -1,12 +1,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { downloads } from '../../db/downloads.js';
 import { clearStaging } from './filing.js';
 import { STAGING_DIR, downloadsRoot } from './layout.js';
-import { pipelineOf } from './pipeline.js';
-import { downloadsOf, TRACK_QUEUE } from './service.js';
-import { DOWNLOAD_SOURCES } from './sources/index.js';
+import { TRACK_QUEUE } from './service.js';
+import { DOWNLOAD_SOURCES, type SourcesDeps } from './sources/index.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { Deps as DownloadsLayoutDeps } from './layout.js';
+import type { TrackPipeline } from './pipeline.js';
+import type { DownloadService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'db' | 'jobs' | 'log' | 'onClose'>
+  & {
+    settings: SettingsStore;
+    downloads: DownloadService;
+    trackPipeline: TrackPipeline;
+  }
+  & DownloadsLayoutDeps
+  & SourcesDeps;
 
 /**
  * Starts self-managed downloads: registers every source of DOWNLOAD_SOURCES, the TRACK_QUEUE handler
@@ -15,13 +29,13 @@ import { DOWNLOAD_SOURCES } from './sources/index.js';
  * scheduler's repair task), and removes staging folders of finished jobs. Review timeouts are
  * control.ts's task.
  */
-export function startDownloads(ctx: AppContext): void {
-  const svc = downloadsOf(ctx);
+export function startDownloads(ctx: Deps): void {
+  const svc = ctx.downloads;
   for (const source of DOWNLOAD_SOURCES) {
-    svc.registerSource(source.factory);
+    svc.registerSource(() => source.factory(ctx));
     source.start?.(ctx);
   }
-  const pipeline = pipelineOf(ctx);
+  const pipeline = ctx.trackPipeline;
 
   ctx.jobs.register<{ jobId: number }>(TRACK_QUEUE, {
     // The real limit is the setting (checked in the pipeline); this is its maximum.
@@ -61,20 +75,18 @@ export function startDownloads(ctx: AppContext): void {
     svc.links.close();
     unsubscribe();
   });
-  ctx.features.add('review');
-  ctx.features.add('downloadCancel');
 }
 
 /**
  * One pass: re-queue orphaned pending/downloading jobs when the worker runs, except those an
  * approve is filing right now (review timeouts: control.ts).
  */
-export function sweepOnce(ctx: AppContext): void {
-  downloadsOf(ctx).links.repair();
+export function sweepOnce(ctx: Deps): void {
+  ctx.downloads.links.repair();
 }
 
 /** Staging folders of jobs that are finished or gone (a crash between filing and cleanup). */
-export function clearLeftoverStaging(ctx: AppContext): void {
+export function clearLeftoverStaging(ctx: Deps): void {
   const root = downloadsRoot(ctx);
   let names: string[];
   try {

@@ -7,8 +7,8 @@
  */
 
 import type { z } from 'zod';
-import type { AppContext } from '../../context.js';
 import type { Settings } from '../settings/schema.js';
+
 
 /**
  * A source's wire id (`job.source`, `downloadSources.<id>` of GET /api/health, `sourcePriorities.<id>`):
@@ -81,7 +81,7 @@ export interface DownloadSource {
 }
 
 /** Builds a source from the current settings; null when it is not configured or switched off. */
-export type SourceFactory = (ctx: AppContext) => DownloadSource | null;
+export type SourceFactory = () => DownloadSource | null;
 
 /** A settings block of `integrations` (settings/schema.ts). */
 export type IntegrationKey = keyof Settings['integrations'];
@@ -95,7 +95,7 @@ export interface ClientField {
 }
 
 /** One program or service a source is configured by (its `integrations.<key>` block). */
-export interface DownloadClientDescriptor {
+export interface DownloadClientDescriptor<D = never> {
   /** Its settings block and its name on the wire (`/api/settings/<key>/test`, download-clients `key`). */
   key: IntegrationKey;
   label: string;
@@ -104,10 +104,10 @@ export interface DownloadClientDescriptor {
   /** The neutral word api.md writes for it (decisions §1); http/aliases.ts serves it. */
   neutralName: string;
   fields: ClientField[];
-  state(ctx: AppContext): { configured: boolean; enabled: boolean; priority: number | null; reason: string | null };
+  state(ctx: D): { configured: boolean; enabled: boolean; priority: number | null; reason: string | null };
   /** Its connection test (`POST /api/settings/download-clients/<key>/test`): `body` is checked by `testBody` first. */
   testBody: z.ZodType;
-  test(ctx: AppContext, body: unknown): Promise<unknown>;
+  test(ctx: D, body: unknown): Promise<unknown>;
 }
 
 /**
@@ -115,13 +115,13 @@ export interface DownloadClientDescriptor {
  * (sources/index.ts). Settings' client list, GET /api/health, the worker's priorities, the neutral
  * aliases, the start-up wiring and the UI's source cards are all read from these entries.
  */
-export interface DownloadSourceDescriptor<Id extends string = string> {
+export interface DownloadSourceDescriptor<Id extends string = string, D = never> {
   id: Id;
   /** `downloadSources.<id>.label` of GET /api/health; the UI's card title. */
   label: string;
   /** How a review note names what the source delivered ("the Usenet release"). */
   noun: string;
-  clients: readonly DownloadClientDescriptor[];
+  clients: readonly DownloadClientDescriptor<D>[];
   /** The worker's view of its priority (`sourcePriorities.<id>`), lower first. */
   priority(settings: Settings): number;
   /** The settings change that gives it `priority`. */
@@ -130,11 +130,12 @@ export interface DownloadSourceDescriptor<Id extends string = string> {
    * GET /api/health: its top-level `*Configured` flags (decisions §7) and its `downloadSources.<id>`
    * entry beyond `id` and `label`.
    */
-  health(ctx: AppContext): {
+  health(ctx: D): {
     flags: Record<string, boolean>;
     entry: { configured: boolean; enabled: boolean; priority: number } & Record<string, unknown>;
   };
-  factory: SourceFactory;
+  /** Builds the source from the current settings; null when it is not configured or switched off. */
+  factory(ctx: D): DownloadSource | null;
   /** Start-up work besides registering the factory (yt-dlp's table of running processes). */
-  start?(ctx: AppContext): void;
+  start?(ctx: D): void;
 }

@@ -1,15 +1,29 @@
-import type { AppContext } from '../../context.js';
 import type { FlowRow, Mix } from '../../db/flows.js';
 import { requests } from '../../db/requests.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { presetOf } from '../discovery/presets.js';
-import { downloadsOf } from '../downloads/service.js';
 import { ValidationError } from '../errors.js';
 import { staticPlaylistsOf } from '../playlists/staticPlaylists.js';
 import { sourceAvailability } from './availability.js';
 import { FlowPlanner } from './planner.js';
-import { flowsOf } from './service.js';
 import { TEMPLATE_DEFAULTS } from './templates.js';
+import type { Kernel } from '../../kernel.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { Deps as PlaylistsStaticPlaylistsDeps } from '../playlists/staticPlaylists.js';
+import type { Deps as FlowsAvailabilityDeps } from './availability.js';
+import type { Deps as FlowsPlannerDeps } from './planner.js';
+import type { FlowService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db'>
+  & {
+    downloads: DownloadService;
+    flows: FlowService;
+  }
+  & FlowsAvailabilityDeps
+  & FlowsPlannerDeps
+  & PlaylistsStaticPlaylistsDeps;
 
 /**
  * Editorial presets (Discover screen) adopted as a flow or as a static playlist (api.md 4.8). A
@@ -33,9 +47,9 @@ function presetFlow(presetId: string) {
   return { preset, mix, tags: [...preset.tags], deepDive: preset.id === 'deep-cuts' };
 }
 
-export function adoptPreset(ctx: AppContext, principal: Principal, input: AdoptInput): FlowRow {
+export function adoptPreset(ctx: Deps, principal: Principal, input: AdoptInput): FlowRow {
   const { preset, mix, tags, deepDive } = presetFlow(input.presetId);
-  return flowsOf(ctx).create(principal, {
+  return ctx.flows.create(principal, {
     name: input.name ?? preset.name,
     description: preset.description,
     size: input.size ?? TEMPLATE_DEFAULTS.size,
@@ -54,7 +68,7 @@ export function adoptPreset(ctx: AppContext, principal: Principal, input: AdoptI
  * become download jobs of that playlist (`playlistType` `static`).
  */
 export async function adoptPlaylist(
-  ctx: AppContext,
+  ctx: Deps,
   principal: Principal,
   input: AdoptInput,
 ) {
@@ -82,7 +96,7 @@ export async function adoptPlaylist(
   const playlistId = staticPlaylistsOf(ctx).create(principal.userId, name, owned, { comment: preset.description });
   const jobIds = missing.map(
     (t) =>
-      downloadsOf(ctx).create({
+      ctx.downloads.create({
         userId: principal.userId,
         playlistType: 'static',
         playlistId: String(playlistId),

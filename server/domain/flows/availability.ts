@@ -1,25 +1,29 @@
 /** Which flow sources and templates can be used now, and why not (the templates themselves are in templates.ts). */
-import type { AppContext } from '../../context.js';
 import { MIX_SOURCES, type MixSource } from '../../db/flows.js';
 import { mostPlayedArtistNames } from '../../db/flowQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { capabilitiesOf, discoveryOf } from '../discovery/service.js';
+import { capabilitiesOf } from '../discovery/service.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS, type FlowTemplate } from './templates.js';
+import type { Kernel } from '../../kernel.js';
+import type { DiscoveryService } from '../discovery/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'db'> & { discovery: DiscoveryService };
 
 const SOURCE_LABELS: Record<MixSource, string> = { discover: 'Discover', mix: 'Library Blend', trending: 'Trending', focus: 'Focus' };
 
 /** Which sources can be used now, and why not. */
-export function sourceAvailability(ctx: AppContext): Record<MixSource, string | null> {
-  const provider = discoveryOf(ctx).provider();
+export function sourceAvailability(ctx: Deps): Record<MixSource, string | null> {
+  const provider = ctx.discovery.provider();
   const caps = capabilitiesOf(provider).flows;
   const reason = (s: MixSource) => (caps[s] ? null : `${SOURCE_LABELS[s]} needs Last.fm: set integrations.lastfm.apiKey in Settings`);
   return { discover: reason('discover'), mix: reason('mix'), trending: reason('trending'), focus: reason('focus') };
 }
 
 /** Up to three artists from the user's listening history that are not in the library. */
-export function historyArtists(ctx: AppContext, userId: number): string[] {
-  const discovery = discoveryOf(ctx);
+export function historyArtists(ctx: Deps, userId: number): string[] {
+  const discovery = ctx.discovery;
   const inLibrary = discovery.inLibraryNow();
   const out = new Map<string, string>();
   const add = (name: string, mbid: string | null) => {
@@ -32,7 +36,7 @@ export function historyArtists(ctx: AppContext, userId: number): string[] {
 }
 
 /** Why the user cannot start a flow from this template now, or null. */
-export function templateUnavailable(ctx: AppContext, t: FlowTemplate, userId: number): string | null {
+export function templateUnavailable(ctx: Deps, t: FlowTemplate, userId: number): string | null {
   const avail = sourceAvailability(ctx);
   for (const s of MIX_SOURCES) if (t.mix[s] > 0 && avail[s]) return avail[s];
   if (t.fromHistory && historyArtists(ctx, userId).length === 0)
@@ -41,7 +45,7 @@ export function templateUnavailable(ctx: AppContext, t: FlowTemplate, userId: nu
 }
 
 /** GET /flows/templates: every template with whether the principal can use it. */
-export function templatesFor(ctx: AppContext, principal: Principal) {
+export function templatesFor(ctx: Deps, principal: Principal) {
   return {
     templates: FLOW_TEMPLATES.map((t) => {
       const reason = isUserAccount(principal) ? templateUnavailable(ctx, t, principal.userId) : 'Flow ownership requires a real user';

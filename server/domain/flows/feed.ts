@@ -1,9 +1,12 @@
 import crypto from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { flows, type FlowRow } from '../../db/flows.js';
 import { feedRows, libraryArtistMbidLookup } from '../../db/flowQueries.js';
 import { nameKey } from '../../db/libraryText.js';
-import { discoveryOf } from '../discovery/service.js';
+import type { Kernel } from '../../kernel.js';
+import type { DiscoveryService } from '../discovery/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & { discovery: DiscoveryService };
 
 /** One artist of Lidarr's Custom List import list. */
 export interface FeedItem {
@@ -13,7 +16,7 @@ export interface FeedItem {
 }
 
 /** The per-flow token (created on first use), the feed's path and its item count. */
-export function importListOf(ctx: AppContext, f: FlowRow) {
+export function importListOf(ctx: Deps, f: FlowRow) {
   let token = f.feedToken;
   if (!token) {
     token = crypto.randomBytes(24).toString('hex');
@@ -25,7 +28,7 @@ export function importListOf(ctx: AppContext, f: FlowRow) {
 }
 
 /** The feed, or undefined when the flow or the token is wrong (the route answers 401 either way). */
-export function feedOf(ctx: AppContext, flowId: string, token: string | undefined): FeedItem[] | undefined {
+export function feedOf(ctx: Deps, flowId: string, token: string | undefined): FeedItem[] | undefined {
   const f = flows.get(ctx.db, flowId);
   if (!f || !f.feedToken || !token) return undefined;
   const a = Buffer.from(f.feedToken);
@@ -38,11 +41,11 @@ export function feedOf(ctx: AppContext, flowId: string, token: string | undefine
  * Lidarr's Custom List: one item per artist of the flow's current run that has a MusicBrainz id
  * (`MusicBrainzId`, what Lidarr reads), with the artist's name and the flow's albums of it.
  */
-export function feedItems(ctx: AppContext, f: FlowRow): FeedItem[] {
+export function feedItems(ctx: Deps, f: FlowRow): FeedItem[] {
   if (f.currentRunId === null) return [];
   const rows = feedRows(ctx.db, f.currentRunId);
   const byMbid = libraryArtistMbidLookup(ctx.db);
-  const recs = new Map(discoveryOf(ctx).repo.allRecommendations(f.ownerUserId ?? -1).filter((r) => r.mbid).map((r) => [r.name_key, r.mbid!]));
+  const recs = new Map(ctx.discovery.repo.allRecommendations(f.ownerUserId ?? -1).filter((r) => r.mbid).map((r) => [r.name_key, r.mbid!]));
   const out = new Map<string, FeedItem>();
   for (const r of rows) {
     const key = nameKey(r.artistName);

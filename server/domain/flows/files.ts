@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { downloads } from '../../db/downloads.js';
 import { trackFileLookup } from '../../db/flowQueries.js';
 import { flows, type FlowRow } from '../../db/flows.js';
@@ -9,7 +8,13 @@ import type { Principal } from '../auth/principal.js';
 import { downloadsRoot, isInside, safeSegment } from '../downloads/layout.js';
 import { canSeeAllJobs } from '../downloads/service.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { playlistsOf, type PlaylistRef } from '../playlists/registry.js';
+import { type PlaylistRef } from '../playlists/registry.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
+import type { PlaylistRegistry } from '../playlists/registry.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'db'> & { playlists: PlaylistRegistry } & DownloadsLayoutDeps;
 
 /**
  * Playlist files for file-based players (reference §5: the legacy Navidrome integration wrote `.m3u`
@@ -41,7 +46,7 @@ export interface WrittenFile {
   written: boolean;
 }
 
-function folderOf(ctx: AppContext): { root: string; dir: string } {
+function folderOf(ctx: Deps): { root: string; dir: string } {
   const root = downloadsRoot(ctx);
   const dir = path.join(root, PLAYLIST_FILES_DIR);
   fs.mkdirSync(dir, { recursive: true });
@@ -52,7 +57,7 @@ function folderOf(ctx: AppContext): { root: string; dir: string } {
 }
 
 /** Downloaded files of a flow's current run, in playlist order. */
-function flowEntries(ctx: AppContext, f: FlowRow): Entry[] {
+function flowEntries(ctx: Deps, f: FlowRow): Entry[] {
   if (f.currentRunId === null) return [];
   const out: Entry[] = [];
   for (const t of flows.tracks(ctx.db, f.currentRunId)) {
@@ -65,9 +70,9 @@ function flowEntries(ctx: AppContext, f: FlowRow): Entry[] {
 }
 
 /** Library files of a static or shared playlist, in playlist order. */
-function libraryEntries(ctx: AppContext, ref: PlaylistRef): Entry[] {
+function libraryEntries(ctx: Deps, ref: PlaylistRef): Entry[] {
   const fileOf = trackFileLookup(ctx.db);
-  return playlistsOf(ctx)
+  return ctx.playlists
     .trackIds(ref)
     .map((id): Entry | undefined => fileOf(id))
     .filter((e): e is Entry => e !== undefined)
@@ -109,7 +114,7 @@ function writeAtomic(file: string, content: string): boolean {
   return true;
 }
 
-function writeFor(ctx: AppContext, ref: PlaylistRef, entries: Entry[]): WrittenFile[] {
+function writeFor(ctx: Deps, ref: PlaylistRef, entries: Entry[]): WrittenFile[] {
   const { root, dir } = folderOf(ctx);
   const tag = `(${ref.id.replace(/[^0-9a-zA-Z]/g, '').slice(0, 8)})`;
   const base = `${safeSegment(ref.owner || 'shared', 'shared')} - ${safeSegment(ref.name, 'Playlist')} ${tag}`.slice(0, 200);
@@ -132,9 +137,9 @@ function writeFor(ctx: AppContext, ref: PlaylistRef, entries: Entry[]): WrittenF
  * job's playlist type: a flow id, a static or shared playlist id; `flow` (or `all`) means every flow
  * the caller sees. `library` holds single tracks, not a playlist: 400. Unknown or not visible: 404.
  */
-export function writePlaylistFiles(ctx: AppContext, principal: Principal, playlistType: string) {
+export function writePlaylistFiles(ctx: Deps, principal: Principal, playlistType: string) {
   const viewer = { id: principal.userId, role: principal.role };
-  const registry = playlistsOf(ctx);
+  const registry = ctx.playlists;
   if (playlistType === 'library') throw new ValidationError('library is not a playlist: choose a flow or playlist id, or "flow" for every flow');
   let refs: PlaylistRef[];
   if (playlistType === 'flow' || playlistType === 'all') {

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { tagScope } from '../../db/discovery.js';
 import { albumYearLookups, libraryArtistsByPlays, playsSince } from '../../db/flowQueries.js';
 import { MIX_SOURCES, type Mix, type MixSource, type PlannedTrack } from '../../db/flows.js';
@@ -6,11 +5,23 @@ import { nameKey } from '../../db/libraryText.js';
 import { requests } from '../../db/requests.js';
 import { DeezerClient } from '../../integrations/deezer/client.js';
 import { IntegrationError } from '../../integrations/errors.js';
-import { discoveryProvidersOf } from '../discovery/providers.js';
-import { discoveryOf } from '../discovery/service.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import { recentAlbums, radarQueue, type RadarAlbum } from './releaseRadar.js';
 import type { Artist, PlanInput, TopTrack } from './types.js';
+import type { Kernel } from '../../kernel.js';
+import type { DiscoveryProviders } from '../discovery/providers.js';
+import type { DiscoveryService } from '../discovery/service.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { Deps as FlowsReleaseRadarDeps } from './releaseRadar.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'log'>
+  & {
+    discovery: DiscoveryService;
+    discoveryProviders: DiscoveryProviders;
+    metadata: MetadataService;
+  }
+  & FlowsReleaseRadarDeps;
 
 export type { Artist, PlanInput, TopTrack } from './types.js';
 
@@ -78,10 +89,10 @@ export class FlowPlanner {
   private readonly memo = new Map<string, Promise<TopTrack[]>>();
   private deezer: DeezerClient | null = null;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   private lastfmReady(): boolean {
-    return discoveryProvidersOf(this.ctx).lastfmUnavailable() === null;
+    return this.ctx.discoveryProviders.lastfmUnavailable() === null;
   }
 
   /** An artist's top tracks, most played first: the cache, else one lookup (none once the plan's budget is spent). */
@@ -96,7 +107,7 @@ export class FlowPlanner {
   }
 
   private async fetchTopTracks(key: string, artist: Artist): Promise<TopTrack[]> {
-    const repo = discoveryOf(this.ctx).repo;
+    const repo = this.ctx.discovery.repo;
     const cached = repo.cached<TopTrack[]>(TOP_TRACKS_KIND, key, this.ctx.clock.now() - TOP_TRACKS_FRESH_MS);
     if (cached) return cached;
     if (this.fetches >= MAX_FETCHES) return repo.cachedAny<TopTrack[]>(TOP_TRACKS_KIND, key) ?? [];
@@ -105,7 +116,7 @@ export class FlowPlanner {
       let tracks: TopTrack[];
       if (this.lastfmReady()) {
         this.calls++;
-        const page = await discoveryProvidersOf(this.ctx).lastfm().topTracks({ name: artist.name, mbid: artist.mbid }, 50);
+        const page = await this.ctx.discoveryProviders.lastfm().topTracks({ name: artist.name, mbid: artist.mbid }, 50);
         tracks = page.tracks.map((t) => ({ name: t.name, mbid: t.mbid || null, albumName: null, durationMs: null, year: null }));
       } else {
         tracks = await this.deezerTop(artist.name);
@@ -128,7 +139,7 @@ export class FlowPlanner {
   private async deezerTop(name: string): Promise<TopTrack[]> {
     if (!this.deezer) {
       const spacing = this.ctx.config.upstreams.spacingMs;
-      this.deezer = new DeezerClient({ baseUrl: this.ctx.config.upstreams.deezer, userAgent: metadataServiceOf(this.ctx).userAgent(), ...(spacing !== null && { spacingMs: spacing }) });
+      this.deezer = new DeezerClient({ baseUrl: this.ctx.config.upstreams.deezer, userAgent: this.ctx.metadata.userAgent(), ...(spacing !== null && { spacingMs: spacing }) });
     }
     this.calls++;
     const key = nameKey(name);
@@ -141,7 +152,7 @@ export class FlowPlanner {
 
   /** The artists a source draws from, in order of preference. */
   async artistsOf(source: MixSource, input: PlanInput): Promise<Artist[]> {
-    const discovery = discoveryOf(this.ctx);
+    const discovery = this.ctx.discovery;
     switch (source) {
       case 'discover':
         return discovery.repo.allRecommendations(input.ownerUserId).map((r) => ({ name: r.name, mbid: r.mbid }));
@@ -181,7 +192,7 @@ export class FlowPlanner {
     const quotas = allocate(input.size, input.mix);
     const reserveSize = options.reserveSize ?? Math.max(5, Math.ceil(input.size / 2));
     const reserveQuotas = allocate(reserveSize, input.mix);
-    const discovery = discoveryOf(this.ctx);
+    const discovery = this.ctx.discovery;
 
     // Exclusions.
     const prefs = discovery.preferences(input.ownerUserId);

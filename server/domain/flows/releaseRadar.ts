@@ -1,9 +1,12 @@
-import type { AppContext } from '../../context.js';
 import { nameKey } from '../../db/libraryText.js';
 import { largestLibraryArtistsWithMbid, ownedAlbumLookup, recentReleaseGroups } from '../../db/flowQueries.js';
-import { discoveryOf } from '../discovery/service.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import type { Artist, PlanInput, TopTrack } from './types.js';
+import type { Kernel } from '../../kernel.js';
+import type { DiscoveryService } from '../discovery/service.js';
+import type { MetadataService } from '../metadata/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'log'> & { discovery: DiscoveryService; metadata: MetadataService };
 
 /** Release radar: albums released in the last this many days count as recent. */
 const RADAR_WINDOW_DAYS = 120;
@@ -27,9 +30,9 @@ export interface RadarPlanner {
  * per plan. Each album's tracks are ranked: the artist's most played ones on the album first (in
  * play order), then the album's other tracks in album order.
  */
-export async function recentAlbums(ctx: AppContext, input: PlanInput, planner: RadarPlanner): Promise<RadarAlbum[]> {
-  const metadata = metadataServiceOf(ctx);
-  const recs = discoveryOf(ctx).repo.allRecommendations(input.ownerUserId).filter((r) => r.mbid).map((r) => ({ name: r.name, mbid: r.mbid! }));
+export async function recentAlbums(ctx: Deps, input: PlanInput, planner: RadarPlanner): Promise<RadarAlbum[]> {
+  const metadata = ctx.metadata;
+  const recs = ctx.discovery.repo.allRecommendations(input.ownerUserId).filter((r) => r.mbid).map((r) => ({ name: r.name, mbid: r.mbid! }));
   const libs = largestLibraryArtistsWithMbid(ctx.db, RADAR_ARTISTS);
   const artists = [...new Map([...recs, ...libs].map((a) => [a.mbid, a])).values()].slice(0, RADAR_ARTISTS);
   // The cache as it is (no background refreshes queued from here: lookups stay within the budget).

@@ -1,7 +1,10 @@
 /** When flows run on their own: each enabled flow keeps its next weekly run queued as a delayed job, checked hourly. */
-import type { AppContext } from '../../context.js';
 import { flows, type FlowRow } from '../../db/flows.js';
 import { queueJobAliveLookup } from '../../db/flowQueries.js';
+import type { Kernel } from '../../kernel.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'jobs'>;
 
 /** Runs of flows (planning, then their tracks become download jobs): one queue job per run. */
 export const FLOW_RUN_QUEUE = 'flow-run';
@@ -35,7 +38,7 @@ export function nextFireAfter(days: number[], time: string, after: number): numb
 }
 
 /** Queues the flow's next scheduled run (a delayed durable job) in place of the one queued before. */
-export function scheduleNext(ctx: AppContext, f: FlowRow, after = ctx.clock.now()): void {
+export function scheduleNext(ctx: Deps, f: FlowRow, after = ctx.clock.now()): void {
   if (f.nextQueueJobId !== null) ctx.jobs.cancel(f.nextQueueJobId);
   if (!f.enabled || f.ownerUserId === null) {
     flows.setState(ctx.db, f.id, { nextQueueJobId: null, nextRunAt: null }, ctx.clock.now());
@@ -47,7 +50,7 @@ export function scheduleNext(ctx: AppContext, f: FlowRow, after = ctx.clock.now(
 }
 
 /** The hourly check: an enabled flow without a queued next run gets one (a run already due runs now). */
-export function refreshSchedules(ctx: AppContext): number {
+export function refreshSchedules(ctx: Deps): number {
   let fixed = 0;
   const alive = queueJobAliveLookup(ctx.db);
   for (const f of flows.list(ctx.db)) {

@@ -1,11 +1,9 @@
 import crypto from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { userScope } from '../../db/discovery.js';
 import { downloads, downloadStatuses, type DownloadJobRow, type DownloadStatus } from '../../db/downloads.js';
 import { flows, MIX_SOURCES, type FlowFields, type FlowRow, type FlowRunRow, type Mix, type PlannedTrack } from '../../db/flows.js';
 import {
-  deleteRunsOfFlow, firstJobOfRun, openTracksOfRun, pendingJobsByDedupe, rotationStatements, runTrackIds, tracksDurationMs,
-} from '../../db/flowQueries.js';
+  deleteRunsOfFlow, firstJobOfRun, openTracksOfRun, pendingJobsByDedupe, rotationStatements, runTrackIds, tracksDurationMs } from '../../db/flowQueries.js';
 import type { Job } from '../../jobs/queue.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { cancelJob } from '../downloads/cancel.js';
@@ -13,19 +11,53 @@ import { researchJob } from '../downloads/control.js';
 import { removeSafely } from '../downloads/filing.js';
 import { downloadsRoot } from '../downloads/layout.js';
 import { presentJob } from '../downloads/present.js';
-import { canSeeAllJobs, downloadsOf } from '../downloads/service.js';
+import { canSeeAllJobs } from '../downloads/service.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { libraryServiceOf } from '../library/service.js';
 import { staticPlaylistsOf } from '../playlists/staticPlaylists.js';
-import { playlistsOf, restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
+import { restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
 import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
 import { FlowPlanner } from './planner.js';
 import { feedOf, importListOf } from './feed.js';
-import { discoveryOf } from '../discovery/service.js';
 import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, REFRESH_WAIT_MS, scheduleNext, waitKey, type RunPayload } from './schedule.js';
 import { FlowTrackSummaries } from './summaries.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS } from './templates.js';
 import { refreshFlowVisibility } from './visibility.js';
+import type { Kernel } from '../../kernel.js';
+import type { DiscoveryService } from '../discovery/service.js';
+import type { Deps as DownloadsCancelDeps } from '../downloads/cancel.js';
+import type { Deps as DownloadsControlDeps } from '../downloads/control.js';
+import type { Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { LibraryService } from '../library/service.js';
+import type { PlaylistRegistry } from '../playlists/registry.js';
+import type { Deps as PlaylistsStaticPlaylistsDeps } from '../playlists/staticPlaylists.js';
+import type { Deps as FlowsAvailabilityDeps } from './availability.js';
+import type { Deps as FlowsFeedDeps } from './feed.js';
+import type { Deps as FlowsPlannerDeps } from './planner.js';
+import type { Deps as FlowsScheduleDeps } from './schedule.js';
+import type { Deps as FlowsSummariesDeps } from './summaries.js';
+import type { Deps as FlowsVisibilityDeps } from './visibility.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log'>
+  & {
+    discovery: DiscoveryService;
+    downloads: DownloadService;
+    flows: FlowService;
+    library: LibraryService;
+    playlists: PlaylistRegistry;
+  }
+  & DownloadsCancelDeps
+  & DownloadsControlDeps
+  & DownloadsLayoutDeps
+  & FlowsAvailabilityDeps
+  & FlowsFeedDeps
+  & FlowsPlannerDeps
+  & FlowsScheduleDeps
+  & FlowsSummariesDeps
+  & FlowsVisibilityDeps
+  & PlaylistsStaticPlaylistsDeps;
 
 const OPEN_STATUSES = ['pending', 'downloading', 'blocked'] as const;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -61,7 +93,7 @@ export class FlowService {
   /** Track counts and durations of the current runs (summaries.ts). */
   private readonly summaries: FlowTrackSummaries;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.summaries = new FlowTrackSummaries(ctx);
   }
 
@@ -275,7 +307,7 @@ export class FlowService {
     const fields = this.fields(input, null, principal.userId);
     const f = flows.insert(this.ctx.db, crypto.randomUUID(), principal.userId, fields, this.now());
     scheduleNext(this.ctx, f);
-    playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
+    this.ctx.playlists.changed(this.ref(flows.get(this.ctx.db, f.id)!));
     return flows.get(this.ctx.db, f.id)!;
   }
 
@@ -288,7 +320,7 @@ export class FlowService {
     const after = flows.get(this.ctx.db, id)!;
     if (after.showInLibrary !== f.showInLibrary) refreshFlowVisibility(this.ctx, { flowId: id });
     scheduleNext(this.ctx, after);
-    playlistsOf(this.ctx).changed(this.ref(after));
+    this.ctx.playlists.changed(this.ref(after));
     return flows.get(this.ctx.db, id)!;
   }
 
@@ -297,7 +329,7 @@ export class FlowService {
     flows.setState(this.ctx.db, id, { enabled }, this.now());
     const after = flows.get(this.ctx.db, id)!;
     scheduleNext(this.ctx, after);
-    playlistsOf(this.ctx).changed(this.ref(after));
+    this.ctx.playlists.changed(this.ref(after));
     if (enabled) return { success: true, flowId: f.id, enabled: true, tracksQueued: 0, message: `${f.name} is on: it runs on its schedule` };
     const op = this.ctx.jobs.enqueue<OpPayload>(FLOW_OP_QUEUE, { op: 'disable', flowId: id }, { name: `flow disable ${id}` });
     return { success: true, flowId: f.id, enabled: false, queued: true, operationId: String(op.id) };
@@ -308,7 +340,7 @@ export class FlowService {
     const ref = this.ref(f);
     if (f.nextQueueJobId !== null) this.ctx.jobs.cancel(f.nextQueueJobId);
     flows.delete(this.ctx.db, id);
-    playlistsOf(this.ctx).deleted(ref);
+    this.ctx.playlists.deleted(ref);
     const op = this.ctx.jobs.enqueue<OpPayload>(FLOW_OP_QUEUE, { op: 'delete', flowId: id }, { name: `flow delete ${id}` });
     return { success: true, flowId: id, queued: true, operationId: String(op.id) };
   }
@@ -359,7 +391,7 @@ export class FlowService {
     f = flows.get(this.ctx.db, flowId);
     if (!f || f.ownerUserId === null) return;
     if (plan.tracks.length === 0) {
-      const discoveryError = discoveryOf(this.ctx).repo.state(userScope(f.ownerUserId))?.last_error ?? null;
+      const discoveryError = this.ctx.discovery.repo.state(userScope(f.ownerUserId))?.last_error ?? null;
       const message = discoveryError
         ? `No tracks found for this flow: discovery could not update: ${discoveryError}`
         : 'No tracks found for this flow: discovery has nothing new for its sources yet';
@@ -380,7 +412,7 @@ export class FlowService {
     })();
     this.rotateOut(previous);
     this.ctx.log.info('flow run planned', { flowId, tracks: plan.tracks.length, reserve: plan.reserve.length, counts: plan.counts });
-    playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, flowId)!));
+    this.ctx.playlists.changed(this.ref(flows.get(this.ctx.db, flowId)!));
     rescheduleIfScheduled();
   }
 
@@ -392,7 +424,7 @@ export class FlowService {
    */
   private waitForDiscovery(f: FlowRow, owner: number, trigger: RunPayload['trigger']): boolean {
     if (f.mix.discover <= 0 && f.mix.trending <= 0) return false;
-    const discovery = discoveryOf(this.ctx);
+    const discovery = this.ctx.discovery;
     if (!discovery.refreshOpen(owner)) {
       if (!discovery.needsFirstRefresh(owner)) return false;
       discovery.enqueue(owner);
@@ -419,7 +451,7 @@ export class FlowService {
   }
 
   private createJob(owner: number, flowId: string, t: PlannedTrack): DownloadJobRow {
-    return downloadsOf(this.ctx).create({
+    return this.ctx.downloads.create({
       userId: owner,
       playlistType: 'flow',
       playlistId: flowId,
@@ -457,7 +489,7 @@ export class FlowService {
     if (kept.length > 0 || reused.length > 0) refreshFlowVisibility(this.ctx, { paths: kept, trackIds: reused });
     if (removed.length > 0) {
       try {
-        libraryServiceOf(this.ctx).scans.requestScan('quick', 'flow tracks rotated out', removed);
+        this.ctx.library.scans.requestScan('quick', 'flow tracks rotated out', removed);
       } catch (err) {
         this.ctx.log.warn('library scan request failed', { error: err instanceof Error ? err.message : String(err) });
       }
@@ -488,7 +520,7 @@ export class FlowService {
         deleteRunsOfFlow(this.ctx.db, f.id);
         flows.setState(this.ctx.db, f.id, { currentRunId: null, lastError: null }, this.now());
       })();
-      playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
+      this.ctx.playlists.changed(this.ref(flows.get(this.ctx.db, f.id)!));
     }
     return { success: true, reset: targets.map((f) => f.id), removedJobs, removedFiles };
   }
@@ -526,7 +558,7 @@ export class FlowService {
     }
     if (job.status === 'done' || job.status === 'failed' || job.status === 'cancelled') {
       if (openTracksOfRun(this.ctx.db, track.runId) === 0) flows.finishRun(this.ctx.db, track.runId, 'done', {}, this.now());
-      playlistsOf(this.ctx).changed(this.ref(flows.get(this.ctx.db, f.id)!));
+      this.ctx.playlists.changed(this.ref(flows.get(this.ctx.db, f.id)!));
     }
   }
 
@@ -542,8 +574,8 @@ export class FlowService {
       const jobs = downloads.list(this.ctx.db, { playlistType: 'flow', playlistId: id, limit: 100_000, offset: 0 });
       return jobs.sort((a, b) => (order.get(a.id) ?? 2e9 + a.id) - (order.get(b.id) ?? 2e9 + b.id)).map(presentJob);
     }
-    const ref = playlistsOf(this.ctx).find(id);
-    if (!ref || ref.kind === 'flow' || !playlistsOf(this.ctx).canSee(ref, { id: principal.userId, role: principal.role })) throw new NotFoundError('Playlist not found', `No flow or playlist ${id}`);
+    const ref = this.ctx.playlists.find(id);
+    if (!ref || ref.kind === 'flow' || !this.ctx.playlists.canSee(ref, { id: principal.userId, role: principal.role })) throw new NotFoundError('Playlist not found', `No flow or playlist ${id}`);
     return downloads
       .list(this.ctx.db, { playlistType: ref.kind, playlistId: id, limit: 100_000, offset: 0, ...(canSeeAllJobs(principal) ? {} : { userId: principal.userId }) })
       .map(presentJob);
@@ -579,17 +611,10 @@ export class FlowService {
   }
 }
 
-const services = new WeakMap<AppContext, FlowService>();
-
-export function flowsOf(ctx: AppContext): FlowService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new FlowService(ctx)));
-  return s;
-}
 
 /** The flow kind of playlist for the registry: the owner's own flows, readable by administrators. */
-export function flowProvider(ctx: AppContext) {
-  const svc = flowsOf(ctx);
+export function flowProvider(ctx: Deps) {
+  const svc = ctx.flows;
   return {
     kind: 'flow' as const,
     visibleTo: (viewer: PlaylistViewer) => flows.list(ctx.db, viewer.id).map((f) => svc.ref(f)),

@@ -1,21 +1,39 @@
-import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import {
   completedMetrics, downloadMetricsSince, groupedJobCounts, groupedJobCountsByOwner, lastJobMetrics, openJobsOfQueues, playlistRuns,
-  playlistsWithFailedJobs, scheduledTaskNextRun, type GroupedByOwner, type GroupedCount,
-} from '../../db/flowQueries.js';
+  playlistsWithFailedJobs, scheduledTaskNextRun, type GroupedByOwner, type GroupedCount } from '../../db/flowQueries.js';
 import { downloads, downloadStatuses, type DownloadStatus } from '../../db/downloads.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { workerSettings } from '../downloads/control.js';
 import { presentJob } from '../downloads/present.js';
-import { canSeeAllJobs, downloadsOf } from '../downloads/service.js';
-import { discoveryProvidersOf } from '../discovery/providers.js';
-import { playlistsOf } from '../playlists/registry.js';
+import { canSeeAllJobs, type DownloadService } from '../downloads/service.js';
 import { pausedRetryCycles, RETRY_CYCLE_TASK } from '../playlists/retryCycle.js';
-import { slskdOf } from '../slskd/connection.js';
 import { sourceAvailability } from './availability.js';
 import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE } from './schedule.js';
-import { flowsOf } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { DiscoveryProviders } from '../discovery/providers.js';
+import type { Broadcaster } from '../events.js';
+import type { PlaylistRegistry } from '../playlists/registry.js';
+import type { Deps as PlaylistsRetryCycleDeps } from '../playlists/retryCycle.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { SlskdConnection } from '../slskd/connection.js';
+import type { Deps as FlowsAvailabilityDeps } from './availability.js';
+import type { FlowService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log' | 'onClose'>
+  & {
+    hub: Broadcaster;
+    settings: SettingsStore;
+    discoveryProviders: DiscoveryProviders;
+    downloads: DownloadService;
+    flows: FlowService;
+    playlists: PlaylistRegistry;
+    slskd: SlskdConnection;
+  }
+  & FlowsAvailabilityDeps
+  & PlaylistsRetryCycleDeps;
 
 /**
  * GET /api/playlists/status and its push (`playlist_status` on the `playlists` and `weekly-flow`
@@ -41,22 +59,22 @@ export const audienceOf = (p: Principal): string => (canSeeAllJobs(p) ? 'admin' 
  */
 export interface StatusRound {
   grouped?: GroupedByOwner[];
-  sources?: ReturnType<ReturnType<typeof downloadsOf>['sources']>;
+  sources?: ReturnType<DownloadService['sources']>;
   availability?: ReturnType<typeof sourceAvailability>;
   lastfmRequired?: boolean;
   ops?: { id: number; queue: string; status: string; payload: string; runAt: number }[];
 }
 
 /** The status for one caller; `round` shares what a push computes once for every audience. */
-export function playlistStatus(ctx: AppContext, principal: Principal, round?: StatusRound) {
+export function playlistStatus(ctx: Deps, principal: Principal, round?: StatusRound) {
   const db = ctx.db;
-  const flows = flowsOf(ctx);
+  const flows = ctx.flows;
   const userId = canSeeAllJobs(principal) ? undefined : principal.userId;
   const settings = ctx.settings.get();
   const viewer = { id: principal.userId, role: principal.role };
 
   const visibleFlows = flows.list(principal);
-  const shared = playlistsOf(ctx).provider('shared');
+  const shared = ctx.playlists.provider('shared');
   const sharedPlaylists = shared ? shared.visibleTo(viewer).map((r) => ({ id: r.id, name: r.name, ownerUserId: r.ownerUserId, owner: r.owner, trackCount: r.songCount })) : [];
 
   // One grouped query for every count: the caller's totals, per kind, per shared playlist (scoped to
@@ -93,7 +111,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
   const active = downloads.list(db, { userId, status: 'downloading', limit: 1, offset: 0 });
   const hour = ctx.clock.now() - 3600_000;
   const metrics = downloadMetrics(db, hour, userId);
-  const sources = round ? (round.sources ??= downloadsOf(ctx).sources()) : downloadsOf(ctx).sources();
+  const sources = round ? (round.sources ??= ctx.downloads.sources()) : ctx.downloads.sources();
 
   const running = settings.downloads.worker.running;
   const hint = !running
@@ -136,7 +154,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
   const currentLabel = runningOp ? operationLabel(runningOp.type, flowNames.get(runningOp.flowId) ?? runningOp.flowId) : null;
   const operationsRunning = ctx.jobs.started;
 
-  const slskd = slskdOf(ctx);
+  const slskd = ctx.slskd;
   const visibleRetry = retryCycles(ctx, viewer, sharedPlaylists.map((p) => p.id));
   return {
     flows: flows.presentMany(visibleFlows, perFlow, userId),
@@ -165,7 +183,7 @@ export function playlistStatus(ctx: AppContext, principal: Principal, round?: St
     capabilities: {
       availableSources,
       unavailableSources,
-      lastfmRequired: round ? (round.lastfmRequired ??= discoveryProvidersOf(ctx).lastfmUnavailable() !== null) : discoveryProvidersOf(ctx).lastfmUnavailable() !== null,
+      lastfmRequired: round ? (round.lastfmRequired ??= ctx.discoveryProviders.lastfmUnavailable() !== null) : ctx.discoveryProviders.lastfmUnavailable() !== null,
       downloadSources: sources.map((s) => s.id),
     },
     operationQueue: {
@@ -230,9 +248,9 @@ function downloadMetrics(db: Db, hour: number, userId: number | undefined) {
  * The retry cycle of the static and shared playlists the viewer may see: which are paused, and when
  * the others with failed tracks are searched again (the next run of the hourly cycle).
  */
-function retryCycles(ctx: AppContext, viewer: { id: number; role: string }, sharedIds: string[]) {
+function retryCycles(ctx: Deps, viewer: { id: number; role: string }, sharedIds: string[]) {
   // Only static and shared playlists have a retry cycle: flows (whose refs cost a track walk each) are not asked.
-  const statics = playlistsOf(ctx).provider('static');
+  const statics = ctx.playlists.provider('static');
   const visible = new Set([...(statics ? statics.visibleTo(viewer).map((r) => r.id) : []), ...sharedIds]);
   const paused = pausedRetryCycles(ctx);
   const retryCyclePaused: Record<string, boolean> = {};
@@ -254,7 +272,7 @@ function retryCycles(ctx: AppContext, viewer: { id: number; role: string }, shar
  * job, flow or playlist changed (debounced), and every 4 s while someone listens; an audience whose
  * status is unchanged gets nothing.
  */
-export function startStatusPush(ctx: AppContext): void {
+export function startStatusPush(ctx: Deps): void {
   /** What each socket's principal was sent last: a socket gets a status it has not seen, once. */
   const delivered = new WeakMap<Principal, string>();
   let timer: NodeJS.Timeout | null = null;
@@ -288,8 +306,8 @@ export function startStatusPush(ctx: AppContext): void {
   const soon = () => {
     if (!timer) timer = setTimeout(push, DEBOUNCE_MS).unref();
   };
-  downloadsOf(ctx).onEvent(soon);
-  playlistsOf(ctx).onChange(soon);
+  ctx.downloads.onEvent(soon);
+  ctx.playlists.onChange(soon);
   ctx.hub.onSubscriptionChange((channel) => {
     if (channel === 'playlists' || channel === 'weekly-flow') soon();
   });

@@ -1,7 +1,10 @@
-import type { AppContext } from '../../context.js';
 import { currentRunSummaries } from '../../db/flowQueries.js';
-import { downloadsOf } from '../downloads/service.js';
-import { playlistsOf } from '../playlists/registry.js';
+import type { Kernel } from '../../kernel.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { PlaylistRegistry } from '../playlists/registry.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'db'> & { downloads: DownloadService; playlists: PlaylistRegistry };
 
 export interface TrackSummary {
   songCount: number;
@@ -18,13 +21,13 @@ export class FlowTrackSummaries {
   private cache = new Map<string, { at: number; map: Map<number, TrackSummary> }>();
   private watched = false;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   watch(): void {
     this.watched = true;
     const clear = () => this.cache.clear();
-    downloadsOf(this.ctx).onEvent(clear);
-    playlistsOf(this.ctx).onChange(clear);
+    this.ctx.downloads.onEvent(clear);
+    this.ctx.playlists.onChange(clear);
   }
 
   /** The current runs of every flow (or of one owner's flows). */

@@ -1,10 +1,13 @@
-import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { sortName } from '../../db/libraryText.js';
 import { OwnedTrackLookup } from '../../db/ownedTracks.js';
 import { luceneQuote } from '../../integrations/musicbrainz/client.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import { baseTitle, fold } from '../search/match.js';
+import type { Kernel } from '../../kernel.js';
+import type { MetadataService } from '../metadata/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & { metadata: MetadataService };
 
 /**
  * Matching imported tracks: first against the library (local SQL, no network), then the rest
@@ -120,10 +123,10 @@ export class UpstreamMatcher {
   readonly available: boolean;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     private readonly options: { deadline?: number; signal?: AbortSignal } = {},
   ) {
-    this.available = metadataServiceOf(ctx).enabled;
+    this.available = ctx.metadata.enabled;
   }
 
   private get expired(): boolean {
@@ -131,7 +134,7 @@ export class UpstreamMatcher {
   }
 
   private cached(t: SourceTrack): UpstreamMatch | null | undefined {
-    const hit = metadataServiceOf(this.ctx).cache.get(CACHE_KIND, cacheKey(t));
+    const hit = this.ctx.metadata.cache.get(CACHE_KIND, cacheKey(t));
     if (!hit) return undefined;
     const age = this.ctx.clock.now() - hit.fetchedAt;
     if (hit.found ? age > FOUND_FRESH_MS : age > MISSING_FRESH_MS) return undefined;
@@ -147,7 +150,7 @@ export class UpstreamMatcher {
   /** One write transaction per search answer, not one per track. */
   private flush(): void {
     if (this.unsaved.length === 0) return;
-    const cache = metadataServiceOf(this.ctx).cache;
+    const cache = this.ctx.metadata.cache;
     const now = this.ctx.clock.now();
     const rows = this.unsaved;
     this.unsaved = [];
@@ -159,7 +162,7 @@ export class UpstreamMatcher {
   private async search(query: string, limit = RESULT_LIMIT): Promise<{ count: number; recordings: Recording[] }> {
     this.flush();
     this.calls++;
-    const answer = await metadataServiceOf(this.ctx).musicbrainz().searchRecordings(query, limit, 0, this.options.signal);
+    const answer = await this.ctx.metadata.musicbrainz().searchRecordings(query, limit, 0, this.options.signal);
     return { count: answer.count, recordings: answer.recordings as unknown as Recording[] };
   }
 

@@ -1,6 +1,10 @@
-import type { AppContext } from '../../context.js';
 import { downloads } from '../../db/downloads.js';
 import { ConflictError } from '../errors.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'db'> & { settings: SettingsStore };
 
 /**
  * Imports (playlist documents, URLs, Spotify, ListenBrainz and Last.fm lists) queue a download job
@@ -8,7 +12,7 @@ import { ConflictError } from '../errors.js';
  * may wait or run at once after an import: one that would pass it is refused whole, before
  * anything is written, with a message saying how many it would add and what to do.
  */
-export function checkImportQueue(ctx: AppContext, userId: number, adding: number): void {
+export function checkImportQueue(ctx: Deps, userId: number, adding: number): void {
   const limit = ctx.settings.get().downloads.importQueueLimit;
   if (limit === 0 || adding === 0) return;
   const counts = downloads.countsByStatus(ctx.db, { userId });

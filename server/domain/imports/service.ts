@@ -1,18 +1,35 @@
-import type { AppContext } from '../../context.js';
 import type { DownloadJobRow } from '../../db/downloads.js';
 import { playlistsRepository } from '../../db/playlists.js';
 import { playlistImports, type ImportItemRow, type ImportRow, type ImportSource } from '../../db/playlistImports.js';
 import type { Job } from '../../jobs/queue.js';
-import { downloadsOf } from '../downloads/service.js';
 import type { Principal } from '../auth/principal.js';
 import { ValidationError } from '../errors.js';
-import { playlistsOf } from '../playlists/registry.js';
-import { sharedPlaylistsOf } from '../playlists/sharedPlaylists.js';
 import { placeStaticTracks } from '../playlists/staticDownloads.js';
 import { StaticPlaylists } from '../playlists/staticPlaylists.js';
 import { LocalMatcher, UpstreamMatcher, type SourceTrack, type UpstreamMatch } from './matching.js';
 import { checkImportQueue } from './quota.js';
 import { openPlaylist } from './sources.js';
+import type { Kernel } from '../../kernel.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { PlaylistRegistry } from '../playlists/registry.js';
+import type { SharedPlaylists } from '../playlists/sharedPlaylists.js';
+import type { Deps as PlaylistsStaticDownloadsDeps } from '../playlists/staticDownloads.js';
+import type { Deps as ImportsMatchingDeps } from './matching.js';
+import type { Deps as ImportsQuotaDeps } from './quota.js';
+import type { Deps as ImportsSourcesDeps } from './sources.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log'>
+  & {
+    downloads: DownloadService;
+    playlists: PlaylistRegistry;
+    sharedPlaylists: SharedPlaylists;
+  }
+  & ImportsMatchingDeps
+  & ImportsQuotaDeps
+  & ImportsSourcesDeps
+  & PlaylistsStaticDownloadsDeps;
 
 /** The queue that looks up an import's tracks on MusicBrainz and makes their download jobs. */
 export const IMPORT_QUEUE = 'playlist-import';
@@ -71,7 +88,7 @@ const knownMatch = (t: SourceTrack): UpstreamMatch | null =>
  * arrive, within PREVIEW_MATCH_BUDGET_MS. Only counts and the first PREVIEW_LIST_LIMIT tracks of
  * each list are kept, so a 10,000-track playlist never sits in memory whole.
  */
-export async function previewImport(ctx: AppContext, userId: number, source: ImportSource, playlistId: string, signal?: AbortSignal): Promise<ImportPreview> {
+export async function previewImport(ctx: Deps, userId: number, source: ImportSource, playlistId: string, signal?: AbortSignal): Promise<ImportPreview> {
   const opened = await openPlaylist(ctx, userId, source, playlistId, signal);
   const local = new LocalMatcher(ctx.db);
   const upstream = new UpstreamMatcher(ctx, { deadline: Date.now() + PREVIEW_MATCH_BUDGET_MS, ...(signal && { signal }) });
@@ -86,7 +103,7 @@ export async function previewImport(ctx: AppContext, userId: number, source: Imp
     unchecked: [],
     listLimit: PREVIEW_LIST_LIMIT,
     matching: { available: upstream.available, budgetExhausted: false, lookups: 0 },
-    canDownload: downloadsOf(ctx).sources().length > 0,
+    canDownload: ctx.downloads.sources().length > 0,
   };
   const put = (list: 'owned' | 'download' | 'unmatched' | 'unchecked', entry: PreviewTrack) => {
     const key = list;
@@ -147,7 +164,7 @@ export interface ImportResult {
   counts: ReturnType<typeof playlistImports.counts>;
 }
 
-function resultOf(ctx: AppContext, row: ImportRow): ImportResult {
+function resultOf(ctx: Deps, row: ImportRow): ImportResult {
   const counts = playlistImports.counts(ctx.db, row.id);
   return {
     importId: String(row.id),
@@ -167,7 +184,7 @@ function resultOf(ctx: AppContext, row: ImportRow): ImportResult {
  * looks them up and makes their download jobs. Answers once the playlist exists.
  */
 export async function importPlaylist(
-  ctx: AppContext,
+  ctx: Deps,
   userId: number,
   source: ImportSource,
   playlistId: string,
@@ -206,7 +223,7 @@ export async function importPlaylist(
     const targetId =
       options.target === 'shared'
         ? // The shared playlist's own creation: owned tracks at their source positions (the rest join there later).
-          sharedPlaylistsOf(ctx).create(
+          ctx.sharedPlaylists.create(
             options.principal!,
             { name, description: comment },
             items
@@ -231,7 +248,7 @@ export async function importPlaylist(
 const SOURCE_LABEL: Record<ImportSource, string> = { spotify: 'Spotify', listenbrainz: 'ListenBrainz', lastfm: 'Last.fm' };
 
 /** The import job: pending tracks, a chunk at a time, become download jobs, owned tracks or unmatched. */
-async function runImport(ctx: AppContext, job: Job<{ importId: number }>): Promise<void> {
+async function runImport(ctx: Deps, job: Job<{ importId: number }>): Promise<void> {
   const row = playlistImports.get(ctx.db, job.payload.importId);
   if (!row || row.status !== 'matching') return;
   const local = new LocalMatcher(ctx.db);
@@ -262,7 +279,7 @@ async function runImport(ctx: AppContext, job: Job<{ importId: number }>): Promi
           placeTrack(ctx, repo, row, item.position, owned);
           return void playlistImports.setItem(ctx.db, row.id, item.position, { state: 'added', trackId: owned, recordingMbid: m.recordingMbid });
         }
-        const created = downloadsOf(ctx).create(
+        const created = ctx.downloads.create(
           {
             userId: row.userId,
             playlistType: row.targetType,
@@ -290,8 +307,8 @@ async function runImport(ctx: AppContext, job: Job<{ importId: number }>): Promi
  * adding (an owned track as it is, a missing one with its download job, which joins the entry when
  * done), at its source position. False when the playlist is gone (the import then ends as failed).
  */
-function addToShared(ctx: AppContext, row: ImportRow, pending: ImportItemRow[], matches: (UpstreamMatch | null | undefined)[]): boolean {
-  const shared = sharedPlaylistsOf(ctx);
+function addToShared(ctx: Deps, row: ImportRow, pending: ImportItemRow[], matches: (UpstreamMatch | null | undefined)[]): boolean {
+  const shared = ctx.sharedPlaylists;
   const local = new LocalMatcher(ctx.db);
   if (!shared.repo.byId(row.targetId)) {
     ctx.db.transaction(() => {
@@ -328,10 +345,10 @@ function addToShared(ctx: AppContext, row: ImportRow, pending: ImportItemRow[], 
  * A shared playlist changed: queued tracks of its imports whose entry now has its library track
  * (the shared playlist's joining did that) count as added.
  */
-function noteSharedJoins(ctx: AppContext, playlistId: string): void {
+function noteSharedJoins(ctx: Deps, playlistId: string): void {
   const rows = playlistImports.unfinished(ctx.db).filter((r) => r.targetType === 'shared' && r.targetId === playlistId);
   if (rows.length === 0) return;
-  const shared = sharedPlaylistsOf(ctx);
+  const shared = ctx.sharedPlaylists;
   const playlist = shared.repo.byId(playlistId);
   if (!playlist) return;
   for (const row of rows) {
@@ -344,14 +361,14 @@ function noteSharedJoins(ctx: AppContext, playlistId: string): void {
 }
 
 /** Puts a track into the import's playlist where its source position says (after the earlier tracks present). */
-function placeTrack(ctx: AppContext, repo: ReturnType<typeof playlistsRepository>, row: ImportRow, position: number, trackId: number): void {
+function placeTrack(ctx: Deps, repo: ReturnType<typeof playlistsRepository>, row: ImportRow, position: number, trackId: number): void {
   if (row.targetType !== 'static') return;
   const playlistId = Number(row.targetId);
   if (!repo.byId(playlistId)) return;
   repo.insertTrack(playlistId, playlistImports.placedBefore(ctx.db, row.id, position, playlistId), trackId, ctx.clock.now());
 }
 
-function refreshStatus(ctx: AppContext, importId: number): void {
+function refreshStatus(ctx: Deps, importId: number): void {
   const row = playlistImports.get(ctx.db, importId);
   if (!row) return;
   const c = playlistImports.counts(ctx.db, importId);
@@ -363,7 +380,7 @@ function refreshStatus(ctx: AppContext, importId: number): void {
  * A finished download of an import joins its static playlist at its place in the source's order
  * (the playlists' joining runs this once per job, after the download and again after scans).
  */
-function placeImportedTrack(ctx: AppContext, job: DownloadJobRow, trackId: number): boolean {
+function placeImportedTrack(ctx: Deps, job: DownloadJobRow, trackId: number): boolean {
   const item = playlistImports.itemByJob(ctx.db, job.id);
   if (!item) return false;
   const row = playlistImports.get(ctx.db, item.importId);
@@ -375,7 +392,7 @@ function placeImportedTrack(ctx: AppContext, job: DownloadJobRow, trackId: numbe
 }
 
 /** Registers the import queue and the hooks that let finished downloads join their playlists. */
-export function startImports(ctx: AppContext): void {
+export function startImports(ctx: Deps): void {
   ctx.jobs.register<{ importId: number }>(IMPORT_QUEUE, {
     concurrency: 1,
     maxAttempts: 10,
@@ -383,7 +400,7 @@ export function startImports(ctx: AppContext): void {
     visibilityTimeoutMs: 30 * 60_000,
     handler: (job) => runImport(ctx, job),
   });
-  downloadsOf(ctx).onEvent((e) => {
+  ctx.downloads.onEvent((e) => {
     if (e.type !== 'job_updated' || e.job.status === e.previousStatus) return;
     const item = playlistImports.itemByJob(ctx.db, e.job.id);
     if (!item) return;
@@ -397,7 +414,7 @@ export function startImports(ctx: AppContext): void {
     }
   });
   placeStaticTracks(ctx, (job, trackId) => placeImportedTrack(ctx, job, trackId));
-  playlistsOf(ctx).onChange((change) => {
+  ctx.playlists.onChange((change) => {
     if (change.type === 'changed' && change.ref.kind === 'shared') noteSharedJoins(ctx, change.ref.id);
   });
   // After a restart: imports cut short go on (downloads filed meanwhile join through the playlists' sweep).
@@ -406,7 +423,7 @@ export function startImports(ctx: AppContext): void {
 }
 
 /** Imports as activity items (api.md's activity object, kind `playlist_import`), newest first. */
-export function importActivity(ctx: AppContext, limit = 200) {
+export function importActivity(ctx: Deps, limit = 200) {
   return playlistImports.recent(ctx.db, limit).map((row) => {
     const counts = playlistImports.counts(ctx.db, row.id);
     return {

@@ -1,13 +1,17 @@
-import type { AppContext } from '../../context.js';
 import type { ImportSource } from '../../db/playlistImports.js';
 import { scrobbleLinks } from '../../db/scrobbling.js';
 import { LASTFM_STATIONS, LastFmStations, type LastFmStation } from '../../integrations/lastfm/stations.js';
 import { ListenBrainzPlaylists } from '../../integrations/listenbrainz/playlists.js';
 import { decrypt } from '../../secrets.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import type { SourceTrack } from './matching.js';
 import { spotifyUserClient } from './spotifyAccount.js';
+import type { Kernel } from '../../kernel.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { Deps as ImportsSpotifyAccountDeps } from './spotifyAccount.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'config' | 'db' | 'secrets'> & { metadata: MetadataService } & ImportsSpotifyAccountDeps;
 
 /**
  * Where imports come from, each behind the same two calls: the playlists a user can import, and
@@ -37,25 +41,25 @@ const STATION_NAMES: Record<LastFmStation, { name: string; description: string }
   recommended: { name: 'Recommended', description: "Last.fm's recommendations for you" },
 };
 
-function spacing(ctx: AppContext) {
+function spacing(ctx: Deps) {
   const s = ctx.config.upstreams.spacingMs;
   return s === null ? {} : { spacingMs: s };
 }
 
-function listenBrainzFor(ctx: AppContext, userId: number): { client: ListenBrainzPlaylists; user: string } {
+function listenBrainzFor(ctx: Deps, userId: number): { client: ListenBrainzPlaylists; user: string } {
   const link = scrobbleLinks.get(ctx.db, userId, 'listenbrainz');
   if (!link || !link.username) throw new NotConfiguredError('listenbrainz account', 'Link your ListenBrainz account first (Settings → Account)');
   const token = decrypt(ctx.secrets.encryptionKey, link.secretEnc);
-  return { client: new ListenBrainzPlaylists({ baseUrl: ctx.config.upstreams.listenbrainz, userAgent: metadataServiceOf(ctx).userAgent(), token, ...spacing(ctx) }), user: link.username };
+  return { client: new ListenBrainzPlaylists({ baseUrl: ctx.config.upstreams.listenbrainz, userAgent: ctx.metadata.userAgent(), token, ...spacing(ctx) }), user: link.username };
 }
 
-function lastfmFor(ctx: AppContext, userId: number): { client: LastFmStations; user: string } {
+function lastfmFor(ctx: Deps, userId: number): { client: LastFmStations; user: string } {
   const link = scrobbleLinks.get(ctx.db, userId, 'lastfm');
   if (!link || !link.username) throw new NotConfiguredError('lastfm account', 'Link your Last.fm account first (Settings → Account)');
-  return { client: new LastFmStations({ webUrl: ctx.config.upstreams.lastfmWeb, userAgent: metadataServiceOf(ctx).userAgent(), ...spacing(ctx) }), user: link.username };
+  return { client: new LastFmStations({ webUrl: ctx.config.upstreams.lastfmWeb, userAgent: ctx.metadata.userAgent(), ...spacing(ctx) }), user: link.username };
 }
 
-export async function listPlaylists(ctx: AppContext, userId: number, source: ImportSource): Promise<SourcePlaylist[]> {
+export async function listPlaylists(ctx: Deps, userId: number, source: ImportSource): Promise<SourcePlaylist[]> {
   if (source === 'spotify') {
     const list = await spotifyUserClient(ctx, userId).playlists();
     return list.map((p) => ({ id: p.id, name: p.name, owner: p.owner, trackCount: p.trackCount, kind: 'playlist', description: null }));
@@ -72,7 +76,7 @@ export async function listPlaylists(ctx: AppContext, userId: number, source: Imp
   return LASTFM_STATIONS.map((s) => ({ id: s, name: STATION_NAMES[s].name, owner: user, trackCount: null, kind: 'station', description: STATION_NAMES[s].description }));
 }
 
-export async function openPlaylist(ctx: AppContext, userId: number, source: ImportSource, id: string, signal?: AbortSignal): Promise<OpenedPlaylist> {
+export async function openPlaylist(ctx: Deps, userId: number, source: ImportSource, id: string, signal?: AbortSignal): Promise<OpenedPlaylist> {
   if (source === 'spotify') {
     const client = spotifyUserClient(ctx, userId);
     const meta = await client.playlist(id, signal);

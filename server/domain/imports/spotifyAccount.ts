@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { externalBase } from '../../basePath.js';
-import type { AppContext } from '../../context.js';
 import { spotifyLinks, spotifyOAuthStates, type SpotifyMethod } from '../../db/playlistImports.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import {
@@ -11,12 +10,22 @@ import {
   refreshPkce,
   renewViaBroker,
   type SpotifyAccountsOptions,
-  type SpotifyTokens,
-} from '../../integrations/spotify/accounts.js';
+  type SpotifyTokens } from '../../integrations/spotify/accounts.js';
 import { SpotifyUserClient, type SpotifyTokenSource } from '../../integrations/spotify/user.js';
 import { decrypt, encrypt } from '../../secrets.js';
 import { ConflictError, NotConfiguredError, ValidationError } from '../errors.js';
-import { metadataServiceOf } from '../metadata/service.js';
+import type { Kernel } from '../../kernel.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'log' | 'secrets'>
+  & {
+    settings: SettingsStore;
+    metadata: MetadataService;
+    spotifyRenewals: Map<number, Promise<string>>;
+  };
 
 /** Tokens are renewed this long before they expire. */
 export const REFRESH_AHEAD_MS = 5 * 60_000;
@@ -35,20 +44,20 @@ export interface SpotifyStatus {
   redirectUri: string | null;
 }
 
-function accountsOptions(ctx: AppContext): SpotifyAccountsOptions {
+function accountsOptions(ctx: Deps): SpotifyAccountsOptions {
   const up = ctx.config.upstreams;
   return {
     accountsUrl: up.spotifyAccounts,
     brokerUrl: up.spotifyBroker,
     ...(up.spotifyBrokerClientId && { brokerClientId: up.spotifyBrokerClientId }),
-    userAgent: metadataServiceOf(ctx).userAgent(),
+    userAgent: ctx.metadata.userAgent(),
   };
 }
 
-const ownClientId = (ctx: AppContext): string | null => ctx.settings.get().integrations.spotify.clientId.trim() || null;
-const callbackUrl = (ctx: AppContext, origin: string) => `${externalBase(ctx.config, origin)}${SPOTIFY_CALLBACK_PATH}`;
+const ownClientId = (ctx: Deps): string | null => ctx.settings.get().integrations.spotify.clientId.trim() || null;
+const callbackUrl = (ctx: Deps, origin: string) => `${externalBase(ctx.config, origin)}${SPOTIFY_CALLBACK_PATH}`;
 
-export function spotifyStatus(ctx: AppContext, userId: number, origin: string): SpotifyStatus {
+export function spotifyStatus(ctx: Deps, userId: number, origin: string): SpotifyStatus {
   const link = spotifyLinks.get(ctx.db, userId);
   const method: SpotifyMethod = ownClientId(ctx) ? 'pkce' : 'broker';
   return {
@@ -61,7 +70,7 @@ export function spotifyStatus(ctx: AppContext, userId: number, origin: string): 
 }
 
 /** `oauth/start`: Spotify's authorize page for this user, tied to a one-time state. */
-export function startSpotifyOAuth(ctx: AppContext, userId: number, origin: string): { url: string; state: string; method: SpotifyMethod } {
+export function startSpotifyOAuth(ctx: Deps, userId: number, origin: string): { url: string; state: string; method: SpotifyMethod } {
   const state = crypto.randomBytes(24).toString('base64url');
   const clientId = ownClientId(ctx);
   const o = accountsOptions(ctx);
@@ -82,7 +91,7 @@ export function startSpotifyOAuth(ctx: AppContext, userId: number, origin: strin
 export type OAuthCompletion = { state: string; code?: string; accessToken?: string; refreshToken?: string; expiresIn?: number };
 
 /** `oauth/complete`: PKCE's code (traded here) or the broker's tokens; checked with `/me` before they are stored. */
-export async function completeSpotifyOAuth(ctx: AppContext, userId: number, input: OAuthCompletion, origin: string): Promise<SpotifyStatus> {
+export async function completeSpotifyOAuth(ctx: Deps, userId: number, input: OAuthCompletion, origin: string): Promise<SpotifyStatus> {
   const pending = spotifyOAuthStates.take(ctx.db, input.state);
   if (!pending || pending.userId !== userId || pending.expiresAt < ctx.clock.now())
     throw new ValidationError('This Spotify connection request is unknown, expired or used already: connect again', 'INVALID_STATE');
@@ -131,19 +140,17 @@ export async function completeSpotifyOAuth(ctx: AppContext, userId: number, inpu
   return spotifyStatus(ctx, userId, origin);
 }
 
-export function disconnectSpotify(ctx: AppContext, userId: number): { success: true; connected: false } {
+export function disconnectSpotify(ctx: Deps, userId: number): { success: true; connected: false } {
   spotifyLinks.delete(ctx.db, userId);
   return { success: true, connected: false };
 }
 
-/** One renewal at a time per user, whoever asks. */
-const renewals = new WeakMap<AppContext, Map<number, Promise<string>>>();
 
 /** The user's tokens: renewed 5 minutes before they expire, and on demand after a 401. */
-export function spotifyTokens(ctx: AppContext, userId: number): SpotifyTokenSource {
+export function spotifyTokens(ctx: Deps, userId: number): SpotifyTokenSource {
   const renew = (signal?: AbortSignal): Promise<string> => {
-    let map = renewals.get(ctx);
-    if (!map) renewals.set(ctx, (map = new Map()));
+    // One renewal at a time per user, whoever asks.
+    const map = ctx.spotifyRenewals;
     const running = map.get(userId);
     if (running) return running;
     const p = renewNow(ctx, userId, signal).finally(() => map.delete(userId));
@@ -161,7 +168,7 @@ export function spotifyTokens(ctx: AppContext, userId: number): SpotifyTokenSour
   };
 }
 
-async function renewNow(ctx: AppContext, userId: number, signal?: AbortSignal): Promise<string> {
+async function renewNow(ctx: Deps, userId: number, signal?: AbortSignal): Promise<string> {
   const link = spotifyLinks.get(ctx.db, userId);
   if (!link) throw notConnected();
   if (!link.refreshTokenEnc) throw new ConflictError('The Spotify connection cannot be renewed (no refresh token): connect Spotify again', 'REAUTH_REQUIRED');
@@ -196,12 +203,12 @@ async function renewNow(ctx: AppContext, userId: number, signal?: AbortSignal): 
 const notConnected = () => new NotConfiguredError('spotify account', 'Connect your Spotify account first (Settings → Account)');
 
 /** The Web API as this user; 409 NOT_CONFIGURED when no account is connected. */
-export function spotifyUserClient(ctx: AppContext, userId: number): SpotifyUserClient {
+export function spotifyUserClient(ctx: Deps, userId: number): SpotifyUserClient {
   if (!spotifyLinks.get(ctx.db, userId)) throw notConnected();
   const spacing = ctx.config.upstreams.spacingMs;
   return new SpotifyUserClient({
     apiUrl: ctx.config.upstreams.spotifyApi,
-    userAgent: metadataServiceOf(ctx).userAgent(),
+    userAgent: ctx.metadata.userAgent(),
     tokens: spotifyTokens(ctx, userId),
     ...(spacing !== null && { spacingMs: spacing }),
   });

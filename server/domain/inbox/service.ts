@@ -1,11 +1,25 @@
 import crypto from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { inboxRepository, type InboxCandidate, type InboxItemRow, type InboxKind, type InboxRepository, type InboxWrite } from '../../db/inbox.js';
 import type { Job } from '../../jobs/queue.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
-import { lidarrOf } from '../lidarr/service.js';
 import { breathe, discoveryCandidates, newsCandidates, releaseCandidates, showCandidates } from './sources.js';
+import type { Kernel } from '../../kernel.js';
+import type { LidarrServices } from '../lidarr/service.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { UsersService } from '../users/service.js';
+import type { Deps as InboxSourcesDeps } from './sources.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'scheduler'>
+  & {
+    settings: SettingsStore;
+    users: UsersService;
+    inbox: InboxService;
+    lidarr: LidarrServices;
+  }
+  & InboxSourcesDeps;
 
 export const INBOX_QUEUE = 'inbox-refresh';
 export const INBOX_TASK = 'inbox-refresh';
@@ -89,7 +103,7 @@ export class InboxService {
   readonly repo: InboxRepository;
   private readonly running = new Map<number, Promise<void>>();
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.repo = inboxRepository(ctx.db);
   }
 
@@ -304,7 +318,7 @@ export class InboxService {
   private async add(principal: Principal, row: InboxItemRow): Promise<unknown> {
     const m = JSON.parse(row.metadata_json) as Record<string, unknown>;
     const what = addableOf(row, m);
-    const library = lidarrOf(this.ctx).library;
+    const library = this.ctx.lidarr.library;
     if (what === 'album') {
       if (!hasPermission(principal, 'addAlbum')) throw new ForbiddenError('Permission required: addAlbum');
       return library.requestAlbum(principal, {
@@ -332,16 +346,9 @@ export class InboxService {
   }
 }
 
-const services = new WeakMap<AppContext, InboxService>();
-export function inboxOf(ctx: AppContext): InboxService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new InboxService(ctx)));
-  return s;
-}
-
 /** Registers the refresh queue and the daily task (areas.ts `services`); health's `inboxEnabled` reads the setting. */
-export function startInbox(ctx: AppContext): void {
-  const inbox = inboxOf(ctx);
+export function startInbox(ctx: Deps): void {
+  const inbox = ctx.inbox;
   ctx.jobs.register<{ userId?: number; all?: boolean }>(INBOX_QUEUE, {
     concurrency: 1,
     maxAttempts: 2,

@@ -1,10 +1,13 @@
-import type { AppContext } from '../../context.js';
 import { discoveryRepository, userScope } from '../../db/discovery.js';
 import type { ArtistArticleRow, InboxCandidate, InboxRepository } from '../../db/inbox.js';
 import { nameKey } from '../../db/libraryText.js';
-import { discoveryOf } from '../discovery/service.js';
-import { nearbyShowsOf } from '../discovery/nearbyShows.js';
-import { newsServiceOf } from '../news/service.js';
+import type { Kernel } from '../../kernel.js';
+import type { NearbyShows } from '../discovery/nearbyShows.js';
+import type { DiscoveryService } from '../discovery/service.js';
+import type { NewsService } from '../news/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'db'> & { discovery: DiscoveryService; nearbyShows: NearbyShows; news: NewsService };
 
 /**
  * What each inbox category finds for a user, from data other areas already keep: release groups of
@@ -92,10 +95,10 @@ export async function releaseCandidates(repo: InboxRepository, now: number): Pro
 }
 
 /** Shows near the server's place by library artists or the user's recommended artists; a warning (and no items) when they could not be read. */
-export async function showCandidates(ctx: AppContext, userId: number, now: number): Promise<{ items: InboxCandidate[]; warning: string | null }> {
+export async function showCandidates(ctx: Deps, userId: number, now: number): Promise<{ items: InboxCandidate[]; warning: string | null }> {
   let answer;
   try {
-    answer = await nearbyShowsOf(ctx).find({ limit: 200 });
+    answer = await ctx.nearbyShows.find({ limit: 200 });
   } catch (err) {
     return { items: [], warning: `Nearby shows could not be read: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}` };
   }
@@ -136,8 +139,8 @@ export async function showCandidates(ctx: AppContext, userId: number, now: numbe
 }
 
 /** One digest per library artist and week, from the stored articles (without the user's blocked publishers). */
-export async function newsCandidates(ctx: AppContext, repo: InboxRepository, userId: number, now: number): Promise<InboxCandidate[]> {
-  const blocked = new Set(newsServiceOf(ctx).blockedPublishers(userId).map((p) => p.toLowerCase()));
+export async function newsCandidates(ctx: Deps, repo: InboxRepository, userId: number, now: number): Promise<InboxCandidate[]> {
+  const blocked = new Set(ctx.news.blockedPublishers(userId).map((p) => p.toLowerCase()));
   const rows: ArtistArticleRow[] = [];
   for (let until = now + DAY, d = 0; d <= NEWS_DAYS && rows.length < MAX_ARTICLES; d++, until -= DAY) {
     for (const r of repo.artistArticles(Math.max(now - NEWS_DAYS * DAY, until - DAY), until, MAX_ARTICLES - rows.length)) if (!blocked.has(r.publisher.toLowerCase())) rows.push(r);
@@ -176,8 +179,8 @@ export async function newsCandidates(ctx: AppContext, repo: InboxRepository, use
 }
 
 /** The user's best cached recommendations that are not in the library now. */
-export function discoveryCandidates(ctx: AppContext, userId: number, now: number): InboxCandidate[] {
-  const discovery = discoveryOf(ctx);
+export function discoveryCandidates(ctx: Deps, userId: number, now: number): InboxCandidate[] {
+  const discovery = ctx.discovery;
   const inLibrary = discovery.inLibraryNow();
   const updated = discovery.repo.state(userScope(userId))?.last_updated ?? now;
   const out: InboxCandidate[] = [];

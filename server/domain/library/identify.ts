@@ -1,15 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { libraryIdentify, type IdentifyProposal, type IdentifyRun } from '../../db/libraryIdentify.js';
 import { PermanentJobError } from '../../jobs/queue.js';
 import { writeId3OffThread } from '../../library/tagThread.js';
 import { runTool } from '../../library/toolThread.js';
 import { similarity } from '../downloads/scoring.js';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { acoustIdOf } from '../metadata/acoustid.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
-import { libraryServiceOf } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { Broadcaster } from '../events.js';
+import type { AcoustIdService } from '../metadata/acoustid.js';
+import type { LibraryService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'jobs'>
+  & {
+    hub: Broadcaster;
+    acoustId: AcoustIdService;
+    library: LibraryService;
+  };
 
 /**
  * "Identify files without MusicBrainz ids" (issue 26 §2): an administrator's job that fingerprints
@@ -41,10 +51,10 @@ export function presentRun(r: IdentifyRun | undefined) {
 }
 
 /** Starts a run (or answers the one running). Refused without an AcoustID key or ffmpeg. */
-export function startIdentifyRun(ctx: AppContext) {
+export function startIdentifyRun(ctx: Deps) {
   const running = libraryIdentify.latestRun(ctx.db);
   if (running?.status === 'running') return { started: false, run: presentRun(running) };
-  const off = acoustIdOf(ctx).unavailable();
+  const off = ctx.acoustId.unavailable();
   if (off) throw new ConflictError(`Files cannot be identified: ${off}`, 'ACOUSTID_NOT_CONFIGURED');
   if (!locateFfmpeg(ctx.config.ffmpegPath)) throw new ConflictError('Files cannot be identified: ffmpeg was not found (FFMPEG_PATH or PATH)', 'FFMPEG_MISSING');
   const run = libraryIdentify.startRun(ctx.db, libraryIdentify.countUnidentified(ctx.db), ctx.clock.now());
@@ -52,8 +62,8 @@ export function startIdentifyRun(ctx: AppContext) {
   return { started: true, run: presentRun(run) };
 }
 
-async function runIdentify(ctx: AppContext, runId: number, signal: AbortSignal): Promise<void> {
-  const acoustid = acoustIdOf(ctx);
+async function runIdentify(ctx: Deps, runId: number, signal: AbortSignal): Promise<void> {
+  const acoustid = ctx.acoustId;
   for (;;) {
     const run = libraryIdentify.run(ctx.db, runId);
     if (!run || run.status !== 'running') return;
@@ -106,12 +116,12 @@ async function runIdentify(ctx: AppContext, runId: number, signal: AbortSignal):
   }
 }
 
-function broadcast(ctx: AppContext, runId: number): void {
+function broadcast(ctx: Deps, runId: number): void {
   ctx.hub.broadcast('library', 'identify_progress', { run: presentRun(libraryIdentify.run(ctx.db, runId)) });
 }
 
 /** Pending proposals grouped by album, for the administrator to accept or reject per album. */
-export function identifyProposals(ctx: AppContext) {
+export function identifyProposals(ctx: Deps) {
   const albums = new Map<string, { albumId: number | null; albumTitle: string | null; proposals: ReturnType<typeof presentProposal>[] }>();
   for (const p of libraryIdentify.pending(ctx.db)) {
     const key = String(p.albumId);
@@ -137,7 +147,7 @@ function presentProposal(p: IdentifyProposal) {
 const MUXER: Record<string, string> = { flac: 'flac', ogg: 'ogg', oga: 'ogg', opus: 'opus', m4a: 'ipod', mp4: 'mp4' };
 
 /** Writes the accepted ids, title and artist into a file's tags; its other tags and audio stay. */
-async function writeIdentity(ctx: AppContext, p: IdentifyProposal): Promise<void> {
+async function writeIdentity(ctx: Deps, p: IdentifyProposal): Promise<void> {
   const ext = path.extname(p.path).slice(1).toLowerCase();
   if (ext === 'mp3') {
     const userDefinedText = [{ description: 'MusicBrainz Track Id', value: p.recordingMbid }];
@@ -177,7 +187,7 @@ async function writeIdentity(ctx: AppContext, p: IdentifyProposal): Promise<void
  * Accepts (writes) or rejects the pending proposals of one album (`albumId` null: files of no
  * album), optionally only some of them. Answers what was decided; the written files are rescanned.
  */
-export async function decideAlbum(ctx: AppContext, albumId: number | null, decision: 'accept' | 'reject', only?: number[]) {
+export async function decideAlbum(ctx: Deps, albumId: number | null, decision: 'accept' | 'reject', only?: number[]) {
   const pending = libraryIdentify.pending(ctx.db, albumId).filter((p) => !only || only.includes(p.id));
   if (pending.length === 0) throw new NotFoundError('No pending proposals for this album');
   const written: string[] = [];
@@ -195,11 +205,11 @@ export async function decideAlbum(ctx: AppContext, albumId: number | null, decis
       failed.push({ path: p.path, error: err instanceof Error ? err.message : String(err) });
     }
   }
-  if (written.length) libraryServiceOf(ctx).scans.requestScan('quick', 'identified by fingerprint', written);
+  if (written.length) ctx.library.scans.requestScan('quick', 'identified by fingerprint', written);
   return { success: failed.length === 0, decided: decision === 'reject' ? pending.length : written.length, failed };
 }
 
-export function startIdentify(ctx: AppContext): void {
+export function startIdentify(ctx: Deps): void {
   ctx.jobs.register<{ runId: number }>(IDENTIFY_QUEUE, {
     concurrency: 1,
     maxAttempts: 5,

@@ -1,11 +1,21 @@
 import os from 'node:os';
-import type { AppContext } from '../../context.js';
 import { replayGainStore, type PendingFile } from '../../db/replayGain.js';
 import { albumReplayGain, gainOf, loudnessArguments, parseLoudness } from '../../library/replayGain.js';
 import { canWriteReplayGain, writeReplayGainTags } from '../../library/replayGainTags.js';
 import { runTool } from '../../library/toolThread.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
-import { libraryServiceOf } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { LibraryService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'config' | 'db' | 'jobs' | 'log' | 'onClose' | 'scheduler'>
+  & {
+    settings: SettingsStore;
+    library: LibraryService;
+    replayGain: ReplayGainAnalyser | undefined;
+  };
 
 /**
  * The ReplayGain task (issue 26 §3): files whose tags carry no ReplayGain are measured with ffmpeg's
@@ -39,7 +49,7 @@ export class ReplayGainAnalyser {
   private warnedNoFfmpeg = false;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     private readonly ffmpeg: string | null,
     private readonly concurrency = analysisConcurrency(),
   ) {}
@@ -106,7 +116,7 @@ export class ReplayGainAnalyser {
    * (which reads the values back from the tags). Returns how many files were written.
    */
   private async writeTags(signal?: AbortSignal): Promise<number> {
-    const library = libraryServiceOf(this.ctx);
+    const library = this.ctx.library;
     const written: string[] = [];
     let after = 0;
     for (;;) {
@@ -143,7 +153,7 @@ export class ReplayGainAnalyser {
 
   /** true: measured; false: recorded as not measurable; null: nothing recorded (aborted, or the file changed). */
   private async measure(file: PendingFile, signal?: AbortSignal): Promise<boolean | null> {
-    const real = libraryServiceOf(this.ctx).servablePath(file.path);
+    const real = this.ctx.library.servablePath(file.path);
     if (!real) return replayGainStore.recordMeasured(this.ctx.db, file, { error: 'file not readable' }) ? false : null;
     const result = await measureLoudness(this.ffmpeg!, real, signal);
     if (signal?.aborted) return null;
@@ -173,17 +183,15 @@ export async function measureLoudness(
   return { error: 'no measurable loudness (silence)' };
 }
 
-const analysers = new WeakMap<AppContext, ReplayGainAnalyser>();
-
-export function replayGainAnalyserOf(ctx: AppContext): ReplayGainAnalyser | undefined {
-  return analysers.get(ctx);
+/** The analyser of a running server (built by server/wiring.ts), none when TONEARM_REPLAYGAIN_ANALYSIS is off. */
+export function createReplayGainAnalyser(ctx: Deps): ReplayGainAnalyser | undefined {
+  return ctx.config.replayGainAnalysis ? new ReplayGainAnalyser(ctx, locateFfmpeg(ctx.config.ffmpegPath)) : undefined;
 }
 
 /** Registers the task (every 6 h, after each scan, and at start while files are left from before), unless TONEARM_REPLAYGAIN_ANALYSIS is off. */
-export function startReplayGain(ctx: AppContext): void {
-  if (!ctx.config.replayGainAnalysis) return;
-  const analyser = new ReplayGainAnalyser(ctx, locateFfmpeg(ctx.config.ffmpegPath));
-  analysers.set(ctx, analyser);
+export function startReplayGain(ctx: Deps): void {
+  const analyser = ctx.replayGain;
+  if (!analyser) return;
   ctx.jobs.register(REPLAYGAIN_QUEUE, {
     concurrency: 1,
     maxAttempts: 3,
@@ -202,7 +210,7 @@ export function startReplayGain(ctx: AppContext): void {
       return left > 0 ? `${left} file${left === 1 ? '' : 's'} left to measure` : 'every file has ReplayGain values';
     },
   });
-  const library = libraryServiceOf(ctx);
+  const library = ctx.library;
   const unsubscribe = library.onScanCompleted(() => analyser.request());
   ctx.onClose(() => void unsubscribe());
   // Work left by a run cut short (a restart, kill -9) goes on at once.

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/connection.js';
 import { refreshDerived } from '../../db/libraryDerived.js';
 import { findImage } from '../../db/libraryImages.js';
@@ -14,22 +13,25 @@ import { LibraryScanService, SCAN_QUEUE } from '../../library/scanService.js';
 import type { Role } from '../auth/permissions.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { downloadsRoot } from '../downloads/layout.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
+import type { Broadcaster } from '../events.js';
+import type { SettingsStore } from '../settings/store.js';
 
-const services = new WeakMap<AppContext, LibraryService>();
-
-/** The one library service of a running server. */
-export function libraryServiceOf(ctx: AppContext): LibraryService {
-  let service = services.get(ctx);
-  if (!service) {
-    service = new LibraryService(ctx);
-    services.set(ctx, service);
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'dbPath' | 'jobs' | 'log' | 'onClose' | 'scheduler'>
+  & {
+    hub: Broadcaster;
+    settings: SettingsStore;
+    library: LibraryService;
   }
-  return service;
-}
+  & DownloadsLayoutDeps;
+
 
 /** Background start: resume interrupted scans, scan at start when folders exist, watch for changes. */
-export function startLibrary(ctx: AppContext): void {
-  const service = libraryServiceOf(ctx);
+export function startLibrary(ctx: Deps): void {
+  const service = ctx.library;
   service.start();
   ctx.onClose(() => service.stop());
 }
@@ -41,7 +43,7 @@ export class LibraryService {
   readonly scans: LibraryScanService;
   private readonly scanListeners = new Set<() => void>();
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.reader = new LibraryReader(ctx.db);
     this.images = new ImageCache(path.join(ctx.config.dataDir, 'images'));
     const settings = ctx.settings.get().library;
@@ -93,9 +95,11 @@ export class LibraryService {
         this.scans.requestScan('quick', 'music folders changed');
       }
     });
-    this.ctx.health.push(() => ({
-      library: { artistCount: this.reader.count('artists'), lastScan: this.reader.lastCompletedScanAt() },
-    }));
+  }
+
+  /** The library block of the detailed health answer. */
+  health() {
+    return { library: { artistCount: this.reader.count('artists'), lastScan: this.reader.lastCompletedScanAt() } };
   }
 
   stop(): Promise<void> {

@@ -1,6 +1,10 @@
-import type { AppContext } from '../../context.js';
 import { LidarrClient } from '../../integrations/lidarr/index.js';
 import { NotConfiguredError } from '../errors.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock'> & { settings: SettingsStore };
 
 export const LIDARR_NOT_CONFIGURED =
   'Lidarr is not configured: set its URL and API key in Settings (integrations.lidarr.url, integrations.lidarr.apiKey)';
@@ -21,7 +25,7 @@ export class LidarrConnection {
   private client: LidarrClient | null = null;
   private key = '';
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   get settings() {
     return this.ctx.settings.get().integrations.lidarr;

@@ -1,7 +1,11 @@
-import type { AppContext } from '../../context.js';
 import { requests } from '../../db/requests.js';
 import type { Album, LidarrClient, QueueItem } from '../../integrations/lidarr/index.js';
 import type { LidarrConnection } from './connection.js';
+import type { Kernel } from '../../kernel.js';
+import type { Broadcaster } from '../events.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & { hub: Broadcaster };
 
 /** Lidarr-side album download status (decisions §5). */
 export type AlbumDownloadState = 'adding' | 'searching' | 'downloading' | 'moving' | 'processing' | 'failed' | 'added' | 'available';
@@ -48,7 +52,7 @@ export class DownloadStatuses {
   private unsubscribe: (() => void) | null = null;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     private readonly connection: LidarrConnection,
   ) {}
 

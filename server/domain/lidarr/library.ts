@@ -1,14 +1,18 @@
-import type { AppContext } from '../../context.js';
 import { requests } from '../../db/requests.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Album, Artist, LidarrClient, NewArtist } from '../../integrations/lidarr/index.js';
 import { RetryJobError, type Job } from '../../jobs/queue.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { albumDownloadsOf } from '../downloads/albums.js';
 import { ConflictError, NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from './connection.js';
 import { chooseAlbums, type MonitorMode } from './monitoring.js';
 import { albumOut, artistOut, isComplete } from './present.js';
+import type { Kernel } from '../../kernel.js';
+import type { AlbumDownloads } from '../downloads/albums.js';
+import type { UsersService } from '../users/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log'> & { users: UsersService; albumDownloads: AlbumDownloads };
 
 /** Library operations when Lidarr manages the files (managedBy `lidarr`). */
 
@@ -69,7 +73,7 @@ export class LidarrLibrary {
   albumWaitMs = 30_000;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     private readonly connection: LidarrConnection,
     private readonly hooks: LibraryHooks,
   ) {}
@@ -103,7 +107,7 @@ export class LidarrLibrary {
   /** Adds an artist; a self-managed one (owner `aurral`) is recorded by AlbumDownloads, which requests albums by monitor mode. */
   async addArtist(principal: Principal | null, input: ArtistAddInput) {
     if (this.resolveManagedBy(input.managedBy, principal) === 'aurral') {
-      const added = await albumDownloadsOf(this.ctx).addArtist(principal, input);
+      const added = await this.ctx.albumDownloads.addArtist(principal, input);
       this.hooks.downloadsChanged(); // the activity list caches the recorded requests
       return added;
     }
@@ -299,7 +303,7 @@ export class LidarrLibrary {
    * new artist works the first time.
    */
   async requestAlbum(principal: Principal | null, input: AlbumRequestInput) {
-    if (this.resolveManagedBy(input.managedBy, principal) === 'aurral') return albumDownloadsOf(this.ctx).request(principal, input);
+    if (this.resolveManagedBy(input.managedBy, principal) === 'aurral') return this.ctx.albumDownloads.request(principal, input);
     return this.requestLidarrAlbum(principal, input);
   }
 

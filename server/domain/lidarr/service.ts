@@ -1,9 +1,28 @@
-import type { AppContext } from '../../context.js';
 import { LIDARR_INDEX_QUEUE, LidarrIndexService } from '../../library/lidarrIndexService.js';
 import { RequestsService } from '../requests/service.js';
 import { LidarrConnection } from './connection.js';
 import { DownloadStatuses } from './downloadStatuses.js';
 import { LidarrLibrary } from './library.js';
+import type { Kernel } from '../../kernel.js';
+import type { Broadcaster } from '../events.js';
+import type { Deps as RequestsServiceDeps } from '../requests/service.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { Deps as LidarrConnectionDeps } from './connection.js';
+import type { Deps as LidarrDownloadStatusesDeps } from './downloadStatuses.js';
+import type { Deps as LidarrLibraryDeps } from './library.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'dbPath' | 'jobs' | 'log' | 'onClose' | 'scheduler'>
+  & {
+    hub: Broadcaster;
+    settings: SettingsStore;
+    lidarr: LidarrServices;
+  }
+  & LidarrConnectionDeps
+  & LidarrDownloadStatusesDeps
+  & LidarrLibraryDeps
+  & RequestsServiceDeps;
 
 /** Everything Lidarr-related of one running server, built once per context. */
 export interface LidarrServices {
@@ -15,11 +34,8 @@ export interface LidarrServices {
 }
 
 const RESYNC_MS = 6 * 3600_000;
-const all = new WeakMap<AppContext, LidarrServices>();
-
-export function lidarrOf(ctx: AppContext): LidarrServices {
-  let services = all.get(ctx);
-  if (services) return services;
+/** The Lidarr services of a running server (built once by server/wiring.ts). */
+export function createLidarrServices(ctx: Deps): LidarrServices {
   const connection = new LidarrConnection(ctx);
   const statuses = new DownloadStatuses(ctx, connection);
   let requestsService: RequestsService | null = null;
@@ -48,17 +64,24 @@ export function lidarrOf(ctx: AppContext): LidarrServices {
     },
   });
   requestsService = new RequestsService(ctx, connection, library, statuses);
-  services = { connection, index, library, statuses, requests: requestsService };
-  all.set(ctx, services);
-  return services;
+  return { connection, index, library, statuses, requests: requestsService };
+}
+
+/** The Lidarr block of the detailed health answer. */
+export function lidarrHealth(ctx: { lidarr: LidarrServices }) {
+  const { connection } = ctx.lidarr;
+  return {
+    lidarr: { configured: connection.configured, circuitOpen: connection.circuitOpen },
+    lidarrConfigured: connection.configured,
+  };
 }
 
 /**
  * Background start: index Lidarr's library (incremental) at start, when the connection or path
  * mappings change, and every 6 hours; poll download statuses while anyone listens; report health.
  */
-export function startLidarr(ctx: AppContext): void {
-  const lidarr = lidarrOf(ctx);
+export function startLidarr(ctx: Deps): void {
+  const lidarr = ctx.lidarr;
   ctx.scheduler.define({ name: LIDARR_INDEX_QUEUE, queue: LIDARR_INDEX_QUEUE, onDemand: true, detail: () => lidarr.index.describe() });
   lidarr.index.start();
   lidarr.library.registerJobs();
@@ -77,12 +100,6 @@ export function startLidarr(ctx: AppContext): void {
       if (lidarr.connection.configured) lidarr.index.requestFull('periodic resync');
     },
   });
-  ctx.health.push(() => ({
-    lidarr: { configured: lidarr.connection.configured, circuitOpen: lidarr.connection.circuitOpen },
-    lidarrConfigured: lidarr.connection.configured,
-  }));
-  ctx.features.add('activity');
-  ctx.features.add('trackDownloads');
   ctx.onClose(async () => {
     lidarr.statuses.stop();
     await lidarr.index.stop();

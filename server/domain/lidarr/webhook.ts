@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { lidarrOf } from './service.js';
+import type { LidarrServices } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = { lidarr: LidarrServices };
 
 /**
  * Lidarr's webhook payload, as Lidarr sends it: PascalCase `eventType`, top-level `artist` with
@@ -30,8 +32,8 @@ export type WebhookBody = z.infer<typeof webhookBody>;
 const ARTIST_SCOPED = new Set(['download', 'rename', 'retag', 'trackretag', 'albumdelete']);
 
 /** What an event changes in the library; null when there is nothing to do (Test, Grab, Health, ...). */
-export function handleLidarrWebhook(ctx: AppContext, body: WebhookBody): { handled: true; scanJobId: string; requestsCompleted?: number } | null {
-  const lidarr = lidarrOf(ctx);
+export function handleLidarrWebhook(ctx: Deps, body: WebhookBody): { handled: true; scanJobId: string; requestsCompleted?: number } | null {
+  const lidarr = ctx.lidarr;
   const event = body.eventType.toLowerCase();
   if (!lidarr.connection.configured || event === 'test') return null;
   const artistId = body.artist?.id;

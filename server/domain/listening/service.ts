@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { flows } from '../../db/flows.js';
 import { favorites, playEvents, playQueues } from '../../db/libraryUserData.js';
 import { LibraryReader } from '../../db/libraryReads.js';
@@ -6,20 +5,14 @@ import { SubsonicUserData } from '../../db/subsonicUserData.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { forwardNowPlaying, forwardPlay, type ScrobblePlay } from '../scrobbling/service.js';
 import type { ListenedKind, NowPlaying, Play, PlayCounts, PlayOutcome, QueueToSave } from './types.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as ScrobblingServiceDeps } from '../scrobbling/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & ScrobblingServiceDeps;
 
 export type { ListenedKind, NowPlaying, Play, PlayCounts, PlayOutcome, QueueToSave } from './types.js';
 
-const services = new WeakMap<AppContext, ListeningService>();
-
-/** The one listening service of a running server. */
-export function listeningOf(ctx: AppContext): ListeningService {
-  let service = services.get(ctx);
-  if (!service) {
-    service = new ListeningService(ctx);
-    services.set(ctx, service);
-  }
-  return service;
-}
 
 /** What the scrobbling outbox stores of a play (nothing else). */
 function scrobbled(p: NowPlaying, artist: string): ScrobblePlay {
@@ -40,7 +33,7 @@ export class ListeningService {
   private readonly userData: SubsonicUserData;
   private readonly reader: LibraryReader;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.userData = new SubsonicUserData(ctx.db);
     this.reader = new LibraryReader(ctx.db);
   }

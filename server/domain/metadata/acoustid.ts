@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { AcoustIdClient, type AcoustIdMatch } from '../../integrations/acoustid/client.js';
 import { chromaprintOf } from '../../library/chromaprint.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
-import { metadataServiceOf } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { MetadataService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'config'> & { settings: SettingsStore; metadata: MetadataService };
 
 /**
  * What a file sounds like, by its Chromaprint fingerprint looked up on AcoustID
@@ -17,10 +21,10 @@ export type SoundLookup = { status: 'skipped'; note: string } | { status: 'ok'; 
 const CACHE_KIND = 'acoustid';
 const FRESH_MS = 30 * 86_400_000;
 
-class AcoustIdService {
+export class AcoustIdService {
   private client: { key: string; api: AcoustIdClient } | null = null;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   /** Why the check cannot run (null: it can). */
   unavailable(): string | null {
@@ -32,7 +36,7 @@ class AcoustIdService {
 
   private api(): AcoustIdClient {
     const s = this.ctx.settings.get().integrations.acoustid;
-    const ua = metadataServiceOf(this.ctx).userAgent();
+    const ua = this.ctx.metadata.userAgent();
     const key = `${s.apiKey} ${ua}`;
     if (!this.client || this.client.key !== key) {
       const spacing = this.ctx.config.upstreams.spacingMs;
@@ -56,7 +60,7 @@ class AcoustIdService {
 
   async lookup(fingerprint: string, durationMs: number, signal?: AbortSignal): Promise<SoundLookup> {
     const seconds = Math.max(1, Math.round(durationMs / 1000));
-    const cache = metadataServiceOf(this.ctx).cache;
+    const cache = this.ctx.metadata.cache;
     const key = createHash('sha1').update(`${seconds}\u0000${fingerprint}`).digest('hex');
     const cached = cache.get(CACHE_KIND, key);
     if (cached && cached.found && this.ctx.clock.now() - cached.fetchedAt < FRESH_MS) return { status: 'ok', matches: cached.payload as AcoustIdMatch[] };
@@ -71,9 +75,3 @@ class AcoustIdService {
   }
 }
 
-const services = new WeakMap<AppContext, AcoustIdService>();
-export function acoustIdOf(ctx: AppContext): AcoustIdService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new AcoustIdService(ctx)));
-  return s;
-}

@@ -1,10 +1,14 @@
-import type { AppContext } from '../../context.js';
 import type { CoverImages } from '../../integrations/coverart/client.js';
 import { artistPicture, DeezerClient, type DeezerArtist, type DeezerTrack } from '../../integrations/deezer/client.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { LastFmClient, type LastFmImage, type LastFmSimilarArtist, type LastFmTopTrack } from '../../integrations/lastfm/client.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
-import { metadataServiceOf, type MetadataService } from './service.js';
+import { type MetadataService } from './service.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'config'> & { settings: SettingsStore; enrichment: EnrichmentService; metadata: MetadataService };
 
 const DAY = 86_400_000;
 /** Similar artists, biographies and top tracks change slowly; pictures and previews a little faster. */
@@ -80,8 +84,8 @@ export class EnrichmentService {
   private lastfm: { key: string; client: LastFmClient } | null = null;
   private readonly deezer: DeezerClient;
 
-  constructor(private readonly ctx: AppContext) {
-    this.metadata = metadataServiceOf(ctx);
+  constructor(private readonly ctx: Deps) {
+    this.metadata = ctx.metadata;
     const spacing = ctx.config.upstreams.spacingMs;
     this.deezer = new DeezerClient({
       baseUrl: ctx.config.upstreams.deezer,
@@ -255,14 +259,7 @@ export class EnrichmentService {
 
 export { artistPicture };
 
-const instances = new WeakMap<AppContext, EnrichmentService>();
-export function enrichmentOf(ctx: AppContext): EnrichmentService {
-  let e = instances.get(ctx);
-  if (!e) instances.set(ctx, (e = new EnrichmentService(ctx)));
-  return e;
-}
-
 /** Defines the enrichment kinds before the refresh queue runs its first job. */
-export function startEnrichment(ctx: AppContext): void {
-  enrichmentOf(ctx);
+export function startEnrichment(ctx: Deps): void {
+  ctx.enrichment;
 }

@@ -1,14 +1,16 @@
-import type { AppContext } from '../../context.js';
 import type { DeezerArtist } from '../../integrations/deezer/client.js';
 import type { MbArtist } from '../../integrations/musicbrainz/schemas.js';
-import { libraryServiceOf } from '../library/service.js';
 import type { ArtistInfoDocument, DeezerTopDocument, SimilarDocument } from './enrichment.js';
-import { remoteImagesOf } from './remoteImages.js';
+import type { LibraryService } from '../library/service.js';
+import type { RemoteImages } from './remoteImages.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = { library: LibraryService; remoteImages: RemoteImages };
 
 /** Wire shapes of the enrichment routes and SSE events; every remote picture is a proxy URL. */
-export function similarEntries(ctx: AppContext, list: SimilarDocument, limit: number) {
-  const reader = libraryServiceOf(ctx).reader;
-  const images = remoteImagesOf(ctx);
+export function similarEntries(ctx: Deps, list: SimilarDocument, limit: number) {
+  const reader = ctx.library.reader;
+  const images = ctx.remoteImages;
   const top = list.slice(0, limit);
   const present = reader.artistMbidsPresent(top.map((a) => a.mbid).filter((m): m is string => !!m));
   return top.map((a) => {
@@ -33,8 +35,8 @@ const SIZES = [
   ['xl', 'picture_xl'],
 ] as const;
 
-export function artistCover(ctx: AppContext, mbid: string, artist: DeezerArtist | null, overridden: boolean, retry = false) {
-  const images = remoteImagesOf(ctx);
+export function artistCover(ctx: Deps, mbid: string, artist: DeezerArtist | null, overridden: boolean, retry = false) {
+  const images = ctx.remoteImages;
   const list = artist ? SIZES.map(([size, field]) => ({ size, url: images.proxyUrl(artist[field], { retry }) })).filter((i): i is { size: (typeof SIZES)[number][0]; url: string } => i.url !== null) : [];
   return {
     mbid,
@@ -48,8 +50,8 @@ export function artistCover(ctx: AppContext, mbid: string, artist: DeezerArtist 
   };
 }
 
-export function previewTracks(ctx: AppContext, mbid: string, artist: DeezerArtist | null, tracks: DeezerTopDocument, limit: number) {
-  const images = remoteImagesOf(ctx);
+export function previewTracks(ctx: Deps, mbid: string, artist: DeezerArtist | null, tracks: DeezerTopDocument, limit: number) {
+  const images = ctx.remoteImages;
   return {
     mbid,
     source: artist ? ('deezer' as const) : null,

@@ -1,12 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { recordImage } from '../../db/libraryImages.js';
 import { remoteImagesRepository } from '../../db/remoteImages.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { guardedRequest } from '../../integrations/guardedFetch.js';
 import { imageMimeOf } from '../../library/imageCache.js';
-import { libraryServiceOf } from '../library/service.js';
 import { allowedPrivateTargets } from '../network/privateTargets.js';
+import type { Kernel } from '../../kernel.js';
+import type { LibraryService } from '../library/service.js';
+import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'appVersion' | 'clock' | 'config' | 'db'>
+  & {
+    library: LibraryService;
+  }
+  & NetworkPrivateTargetsDeps;
 
 const MAX_BYTES = 10 * 1024 * 1024;
 const TIMEOUT_MS = 15_000;
@@ -22,7 +31,7 @@ export class RemoteImages {
   private readonly repo;
   private readonly inFlight = new Map<string, Promise<{ file: string; mime: string; contentKey: string }>>();
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.repo = remoteImagesRepository(ctx.db);
   }
 
@@ -39,7 +48,7 @@ export class RemoteImages {
   async resolve(key: string): Promise<{ file: string; mime: string; contentKey: string } | null> {
     const row = this.repo.get(key);
     if (!row) return null;
-    const library = libraryServiceOf(this.ctx);
+    const library = this.ctx.library;
     if (row.image_key) {
       const image = library.image(row.image_key);
       if (image) return { ...image, contentKey: row.image_key };
@@ -55,7 +64,7 @@ export class RemoteImages {
   }
 
   private async download(key: string, url: string) {
-    const library = libraryServiceOf(this.ctx);
+    const library = this.ctx.library;
     try {
       // Pictures of the configured metadata services may sit on the LAN (a local mirror); any other
       // host must be public unless the allow-list names it.
@@ -90,9 +99,3 @@ export class RemoteImages {
   }
 }
 
-const instances = new WeakMap<AppContext, RemoteImages>();
-export function remoteImagesOf(ctx: AppContext): RemoteImages {
-  let r = instances.get(ctx);
-  if (!r) instances.set(ctx, (r = new RemoteImages(ctx)));
-  return r;
-}

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { metadataCacheRepository, type MetadataCacheRepository } from '../../db/metadataCache.js';
 import { CoverArtClient, type CoverImages } from '../../integrations/coverart/client.js';
 import { IntegrationError } from '../../integrations/errors.js';
@@ -7,6 +6,18 @@ import { artistDocument, releaseDocuments, releaseGroupDocument } from '../../in
 import { MusicBrainzClient } from '../../integrations/musicbrainz/client.js';
 import type { MbArtist, MbRelease, MbReleaseGroup } from '../../integrations/musicbrainz/schemas.js';
 import { NotFoundError } from '../errors.js';
+import type { Kernel } from '../../kernel.js';
+import type { Broadcaster } from '../events.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'appVersion' | 'clock' | 'config' | 'db' | 'jobs' | 'scheduler'>
+  & {
+    hub: Broadcaster;
+    settings: SettingsStore;
+    metadata: MetadataService;
+  };
 
 /** How long a cached document is fresh; older ones are served and refreshed in the background. */
 const FRESH_MS: Record<MetadataKind, number> = {
@@ -50,13 +61,6 @@ export interface ReleaseGroupDocument {
   group: MbReleaseGroup;
 }
 
-const services = new WeakMap<AppContext, MetadataService>();
-export function metadataServiceOf(ctx: AppContext): MetadataService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new MetadataService(ctx)));
-  return s;
-}
-
 /**
  * Artist and release metadata from MusicBrainz and the Cover Art Archive, through a SQLite cache:
  * fresh documents are served as they are, stale ones are served and refreshed by a background job
@@ -76,7 +80,7 @@ export class MetadataService {
   private readonly skyState = { ...newProviderState(), failoverActive: false, retryAt: 0 };
   private sky: { key: string; client: MetadataProviderClient } | null = null;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.cache = metadataCacheRepository(ctx.db);
     this.coverArt = new CoverArtClient({
       baseUrl: ctx.config.upstreams.coverart,
@@ -405,8 +409,8 @@ function newProviderState() {
 const DAILY_ARTIST_REFRESHES = 300;
 
 /** Registers the refresh queue, the daily refresh task and the health fields. */
-export function startMetadata(ctx: AppContext): void {
-  const metadata = metadataServiceOf(ctx);
+export function startMetadata(ctx: Deps): void {
+  const metadata = ctx.metadata;
   metadata.registerRefreshQueue();
   ctx.scheduler.define({
     name: 'release-metadata-refresh',
@@ -419,9 +423,14 @@ export function startMetadata(ctx: AppContext): void {
         ctx.jobs.enqueue(REFRESH_QUEUE, { kind: 'artist', key: mbid }, { dedupeKey: `artist:${mbid}`, priority: 20 });
     },
   });
-  ctx.health.push(() => ({
+}
+
+/** The metadata block of the detailed health answer. */
+export function metadataHealth(ctx: { metadata: MetadataService }) {
+  const metadata = ctx.metadata;
+  return {
     musicbrainzConfigured: metadata.enabled,
     metadataConfigured: metadata.providerBaseUrl() !== null,
     metadataProviders: metadata.providerHealth(),
-  }));
+  };
 }

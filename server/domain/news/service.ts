@@ -1,15 +1,28 @@
-import type { AppContext } from '../../context.js';
 import { libraryArtistsForNews, NewsRepository } from '../../db/news.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { fetchArticleImage } from '../../integrations/news/ogImage.js';
 import { feedId } from '../../integrations/news/feed.js';
 import { DEFAULT_NEWS_FEEDS, type NewsSource } from '../../integrations/news/sources.js';
-import { discoveryProvidersOf } from '../discovery/providers.js';
 import { NotConfiguredError } from '../errors.js';
-import { remoteImagesOf } from '../metadata/remoteImages.js';
 import { allowedPrivateTargets } from '../network/privateTargets.js';
 import { RequestBudget } from './budget.js';
 import { ArtistMatcher, nameStrength, type MatchableArtist } from './matcher.js';
+import type { Kernel } from '../../kernel.js';
+import type { DiscoveryProviders } from '../discovery/providers.js';
+import type { RemoteImages } from '../metadata/remoteImages.js';
+import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'scheduler'>
+  & {
+    settings: SettingsStore;
+    discoveryProviders: DiscoveryProviders;
+    news: NewsService;
+    remoteImages: RemoteImages;
+  }
+  & NetworkPrivateTargetsDeps;
 
 export const NEWS_QUEUE = 'news-refresh';
 export const NEWS_TASK = 'news-refresh';
@@ -84,7 +97,7 @@ export class NewsService {
   private readonly repo: NewsRepository;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.budget = new RequestBudget(ctx.db, ctx.clock);
     this.repo = new NewsRepository(ctx.db);
   }
@@ -100,7 +113,7 @@ export class NewsService {
 
   /** Something to read: a feed that is not disabled or a NewsAPI key. */
   configured(): boolean {
-    const providers = discoveryProvidersOf(this.ctx);
+    const providers = this.ctx.discoveryProviders;
     return providers.newsFeeds().length > 0 || providers.newsapi() !== null;
   }
 
@@ -130,7 +143,7 @@ export class NewsService {
       checkedArtistCount: s.checked_artist_count,
       queuedArtistCount: s.queued_artist_count,
       callsRemaining: this.callsRemaining(),
-      newsApiConfigured: discoveryProvidersOf(this.ctx).newsapi() !== null,
+      newsApiConfigured: this.ctx.discoveryProviders.newsapi() !== null,
       checkedAt: s.finished_at === null ? null : new Date(s.finished_at).toISOString(),
       isRefreshing: this.isRefreshing(),
       failedFeeds: JSON.parse(s.failed_feeds_json) as NewsRefreshInfo['failedFeeds'],
@@ -203,7 +216,7 @@ export class NewsService {
   disableFeed(feed: string): { id: string; disabledFeeds: string[] } {
     const s = this.settings();
     const trimmed = feed.trim();
-    const all = [...discoveryProvidersOf(this.ctx).newsFeeds(), ...(s.feeds.map((f) => ({ url: f.url })) as { url: string; id?: string }[])];
+    const all = [...this.ctx.discoveryProviders.newsFeeds(), ...(s.feeds.map((f) => ({ url: f.url })) as { url: string; id?: string }[])];
     const known = all.find((f) => ('id' in f && f.id === trimmed) || f.url === trimmed);
     const id = known && 'id' in known && known.id ? known.id : trimmed;
     const next = s.disabledFeeds.includes(id) ? s.disabledFeeds : [...s.disabledFeeds, id];
@@ -228,7 +241,7 @@ export class NewsService {
   private async refreshOnce(signal?: AbortSignal): Promise<void> {
     const now = this.ctx.clock.now();
     this.repo.markStarted(now);
-    const providers = discoveryProvidersOf(this.ctx);
+    const providers = this.ctx.discoveryProviders;
     const artists = this.libraryArtists();
     const matcher = new ArtistMatcher(artists);
     const warnings: string[] = [];
@@ -348,13 +361,13 @@ export class NewsService {
   /** The picture's image-proxy URL (registered now, so reading the news writes nothing). */
   private proxied(url: string | null): string | null {
     const safe = safeUrl(url);
-    return safe ? remoteImagesOf(this.ctx).proxyUrl(safe) : null;
+    return safe ? this.ctx.remoteImages.proxyUrl(safe) : null;
   }
 
   private async findImages(ids: number[], signal?: AbortSignal): Promise<void> {
     if (ids.length === 0) return;
     const rows = this.repo.withoutImage(ids, IMAGE_LOOKUPS_PER_REFRESH);
-    const ua = discoveryProvidersOf(this.ctx).userAgent();
+    const ua = this.ctx.discoveryProviders.userAgent();
     for (const r of rows) {
       if (signal?.aborted) return;
       try {
@@ -395,16 +408,9 @@ function safeUrl(url: string | null): string | null {
   }
 }
 
-const services = new WeakMap<AppContext, NewsService>();
-export function newsServiceOf(ctx: AppContext): NewsService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new NewsService(ctx)));
-  return s;
-}
-
 /** Registers the refresh queue and its 15-minute task. */
-export function startNews(ctx: AppContext): void {
-  const news = newsServiceOf(ctx);
+export function startNews(ctx: Deps): void {
+  const news = ctx.news;
   ctx.jobs.register(NEWS_QUEUE, {
     concurrency: 1,
     maxAttempts: 2,
@@ -421,8 +427,8 @@ export function startNews(ctx: AppContext): void {
  * The NewsAPI request budget every feature shares (news, inbox digests): `take(purpose)` before each
  * request, false when the rolling 24 hours' `integrations.news.requestBudget` is used up.
  */
-export function newsApiBudgetOf(ctx: AppContext): { remaining(): number; take(purpose: string): boolean } {
-  const budget = newsServiceOf(ctx).budget;
+export function newsApiBudgetOf(ctx: Deps): { remaining(): number; take(purpose: string): boolean } {
+  const budget = ctx.news.budget;
   const limit = () => ctx.settings.get().integrations.news.requestBudget;
   return { remaining: () => budget.remaining(NEWSAPI, limit()), take: (purpose) => budget.take(NEWSAPI, limit(), purpose) };
 }

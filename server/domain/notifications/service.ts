@@ -1,17 +1,30 @@
-import type { AppContext } from '../../context.js';
 import { notificationDeliveries, type DeliveryRow } from '../../db/notifications.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { DiscordWebhookClient, type DiscordEmbedField } from '../../integrations/discord/index.js';
 import { GotifyClient } from '../../integrations/gotify/index.js';
 import { NtfyClient } from '../../integrations/ntfy/index.js';
 import { callWebhook } from '../../integrations/webhook/index.js';
-import type { JobLinks } from '../../jobs/links.js';
 import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js';
 import { lanServerUrls } from '../network/lanAddresses.js';
-import { downloadsOf, type DownloadEvent } from '../downloads/service.js';
+import { type DownloadEvent } from '../downloads/service.js';
 import type { NotificationEventType, Settings, WebhookSettings } from '../settings/schema.js';
 import { notificationEventsOf, type NotificationEvent } from './events.js';
 import { defaultTexts, placeholderValues, webhookBody, type NotificationVars } from './templates.js';
+import type { JobLinks } from '../../jobs/links.js';
+import type { Kernel } from '../../kernel.js';
+import type { InterfaceLister } from '../auth/lanBypass.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'jobs' | 'log' | 'onClose' | 'scheduler'>
+  & {
+    interfaces?: InterfaceLister;
+    settings: SettingsStore;
+    downloads: DownloadService;
+    notificationOutbox: JobLinks<DeliveryRow>;
+  };
 
 /** The outbox queue: one queue job per (event, destination). */
 export const NOTIFICATIONS_QUEUE = 'notifications';
@@ -38,9 +51,9 @@ export const NTFY_NOT_CONFIGURED = 'ntfy is not configured: set its server URL a
 export const DISCORD_NOT_CONFIGURED = 'Discord is not configured: set the webhook address of a channel (integrations.discord.webhookUrl)';
 
 /** Registers the outbox queue and turns download events into deliveries (areas.ts `services`). */
-export function startNotifications(ctx: AppContext): void {
+export function startNotifications(ctx: Deps): void {
   notificationDeliveries.prune(ctx.db, ctx.clock.now() - KEEP_MS);
-  const outbox = outboxOf(ctx);
+  const outbox = ctx.notificationOutbox;
   ctx.jobs.register<{ deliveryId: number }>(NOTIFICATIONS_QUEUE, {
     concurrency: 2,
     maxAttempts: NOTIFICATION_ATTEMPTS,
@@ -49,7 +62,7 @@ export function startNotifications(ctx: AppContext): void {
     visibilityTimeoutMs: 2 * 60_000,
     handler: (job) => deliver(ctx, job),
   });
-  const off = downloadsOf(ctx).onEvent((e) => {
+  const off = ctx.downloads.onEvent((e) => {
     try {
       recordEvent(ctx, e);
     } catch (err) {
@@ -63,25 +76,18 @@ export function startNotifications(ctx: AppContext): void {
   outbox.repair();
 }
 
-const outboxes = new WeakMap<AppContext, JobLinks<DeliveryRow>>();
-
 /**
  * The outbox rows and their queue jobs (JobLinks): written together; a pending row whose job is gone
  * (a data folder restored, a job removed by hand) gets one at start and from the scheduler's repair task.
  */
-function outboxOf(ctx: AppContext): JobLinks<DeliveryRow> {
-  let links = outboxes.get(ctx);
-  if (!links) {
-    links = ctx.scheduler.link<DeliveryRow>({
+export function createNotificationOutbox(ctx: Deps): JobLinks<DeliveryRow> {
+  return ctx.scheduler.link<DeliveryRow>({
       name: 'notification deliveries',
       queue: NOTIFICATIONS_QUEUE,
       orphans: () => notificationDeliveries.withoutLiveJob(ctx.db),
       job: (row) => ({ payload: { deliveryId: row.id }, options: { dedupeKey: row.attempts === 0 ? `delivery:${row.id}` : `delivery:${row.id}:${row.attempts + 1}`, name: `${row.event} → ${row.destination}` } }),
       link: (row, jobId) => notificationDeliveries.setQueueJob(ctx.db, row.id, jobId),
-    });
-    outboxes.set(ctx, links);
-  }
-  return links;
+  });
 }
 
 /** Where an event goes under the current settings: `gotify`, `ntfy`, `discord` and `webhook:<id>`. */
@@ -117,14 +123,14 @@ function anyDestination(settings: Settings): boolean {
  * Writes the outbox rows and their queue jobs in one transaction, synchronously and without any
  * network call, so the transition that raised the event is never slowed or failed by a notifier.
  */
-function recordEvent(ctx: AppContext, e: DownloadEvent): void {
+function recordEvent(ctx: Deps, e: DownloadEvent): void {
   const settings = ctx.settings.get();
   if (!anyDestination(settings)) return;
   const deliveries = notificationEventsOf(ctx.db, e, (id) => reviewUrl(ctx, id)).flatMap((event) =>
     destinationsFor(settings, event.vars.event).map((destination) => ({ event, destination })),
   );
   if (deliveries.length === 0) return;
-  outboxOf(ctx).write(
+  ctx.notificationOutbox.write(
     () =>
       deliveries.map((d) =>
         notificationDeliveries.insert(
@@ -139,14 +145,14 @@ function recordEvent(ctx: AppContext, e: DownloadEvent): void {
 }
 
 /** Where `$reviewUrl` points: the configured public address, else this server's first LAN address. */
-export function reviewUrl(ctx: AppContext, jobId: number | null): string {
+export function reviewUrl(ctx: Deps, jobId: number | null): string {
   const base = publicBaseUrl(ctx);
   if (!base) return '';
   return `${base}/review${jobId === null ? '' : `?job=${jobId}`}`;
 }
 
 /** The configured public address (settings, then TONEARM_PUBLIC_URL), else this server's first LAN address. */
-function publicBaseUrl(ctx: AppContext): string {
+function publicBaseUrl(ctx: Deps): string {
   const configured = ctx.settings.get().notifications.publicUrl || ctx.config.publicUrl;
   if (configured) return configured.replace(/\/+$/, '');
   if (ctx.config.port === 0) return '';
@@ -157,7 +163,7 @@ function publicBaseUrl(ctx: AppContext): string {
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000);
 
 /** The queue handler: sends one outbox row, records the attempt, and tells the queue whether to retry. */
-async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promise<void> {
+async function deliver(ctx: Deps, job: Job<{ deliveryId: number }>): Promise<void> {
   const row = notificationDeliveries.get(ctx.db, job.payload.deliveryId);
   // Delivered already (a queue job run again after a crash between sending and settling) or pruned.
   if (!row || row.status !== 'pending') return;
@@ -177,7 +183,7 @@ async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promi
       // One transaction: the row never stays pending without a queue job that will send it.
       ctx.jobs.transaction(() => {
         notificationDeliveries.recordAttempt(ctx.db, row.id, { status: 'pending', error: message }, ctx.clock.now());
-        outboxOf(ctx).attach(row, { delayMs });
+        ctx.notificationOutbox.attach(row, { delayMs });
       });
       return;
     }
@@ -190,7 +196,7 @@ async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promi
   }
 }
 
-async function send(ctx: AppContext, destination: string, vars: NotificationVars, signal: AbortSignal): Promise<void> {
+async function send(ctx: Deps, destination: string, vars: NotificationVars, signal: AbortSignal): Promise<void> {
   const settings = ctx.settings.get();
   if (destination === 'gotify') {
     if (!gotifyConfigured(settings)) throw new NotDeliverable('Gotify is no longer configured or is switched off');
@@ -235,7 +241,7 @@ async function sendGotify(client: GotifyClient, settings: Settings, vars: Notifi
 }
 
 /** The page of this server an event is about: the review of a held track, else the downloads. */
-function pageUrl(ctx: AppContext, vars: NotificationVars): string {
+function pageUrl(ctx: Deps, vars: NotificationVars): string {
   if (vars.reviewUrl) return vars.reviewUrl;
   const base = publicBaseUrl(ctx);
   return base ? `${base}/downloads` : '';
@@ -302,7 +308,7 @@ function sendWebhook(webhook: Pick<WebhookSettings, 'url' | 'method' | 'headers'
 }
 
 /** Made-up values for test messages, so a template can be checked before a real event happens. */
-function sampleVars(ctx: AppContext, event: NotificationEventType): NotificationVars {
+function sampleVars(ctx: Deps, event: NotificationEventType): NotificationVars {
   return {
     event,
     artistName: 'Tonearm',
@@ -318,7 +324,7 @@ function sampleVars(ctx: AppContext, event: NotificationEventType): Notification
 }
 
 /** `POST /api/settings/gotify/test`: checks that this is Gotify, then sends a real test message. */
-export async function testGotify(ctx: AppContext, url: string, token: string) {
+export async function testGotify(ctx: Deps, url: string, token: string) {
   const client = new GotifyClient({ baseUrl: url, token, timeoutMs: 10_000 });
   const { version } = await client.version();
   const sent = await client.sendMessage({
@@ -330,7 +336,7 @@ export async function testGotify(ctx: AppContext, url: string, token: string) {
 }
 
 /** `POST /api/settings/ntfy/test`: publishes a test message to the topic with the settings given. */
-export async function testNtfy(ctx: AppContext, url: string, topic: string, token: string) {
+export async function testNtfy(ctx: Deps, url: string, topic: string, token: string) {
   const client = new NtfyClient({ baseUrl: url, token, timeoutMs: 10_000 });
   const link = pageUrl(ctx, sampleVars(ctx, 'job_blocked'));
   const sent = await client.publish({
@@ -345,7 +351,7 @@ export async function testNtfy(ctx: AppContext, url: string, topic: string, toke
 }
 
 /** `POST /api/settings/discord/test`: sends a test embed (sample values) to the webhook. */
-export async function testDiscord(ctx: AppContext, webhookUrl: string) {
+export async function testDiscord(ctx: Deps, webhookUrl: string) {
   const client = new DiscordWebhookClient({ webhookUrl, timeoutMs: 10_000 });
   const vars = sampleVars(ctx, 'job_blocked');
   const link = pageUrl(ctx, vars);
@@ -367,7 +373,7 @@ export async function testDiscord(ctx: AppContext, webhookUrl: string) {
 }
 
 /** `POST /api/settings/webhooks/test`: sends one event with sample values to a webhook. */
-export async function testWebhook(ctx: AppContext, webhook: Pick<WebhookSettings, 'url' | 'method' | 'headers' | 'bodyTemplate'>, event: NotificationEventType) {
+export async function testWebhook(ctx: Deps, webhook: Pick<WebhookSettings, 'url' | 'method' | 'headers' | 'bodyTemplate'>, event: NotificationEventType) {
   const { status } = await sendWebhook(webhook, sampleVars(ctx, event));
   return { success: true as const, status, message: `The webhook answered HTTP ${status} to a test ${event} event` };
 }

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { jellyfinUsers } from '../../db/jellyfin.js';
 import type { PlaybackRepository } from '../../db/playback.js';
 import { IntegrationError } from '../../integrations/errors.js';
@@ -10,6 +9,12 @@ import type { Settings } from '../settings/schema.js';
 import { matchTracksIn, type MatchCandidate } from './matching.js';
 import type { DestinationConnection, DestinationDeps, DestinationPublish, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
 import { planUpdate } from './subsonic.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { UsersService } from '../users/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'log'> & { settings: SettingsStore; users: UsersService };
 
 /**
  * Publishing one playlist to Jellyfin as a native playlist of a Jellyfin user: the user chosen for
@@ -68,7 +73,7 @@ async function playlistsOf(client: JellyfinClient, userId: string, signal?: Abor
 }
 
 interface JellyfinTarget {
-  ctx: AppContext;
+  ctx: Deps;
   repo: PlaybackRepository;
   client: JellyfinClient;
   account: string;
@@ -219,21 +224,21 @@ export interface JellyfinPerson {
   jellyfinUserName: string | null;
 }
 
-function savedClient(ctx: AppContext): JellyfinClient {
+function savedClient(ctx: Deps): JellyfinClient {
   const o = ctx.settings.get().playback.jellyfin;
   if (!o.url || !o.apiKey) throw new NotConfiguredError('playback.jellyfin', 'Jellyfin is not configured: save its address and API key first');
   return clientOf(ctx.settings.get(), 10_000);
 }
 
 /** Jellyfin's users (asked with the saved connection), the default one and each Tonearm user's choice. */
-export async function jellyfinPeople(ctx: AppContext): Promise<{ users: JellyfinUser[]; defaultUserId: string | null; people: JellyfinPerson[] }> {
+export async function jellyfinPeople(ctx: Deps): Promise<{ users: JellyfinUser[]; defaultUserId: string | null; people: JellyfinPerson[] }> {
   const users = await savedClient(ctx).users();
   const saved = ctx.settings.get().playback.jellyfin.userId.replace(/-/g, '').toLowerCase();
   const fallback = users.find((u) => u.isAdministrator) ?? users[0];
   return { users, defaultUserId: saved || fallback?.id || null, people: peopleOf(ctx) };
 }
 
-function peopleOf(ctx: AppContext): JellyfinPerson[] {
+function peopleOf(ctx: Deps): JellyfinPerson[] {
   const links = new Map(jellyfinUsers.all(ctx.db).map((l) => [l.userId, l]));
   return ctx.users.list().map((u) => {
     const link = links.get(u.id);
@@ -242,7 +247,7 @@ function peopleOf(ctx: AppContext): JellyfinPerson[] {
 }
 
 /** Gives a Tonearm user their own Jellyfin user (checked with Jellyfin), or back to the default one (null). */
-export async function setJellyfinUser(ctx: AppContext, userId: number, jellyfinUserId: string | null): Promise<JellyfinPerson> {
+export async function setJellyfinUser(ctx: Deps, userId: number, jellyfinUserId: string | null): Promise<JellyfinPerson> {
   if (!ctx.users.list().some((u) => u.id === userId)) throw new NotFoundError('User not found', `No user with id ${userId}`);
   if (jellyfinUserId === null) jellyfinUsers.clear(ctx.db, userId);
   else {
@@ -257,7 +262,7 @@ export async function setJellyfinUser(ctx: AppContext, userId: number, jellyfinU
 // ---- the destination --------------------------------------------------------------------------
 
 /** Jellyfin (`playback.jellyfin`: its address, API key and what to publish), each owner's playlists under their Jellyfin user. */
-export function jellyfinDestination(deps: DestinationDeps): PlaybackDestination {
+export function jellyfinDestination(deps: DestinationDeps<Deps>): PlaybackDestination {
   const { ctx, repo } = deps;
   const connection = (settings: Settings): DestinationConnection => {
     const o = settings.playback.jellyfin;

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import type { PlaybackRepository } from '../../db/playback.js';
 import { plexAccount, plexTracks } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
@@ -9,6 +8,21 @@ import { plexAccountFor, plexBaseAccount, plexServerAccount, plexServerForAccoun
 import { syncPlex } from '../plex/sync.js';
 import type { DestinationDeps, DestinationTestResult, PlaybackDestination } from './types.js';
 import { planUpdate } from './subsonic.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as PlexConnectionDeps } from '../plex/connection.js';
+import type { Deps as PlexIdentitiesDeps } from '../plex/identities.js';
+import type { Deps as PlexSyncDeps } from '../plex/sync.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'log'>
+  & {
+    settings: SettingsStore;
+  }
+  & PlexConnectionDeps
+  & PlexIdentitiesDeps
+  & PlexSyncDeps;
 
 /**
  * Publishing one playlist to Plex as a native audio playlist. Plex playlists hold Plex's own items
@@ -24,7 +38,7 @@ export const PLEX_DESTINATION = 'plex';
 export const PLEX_SYNC_COOLDOWN_MS = 5 * 60_000;
 
 export interface PlexTarget {
-  ctx: AppContext;
+  ctx: Deps;
   repo: PlaybackRepository;
   server: PlexServerConnection;
 }
@@ -136,7 +150,7 @@ export async function unpublishFromPlex(target: PlexTarget, remoteId: string | n
 // ---- the destination --------------------------------------------------------------------------
 
 /** Plex: native playlists of the music library chosen in `integrations.plex` (`playback.plex`), each user's under their own Plex identity when linked. */
-export function plexDestination(deps: DestinationDeps): PlaybackDestination {
+export function plexDestination(deps: DestinationDeps<Deps>): PlaybackDestination {
   const { ctx, repo } = deps;
   const server = async (account: string) => {
     const s = await plexServerForAccount(ctx, account);

@@ -1,9 +1,8 @@
-import type { AppContext } from '../../context.js';
 import { makePendingJobsDue } from '../../db/jobs.js';
 import { playbackRepository, retryUnmatchedPublicationsNow, type PlaybackRepository, type PublicationKey, type PublicationRow } from '../../db/playback.js';
 import type { Job } from '../../jobs/queue.js';
 import { NotFoundError } from '../errors.js';
-import { playlistsOf, type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
+import { type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
 import type { Settings } from '../settings/schema.js';
 import { onPlexLinkChanged } from '../plex/links.js';
 import { onPlexSynced } from '../plex/sync.js';
@@ -11,8 +10,31 @@ import { jellyfinDestination } from './jellyfin.js';
 import { PLEX_DESTINATION, plexDestination } from './plex.js';
 import { subsonicDestination } from './subsonic.js';
 import type {
-  DestinationConnection, DestinationDeps, DestinationKey, DestinationStatus, DestinationTestInput, DestinationTestResult, PlaybackDestination,
-} from './types.js';
+  DestinationConnection, DestinationDeps, DestinationKey, DestinationStatus, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
+import type { Kernel } from '../../kernel.js';
+import type { PlaylistRegistry } from '../playlists/registry.js';
+import type { Deps as PlexLinksDeps } from '../plex/links.js';
+import type { Deps as JellyfinDeps } from './jellyfin.js';
+import type { Deps as PlexDestinationDeps } from './plex.js';
+import type { Deps as SubsonicDestinationDeps } from './subsonic.js';
+import type { Deps as PlexSyncDeps } from '../plex/sync.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { UsersService } from '../users/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'jobsRepo' | 'log' | 'onClose' | 'scheduler'>
+  & {
+    settings: SettingsStore;
+    users: UsersService;
+    playback: PlaybackService;
+    playlists: PlaylistRegistry;
+  }
+  & PlexLinksDeps
+  & PlexSyncDeps
+  & JellyfinDeps
+  & PlexDestinationDeps
+  & SubsonicDestinationDeps;
 
 /**
  * Playback destinations: every playlist (static, flow, shared — whatever the registry knows) is
@@ -34,8 +56,7 @@ const RECONCILE_EVERY_MS = 10 * 60_000;
 
 export type {
   DestinationConnection, DestinationDeps, DestinationKey, DestinationPublish, DestinationStatus, DestinationTestInput, DestinationTestResult,
-  PlaybackDestination,
-} from './types.js';
+  PlaybackDestination } from './types.js';
 
 export const queueOf = (destination: string) => `playback:${destination}`;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
@@ -47,9 +68,9 @@ export class PlaybackService {
   private stopListening: (() => void) | null = null;
   private readonly list: PlaybackDestination[];
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.repo = playbackRepository(ctx.db);
-    const deps: DestinationDeps = { ctx, repo: this.repo, retryNow: (key) => this.retryNow(key) };
+    const deps: DestinationDeps<Deps> = { ctx, repo: this.repo, retryNow: (key) => this.retryNow(key) };
     this.list = [subsonicDestination(deps), plexDestination(deps), jellyfinDestination(deps)];
   }
 
@@ -71,7 +92,7 @@ export class PlaybackService {
         handler: (job) => this.run(d, job),
       });
     }
-    this.stopListening = playlistsOf(this.ctx).onChange((change) => {
+    this.stopListening = this.ctx.playlists.onChange((change) => {
       for (const d of this.list) {
         const key = { destination: d.key, kind: change.ref.kind, id: change.ref.id };
         if (d.connection(this.ctx.settings.get()).publishing) this.touch(key, change.type === 'deleted');
@@ -168,7 +189,7 @@ export class PlaybackService {
 
   /** Every playlist of every kind, once (the registry lists what each user may see). */
   private allPlaylists(): PlaylistRef[] {
-    const registry = playlistsOf(this.ctx);
+    const registry = this.ctx.playlists;
     const seen = new Map<string, PlaylistRef>();
     for (const user of this.ctx.users.list()) {
       for (const ref of registry.visibleTo({ id: user.id, role: user.role })) {
@@ -225,7 +246,7 @@ export class PlaybackService {
     const key = { destination: def.key, kind: row.playlist_kind, id: row.playlist_id };
     const seq = row.want_seq;
     const now = () => this.ctx.clock.now();
-    const ref = row.deleted ? undefined : playlistsOf(this.ctx).find(row.playlist_id);
+    const ref = row.deleted ? undefined : this.ctx.playlists.find(row.playlist_id);
     const marker = markerOf(row.playlist_kind, row.playlist_id);
     const live = ref && ref.kind === row.playlist_kind && this.wanted(def, ref, settings) ? ref : undefined;
     const same = (a: string, b: string) => a === b || (def.movable?.(a, b) ?? false);
@@ -262,7 +283,7 @@ export class PlaybackService {
       account,
       name,
       marker,
-      trackIds: playlistsOf(this.ctx).trackIds(live),
+      trackIds: this.ctx.playlists.trackIds(live),
       remoteId,
       recordRemote: (id) => this.repo.setRemote(key, account, id, name, now()),
       signal,
@@ -308,18 +329,8 @@ export class PlaybackService {
   }
 }
 
-const services = new WeakMap<AppContext, PlaybackService>();
-
-export function playbackOf(ctx: AppContext): PlaybackService {
-  let s = services.get(ctx);
-  if (!s) {
-    s = new PlaybackService(ctx);
-    services.set(ctx, s);
-  }
-  return s;
-}
 
 /** Registers the publishing queues, listens to playlist changes and reconciles (areas.ts `services`). */
-export function startPlayback(ctx: AppContext): void {
-  playbackOf(ctx).start();
+export function startPlayback(ctx: Deps): void {
+  ctx.playback.start();
 }

@@ -5,7 +5,12 @@ import { matchTracksIn } from './matching.js';
 import { NotConfiguredError } from '../errors.js';
 import { testConnection } from '../settings/testConnection.js';
 import type { Settings } from '../settings/schema.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
 import type { DestinationConnection, DestinationDeps, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'log'> & { settings: SettingsStore };
 
 /**
  * Publishing one playlist to a Subsonic server (Navidrome, supysonic, …): local tracks matched to
@@ -234,7 +239,7 @@ function subsonicConnection(settings: Settings) {
 const accountOf = (url: string, username: string) => `${url.replace(/\/+$/, '')}|${username}`;
 
 /** Navidrome or any Subsonic server (`integrations.navidrome` + `playback.navidrome`). */
-export function subsonicDestination(deps: DestinationDeps): PlaybackDestination {
+export function subsonicDestination(deps: DestinationDeps<Deps>): PlaybackDestination {
   const { ctx, repo } = deps;
   const def = { key: 'navidrome' as const, name: 'Navidrome' };
   const connection = (settings: Settings): DestinationConnection => {

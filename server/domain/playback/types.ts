@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context.js';
 import type { PlaybackRepository } from '../../db/playback.js';
 import type { Settings } from '../settings/schema.js';
+
 
 /** The types a playback destination (subsonic.ts, plex.ts, jellyfin.ts) shares with the service that drives it (service.ts). */
 
@@ -93,9 +93,9 @@ export interface DestinationTestResult {
   message: string;
 }
 
-/** What a destination is made with. */
-export interface DestinationDeps {
-  ctx: AppContext;
+/** What a destination is made with: `ctx` is what it uses of the server's context. */
+export interface DestinationDeps<D> {
+  ctx: D;
   repo: PlaybackRepository;
   /** The destination answers again: waiting publications go now. */
   retryNow(key: DestinationKey): void;

@@ -1,13 +1,22 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { playlistArtworkRepository, type PlaylistArtworkRow } from '../../db/playlistArtwork.js';
 import { SubsonicLibrary } from '../../db/subsonicLibrary.js';
 import { CACHE_KEY, ImageCache } from '../../library/imageCache.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { drawArtwork, MOSAIC_SIDE, normalizeUpload } from './artworkImages.js';
-import { playlistsOf, type PlaylistRef, type PlaylistViewer } from './registry.js';
+import { type PlaylistRef, type PlaylistViewer } from './registry.js';
+import type { Kernel } from '../../kernel.js';
+import type { PlaylistRegistry } from './registry.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'log' | 'onClose'>
+  & {
+    playlistArtwork: PlaylistArtwork;
+    playlists: PlaylistRegistry;
+  };
 
 /**
  * Playlist artwork for every kind of playlist (static, flow, shared): an editor uploads a picture
@@ -78,7 +87,7 @@ export class PlaylistArtwork {
   debounceMs: number;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     options: { debounceMs?: number } = {},
   ) {
     this.dir = path.join(ctx.config.dataDir, 'playlist-artwork');
@@ -89,7 +98,7 @@ export class PlaylistArtwork {
   }
 
   private get registry() {
-    return playlistsOf(this.ctx);
+    return this.ctx.playlists;
   }
 
   /**
@@ -304,21 +313,10 @@ export class PlaylistArtwork {
   }
 }
 
-const services = new WeakMap<AppContext, PlaylistArtwork>();
-
-/** The playlist artwork service of a running server. */
-export function artworkOf(ctx: AppContext): PlaylistArtwork {
-  let s = services.get(ctx);
-  if (!s) {
-    s = new PlaylistArtwork(ctx);
-    services.set(ctx, s);
-  }
-  return s;
-}
 
 /** Service start (areas.ts): follow playlist changes from the first request on. */
-export function startPlaylistArtwork(ctx: AppContext): void {
-  const s = artworkOf(ctx);
+export function startPlaylistArtwork(ctx: Deps): void {
+  const s = ctx.playlistArtwork;
   s.start();
   ctx.onClose(() => s.close());
 }

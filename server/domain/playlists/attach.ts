@@ -1,9 +1,18 @@
 import fs from 'node:fs';
-import type { AppContext } from '../../context.js';
 import { attachedJobs } from '../../db/playlistQueries.js';
 import type { DownloadJobRow } from '../../db/downloads.js';
-import { downloadsOf } from '../downloads/service.js';
-import { libraryServiceOf } from '../library/service.js';
+import type { Kernel } from '../../kernel.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { LibraryService } from '../library/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'log'>
+  & {
+    attach: AttachState;
+    downloads: DownloadService;
+    library: LibraryService;
+  };
 
 /**
  * Tracks that a static or shared playlist wanted and a download job fetched: once the job is done
@@ -18,14 +27,13 @@ import { libraryServiceOf } from '../library/service.js';
  */
 export type AttachHandler = (job: DownloadJobRow, trackId: number) => false | (() => void);
 
-interface AttachState {
+export interface AttachState {
   handlers: Map<string, AttachHandler>;
 }
 
-const states = new WeakMap<AppContext, AttachState>();
 
 /** The library track a done job stands for: the reused track, else the scanned file at its final path. */
-export function trackOfJob(ctx: AppContext, job: Pick<DownloadJobRow, 'reusedTrackId' | 'finalPath'>): number | undefined {
+export function trackOfJob(ctx: Deps, job: Pick<DownloadJobRow, 'reusedTrackId' | 'finalPath'>): number | undefined {
   if (job.reusedTrackId !== null) {
     if (attachedJobs.availableTrack(ctx.db, job.reusedTrackId)) return job.reusedTrackId;
   }
@@ -44,7 +52,7 @@ export function trackOfJob(ctx: AppContext, job: Pick<DownloadJobRow, 'reusedTra
   return undefined;
 }
 
-function tryAttach(ctx: AppContext, state: AttachState, job: DownloadJobRow): boolean {
+function tryAttach(ctx: Deps, state: AttachState, job: DownloadJobRow): boolean {
   const handler = state.handlers.get(job.playlistType);
   if (!handler || job.status !== 'done' || job.upgrade !== 0 || job.playlistId === null) return false;
   const trackId = trackOfJob(ctx, job);
@@ -59,12 +67,12 @@ function tryAttach(ctx: AppContext, state: AttachState, job: DownloadJobRow): bo
 }
 
 /** Done jobs of the registered playlist kinds whose track has not joined yet; tried after each scan. */
-function sweep(ctx: AppContext, state: AttachState): number {
+function sweep(ctx: Deps, state: AttachState): number {
   const types = [...state.handlers.keys()];
   if (types.length === 0) return 0;
   const ids = attachedJobs.unattachedDoneJobs(ctx.db, types);
   let n = 0;
-  const service = downloadsOf(ctx);
+  const service = ctx.downloads;
   for (const id of ids) {
     const job = service.get(id);
     if (job && tryAttach(ctx, state, job)) n++;
@@ -72,16 +80,14 @@ function sweep(ctx: AppContext, state: AttachState): number {
   return n;
 }
 
-function stateOf(ctx: AppContext): AttachState {
-  let state = states.get(ctx);
-  if (state) return state;
+/** The joining of a running server (built by server/wiring.ts): follows finished jobs and scans from its first use. */
+export function createAttachState(ctx: Deps): AttachState {
   const created: AttachState = { handlers: new Map() };
-  states.set(ctx, created);
-  downloadsOf(ctx).onEvent((e) => {
+  ctx.downloads.onEvent((e) => {
     if (e.type !== 'job_updated' || e.job.status !== 'done' || e.previousStatus === 'done') return;
     if (created.handlers.has(e.job.playlistType)) tryAttach(ctx, created, e.job);
   });
-  libraryServiceOf(ctx).onScanCompleted(() => {
+  ctx.library.onScanCompleted(() => {
     const n = sweep(ctx, created);
     if (n > 0) ctx.log.info('downloaded tracks joined their playlists', { count: n });
   });
@@ -93,11 +99,11 @@ function stateOf(ctx: AppContext): AttachState {
  * (`playlist_id`) through `handler`, exactly once per job. Call once per kind at start-up; static
  * playlists register here (see staticDownloads.ts) and so do shared playlists.
  */
-export function attachFinishedJobs(ctx: AppContext, playlistType: string, handler: AttachHandler): void {
-  stateOf(ctx).handlers.set(playlistType, handler);
+export function attachFinishedJobs(ctx: Deps, playlistType: string, handler: AttachHandler): void {
+  ctx.attach.handlers.set(playlistType, handler);
 }
 
 /** Tries every done job that has not joined yet (also run after each library scan). */
-export function attachPendingJobs(ctx: AppContext): number {
-  return sweep(ctx, stateOf(ctx));
+export function attachPendingJobs(ctx: Deps): number {
+  return sweep(ctx, ctx.attach);
 }

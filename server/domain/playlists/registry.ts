@@ -1,8 +1,12 @@
-import type { AppContext } from '../../context.js';
 import type { Principal } from '../auth/principal.js';
 import { playlistsRepository, type PlaylistRow } from '../../db/playlists.js';
 
 import type { PlaylistKind } from '../../db/playlistArtwork.js';
+import type { Kernel } from '../../kernel.js';
+import type { Logger } from '../../log.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'db' | 'log'>;
 
 /** The kinds of playlist a user can have: their own static lists, flows, and shared playlists. */
 export type { PlaylistKind };
@@ -86,7 +90,7 @@ export class PlaylistRegistry {
   private readonly providers = new Map<PlaylistKind, PlaylistProvider>();
   private readonly listeners = new Set<(change: PlaylistChange) => void>();
 
-  constructor(private readonly log?: AppContext['log']) {}
+  constructor(private readonly log?: Logger) {}
 
   register(provider: PlaylistProvider): void {
     this.providers.set(provider.kind, provider);
@@ -176,7 +180,7 @@ export function staticRef(row: PlaylistRow): PlaylistRef {
 }
 
 /** The user's own static playlists; public ones are readable by everyone, editable by the owner. */
-function staticProvider(ctx: AppContext): PlaylistProvider {
+function staticProvider(ctx: Deps): PlaylistProvider {
   const repo = playlistsRepository(ctx.db);
   const byNumber = (n: number) => {
     const row = Number.isSafeInteger(n) && n > 0 && n < KIND_BASE ? repo.byId(n) : undefined;
@@ -193,15 +197,10 @@ function staticProvider(ctx: AppContext): PlaylistProvider {
   };
 }
 
-const registries = new WeakMap<AppContext, PlaylistRegistry>();
-
-/** The one playlist registry of a running server (static playlists registered from the start). */
-export function playlistsOf(ctx: AppContext): PlaylistRegistry {
-  let r = registries.get(ctx);
-  if (!r) {
-    r = new PlaylistRegistry(ctx.log);
-    r.register(staticProvider(ctx));
-    registries.set(ctx, r);
-  }
+/** The one playlist registry of a running server (built by server/wiring.ts; static playlists registered from the start). */
+export function createPlaylistRegistry(ctx: Deps): PlaylistRegistry {
+  const r = new PlaylistRegistry(ctx.log);
+  r.register(staticProvider(ctx));
   return r;
 }
+

@@ -1,10 +1,22 @@
-import type { AppContext } from '../../context.js';
 import { retryPauses } from '../../db/playlistQueries.js';
 import { downloads } from '../../db/downloads.js';
 import type { Principal } from '../auth/principal.js';
 import { restart } from '../downloads/control.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { playlistsOf, type PlaylistKind } from './registry.js';
+import { type PlaylistKind } from './registry.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as DownloadsControlDeps } from '../downloads/control.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { PlaylistRegistry } from './registry.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'log' | 'scheduler'>
+  & {
+    settings: SettingsStore;
+    playlists: PlaylistRegistry;
+  }
+  & DownloadsControlDeps;
 
 /**
  * The retry cycle of static and shared playlists: every hour, failed tracks of their download jobs
@@ -16,19 +28,19 @@ import { playlistsOf, type PlaylistKind } from './registry.js';
 export const RETRY_CYCLE_TASK = 'playlist-retry-cycle';
 const CYCLED_KINDS = ['static', 'shared'] as const;
 
-export function isRetryPaused(ctx: AppContext, kind: PlaylistKind, id: string): boolean {
+export function isRetryPaused(ctx: Deps, kind: PlaylistKind, id: string): boolean {
   return retryPauses.isPaused(ctx.db, kind, id);
 }
 
 /** Paused playlists by API id, for the status answer's retry-cycle maps. */
-export function pausedRetryCycles(ctx: AppContext): Record<string, boolean> {
+export function pausedRetryCycles(ctx: Deps): Record<string, boolean> {
   const rows = retryPauses.pausedIds(ctx.db);
   return Object.fromEntries(rows.map((id) => [id, true]));
 }
 
 /** Pauses or resumes the cycle of a playlist the caller may edit. */
-export function setRetryCycle(ctx: AppContext, principal: Principal, playlistId: string, paused: boolean) {
-  const registry = playlistsOf(ctx);
+export function setRetryCycle(ctx: Deps, principal: Principal, playlistId: string, paused: boolean) {
+  const registry = ctx.playlists;
   const viewer = { id: principal.userId, role: principal.role };
   const ref = registry.findFor(playlistId, viewer);
   if (!ref) throw new NotFoundError('Playlist not found', `No playlist ${playlistId}`);
@@ -40,7 +52,7 @@ export function setRetryCycle(ctx: AppContext, principal: Principal, playlistId:
 }
 
 /** One pass of the cycle: failed jobs of static and shared playlists that are not paused; returns how many restarted. */
-export function runRetryCycle(ctx: AppContext): number {
+export function runRetryCycle(ctx: Deps): number {
   const pauseMs = ctx.settings.get().downloads.worker.retryPauseMinutes * 60_000;
   const before = ctx.clock.now() - pauseMs;
   const ids = retryPauses.failedJobsToRetry(ctx.db, CYCLED_KINDS, before);
@@ -52,9 +64,9 @@ export function runRetryCycle(ctx: AppContext): number {
   return n;
 }
 
-export function startRetryCycle(ctx: AppContext): void {
+export function startRetryCycle(ctx: Deps): void {
   // A deleted playlist leaves no pause behind (a static id could otherwise be paused for a later list).
-  playlistsOf(ctx).onChange((change) => {
+  ctx.playlists.onChange((change) => {
     if (change.type === 'deleted')
       retryPauses.resume(ctx.db, change.ref.kind, change.ref.id);
   });

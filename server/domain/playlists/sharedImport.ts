@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { requests } from '../../db/requests.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
@@ -8,6 +7,12 @@ import { parsePlaylist, type PlaylistFormat } from './formats.js';
 import { viewerOf } from './registry.js';
 import type { NewEntry, SharedHost, SharedSettings } from './sharedTypes.js';
 import { fetchSource } from './sharedSync.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as ImportsQuotaDeps } from '../imports/quota.js';
+import type { Deps as PlaylistsSharedSyncDeps } from './sharedSync.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & ImportsQuotaDeps & PlaylistsSharedSyncDeps;
 
 /**
  * Creating a shared playlist: from tracks sent or from an imported document or URL (parsed by
@@ -40,7 +45,7 @@ export function checkName(repo: SharedHost['repo'], name: string, exceptId?: str
 
 /** Creates the playlist with its tracks in one transaction; jobs for missing tracks start after it. */
 export function createShared<S extends SharedHost>(
-  ctx: AppContext,
+  ctx: Deps,
   shared: S,
   principal: Principal,
   settings: SharedSettings & { name: string },
@@ -79,7 +84,7 @@ export function createShared<S extends SharedHost>(
 
 /** Import: a document (text or JSON) or a URL fetched through the address guard. */
 export async function importShared<S extends SharedHost>(
-  ctx: AppContext,
+  ctx: Deps,
   shared: S,
   principal: Principal,
   input: SharedSettings & { content?: unknown; url?: string; format?: PlaylistFormat },

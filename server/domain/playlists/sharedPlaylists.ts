@@ -1,23 +1,45 @@
 import path from 'node:path';
-import type { AppContext } from '../../context.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
 import { playlistTracks } from '../../db/playlistQueries.js';
 import { requests } from '../../db/requests.js';
 import { sharedPlaylistsRepository, type SharedEntryRow, type SharedPlaylistRow } from '../../db/sharedPlaylists.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { researchJob, restart } from '../downloads/control.js';
-import { downloadsOf } from '../downloads/service.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { libraryServiceOf } from '../library/service.js';
-import { artworkOf } from './artwork.js';
 import { attachFinishedJobs } from './attach.js';
 import { toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
-import { playlistsOf, restNumberOf, viewerOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
+import { restNumberOf, viewerOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
 import { isRetryPaused } from './retryCycle.js';
 import { presentEntry } from './sharedEntries.js';
 import { checkName, checkSettings, createShared, importShared } from './sharedImport.js';
 import { syncFromSource, type SyncResult } from './sharedSync.js';
 import type { NewEntry, SharedHost, SharedSettings } from './sharedTypes.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as DownloadsControlDeps } from '../downloads/control.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { LibraryService } from '../library/service.js';
+import type { PlaylistArtwork } from './artwork.js';
+import type { Deps as PlaylistsAttachDeps } from './attach.js';
+import type { PlaylistRegistry } from './registry.js';
+import type { Deps as PlaylistsRetryCycleDeps } from './retryCycle.js';
+import type { Deps as PlaylistsSharedImportDeps } from './sharedImport.js';
+import type { Deps as PlaylistsSharedSyncDeps } from './sharedSync.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log' | 'scheduler'>
+  & {
+    downloads: DownloadService;
+    library: LibraryService;
+    playlistArtwork: PlaylistArtwork;
+    playlists: PlaylistRegistry;
+    sharedPlaylists: SharedPlaylists;
+  }
+  & DownloadsControlDeps
+  & PlaylistsAttachDeps
+  & PlaylistsRetryCycleDeps
+  & PlaylistsSharedImportDeps
+  & PlaylistsSharedSyncDeps;
 
 /**
  * Shared playlists: one list every user can read and play, changed by its owner and by
@@ -57,7 +79,7 @@ const canEditRow = (row: { owner_user_id: number | null }, viewer: PlaylistViewe
 export class SharedPlaylists implements SharedHost {
   readonly repo;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: Deps) {
     this.repo = sharedPlaylistsRepository(ctx.db);
   }
 
@@ -85,7 +107,7 @@ export class SharedPlaylists implements SharedHost {
       missingCount: row.track_count - row.song_count,
       durationMs: row.duration_ms,
       canEdit: viewer ? canEditRow(row, viewer) : false,
-      artwork: artworkOf(this.ctx).info(refOf(row)),
+      artwork: this.ctx.playlistArtwork.info(refOf(row)),
       createdAt: new Date(row.created_at).toISOString(),
       updatedAt: new Date(row.updated_at).toISOString(),
       ...(withTracks && { tracks: entries.map(presentEntry) }),
@@ -117,7 +139,7 @@ export class SharedPlaylists implements SharedHost {
   /** Tells the registry (and so /ws and the artwork) that the list changed. */
   announce(seq: number): void {
     const row = this.repo.bySeq(seq);
-    if (row) playlistsOf(this.ctx).changed(refOf(row));
+    if (row) this.ctx.playlists.changed(refOf(row));
   }
 
   // --- creating -------------------------------------------------------------------------------------
@@ -149,7 +171,7 @@ export class SharedPlaylists implements SharedHost {
     const { trackId: known, position: _position, ...rest } = entry;
     let t: PlaylistEntry = rest;
     const owned = known ?? requests.ownedTrackId(this.ctx.db, { mbid: t.recordingMbid, title: t.trackName, artistName: t.artistName });
-    const svc = downloadsOf(this.ctx);
+    const svc = this.ctx.downloads;
     const fields = {
       userId: ownerId,
       playlistType: SHARED,
@@ -170,7 +192,7 @@ export class SharedPlaylists implements SharedHost {
       job = downloads.insert(this.ctx.db, fields, now);
       let file: string | null = null;
       try {
-        file = libraryServiceOf(this.ctx).playableFile(owned).path;
+        file = this.ctx.library.playableFile(owned).path;
       } catch {
         // A Lidarr track whose file is not reachable here: the link to the track is enough.
       }
@@ -209,9 +231,9 @@ export class SharedPlaylists implements SharedHost {
     this.ctx.db.transaction(() => {
       this.repo.remove(row.seq);
       // Nobody wants these tracks any more: pending downloads of this playlist do not start.
-      for (const j of open) if (downloadsOf(this.ctx).transition(j.id, { status: 'cancelled', error: 'Playlist deleted' }, ['pending']) && j.queueJobId !== null) this.ctx.jobs.cancel(j.queueJobId);
+      for (const j of open) if (this.ctx.downloads.transition(j.id, { status: 'cancelled', error: 'Playlist deleted' }, ['pending']) && j.queueJobId !== null) this.ctx.jobs.cancel(j.queueJobId);
     })();
-    playlistsOf(this.ctx).deleted(refOf(row));
+    this.ctx.playlists.deleted(refOf(row));
     return { success: true, playlistId: row.id };
   }
 
@@ -268,7 +290,7 @@ export class SharedPlaylists implements SharedHost {
       this.repo.removeEntry(e.id);
       this.repo.touch(row.seq, this.ctx.clock.now());
       if (e.job_status === 'pending' && e.job_id !== null) {
-        const j = downloadsOf(this.ctx).transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist' }, ['pending']);
+        const j = this.ctx.downloads.transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist' }, ['pending']);
         if (j?.queueJobId) this.ctx.jobs.cancel(j.queueJobId);
       }
     })();
@@ -286,7 +308,7 @@ export class SharedPlaylists implements SharedHost {
   /** A missing entry whose job was cleared from the job list gets a new download job. */
   private requeue(row: SharedPlaylistRow, e: SharedEntryRow): boolean {
     if (e.available === 1 || e.job_id !== null) return false;
-    const job = downloadsOf(this.ctx).create({
+    const job = this.ctx.downloads.create({
       userId: row.owner_user_id,
       playlistType: SHARED,
       playlistId: row.id,
@@ -309,7 +331,7 @@ export class SharedPlaylists implements SharedHost {
         continue;
       }
       if (e.job_id === null || (e.job_status !== 'failed' && e.job_status !== 'cancelled')) continue;
-      const job = downloadsOf(this.ctx).get(e.job_id);
+      const job = this.ctx.downloads.get(e.job_id);
       if (job && restart(this.ctx, job)) queued++;
     }
     return { success: true as const, playlistId: row.id, queued };
@@ -384,29 +406,19 @@ export class SharedPlaylists implements SharedHost {
   }
 }
 
-const services = new WeakMap<AppContext, SharedPlaylists>();
-
-export function sharedPlaylistsOf(ctx: AppContext): SharedPlaylists {
-  let s = services.get(ctx);
-  if (!s) {
-    s = new SharedPlaylists(ctx);
-    services.set(ctx, s);
-  }
-  return s;
-}
 
 /** Short summaries for `GET /api/playlists/status` (`sharedPlaylists`). */
-export function sharedPlaylistSummaries(ctx: AppContext, viewer: PlaylistViewer) {
-  return sharedPlaylistsOf(ctx).list(viewer);
+export function sharedPlaylistSummaries(ctx: Deps, viewer: PlaylistViewer) {
+  return ctx.sharedPlaylists.list(viewer);
 }
 
 /**
  * Start-up: the provider joins the registry, finished jobs join their lists, and due syncs run on
  * the job queue (checked every 15 minutes; a failed sync is recorded and retried at the next due time).
  */
-export function startSharedPlaylists(ctx: AppContext): void {
-  const shared = sharedPlaylistsOf(ctx);
-  playlistsOf(ctx).register(shared.provider());
+export function startSharedPlaylists(ctx: Deps): void {
+  const shared = ctx.sharedPlaylists;
+  ctx.playlists.register(shared.provider());
   attachFinishedJobs(ctx, SHARED, (job, trackId) => shared.attach(job, trackId));
   ctx.jobs.register<{ playlistId: string }>(SHARED_SYNC_QUEUE, {
     concurrency: 1,
@@ -430,9 +442,9 @@ export function startSharedPlaylists(ctx: AppContext): void {
 }
 
 /** Queues a sync of every shared playlist whose interval has passed; returns how many. */
-export function enqueueDueSyncs(ctx: AppContext): number {
+export function enqueueDueSyncs(ctx: Deps): number {
   let n = 0;
-  for (const id of sharedPlaylistsOf(ctx).repo.dueForSync(ctx.clock.now())) {
+  for (const id of ctx.sharedPlaylists.repo.dueForSync(ctx.clock.now())) {
     if (ctx.jobs.enqueue(SHARED_SYNC_QUEUE, { playlistId: id }, { dedupeKey: `shared-sync:${id}`, name: `sync shared playlist ${id}` }).created) n++;
   }
   return n;

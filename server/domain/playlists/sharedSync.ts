@@ -1,14 +1,23 @@
-import type { AppContext } from '../../context.js';
 import { sortName } from '../../db/libraryText.js';
 import type { SharedEntryRow } from '../../db/sharedPlaylists.js';
 import { FetchFailedError, FetchRefusedError, guardedRequest } from '../../integrations/guardedFetch.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Principal } from '../auth/principal.js';
-import { downloadsOf } from '../downloads/service.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { allowedPrivateTargets } from '../network/privateTargets.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
 import type { SharedHost } from './sharedTypes.js';
+import type { Kernel } from '../../kernel.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'appVersion' | 'clock' | 'db' | 'jobs'>
+  & {
+    downloads: DownloadService;
+  }
+  & NetworkPrivateTargetsDeps;
 
 /**
  * A shared playlist imported from a URL follows that source: fetching it through the address guard,
@@ -29,7 +38,7 @@ export interface SyncResult {
 const keyOf = (t: { artistName: string; trackName: string }) => `${sortName(t.artistName)}\u0000${sortName(t.trackName)}`;
 
 /** Reads the import source (public content: private addresses only when ALLOW_PRIVATE_TARGETS lists them). */
-export async function fetchSource(ctx: AppContext, url: string): Promise<string> {
+export async function fetchSource(ctx: Deps, url: string): Promise<string> {
   const timeoutMs = 15_000;
   try {
     const res = await guardedRequest({
@@ -63,7 +72,7 @@ export async function fetchSource(ctx: AppContext, url: string): Promise<string>
  * from it are removed, or kept and marked when `keepRemovedTracks`. Tracks added by hand stay.
  * A failed fetch or a broken document changes nothing but `lastSyncError`.
  */
-export async function syncFromSource(ctx: AppContext, shared: SharedHost, id: string, principal?: Principal): Promise<SyncResult> {
+export async function syncFromSource(ctx: Deps, shared: SharedHost, id: string, principal?: Principal): Promise<SyncResult> {
   const row = principal ? shared.editable(id, principal) : shared.row(id);
   if (!row.source_url) throw new ValidationError('This shared playlist has no import source to sync from', 'SYNC_SOURCE_MISSING');
   let parsed;
@@ -107,7 +116,7 @@ export async function syncFromSource(ctx: AppContext, shared: SharedHost, id: st
       } else {
         shared.repo.removeEntry(e.id);
         if (e.job_status === 'pending' && e.job_id !== null) {
-          const j = downloadsOf(ctx).transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist source' }, ['pending']);
+          const j = ctx.downloads.transition(e.job_id, { status: 'cancelled', error: 'Removed from the playlist source' }, ['pending']);
           if (j?.queueJobId) ctx.jobs.cancel(j.queueJobId);
         }
         removed++;

@@ -1,11 +1,23 @@
-import type { AppContext } from '../../context.js';
 import type { DownloadJobRow } from '../../db/downloads.js';
 import { playlistsRepository } from '../../db/playlists.js';
 import { requests } from '../../db/requests.js';
-import { downloadsOf } from '../downloads/service.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { attachFinishedJobs } from './attach.js';
-import { playlistsOf, staticRef } from './registry.js';
+import { staticRef } from './registry.js';
+import type { Kernel } from '../../kernel.js';
+import type { DownloadService } from '../downloads/service.js';
+import type { Deps as PlaylistsAttachDeps } from './attach.js';
+import type { PlaylistRegistry } from './registry.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db'>
+  & {
+    downloads: DownloadService;
+    playlists: PlaylistRegistry;
+    staticPlacers: StaticPlacer[];
+  }
+  & PlaylistsAttachDeps;
 
 /**
  * Static playlists with download-backed tracks: a track asked for by artist and title that the
@@ -29,7 +41,7 @@ export interface WantedTrack {
  * whose track joins when done. 404 for a playlist the user cannot see, 403 for someone else's.
  */
 export function addStaticTrackByName(
-  ctx: AppContext,
+  ctx: Deps,
   userId: number,
   playlistId: number,
   t: WantedTrack,
@@ -44,10 +56,10 @@ export function addStaticTrackByName(
   const owned = requests.ownedTrackId(ctx.db, { mbid: t.recordingMbid ?? null, title: trackName, artistName });
   if (owned !== undefined) {
     repo.update(playlistId, { trackIds: [...repo.trackIds(playlistId), owned] }, ctx.clock.now());
-    playlistsOf(ctx).changed(staticRef(repo.byId(playlistId)!));
+    ctx.playlists.changed(staticRef(repo.byId(playlistId)!));
     return { trackId: owned, job: null };
   }
-  const job = downloadsOf(ctx).create({
+  const job = ctx.downloads.create({
     userId,
     playlistType: STATIC,
     playlistId: String(playlistId),
@@ -66,24 +78,22 @@ export function addStaticTrackByName(
  */
 export type StaticPlacer = (job: DownloadJobRow, trackId: number) => boolean;
 
-const placers = new WeakMap<AppContext, StaticPlacer[]>();
-
 /** Lets a feature that creates static-playlist jobs place their tracks itself (inside the joining transaction). */
-export function placeStaticTracks(ctx: AppContext, placer: StaticPlacer): void {
-  placers.set(ctx, [...(placers.get(ctx) ?? []), placer]);
+export function placeStaticTracks(ctx: Deps, placer: StaticPlacer): void {
+  ctx.staticPlacers.push(placer);
 }
 
 /** Registers the joining of finished static-playlist jobs (start-up). */
-export function startStaticDownloads(ctx: AppContext): void {
+export function startStaticDownloads(ctx: Deps): void {
   const repo = playlistsRepository(ctx.db);
   attachFinishedJobs(ctx, STATIC, (job, trackId) => {
     const id = Number(job.playlistId);
     if (!Number.isSafeInteger(id) || !repo.byId(id)) return false;
-    const placed = (placers.get(ctx) ?? []).some((place) => place(job, trackId));
+    const placed = ctx.staticPlacers.some((place) => place(job, trackId));
     if (!placed) repo.update(id, { trackIds: [...repo.trackIds(id), trackId] }, ctx.clock.now());
     return () => {
       const row = repo.byId(id);
-      if (row) playlistsOf(ctx).changed(staticRef(row));
+      if (row) ctx.playlists.changed(staticRef(row));
     };
   });
 }

@@ -1,7 +1,10 @@
-import type { AppContext } from '../../context.js';
 import { playlistsRepository, type PlaylistRow, type PlaylistsRepository } from '../../db/playlists.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { playlistsOf, type PlaylistRegistry, staticRef } from './registry.js';
+import { type PlaylistRegistry, staticRef } from './registry.js';
+import type { Kernel } from '../../kernel.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & { playlists: PlaylistRegistry };
 
 export interface PlaylistChanges {
   name?: string;
@@ -15,8 +18,8 @@ export interface PlaylistChanges {
 }
 
 /** The static playlists of a running server, as the domain's own features (flows) make them. */
-export function staticPlaylistsOf(ctx: AppContext): StaticPlaylists {
-  return new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock, playlistsOf(ctx));
+export function staticPlaylistsOf(ctx: Deps): StaticPlaylists {
+  return new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock, ctx.playlists);
 }
 
 /**

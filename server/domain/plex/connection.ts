@@ -1,11 +1,15 @@
 import crypto from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { plexAccount, plexLinks, plexServerTokens } from '../../db/plex.js';
 import { PlexServerClient, PlexTvClient, type PlexProduct } from '../../integrations/plex/index.js';
 import { decrypt, encrypt } from '../../secrets.js';
 import { NotConfiguredError, ValidationError } from '../errors.js';
 import { originOf, SECRET_REENTRY_REQUIRED } from '../settings/secretOrigin.js';
 import type { Settings } from '../settings/schema.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'appVersion' | 'config' | 'db' | 'kv' | 'log' | 'secrets'> & { settings: SettingsStore };
 
 /**
  * Who this installation is to Plex and which tokens it holds. The client identifier is made once
@@ -18,7 +22,7 @@ const TIMEOUT_MS = 15_000;
 
 export const PLEX_NOT_CONNECTED = 'Connect a Plex account first: Settings → Library → Plex → Connect with Plex';
 
-export function plexClientIdentifier(ctx: AppContext): string {
+export function plexClientIdentifier(ctx: Deps): string {
   let id = ctx.kv.get<string>(CLIENT_ID_KEY);
   if (typeof id !== 'string' || id === '') {
     id = crypto.randomUUID();
@@ -27,23 +31,23 @@ export function plexClientIdentifier(ctx: AppContext): string {
   return id;
 }
 
-export function plexProduct(ctx: AppContext): PlexProduct {
+export function plexProduct(ctx: Deps): PlexProduct {
   return { clientIdentifier: plexClientIdentifier(ctx), product: PLEX_PRODUCT, version: ctx.appVersion, deviceName: PLEX_PRODUCT };
 }
 
-export function plexSettings(ctx: AppContext): Settings['integrations']['plex'] {
+export function plexSettings(ctx: Deps): Settings['integrations']['plex'] {
   return ctx.settings.get().integrations.plex;
 }
 
-export function plexTv(ctx: AppContext, token: string | null = null): PlexTvClient {
+export function plexTv(ctx: Deps, token: string | null = null): PlexTvClient {
   return new PlexTvClient({ baseUrl: ctx.config.upstreams.plextv, product: plexProduct(ctx), token, timeoutMs: TIMEOUT_MS });
 }
 
-export function sealToken(ctx: AppContext, token: string): string {
+export function sealToken(ctx: Deps, token: string): string {
   return encrypt(ctx.secrets.encryptionKey, token);
 }
 
-function open(ctx: AppContext, sealed: string): string | null {
+function open(ctx: Deps, sealed: string): string | null {
   try {
     return decrypt(ctx.secrets.encryptionKey, sealed);
   } catch {
@@ -54,25 +58,25 @@ function open(ctx: AppContext, sealed: string): string | null {
 }
 
 /** The administrator's plex.tv token, or null when no account is connected. */
-export function accountToken(ctx: AppContext): string | null {
+export function accountToken(ctx: Deps): string | null {
   const row = plexAccount.get(ctx.db);
   return row ? open(ctx, row.tokenEnc) : null;
 }
 
-export function requireAccountToken(ctx: AppContext): string {
+export function requireAccountToken(ctx: Deps): string {
   const token = accountToken(ctx);
   if (!token) throw new NotConfiguredError('integrations.plex', PLEX_NOT_CONNECTED);
   return token;
 }
 
 /** The token for one server: its own access token from plex.tv's list when known, else the account token. */
-export function serverToken(ctx: AppContext, machineIdentifier: string | null | undefined): string | null {
+export function serverToken(ctx: Deps, machineIdentifier: string | null | undefined): string | null {
   const sealed = machineIdentifier ? plexServerTokens.get(ctx.db, machineIdentifier) : undefined;
   return (sealed && open(ctx, sealed)) || accountToken(ctx);
 }
 
 /** A user's own Plex token (their account, or the managed Home user linked for them), or null. */
-export function plexTokenForUser(ctx: AppContext, userId: number): string | null {
+export function plexTokenForUser(ctx: Deps, userId: number): string | null {
   const link = plexLinks.get(ctx.db, userId);
   return link ? open(ctx, link.tokenEnc) : null;
 }
@@ -92,25 +96,25 @@ interface TokenOrigins {
   linked: string | null;
 }
 
-function tokenOrigins(ctx: AppContext): TokenOrigins {
+function tokenOrigins(ctx: Deps): TokenOrigins {
   const stored = ctx.kv.get<TokenOrigins>(ORIGINS_KEY);
   return { listed: stored?.listed ?? {}, linked: stored?.linked ?? null };
 }
 
 /** plex.tv's current list of the account's servers and their connections replaces the remembered one. */
-export function rememberListedOrigins(ctx: AppContext, servers: { clientIdentifier: string; connections: { uri: string }[] }[]): void {
+export function rememberListedOrigins(ctx: Deps, servers: { clientIdentifier: string; connections: { uri: string }[] }[]): void {
   const listed: Record<string, string[]> = {};
   for (const s of servers) listed[s.clientIdentifier] = [...new Set(s.connections.map((c) => originOf(c.uri)).filter((o) => o !== ''))];
   ctx.kv.put(ORIGINS_KEY, { ...tokenOrigins(ctx), listed });
 }
 
 /** The account was (re)connected: its token is meant for the server address saved now (if any). */
-export function bindTokenToSavedServer(ctx: AppContext): void {
+export function bindTokenToSavedServer(ctx: Deps): void {
   const url = plexSettings(ctx).url;
   ctx.kv.put(ORIGINS_KEY, { ...tokenOrigins(ctx), linked: url ? originOf(url) || null : null });
 }
 
-export function forgetTokenOrigins(ctx: AppContext): void {
+export function forgetTokenOrigins(ctx: Deps): void {
   ctx.kv.put(ORIGINS_KEY, { listed: {}, linked: null });
 }
 
@@ -118,7 +122,7 @@ export function forgetTokenOrigins(ctx: AppContext): void {
  * May a stored token go to this address? Its origin is one plex.tv listed for the server (for any of
  * the account's servers when none is named), or the one the account was connected with.
  */
-export function tokenMayGoTo(ctx: AppContext, url: string, machineIdentifier: string | null | undefined): boolean {
+export function tokenMayGoTo(ctx: Deps, url: string, machineIdentifier: string | null | undefined): boolean {
   const origin = originOf(url);
   if (origin === '') return false;
   const t = tokenOrigins(ctx);
@@ -138,7 +142,7 @@ export function relinkRequired(url: string, path = 'url'): ValidationError {
   return new ValidationError(message, SECRET_REENTRY_REQUIRED, [{ path, message }]);
 }
 
-export function plexServerClient(ctx: AppContext, baseUrl: string, token: string | null): PlexServerClient {
+export function plexServerClient(ctx: Deps, baseUrl: string, token: string | null): PlexServerClient {
   return new PlexServerClient({ baseUrl, token, product: plexProduct(ctx), timeoutMs: TIMEOUT_MS });
 }
 
@@ -151,7 +155,7 @@ export interface PlexServerConnection {
 }
 
 /** The configured Plex Media Server with the administrator's token for it; 409 NOT_CONFIGURED when a part is missing. */
-export function plexServerOf(ctx: AppContext): PlexServerConnection {
+export function plexServerOf(ctx: Deps): PlexServerConnection {
   const s = plexSettings(ctx);
   if (!s.url) throw new NotConfiguredError('integrations.plex.url', 'Choose a Plex server first: Settings → Library → Plex');
   if (!s.enabled) throw new NotConfiguredError('integrations.plex.enabled', 'Plex is switched off in Settings (integrations.plex.enabled)');

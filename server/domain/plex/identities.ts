@@ -1,10 +1,14 @@
-import type { AppContext } from '../../context.js';
 import { plexLinks, plexPublishIdentities, type PlexLinkRow } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { NotConfiguredError } from '../errors.js';
 import { originOf } from '../settings/secretOrigin.js';
 import { plexServerClient, plexServerOf, plexTv, plexTokenForUser, relinkRequired, sealToken, tokenMayGoTo, type PlexServerConnection } from './connection.js';
 import { decrypt } from '../../secrets.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as PlexConnectionDeps } from './connection.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'secrets'> & PlexConnectionDeps;
 
 /**
  * Whose Plex playlists a Tonearm playlist becomes. A user with a Plex link (their own account, or a
@@ -39,13 +43,13 @@ export function plexUserAccount(base: string, link: Pick<PlexLinkRow, 'userId' |
 }
 
 /** The account a playlist of this owner is published under: the owner's own Plex identity when linked. */
-export function plexAccountFor(ctx: AppContext, base: string, ownerUserId: number | null): { account: string; own: boolean } {
+export function plexAccountFor(ctx: Deps, base: string, ownerUserId: number | null): { account: string; own: boolean } {
   const link = ownerUserId === null ? undefined : plexLinks.get(ctx.db, ownerUserId);
   return link ? { account: plexUserAccount(base, link), own: true } : { account: base, own: false };
 }
 
 /** The identity of a user account string is still that user's current link. */
-function currentLink(ctx: AppContext, account: string): PlexLinkRow | undefined {
+function currentLink(ctx: Deps, account: string): PlexLinkRow | undefined {
   const m = USER_PART.exec(account);
   if (!m) return undefined;
   const link = plexLinks.get(ctx.db, Number(m[1]));
@@ -53,7 +57,7 @@ function currentLink(ctx: AppContext, account: string): PlexLinkRow | undefined 
 }
 
 /** Drops identities whose link is gone and under which nothing is published any more. */
-export function prunePlexIdentities(ctx: AppContext): number {
+export function prunePlexIdentities(ctx: Deps): number {
   return plexPublishIdentities.prune(ctx.db, (row) => currentLink(ctx, row.account) !== undefined);
 }
 
@@ -61,7 +65,7 @@ export function prunePlexIdentities(ctx: AppContext): number {
  * Asks plex.tv, with the user's own token, for their token for the chosen server and where it
  * listed the server; stores both (encrypted) for the account.
  */
-async function resolveIdentity(ctx: AppContext, account: string, link: PlexLinkRow, machineIdentifier: string): Promise<{ token: string; origins: string[] }> {
+async function resolveIdentity(ctx: Deps, account: string, link: PlexLinkRow, machineIdentifier: string): Promise<{ token: string; origins: string[] }> {
   const userToken = plexTokenForUser(ctx, link.userId);
   if (!userToken) throw new NotConfiguredError('plex-link', `The Plex link of ${link.username ?? 'this user'} cannot be read any more: link Plex again`);
   let servers;
@@ -92,7 +96,7 @@ async function resolveIdentity(ctx: AppContext, account: string, link: PlexLinkR
  * an address plex.tv listed for the server (to that user or to the administrator) or the one saved
  * when Plex was connected; any other is 409 NOT_CONFIGURED, nothing sent.
  */
-export async function plexServerForAccount(ctx: AppContext, account: string, options: { refresh?: boolean } = {}): Promise<PlexServerConnection | null> {
+export async function plexServerForAccount(ctx: Deps, account: string, options: { refresh?: boolean } = {}): Promise<PlexServerConnection | null> {
   const admin = plexServerOf(ctx);
   if (!USER_PART.test(account)) return admin;
   const link = currentLink(ctx, account);
@@ -116,7 +120,7 @@ export async function plexServerForAccount(ctx: AppContext, account: string, opt
 }
 
 /** The configured server with a user's own server token (their playlists are theirs), or null when the user has no Plex link. */
-export async function plexServerForUser(ctx: AppContext, userId: number): Promise<PlexServerConnection | null> {
+export async function plexServerForUser(ctx: Deps, userId: number): Promise<PlexServerConnection | null> {
   const s = plexServerOf(ctx);
   const link = plexLinks.get(ctx.db, userId);
   if (!link) return null;

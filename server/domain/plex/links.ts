@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { plexLinks, type PlexLinkRow } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -6,6 +5,15 @@ import { isUserAccount } from '../auth/principal.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { plexTv, requireAccountToken, sealToken } from './connection.js';
 import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin } from './pins.js';
+import type { Kernel } from '../../kernel.js';
+import type { UsersService } from '../users/service.js';
+import type { Deps as PlexConnectionDeps } from './connection.js';
+import type { Deps as PlexPinsDeps } from './pins.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'log'>
+  & { users: UsersService; plexLinkListeners: Set<(userId: number) => void> } & PlexConnectionDeps & PlexPinsDeps;
 
 /**
  * Each user's Plex link (api.md §4.12, decisions §1 `plex-link`): their own Plex account through a
@@ -22,18 +30,16 @@ export interface PlexLinkStatus {
   lastError: string | null;
 }
 
-const linkListeners = new WeakMap<AppContext, Set<(userId: number) => void>>();
 
 /** Runs after a user's Plex link is made, replaced or removed (publishing moves that user's playlists). */
-export function onPlexLinkChanged(ctx: AppContext, listener: (userId: number) => void): () => void {
-  let set = linkListeners.get(ctx);
-  if (!set) linkListeners.set(ctx, (set = new Set()));
+export function onPlexLinkChanged(ctx: Deps, listener: (userId: number) => void): () => void {
+  const set = ctx.plexLinkListeners;
   set.add(listener);
   return () => set.delete(listener);
 }
 
-function linkChanged(ctx: AppContext, userId: number): void {
-  for (const listener of linkListeners.get(ctx) ?? []) {
+function linkChanged(ctx: Deps, userId: number): void {
+  for (const listener of ctx.plexLinkListeners) {
     try {
       listener(userId);
     } catch (err) {
@@ -53,15 +59,15 @@ function present(link: PlexLinkRow | undefined): PlexLinkStatus {
   };
 }
 
-export function plexLinkStatus(ctx: AppContext, userId: number): PlexLinkStatus {
+export function plexLinkStatus(ctx: Deps, userId: number): PlexLinkStatus {
   return present(plexLinks.get(ctx.db, userId));
 }
 
-export function startUserPin(ctx: AppContext, userId: number, forwardUrl?: string): Promise<StartedPin> {
+export function startUserPin(ctx: Deps, userId: number, forwardUrl?: string): Promise<StartedPin> {
   return startPin(ctx, 'user', userId, forwardUrl);
 }
 
-export async function completeUserPin(ctx: AppContext, userId: number, pinId: string, code?: string): Promise<PinCheck & { username?: string | null; link?: PlexLinkStatus }> {
+export async function completeUserPin(ctx: Deps, userId: number, pinId: string, code?: string): Promise<PinCheck & { username?: string | null; link?: PlexLinkStatus }> {
   const state = await pollPin(ctx, 'user', userId, pinId, code);
   if (state.state === 'pending') return { pending: true, linked: false, expired: false, expiresAt: state.expiresAt };
   if (state.state === 'expired') return { pending: false, linked: false, expired: true, message: PIN_EXPIRED_MESSAGE };
@@ -83,13 +89,13 @@ export async function completeUserPin(ctx: AppContext, userId: number, pinId: st
   return { pending: false, linked: true, expired: false, username: link.username, link };
 }
 
-export function unlinkPlex(ctx: AppContext, userId: number): { success: true; linked: false } {
+export function unlinkPlex(ctx: Deps, userId: number): { success: true; linked: false } {
   if (plexLinks.delete(ctx.db, userId)) linkChanged(ctx, userId);
   return { success: true, linked: false };
 }
 
 /** The Plex Home of the administrator's account, each user with the Tonearm user it is linked to. */
-export async function plexHomeUsers(ctx: AppContext) {
+export async function plexHomeUsers(ctx: Deps) {
   const users = await plexTv(ctx, requireAccountToken(ctx)).homeUsers();
   const links = plexLinks.list(ctx.db);
   const linkedTo = (u: { id: string; uuid: string | null }) => links.find((l) => (u.uuid !== null && l.plexUuid === u.uuid) || l.plexUserId === u.id)?.userId ?? null;
@@ -110,7 +116,7 @@ export async function plexHomeUsers(ctx: AppContext) {
 }
 
 /** Links a Plex Home user to a Tonearm user: the administrator's account switches to it for its own token. */
-export async function linkManagedPlexUser(ctx: AppContext, admin: Principal, userId: number, homeUserId: string, pin?: string): Promise<PlexLinkStatus> {
+export async function linkManagedPlexUser(ctx: Deps, admin: Principal, userId: number, homeUserId: string, pin?: string): Promise<PlexLinkStatus> {
   ctx.users.get(userId);
   const client = plexTv(ctx, requireAccountToken(ctx));
   const home = (await client.homeUsers()).find((u) => u.id === homeUserId);
@@ -140,7 +146,7 @@ export async function linkManagedPlexUser(ctx: AppContext, admin: Principal, use
   return plexLinkStatus(ctx, userId);
 }
 
-export function unlinkManagedPlexUser(ctx: AppContext, userId: number): { success: true; linked: false } {
+export function unlinkManagedPlexUser(ctx: Deps, userId: number): { success: true; linked: false } {
   ctx.users.get(userId);
   return unlinkPlex(ctx, userId);
 }

@@ -1,9 +1,13 @@
-import type { AppContext } from '../../context.js';
 import { plexPins, type PlexPinRow } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { plexAuthUrl } from '../../integrations/plex/index.js';
 import { NotFoundError } from '../errors.js';
 import { PLEX_PRODUCT, plexClientIdentifier, plexTv } from './connection.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as PlexConnectionDeps } from './connection.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'config' | 'db'> & PlexConnectionDeps;
 
 /**
  * Plex sign-in with a PIN: plex.tv makes a PIN, the person approves it on app.plex.tv, and polling
@@ -34,7 +38,7 @@ export interface PinCheck {
 
 export const PIN_EXPIRED_MESSAGE = 'The Plex PIN expired before it was approved: start connecting again';
 
-export async function startPin(ctx: AppContext, purpose: PlexPinRow['purpose'], userId: number | null, forwardUrl?: string): Promise<StartedPin> {
+export async function startPin(ctx: Deps, purpose: PlexPinRow['purpose'], userId: number | null, forwardUrl?: string): Promise<StartedPin> {
   const now = ctx.clock.now();
   plexPins.prune(ctx.db, now);
   const pin = await plexTv(ctx).createPin();
@@ -45,7 +49,7 @@ export async function startPin(ctx: AppContext, purpose: PlexPinRow['purpose'], 
   return { pinId: pin.id, code: pin.code, clientId, authUrl: plexAuthUrl(ctx.config.upstreams.plexApp, clientId, pin.code, PLEX_PRODUCT, forwardUrl), expiresAt, expiresIn };
 }
 
-export async function pollPin(ctx: AppContext, purpose: PlexPinRow['purpose'], userId: number | null, pinId: string, code?: string): Promise<PinState> {
+export async function pollPin(ctx: Deps, purpose: PlexPinRow['purpose'], userId: number | null, pinId: string, code?: string): Promise<PinState> {
   const row = plexPins.get(ctx.db, pinId);
   const mine = row && row.purpose === purpose && (purpose === 'server' || row.userId === userId) && (code === undefined || code === row.code);
   if (!row || !mine) throw new NotFoundError('Plex PIN not found', 'No Plex sign-in was started with this PIN here: start connecting again');

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import type { AppContext } from '../../context.js';
 import { plexAccount, plexServerTokens, plexTracks } from '../../db/plex.js';
 import type { PlexResource } from '../../integrations/plex/index.js';
 import { mapLidarrPath } from '../../library/lidarrPaths.js';
@@ -21,15 +20,21 @@ import {
   tokenMayGoTo,
 } from './connection.js';
 import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin } from './pins.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as PlexConnectionDeps } from './connection.js';
+import type { Deps as PlexPinsDeps } from './pins.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'log'> & PlexConnectionDeps & PlexPinsDeps;
 
 /** Settings → Library → Plex (api.md §4.13): connect the administrator's account, choose a server and its music library. */
 
-export function startServerPin(ctx: AppContext, principal: Principal, forwardUrl?: string): Promise<StartedPin> {
+export function startServerPin(ctx: Deps, principal: Principal, forwardUrl?: string): Promise<StartedPin> {
   return startPin(ctx, 'server', isUserAccount(principal) ? principal.userId : null, forwardUrl);
 }
 
 /** Polls the PIN; once approved the account token is stored encrypted and only the account name is answered. */
-export async function checkServerPin(ctx: AppContext, principal: Principal, pinId: string, code?: string): Promise<PinCheck & { plexUsername?: string | null }> {
+export async function checkServerPin(ctx: Deps, principal: Principal, pinId: string, code?: string): Promise<PinCheck & { plexUsername?: string | null }> {
   const state = await pollPin(ctx, 'server', null, pinId, code);
   if (state.state === 'pending') return { pending: true, linked: false, expired: false, expiresAt: state.expiresAt };
   if (state.state === 'expired') return { pending: false, linked: false, expired: true, message: PIN_EXPIRED_MESSAGE };
@@ -47,13 +52,13 @@ export async function checkServerPin(ctx: AppContext, principal: Principal, pinI
   return { pending: false, linked: true, expired: false, plexUsername: account.username ?? account.title };
 }
 
-export function disconnectPlex(ctx: AppContext): { success: true; connected: false } {
+export function disconnectPlex(ctx: Deps): { success: true; connected: false } {
   plexAccount.clear(ctx.db);
   forgetTokenOrigins(ctx);
   return { success: true, connected: false };
 }
 
-export function plexStatus(ctx: AppContext) {
+export function plexStatus(ctx: Deps) {
   const row = plexAccount.get(ctx.db);
   const s = plexSettings(ctx);
   const counts = s.librarySectionId ? plexTracks.counts(ctx.db, s.librarySectionId) : null;
@@ -83,7 +88,7 @@ function presentServer(r: PlexResource) {
 }
 
 /** The account's servers with their connections; each server's own token is kept (encrypted), never answered. */
-export async function listPlexServers(ctx: AppContext) {
+export async function listPlexServers(ctx: Deps) {
   const resources = await plexTv(ctx, requireAccountToken(ctx)).servers();
   const now = ctx.clock.now();
   for (const r of resources) if (r.accessToken) plexServerTokens.put(ctx.db, r.clientIdentifier, r.name, sealToken(ctx, r.accessToken), now);
@@ -92,7 +97,7 @@ export async function listPlexServers(ctx: AppContext) {
 }
 
 /** Connects to a server address (the saved one unless another is given): its identity, then the token on its libraries. */
-export async function testPlexServer(ctx: AppContext, url?: string) {
+export async function testPlexServer(ctx: Deps, url?: string) {
   const target = url ?? plexSettings(ctx).url;
   if (!target) throw new NotConfiguredError('integrations.plex.url', 'Enter or choose a Plex server address first');
   const identity = await plexServerClient(ctx, target, null).identity();
@@ -116,7 +121,7 @@ export async function testPlexServer(ctx: AppContext, url?: string) {
 }
 
 /** The server's music libraries (Plex's `artist` sections) with their folders as Plex sees them. */
-export async function plexLibraries(ctx: AppContext) {
+export async function plexLibraries(ctx: Deps) {
   const { client, librarySectionId } = plexServerOf(ctx);
   const music = await client.musicSections();
   return {
@@ -128,7 +133,7 @@ export async function plexLibraries(ctx: AppContext) {
  * Can this computer read the files of a Plex library? One track's file as Plex reports it, through
  * the path mappings, is looked for here; matching Plex tracks to the library depends on it.
  */
-export async function plexLibraryAccess(ctx: AppContext, sectionId: string) {
+export async function plexLibraryAccess(ctx: Deps, sectionId: string) {
   const { client } = plexServerOf(ctx);
   const section = (await client.musicSections()).find((s) => s.key === sectionId);
   if (!section) throw new NotFoundError('Plex library not found', `The Plex server has no music library with key ${sectionId}`);

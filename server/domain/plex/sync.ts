@@ -1,9 +1,15 @@
-import type { AppContext } from '../../context.js';
 import { libraryTrackIdByPath, plexTracks, type PlexTrackRow } from '../../db/plex.js';
 import { mapLidarrPath } from '../../library/lidarrPaths.js';
 import { PermanentJobError } from '../../jobs/queue.js';
 import { NotConfiguredError } from '../errors.js';
 import { plexServerOf, plexSettings, type PlexServerConnection } from './connection.js';
+import type { Kernel } from '../../kernel.js';
+import type { Deps as PlexConnectionDeps } from './connection.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'db' | 'jobs' | 'log' | 'scheduler'>
+  & { plexSyncListeners: Set<(result: PlexSyncResult) => void | Promise<void>> } & PlexConnectionDeps;
 
 /**
  * `POST /api/settings/plex/sync`: reads every track of the chosen Plex music library (page by page)
@@ -21,13 +27,12 @@ export interface PlexSyncResult {
   syncedAt: number;
 }
 
-const listeners = new WeakMap<AppContext, Set<(result: PlexSyncResult) => void | Promise<void>>>();
 
 /** The job queue (and the on-demand task of the tasks screen) of Plex library syncs. */
 export const PLEX_SYNC_QUEUE = 'plex-sync';
 
 /** Registers the sync's queue and its line on the tasks screen. */
-export function startPlexSync(ctx: AppContext): void {
+export function startPlexSync(ctx: Deps): void {
   ctx.jobs.register(PLEX_SYNC_QUEUE, {
     concurrency: 1,
     // Attempts beyond the first are for a sync a killed process left running; a failed sync stays failed.
@@ -44,9 +49,8 @@ export function startPlexSync(ctx: AppContext): void {
 }
 
 /** Runs after each completed sync (publishing Plex playlists, for one); a failing listener is logged, never fails the sync. */
-export function onPlexSynced(ctx: AppContext, listener: (result: PlexSyncResult) => void | Promise<void>): () => void {
-  let set = listeners.get(ctx);
-  if (!set) listeners.set(ctx, (set = new Set()));
+export function onPlexSynced(ctx: Deps, listener: (result: PlexSyncResult) => void | Promise<void>): () => void {
+  const set = ctx.plexSyncListeners;
   set.add(listener);
   return () => set.delete(listener);
 }
@@ -55,19 +59,19 @@ export function onPlexSynced(ctx: AppContext, listener: (result: PlexSyncResult)
  * Queues a sync and resolves with its result. One sync at a time: a second call while one is queued
  * or runs gets the same result. Settings that make a sync impossible are refused before queueing.
  */
-export async function syncPlex(ctx: AppContext): Promise<PlexSyncResult> {
+export async function syncPlex(ctx: Deps): Promise<PlexSyncResult> {
   syncTarget(ctx);
   const { id } = ctx.jobs.enqueue(PLEX_SYNC_QUEUE, {}, { name: PLEX_SYNC_QUEUE, dedupeKey: 'sync' });
   return ctx.jobs.whenDone<PlexSyncResult>(id);
 }
 
-function syncTarget(ctx: AppContext): PlexServerConnection & { librarySectionId: string } {
+function syncTarget(ctx: Deps): PlexServerConnection & { librarySectionId: string } {
   const server = plexServerOf(ctx);
   if (!server.librarySectionId) throw new NotConfiguredError('integrations.plex.librarySectionId', 'Choose the Plex music library to sync first: Settings → Library → Plex');
   return { ...server, librarySectionId: server.librarySectionId };
 }
 
-async function syncOnce(ctx: AppContext): Promise<PlexSyncResult> {
+async function syncOnce(ctx: Deps): Promise<PlexSyncResult> {
   const { client, librarySectionId } = syncTarget(ctx);
   const mappings = plexSettings(ctx).pathMappings;
   const trackIdOf = libraryTrackIdByPath(ctx.db);
@@ -94,7 +98,7 @@ async function syncOnce(ctx: AppContext): Promise<PlexSyncResult> {
   const matched = rows.filter((r) => r.trackId !== null).length;
   const result: PlexSyncResult = { success: true, sectionId: librarySectionId, plexTracks: rows.length, matched, unmatched: rows.length - matched, syncedAt };
   ctx.log.info('Plex library synced', { sectionId: librarySectionId, plexTracks: rows.length, matched });
-  for (const listener of listeners.get(ctx) ?? []) {
+  for (const listener of ctx.plexSyncListeners) {
     try {
       await listener(result);
     } catch (err) {

@@ -1,13 +1,18 @@
-import type { AppContext } from '../../context.js';
 import { nameKey } from '../../db/libraryText.js';
 import { requests, type RequestRow } from '../../db/requests.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from '../lidarr/connection.js';
 import type { DownloadStatuses } from '../lidarr/downloadStatuses.js';
-import { albumDownloadsOf, aurralAlbumId } from '../downloads/albums.js';
+import { aurralAlbumId } from '../downloads/albums.js';
 import { importActivity } from '../imports/service.js';
 import type { LidarrLibrary, ManagedByInput } from '../lidarr/library.js';
+import type { Kernel } from '../../kernel.js';
+import type { AlbumDownloads } from '../downloads/albums.js';
+import type { Deps as ImportsServiceDeps } from '../imports/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'log'> & { albumDownloads: AlbumDownloads } & ImportsServiceDeps;
 
 /** Activity (api.md's activity object): requests made through Lidarr and whether they arrived. */
 
@@ -75,7 +80,7 @@ export class RequestsService {
   private cache: { at: number; items: Activity[] } | null = null;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     private readonly connection: LidarrConnection,
     private readonly library: LidarrLibrary,
     private readonly statuses: DownloadStatuses,
@@ -100,7 +105,7 @@ export class RequestsService {
    * comes from their jobs), newest first. The self-managed part is read fresh on every call.
    */
   private merge(lidarrItems: Activity[]): Activity[] {
-    const own = albumDownloadsOf(this.ctx)
+    const own = this.ctx.albumDownloads
       .activity()
       .map(({ createdAtMs: _c, ...item }) => item);
     const all = [...lidarrItems, ...own, ...importActivity(this.ctx)];
@@ -143,7 +148,7 @@ export class RequestsService {
    * cancelled; files stay.
    */
   deleteAlbumRequest(key: string): { success: true; removed: number } {
-    const albums = albumDownloadsOf(this.ctx);
+    const albums = this.ctx.albumDownloads;
     const aurralId = aurralAlbumId(key);
     let removed = 0;
     if (aurralId !== null) removed = albums.remove(aurralId);
@@ -168,7 +173,7 @@ export class RequestsService {
     const owned = requests.ownedTrackId(db, { mbid: input.trackMbid, title: input.trackName, artistName: input.artistName });
     if (owned !== undefined) return { httpStatus: 200, body: { success: true, queued: false, alreadyOwned: true, trackId: owned } };
     if (this.library.resolveManagedBy(input.managedBy, principal) === 'aurral') {
-      const result = albumDownloadsOf(this.ctx).requestTrack(principal, input);
+      const result = this.ctx.albumDownloads.requestTrack(principal, input);
       this.invalidate();
       return result;
     }

@@ -1,19 +1,33 @@
 import crypto from 'node:crypto';
 import { externalBase } from '../../basePath.js';
-import type { AppContext } from '../../context.js';
 import { scrobbleDeliveries, scrobbleLinks, SCROBBLE_SERVICES, type ScrobbleDeliveryRow, type ScrobbleKind, type ScrobbleService } from '../../db/scrobbling.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { KoitoClient, koitoBaseUrl } from '../../integrations/koito/client.js';
 import { LastFmScrobbler, lastFmAuthPageUrl, type LastFmPlay } from '../../integrations/lastfm/scrobbler.js';
 import { ListenBrainzClient, type ListenBrainzListen, type ListenType } from '../../integrations/listenbrainz/client.js';
-import type { JobLinks } from '../../jobs/links.js';
 import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js';
 import { decrypt, encrypt } from '../../secrets.js';
 import { NotConfiguredError, ValidationError } from '../errors.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import type { Role } from '../auth/permissions.js';
 import { userEnteredTargets } from '../network/privateTargets.js';
 import type { Settings } from '../settings/schema.js';
+import type { JobLinks } from '../../jobs/links.js';
+import type { Kernel } from '../../kernel.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { UsersService } from '../users/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'config' | 'db' | 'jobs' | 'log' | 'onClose' | 'scheduler' | 'secrets'>
+  & {
+    settings: SettingsStore;
+    users: UsersService;
+    metadata: MetadataService;
+    scrobbleOutbox: JobLinks<ScrobbleLinkRow>;
+  }
+  & NetworkPrivateTargetsDeps;
 
 /** The outbox queue: one queue job per outbox row. */
 export const SCROBBLE_QUEUE = 'scrobbles';
@@ -70,11 +84,11 @@ function lastfmUnavailable(settings: Settings): NotConfiguredError | null {
   return null;
 }
 
-function userAgent(ctx: AppContext): string {
-  return metadataServiceOf(ctx).userAgent();
+function userAgent(ctx: Deps): string {
+  return ctx.metadata.userAgent();
 }
 
-function lastfmScrobbler(ctx: AppContext): LastFmScrobbler {
+function lastfmScrobbler(ctx: Deps): LastFmScrobbler {
   const unavailable = lastfmUnavailable(ctx.settings.get());
   if (unavailable) throw unavailable;
   const { apiKey, apiSecret } = ctx.settings.get().integrations.lastfm;
@@ -82,13 +96,13 @@ function lastfmScrobbler(ctx: AppContext): LastFmScrobbler {
   return new LastFmScrobbler({ baseUrl: ctx.config.upstreams.lastfm, apiKey, apiSecret, userAgent: userAgent(ctx), ...(spacing !== null && { spacingMs: spacing }) });
 }
 
-function listenBrainz(ctx: AppContext, token: string): ListenBrainzClient {
+function listenBrainz(ctx: Deps, token: string): ListenBrainzClient {
   const spacing = ctx.config.upstreams.spacingMs;
   return new ListenBrainzClient({ baseUrl: ctx.config.upstreams.listenbrainz, userAgent: userAgent(ctx), token, retries: 0, ...(spacing !== null && { spacingMs: spacing }) });
 }
 
 /** The Koito server a user entered: LAN and loopback only for administrators, or hosts an administrator allowed (privateTargets.ts). */
-function koito(ctx: AppContext, baseUrl: string, token: string, role: Role): KoitoClient {
+function koito(ctx: Deps, baseUrl: string, token: string, role: Role): KoitoClient {
   const spacing = ctx.config.upstreams.spacingMs;
   return new KoitoClient({ baseUrl, token, userAgent: userAgent(ctx), allowPrivateTargets: userEnteredTargets(ctx, role), retries: 0, ...(spacing !== null && { spacingMs: spacing }) });
 }
@@ -101,7 +115,7 @@ function koito(ctx: AppContext, baseUrl: string, token: string, role: Role): Koi
 export const KOITO_UNREACHABLE = 'Koito could not be reached at that address';
 
 /** `GET /api/scrobbling/status`: what each service can do for this user; never a secret. */
-export function scrobblingStatus(ctx: AppContext, userId: number): ScrobblingStatus {
+export function scrobblingStatus(ctx: Deps, userId: number): ScrobblingStatus {
   const links = new Map(scrobbleLinks.list(ctx.db, userId).map((l) => [l.service, l]));
   const configured: Record<ScrobbleService, boolean> = { lastfm: lastfmConfigured(ctx.settings.get()), listenbrainz: true, koito: true };
   return Object.fromEntries(
@@ -113,19 +127,19 @@ export function scrobblingStatus(ctx: AppContext, userId: number): ScrobblingSta
 
 const usedStates = new Map<string, number>();
 
-function stateKey(ctx: AppContext): Buffer {
+function stateKey(ctx: Deps): Buffer {
   return crypto.createHmac('sha256', ctx.secrets.sessionKey).update('scrobbling:lastfm-link-state').digest();
 }
 
 /** A state that ties the callback (a browser redirect without our credentials) to the user who asked. */
-export function signLinkState(ctx: AppContext, userId: number): string {
+export function signLinkState(ctx: Deps, userId: number): string {
   const body = Buffer.from(JSON.stringify({ u: userId, e: ctx.clock.now() + LINK_STATE_TTL_MS, n: crypto.randomBytes(12).toString('base64url') })).toString('base64url');
   const mac = crypto.createHmac('sha256', stateKey(ctx)).update(body).digest('base64url');
   return `${body}.${mac}`;
 }
 
 /** The user the state was made for; throws when it is forged, expired or used already. */
-export function verifyLinkState(ctx: AppContext, state: string): number {
+export function verifyLinkState(ctx: Deps, state: string): number {
   const [body, mac] = state.split('.');
   if (!body || !mac) throw new ValidationError('The Last.fm link request is not valid: start linking again', 'INVALID_STATE');
   const expected = crypto.createHmac('sha256', stateKey(ctx)).update(body).digest();
@@ -141,7 +155,7 @@ export function verifyLinkState(ctx: AppContext, state: string): number {
 }
 
 /** `GET /api/scrobbling/lastfm/link`: the linked state, or Last.fm's authorization page with our callback. */
-export function lastfmLink(ctx: AppContext, userId: number, origin: string): { linked: true; username: string | null } | { linked: false; url: string } {
+export function lastfmLink(ctx: Deps, userId: number, origin: string): { linked: true; username: string | null } | { linked: false; url: string } {
   const link = scrobbleLinks.get(ctx.db, userId, 'lastfm');
   if (link) return { linked: true, username: link.username };
   const unavailable = lastfmUnavailable(ctx.settings.get());
@@ -152,7 +166,7 @@ export function lastfmLink(ctx: AppContext, userId: number, origin: string): { l
 }
 
 /** The callback: trades Last.fm's token for a session key (signed auth.getSession) and stores it encrypted. */
-export async function completeLastfmLink(ctx: AppContext, state: string, token: string): Promise<{ userId: number; username: string }> {
+export async function completeLastfmLink(ctx: Deps, state: string, token: string): Promise<{ userId: number; username: string }> {
   const userId = verifyLinkState(ctx, state);
   if (!token) throw new ValidationError('Last.fm sent no token back: the authorization was not granted', 'LASTFM_NO_TOKEN');
   let session: { name: string; key: string };
@@ -173,7 +187,7 @@ export async function completeLastfmLink(ctx: AppContext, state: string, token: 
 // ---- ListenBrainz and Koito -------------------------------------------------------------------
 
 /** `PUT /api/scrobbling/listenbrainz/link`: the token is checked with validate-token before it is stored. */
-export async function linkListenBrainz(ctx: AppContext, userId: number, token: string): Promise<{ linked: true; username: string | null }> {
+export async function linkListenBrainz(ctx: Deps, userId: number, token: string): Promise<{ linked: true; username: string | null }> {
   const name = await listenBrainz(ctx, token).validateToken();
   if (name === null) throw new ValidationError('ListenBrainz did not accept this user token', 'INVALID_TOKEN');
   scrobbleLinks.upsert(ctx.db, { userId, service: 'listenbrainz', username: name || null, secretEnc: encrypt(ctx.secrets.encryptionKey, token), baseUrl: null }, ctx.clock.now());
@@ -181,7 +195,7 @@ export async function linkListenBrainz(ctx: AppContext, userId: number, token: s
 }
 
 /** `PUT /api/scrobbling/koito/link`: the address goes through the private-address guard, the key is checked. */
-export async function linkKoito(ctx: AppContext, caller: { userId: number; role: Role }, url: string, token: string): Promise<{ linked: true; username: string | null; url: string }> {
+export async function linkKoito(ctx: Deps, caller: { userId: number; role: Role }, url: string, token: string): Promise<{ linked: true; username: string | null; url: string }> {
   const { userId, role } = caller;
   const base = koitoBaseUrl(url);
   if (!base) throw new ValidationError('The Koito address must be an http(s) URL without credentials', 'INVALID_URL');
@@ -203,13 +217,13 @@ export async function linkKoito(ctx: AppContext, caller: { userId: number; role:
   return { linked: true, username: name || null, url: base };
 }
 
-export function linkOf(ctx: AppContext, userId: number, service: ScrobbleService): { linked: boolean; username: string | null; url?: string | null } {
+export function linkOf(ctx: Deps, userId: number, service: ScrobbleService): { linked: boolean; username: string | null; url?: string | null } {
   const link = scrobbleLinks.get(ctx.db, userId, service);
   return { linked: !!link, username: link?.username ?? null, ...(service === 'koito' && { url: link?.baseUrl ?? null }) };
 }
 
 /** Unlinks; plays still owed to that service are dropped (they would be sent with a secret the user withdrew). */
-export function unlink(ctx: AppContext, userId: number, service: ScrobbleService): { success: true; linked: false } {
+export function unlink(ctx: Deps, userId: number, service: ScrobbleService): { success: true; linked: false } {
   ctx.db.transaction(() => {
     scrobbleLinks.delete(ctx.db, userId, service);
     const jobs = scrobbleDeliveries.dropPending(ctx.db, userId, service, 'The account was unlinked', ctx.clock.now());
@@ -227,29 +241,28 @@ export function unlink(ctx: AppContext, userId: number, service: ScrobbleService
  * player's answer has been written (the outbox's `repairSoon`), so the request does only that one write. A play
  * event already forwarded is not forwarded again.
  */
-export function forwardPlay(ctx: AppContext, userId: number, playEventId: number, play: ScrobblePlay): void {
+export function forwardPlay(ctx: Deps, userId: number, playEventId: number, play: ScrobblePlay): void {
   enqueue(ctx, userId, playEventId, 'scrobble', play);
 }
 
 /** `/rest/scrobble` with submission=false: "now playing" to every linked service, best effort. */
-export function forwardNowPlaying(ctx: AppContext, userId: number, play: ScrobblePlay): void {
+export function forwardNowPlaying(ctx: Deps, userId: number, play: ScrobblePlay): void {
   enqueue(ctx, userId, null, 'now_playing', play);
 }
 
-function enqueue(ctx: AppContext, userId: number, playEventId: number | null, kind: ScrobbleKind, play: ScrobblePlay): void {
+function enqueue(ctx: Deps, userId: number, playEventId: number | null, kind: ScrobbleKind, play: ScrobblePlay): void {
   if (!play.artist || !play.title) return;
   try {
     const lastfm = lastfmConfigured(ctx.settings.get());
     const ids = scrobbleDeliveries.insertForLinks(ctx.db, { userId, playEventId, kind, play: JSON.stringify(play), lastfm }, ctx.clock.now());
-    if (ids.length > 0) outboxOf(ctx).repairSoon();
+    if (ids.length > 0) ctx.scrobbleOutbox.repairSoon();
   } catch (err) {
     // Recording the play matters more than forwarding it: never fail the player's request.
     ctx.log.warn('play not forwarded to the scrobbling services', { userId, error: describe(err) });
   }
 }
 
-type DeliveryLinkRow = Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>;
-const outboxes = new WeakMap<AppContext, JobLinks<DeliveryLinkRow>>();
+export type ScrobbleLinkRow = Pick<ScrobbleDeliveryRow, 'id' | 'service' | 'kind'>;
 
 /**
  * The outbox rows and their queue jobs (JobLinks): one job per row, the row keeps its job's id
@@ -258,10 +271,8 @@ const outboxes = new WeakMap<AppContext, JobLinks<DeliveryLinkRow>>();
  * rows whose process stopped before that get theirs at the next start, and a pass that failed
  * (database busy) from the scheduler's repair task.
  */
-function outboxOf(ctx: AppContext): JobLinks<DeliveryLinkRow> {
-  let links = outboxes.get(ctx);
-  if (!links) {
-    links = ctx.scheduler.link<DeliveryLinkRow>({
+export function createScrobbleOutbox(ctx: Deps): JobLinks<ScrobbleLinkRow> {
+  return ctx.scheduler.link<ScrobbleLinkRow>({
       name: 'scrobble deliveries',
       queue: SCROBBLE_QUEUE,
       orphans: () => scrobbleDeliveries.withoutJob(ctx.db),
@@ -274,14 +285,11 @@ function outboxOf(ctx: AppContext): JobLinks<DeliveryLinkRow> {
         },
       }),
       link: (row, jobId) => scrobbleDeliveries.setQueueJob(ctx.db, row.id, jobId),
-    });
-    outboxes.set(ctx, links);
-  }
-  return links;
+  });
 }
 
 /** Registers the outbox queue (areas.ts `services`) and queues the rows a stopped process left without a job. */
-export function startScrobbling(ctx: AppContext): void {
+export function startScrobbling(ctx: Deps): void {
   scrobbleDeliveries.prune(ctx.db, ctx.clock.now() - KEEP_MS);
   ctx.jobs.register<{ deliveryId: number }>(SCROBBLE_QUEUE, {
     concurrency: 2,
@@ -290,13 +298,13 @@ export function startScrobbling(ctx: AppContext): void {
     visibilityTimeoutMs: 2 * 60_000,
     handler: (job) => deliver(ctx, job),
   });
-  const outbox = outboxOf(ctx);
+  const outbox = ctx.scrobbleOutbox;
   ctx.onClose(() => outbox.close());
   const queued = outbox.repair();
   if (queued > 0) ctx.log.info('scrobble deliveries queued after a restart', { count: queued });
 }
 
-async function deliver(ctx: AppContext, job: Job<{ deliveryId: number }>): Promise<void> {
+async function deliver(ctx: Deps, job: Job<{ deliveryId: number }>): Promise<void> {
   const row = scrobbleDeliveries.get(ctx.db, job.payload.deliveryId);
   // Delivered already (a job run again after a crash between sending and settling), dropped or pruned.
   if (!row || row.status !== 'pending') return;
@@ -334,7 +342,7 @@ function listenOf(play: ScrobblePlay, listenType: ListenType): ListenBrainzListe
   };
 }
 
-async function send(ctx: AppContext, row: ScrobbleDeliveryRow, signal: AbortSignal): Promise<void> {
+async function send(ctx: Deps, row: ScrobbleDeliveryRow, signal: AbortSignal): Promise<void> {
   const link = scrobbleLinks.get(ctx.db, row.userId, row.service);
   if (!link) throw new NotDeliverable(`The ${row.service} account is no longer linked`);
   const secret = decrypt(ctx.secrets.encryptionKey, link.secretEnc);

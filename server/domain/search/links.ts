@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { ItunesClient } from '../../integrations/apple/itunes.js';
 import { fetchBandcampPage } from '../../integrations/bandcamp/page.js';
 import { DeezerClient } from '../../integrations/deezer/client.js';
@@ -6,10 +5,25 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { OEmbedClient, type OEmbed } from '../../integrations/oembed/client.js';
 import { SpotifyClient } from '../../integrations/spotify/client.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import { allowedPrivateTargets } from '../network/privateTargets.js';
 import { parseLink, type LinkKind, type LinkSource, type ParsedLink } from './linkParse.js';
 import { matchNames, type MatchedNames } from './match.js';
+import type { Kernel } from '../../kernel.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
+import type { SettingsStore } from '../settings/store.js';
+import type { Deps as SearchMatchDeps } from './match.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'config'>
+  & {
+    settings: SettingsStore;
+    metadata: MetadataService;
+    spotifyLinkClient: SpotifyLinkClient;
+  }
+  & NetworkPrivateTargetsDeps
+  & SearchMatchDeps;
 
 export interface ResolvedLink extends MatchedNames {
   kind: LinkKind;
@@ -33,7 +47,7 @@ const SUPPORTED = 'Spotify, Apple Music, Deezer, YouTube / YouTube Music (videos
  * Deezer and iTunes public APIs, YouTube and Tidal oEmbed, Bandcamp's OpenGraph tags) and match
  * the names through MusicBrainz search. The clients are built per call from the current settings.
  */
-export async function resolveLink(ctx: AppContext, raw: string): Promise<ResolvedLink> {
+export async function resolveLink(ctx: Deps, raw: string): Promise<ResolvedLink> {
   const link = parseLink(raw);
   if (!link) throw new ValidationError(`Not a supported link. Supported: ${SUPPORTED}.`, 'UNSUPPORTED_LINK');
   if (link.source === 'musicbrainz') return resolveMusicBrainz(ctx, link);
@@ -42,8 +56,8 @@ export async function resolveLink(ctx: AppContext, raw: string): Promise<Resolve
   return { kind: link.kind, source: link.source, ...matched };
 }
 
-async function resolveMusicBrainz(ctx: AppContext, link: ParsedLink): Promise<ResolvedLink> {
-  const metadata = metadataServiceOf(ctx);
+async function resolveMusicBrainz(ctx: Deps, link: ParsedLink): Promise<ResolvedLink> {
+  const metadata = ctx.metadata;
   const base = { kind: link.kind, source: link.source };
   const credit = (c: { name: string; artist: { id: string } }[] | undefined) => ({ name: c?.map((x) => x.name).join(' & ') ?? '', mbid: c?.[0]?.artist.id ?? null });
   switch (link.entity) {
@@ -76,18 +90,20 @@ async function resolveMusicBrainz(ctx: AppContext, link: ParsedLink): Promise<Re
 }
 
 /** One Spotify client (and so one app token) per server, rebuilt when its settings change. */
-const spotifyClients = new WeakMap<AppContext, { key: string; client: SpotifyClient }>();
-function spotifyClient(ctx: AppContext, options: ConstructorParameters<typeof SpotifyClient>[0]): SpotifyClient {
+export interface SpotifyLinkClient {
+  current?: { key: string; client: SpotifyClient };
+}
+function spotifyClient(ctx: { spotifyLinkClient: SpotifyLinkClient }, options: ConstructorParameters<typeof SpotifyClient>[0]): SpotifyClient {
   const key = JSON.stringify(options);
-  let entry = spotifyClients.get(ctx);
-  if (!entry || entry.key !== key) spotifyClients.set(ctx, (entry = { key, client: new SpotifyClient(options) }));
-  return entry.client;
+  const holder = ctx.spotifyLinkClient;
+  if (!holder.current || holder.current.key !== key) holder.current = { key, client: new SpotifyClient(options) };
+  return holder.current.client;
 }
 
 /** A link the service does not know (deleted, region-locked, private). */
 const missing = (link: ParsedLink) => new NotFoundError('Link target not found', `${link.url.href} names nothing ${link.source} knows`);
 
-async function namesOf(ctx: AppContext, link: ParsedLink): Promise<Names> {
+async function namesOf(ctx: Deps, link: ParsedLink): Promise<Names> {
   try {
     return await fetchNames(ctx, link);
   } catch (err) {
@@ -96,9 +112,9 @@ async function namesOf(ctx: AppContext, link: ParsedLink): Promise<Names> {
   }
 }
 
-async function fetchNames(ctx: AppContext, link: ParsedLink): Promise<Names> {
+async function fetchNames(ctx: Deps, link: ParsedLink): Promise<Names> {
   const up = ctx.config.upstreams;
-  const userAgent = metadataServiceOf(ctx).userAgent();
+  const userAgent = ctx.metadata.userAgent();
   const spacing = up.spacingMs !== null ? { spacingMs: up.spacingMs } : {};
   switch (link.source) {
     case 'spotify': {

@@ -1,8 +1,10 @@
-import type { AppContext } from '../../context.js';
 import { luceneQuote } from '../../integrations/musicbrainz/client.js';
 import type { MbArtist, MbReleaseGroup } from '../../integrations/musicbrainz/schemas.js';
-import { metadataServiceOf } from '../metadata/service.js';
-import { searchServiceOf } from './service.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { SearchService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = { metadata: MetadataService; search: SearchService };
 
 /**
  * Names from a streaming service → MusicBrainz ids. A candidate matches only when its folded name
@@ -44,18 +46,18 @@ const sameTitle = (a: string, b: string) => baseTitle(a) === baseTitle(b) && bas
 const creditedIds = (g: MbReleaseGroup) => (g['artist-credit'] ?? []).map((c) => c.artist.id);
 
 export async function matchNames(
-  ctx: AppContext,
+  ctx: Deps,
   names: { artist: string; album: string | null; track: string | null; isrc?: string | null },
 ): Promise<MatchedNames> {
   // MusicBrainz switched off in Settings: the names alone, for the client to search by.
-  if (!metadataServiceOf(ctx).enabled)
+  if (!ctx.metadata.enabled)
     return {
       artist: { name: names.artist, mbid: null },
       album: names.album === null ? null : { title: names.album, mbid: null },
       track: names.track === null ? null : { title: names.track, mbid: null },
     };
-  const search = searchServiceOf(ctx);
-  const mb = () => metadataServiceOf(ctx).musicbrainz();
+  const search = ctx.search;
+  const mb = () => ctx.metadata.musicbrainz();
   const artistHits = (await search.cached(`match-artist|${fold(names.artist)}`, (s) =>
     mb().searchArtists(`artist:${luceneQuote(names.artist)}`, CANDIDATES, 0, s).then((r) => r.artists),
   )) as MbArtist[];

@@ -1,11 +1,14 @@
-import type { AppContext } from '../../context.js';
 import { pruneSearchCache } from '../../db/searchCache.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { luceneQuote } from '../../integrations/musicbrainz/client.js';
 import type { MbArtist, MbReleaseGroup } from '../../integrations/musicbrainz/schemas.js';
-import { libraryServiceOf } from '../library/service.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import { artistEntry, albumEntry, type SearchAlbumEntry, type SearchArtistEntry } from './present.js';
+import type { Kernel } from '../../kernel.js';
+import type { LibraryService } from '../library/service.js';
+import type { MetadataService } from '../metadata/service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db' | 'scheduler'> & { library: LibraryService; metadata: MetadataService };
 
 export type SearchScope = 'artist' | 'album' | 'tag';
 export type AlbumSort = 'relevance' | 'date' | 'title';
@@ -66,13 +69,6 @@ export function albumLucene(q: string, releaseTypes: string[]): string {
   return parts.join(' AND ');
 }
 
-const services = new WeakMap<AppContext, SearchService>();
-export function searchServiceOf(ctx: AppContext): SearchService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = new SearchService(ctx)));
-  return s;
-}
-
 /**
  * MusicBrainz searches (artists, albums, artists by tag) through the metadata cache: an answer is
  * reused for an hour, a stale one is still served while MusicBrainz is unreachable, and one never
@@ -84,7 +80,7 @@ export class SearchService {
   private lastFailureAt: number | null = null;
   private latestFailed = false;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   async search(req: SearchRequest, options: { signal?: AbortSignal; upstream?: AbortSignal } = {}): Promise<SearchAnswer> {
     const q = normalizeQuery(req.q);
@@ -93,13 +89,13 @@ export class SearchService {
     const window = sorted ? { limit: SORT_WINDOW, offset: 0 } : { limit: req.limit, offset: req.offset };
     const key = [req.scope, q, req.scope === 'album' ? types.join(',') : '', window.limit, window.offset].join('|');
     const page = await this.cached<SearchPage>(key, (s) => {
-      const mb = metadataServiceOf(this.ctx).musicbrainz();
+      const mb = this.ctx.metadata.musicbrainz();
       if (req.scope === 'album')
         return mb.searchReleaseGroups(albumLucene(q, types), window.limit, window.offset, s).then((r) => ({ count: r.count, offset: r.offset, groups: r['release-groups'] }));
       const lucene = req.scope === 'tag' ? `tag:${luceneQuote(q)}` : luceneQuote(q);
       return mb.searchArtists(lucene, window.limit, window.offset, s).then((r) => ({ count: r.count, offset: r.offset, artists: r.artists }));
     }, options);
-    const reader = libraryServiceOf(this.ctx).reader;
+    const reader = this.ctx.library.reader;
     if (page.artists) {
       const present = reader.artistMbidsPresent(page.artists.map((a) => a.id));
       return { scope: req.scope, query: req.q, count: page.count, offset: page.offset, items: page.artists.map((a) => artistEntry(a, present.has(a.id))) };
@@ -129,7 +125,7 @@ export class SearchService {
    * 1 request/s), and callers who merely joined such a fetch then fetch for themselves.
    */
   async cached<T>(key: string, fetch: (signal?: AbortSignal) => Promise<T>, options: { signal?: AbortSignal; upstream?: AbortSignal } = {}): Promise<T> {
-    const metadata = metadataServiceOf(this.ctx);
+    const metadata = this.ctx.metadata;
     const cached = metadata.cache.get('search', key);
     if (cached?.found && this.ctx.clock.now() - cached.fetchedAt <= SEARCH_FRESH_MS) return cached.payload as T;
     if (!metadata.enabled) {
@@ -150,7 +146,7 @@ export class SearchService {
   }
 
   private start<T>(key: string, fetch: (signal?: AbortSignal) => Promise<T>, upstream?: AbortSignal): Promise<T> {
-    const metadata = metadataServiceOf(this.ctx);
+    const metadata = this.ctx.metadata;
     const pending: Promise<T> = fetch(upstream)
       .then(
         (page) => {
@@ -198,10 +194,9 @@ function sortGroups(groups: MbReleaseGroup[], sort: AlbumSort): MbReleaseGroup[]
 export const SEARCH_KEEP_MS = 7 * 86_400_000;
 
 /**
- * Start-up: pasted streaming links resolve through /api/search/link (decisions §10 `linkSearch`);
- * a task prunes old search answers from the cache.
+ * Start-up: a task prunes old search answers from the cache (pasted streaming links resolve through
+ * /api/search/link, the `linkSearch` feature of areas.ts).
  */
-export function startSearch(ctx: AppContext): void {
-  ctx.features.add('linkSearch');
+export function startSearch(ctx: Deps): void {
   ctx.scheduler.define({ name: 'search-cache-prune', every: 6 * 3600_000, handler: () => void pruneSearchCache(ctx.db, ctx.clock.now() - SEARCH_KEEP_MS) });
 }

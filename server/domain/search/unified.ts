@@ -1,9 +1,17 @@
-import type { AppContext } from '../../context.js';
 import type { AlbumRow, ArtistRow, TrackRow } from '../../db/libraryReads.js';
-import { libraryServiceOf } from '../library/service.js';
-import { metadataServiceOf } from '../metadata/service.js';
 import type { SearchAlbumEntry, SearchArtistEntry } from './present.js';
-import { searchServiceOf } from './service.js';
+import type { LibraryService } from '../library/service.js';
+import type { MetadataService } from '../metadata/service.js';
+import type { SearchService } from './service.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  {
+    library: LibraryService;
+    metadata: MetadataService;
+    search: SearchService;
+    searchCallers: Map<string, AbortController>;
+  };
 
 /** How long suggestions wait for MusicBrainz before answering with the library part alone. */
 export const REMOTE_BUDGET_MS = 1500;
@@ -42,15 +50,14 @@ export interface UnifiedAnswer {
  * MusicBrainz artists and albums when they arrive within REMOTE_BUDGET_MS (OUTAGE_BUDGET_MS while it is down).
  */
 /** Per server and caller, the controller of the caller's latest suggestion request. */
-const latest = new WeakMap<AppContext, Map<string, AbortController>>();
 
 /**
  * `caller` names who is typing (a user or API key): their newer request drops the MusicBrainz
  * searches of their older ones that are still waiting for a turn, so a word typed letter by letter
  * does not queue a search per letter at MusicBrainz's 1 request/s.
  */
-export async function unifiedSearch(ctx: AppContext, q: string, limit: number, caller: string, budgetMs = REMOTE_BUDGET_MS): Promise<UnifiedAnswer> {
-  const library = libraryServiceOf(ctx);
+export async function unifiedSearch(ctx: Deps, q: string, limit: number, caller: string, budgetMs = REMOTE_BUDGET_MS): Promise<UnifiedAnswer> {
+  const library = ctx.library;
   const local: UnifiedAnswer['library'] = {
     artists: library.suggest('artists', q, limit).map((a) => ({ id: String(a.id), name: a.name, mbid: a.mbid, imageUrl: imageUrl(a.image_key) })),
     albums: library.suggest('albums', q, limit).map((a) => ({
@@ -61,11 +68,10 @@ export async function unifiedSearch(ctx: AppContext, q: string, limit: number, c
       available: t.available === 1,
     })),
   };
-  if (!metadataServiceOf(ctx).enabled) return { query: q, library: local, remote: { status: 'disabled', artists: [], albums: [] } };
+  if (!ctx.metadata.enabled) return { query: q, library: local, remote: { status: 'disabled', artists: [], albums: [] } };
 
-  const search = searchServiceOf(ctx);
-  let callers = latest.get(ctx);
-  if (!callers) latest.set(ctx, (callers = new Map()));
+  const search = ctx.search;
+  const callers = ctx.searchCallers;
   callers.get(caller)?.abort();
   const mine = new AbortController();
   callers.set(caller, mine);

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../../context.js';
 import { playlistsRepository } from '../../db/playlists.js';
 import { sharesRepository, type ShareRow, type SharesRepository, type ShareTarget } from '../../db/shares.js';
 import { SubsonicIds } from '../../db/subsonicIds.js';
 import { SubsonicLibrary } from '../../db/subsonicLibrary.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { StaticPlaylists } from '../playlists/staticPlaylists.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock' | 'db'> & { settings: SettingsStore };
 
 export const SHARING_OFF = 'Sharing is turned off on this server; an administrator can turn it on in the settings (sharing.enabled)';
 
@@ -163,21 +167,15 @@ export class Shares {
   }
 }
 
-const services = new WeakMap<AppContext, Shares>();
-
-/** One share service per server, used by /rest and the public /share pages. */
-export function sharesOf(ctx: AppContext): Shares {
-  let service = services.get(ctx);
-  if (!service) {
-    service = new Shares({
+/** One share service per server (built by server/wiring.ts), used by /rest and the public /share pages. */
+export function createShares(ctx: Deps): Shares {
+  return new Shares({
       repo: sharesRepository(ctx.db),
       library: new SubsonicLibrary(ctx.db),
       ids: new SubsonicIds(ctx.db),
       playlists: new StaticPlaylists(playlistsRepository(ctx.db), ctx.clock),
       clock: ctx.clock,
       enabled: () => ctx.settings.get().sharing.enabled,
-    });
-    services.set(ctx, service);
-  }
-  return service;
+  });
 }
+

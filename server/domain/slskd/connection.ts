@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
 import { SlskdClient } from '../../integrations/slskd/index.js';
 import { NotConfiguredError } from '../errors.js';
 import { headerToken, type Settings } from '../settings/schema.js';
-import type { SettingsStore } from '../settings/store.js';
 import { testConnection } from '../settings/testConnection.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'clock'> & { settings: SettingsStore; slskd: SlskdConnection };
 
 export const SLSKD_NOT_CONFIGURED =
   'slskd is not configured: set its URL and API key in Settings (integrations.slskd.url, integrations.slskd.apiKey)';
@@ -23,7 +26,7 @@ export class SlskdConnection {
   private client: SlskdClient | null = null;
   private key = '';
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: Deps) {}
 
   get settings() {
     return this.ctx.settings.get().integrations.slskd;
@@ -92,16 +95,6 @@ export class SlskdConnection {
 /** How long slskd's reported server state is reused before it is asked again. */
 const SERVER_STATE_FRESH_MS = 60_000;
 
-const connections = new WeakMap<AppContext, SlskdConnection>();
-
-export function slskdOf(ctx: AppContext): SlskdConnection {
-  let connection = connections.get(ctx);
-  if (!connection) {
-    connection = new SlskdConnection(ctx);
-    connections.set(ctx, connection);
-  }
-  return connection;
-}
 
 export interface DownloadsFolderAccess {
   /** The folder slskd reports in its options (its own view, maybe inside a container); null when it reports none. */
@@ -187,8 +180,8 @@ export const slskdTestBody = z
  * POST /api/settings/slskd/test (and download-clients/slskd/test): the form's URL and API key, the
  * saved ones for what it leaves out or masks; the saved connection's client when they are the saved ones.
  */
-export function testSlskdConnection(ctx: AppContext, body: { url?: string; apiKey?: string } | undefined) {
-  const connection = slskdOf(ctx);
+export function testSlskdConnection(ctx: Deps, body: { url?: string; apiKey?: string } | undefined) {
+  const connection = ctx.slskd;
   const c = testConnection({ setting: 'integrations.slskd', field: 'apiKey', saved: connection.settings, body, notConfigured: SLSKD_NOT_CONFIGURED });
   const client = connection.configured && c.isSaved ? connection.require() : slskdClient(c.url, c.secret, ctx.clock, 10_000);
   return testSlskd(client, ctx.settings);

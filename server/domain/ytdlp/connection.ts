@@ -1,9 +1,13 @@
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
 import { locateYtdlp, YtdlpClient, type YtdlpLocation } from '../../integrations/ytdlp/index.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { NotConfiguredError, ValidationError } from '../errors.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
+import type { Kernel } from '../../kernel.js';
+import type { SettingsStore } from '../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = Pick<Kernel, 'config'> & { settings: SettingsStore };
 
 /**
  * yt-dlp as the product sees it: which binary (setting, `YTDLP_PATH`, PATH), whether the
@@ -19,7 +23,7 @@ export interface YtdlpStatus extends YtdlpLocation {
   ffmpeg: string | null;
 }
 
-export function ytdlpStatus(ctx: Pick<AppContext, 'settings' | 'config'>, pathOverride?: string): YtdlpStatus {
+export function ytdlpStatus(ctx: Deps, pathOverride?: string): YtdlpStatus {
   const s = ctx.settings.get().integrations.ytdlp;
   const location = locateYtdlp(pathOverride ?? s.path, ctx.config.ytdlpPath);
   return {
@@ -32,7 +36,7 @@ export function ytdlpStatus(ctx: Pick<AppContext, 'settings' | 'config'>, pathOv
 }
 
 /** A client for the found binary; 409 NOT_CONFIGURED naming why there is none. */
-export function ytdlpClient(ctx: Pick<AppContext, 'settings' | 'config'>, options: { path?: string; timeoutMs?: number } = {}): YtdlpClient {
+export function ytdlpClient(ctx: Deps, options: { path?: string; timeoutMs?: number } = {}): YtdlpClient {
   const status = ytdlpStatus(ctx, options.path);
   if (!status.binary) throw new NotConfiguredError('integrations.ytdlp.path', status.reason ?? 'yt-dlp was not found on PATH; install it or set its path');
   return new YtdlpClient({
@@ -47,7 +51,7 @@ export function ytdlpClient(ctx: Pick<AppContext, 'settings' | 'config'>, option
 export const ytdlpTestBody = z.object({ path: z.string().max(4096) }).partial().strict().optional();
 
 /** The connection test: yt-dlp's version and whether ffmpeg (needed to extract audio) was found. */
-export async function testYtdlp(ctx: Pick<AppContext, 'settings' | 'config'>, pathOverride?: string) {
+export async function testYtdlp(ctx: Deps, pathOverride?: string) {
   const status = ytdlpStatus(ctx, pathOverride);
   const client = ytdlpClient(ctx, { path: pathOverride, timeoutMs: 15_000 });
   let version: string;

@@ -1,7 +1,5 @@
 import fs from 'node:fs';
 import type { SongRow } from '../../db/subsonicLibrary.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
-import { playlistsOf } from '../../domain/playlists/registry.js';
 import { ZipTooLargeError, safeName, uniqueNames, writeZip, zipLength, type ZipEntry } from '../../domain/subsonic/zipArchive.js';
 import { realPathWithin } from '../../library/libraryRoots.js';
 import { SENT, type RestCall } from '../context.js';
@@ -35,7 +33,7 @@ function contents(call: RestCall, target: Target): { title: string; trackIds: nu
     }
     case 'playlist': {
       // Any kind the user may read (static, flow, shared), through the playlist registry.
-      const registry = playlistsOf(call.rc.app);
+      const registry = call.rc.app.playlists;
       const ref = registry.findByRestNumber(target.id);
       if (!ref || !registry.canSee(ref, { id: call.user.id, role: call.user.role })) throw notFound('Playlist not found');
       return { title: ref.name, trackIds: registry.trackIds(ref) };
@@ -74,7 +72,7 @@ function entriesOf(songs: SongRow[], servable: (file: string) => string | null):
 export async function downloadZip(call: RestCall, target: Target): Promise<typeof SENT> {
   const { title, trackIds } = contents(call, target);
   const songs = call.rc.library.songs([...new Set(trackIds)]).filter((s) => s.available === 1 && s.path);
-  const library = libraryServiceOf(call.rc.app);
+  const library = call.rc.app.library;
   const roots = library.servingRoots();
   const entries = entriesOf(songs, (file) => realPathWithin(file, roots));
   if (entries.length === 0) throw notFound('Nothing to download: no playable files');

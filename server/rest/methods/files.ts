@@ -1,5 +1,4 @@
 import type { SongRow } from '../../db/subsonicLibrary.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
 import { sendMedia } from '../../library/stream.js';
 import { SENT, type RestCall } from '../context.js';
 import { ErrorCode, SubsonicError, notFound } from '../errors.js';
@@ -18,7 +17,7 @@ export function playableSong(call: RestCall, raw: string): SongRow & { path: str
   const trackId = resolveTrack(call, raw);
   const row = call.rc.library.song(trackId);
   if (!row || row.available !== 1 || !row.path) throw notFound('Song not found');
-  const real = libraryServiceOf(call.rc.app).servablePath(row.path);
+  const real = call.rc.app.library.servablePath(row.path);
   if (!real) throw new SubsonicError(ErrorCode.notFound, 'The media file is not available', 404);
   return { ...row, path: real, storedPath: row.path };
 }

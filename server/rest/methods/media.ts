@@ -3,12 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { findImage } from '../../db/libraryImages.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
 import { lyricsOf, plainText } from '../../domain/subsonic/lyrics.js';
 import { NotFoundError } from '../../domain/errors.js';
-import { artworkOf } from '../../domain/playlists/artwork.js';
 import { sizedArtwork } from '../../domain/playlists/artworkImages.js';
-import { playlistsOf } from '../../domain/playlists/registry.js';
 import { CACHE_KEY, imageMimeOf } from '../../library/imageCache.js';
 import { resizedImage } from '../../library/resizedArtwork.js';
 import { sendMedia } from '../../library/stream.js';
@@ -46,9 +43,9 @@ function imageKeyOf(call: RestCall, raw: string): string | null {
     }
     case 'playlist': {
       // Any kind of playlist the user may see (static, flow, shared); others are "not found".
-      const ref = playlistsOf(call.rc.app).findByRestNumber(target.id);
-      if (!ref || !playlistsOf(call.rc.app).canSee(ref, call.user)) throw new SubsonicError(ErrorCode.notFound, 'Playlist not found', 404);
-      const trackIds = playlistsOf(call.rc.app).trackIds(ref);
+      const ref = call.rc.app.playlists.findByRestNumber(target.id);
+      if (!ref || !call.rc.app.playlists.canSee(ref, call.user)) throw new SubsonicError(ErrorCode.notFound, 'Playlist not found', 404);
+      const trackIds = call.rc.app.playlists.trackIds(ref);
       for (const song of lib.songs(trackIds.slice(0, 20))) {
         const key = song.album_image ?? song.file_image;
         if (key) return key;
@@ -69,10 +66,10 @@ function asImageError(err: unknown): unknown {
 async function playlistArtwork(call: RestCall, raw: string, size: number): Promise<typeof SENT | null> {
   const target = resolveAny(call, raw);
   if (target.kind !== 'playlist') return null;
-  const registry = playlistsOf(call.rc.app);
+  const registry = call.rc.app.playlists;
   const ref = registry.findByRestNumber(target.id);
   if (!ref || !registry.canSee(ref, call.user)) throw new SubsonicError(ErrorCode.notFound, 'Playlist not found', 404);
-  const found = artworkOf(call.rc.app).of(ref);
+  const found = call.rc.app.playlistArtwork.of(ref);
   if (!found) return null;
   const bytes = await sizedArtwork(found.file, size > 0 && size < found.info.width ? size : 0);
   call.res.status(200).type(found.info.mime);
@@ -138,7 +135,7 @@ function getLyrics(call: RestCall): Payload {
   const id = call.rc.library.songIdByTitle(title, artist);
   const song = id === undefined ? undefined : call.rc.library.song(id);
   const track = id === undefined ? undefined : call.rc.reader.track(id);
-  const servable = (p: string) => libraryServiceOf(call.rc.app).servablePath(p);
+  const servable = (p: string) => call.rc.app.library.servablePath(p);
   const found = song ? lyricsOf(song.path, track?.lyrics ?? null, servable) : null;
   if (!song || !found) return { lyrics: { value: '' } };
   return { lyrics: { artist: song.artist_name, title: song.title, value: plainText(found) } };
@@ -148,7 +145,7 @@ function getLyricsBySongId(call: RestCall): Payload {
   const trackId = resolveTrack(call, call.params.required('id'));
   const song = call.rc.library.song(trackId);
   if (!song) throw notFound('Song not found');
-  const found = lyricsOf(song.path, call.rc.reader.track(trackId)?.lyrics ?? null, (p) => libraryServiceOf(call.rc.app).servablePath(p));
+  const found = lyricsOf(song.path, call.rc.reader.track(trackId)?.lyrics ?? null, (p) => call.rc.app.library.servablePath(p));
   if (!found) return { lyricsList: { structuredLyrics: [] } };
   return {
     lyricsList: {

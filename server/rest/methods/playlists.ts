@@ -1,5 +1,4 @@
-import { artworkOf } from '../../domain/playlists/artwork.js';
-import { playlistsOf, type PlaylistRef, type PlaylistViewer } from '../../domain/playlists/registry.js';
+import type { PlaylistRegistry, PlaylistRef, PlaylistViewer } from '../../domain/playlists/registry.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { missingParameter, notAuthorized, notFound } from '../errors.js';
 import { parseId } from '../ids.js';
@@ -19,7 +18,7 @@ const viewerOf = (call: RestCall): PlaylistViewer => ({ id: call.user.id, role: 
 function refOf(call: RestCall, raw: string): PlaylistRef {
   const parsed = parseId(raw);
   if (!parsed || parsed.kind !== 'playlist') throw notFound('Playlist not found');
-  const registry = playlistsOf(call.rc.app);
+  const registry = call.rc.app.playlists;
   const ref = registry.findByRestNumber(parsed.id);
   if (!ref || !registry.canSee(ref, viewerOf(call))) throw notFound('Playlist not found');
   return ref;
@@ -36,25 +35,25 @@ function staticRowId(call: RestCall, raw: string): number {
  * Whether the viewer may change the playlist through /rest: only static playlists they may edit
  * (flows and shared playlists answer error 50 here even to their owner, so they are `readonly`).
  */
-function editableHere(registry: ReturnType<typeof playlistsOf>, ref: PlaylistRef, viewer: PlaylistViewer): boolean {
+function editableHere(registry: PlaylistRegistry, ref: PlaylistRef, viewer: PlaylistViewer): boolean {
   return ref.kind === 'static' && registry.canEdit(ref, viewer);
 }
 
 function present(call: RestCall, ref: PlaylistRef): Payload {
-  const registry = playlistsOf(call.rc.app);
+  const registry = call.rc.app.playlists;
   const cover = ref.firstTrackId !== null ? call.rc.library.song(ref.firstTrackId) : undefined;
-  return playlistOfRef(ref, editableHere(registry, ref, viewerOf(call)), cover, artworkOf(call.rc.app).info(ref) !== null);
+  return playlistOfRef(ref, editableHere(registry, ref, viewerOf(call)), cover, call.rc.app.playlistArtwork.info(ref) !== null);
 }
 
 function playlistWithSongs(call: RestCall, ref: PlaylistRef): Payload {
-  const registry = playlistsOf(call.rc.app);
+  const registry = call.rc.app.playlists;
   const fresh = registry.find(ref.id) ?? ref;
   const entry = songs(call, registry.trackIds(fresh));
   return { playlist: { ...present(call, fresh), entry } };
 }
 
 function getPlaylists(call: RestCall): Payload {
-  const registry = playlistsOf(call.rc.app);
+  const registry = call.rc.app.playlists;
   const username = call.params.string('username');
   let refs: PlaylistRef[];
   if (username && username.toLowerCase() !== call.user.username.toLowerCase()) {
@@ -65,7 +64,7 @@ function getPlaylists(call: RestCall): Payload {
   } else {
     refs = registry.visibleTo(viewerOf(call));
   }
-  const artwork = artworkOf(call.rc.app);
+  const artwork = call.rc.app.playlistArtwork;
   const firsts = call.rc.library.songs(refs.map((r) => r.firstTrackId).filter((t): t is number => t !== null));
   const byId = new Map(firsts.map((s) => [s.id, s]));
   const viewer = viewerOf(call);
@@ -79,7 +78,7 @@ function getPlaylists(call: RestCall): Payload {
 }
 
 function staticRef(call: RestCall, id: number): PlaylistRef {
-  const ref = playlistsOf(call.rc.app).find(String(id));
+  const ref = call.rc.app.playlists.find(String(id));
   if (!ref) throw notFound('Playlist not found');
   return ref;
 }

@@ -1,5 +1,5 @@
 import type { ShareRow, ShareTarget } from '../../db/shares.js';
-import { sharesOf, type ShareChanges } from '../../domain/shares/service.js';
+import { type ShareChanges } from '../../domain/shares/service.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { invalidParameter, missingParameter, notFound } from '../errors.js';
 import { parseId } from '../ids.js';
@@ -22,7 +22,7 @@ function shareElement(call: RestCall, row: ShareRow): Payload {
     expires: row.expires_at !== null ? iso(row.expires_at) : undefined,
     lastVisited: row.last_visited_at !== null ? iso(row.last_visited_at) : undefined,
     visitCount: row.visit_count,
-    entry: songs(call, sharesOf(call.rc.app).trackIds(row)),
+    entry: songs(call, call.rc.app.shares.trackIds(row)),
   };
 }
 
@@ -46,7 +46,7 @@ function shareTarget(call: RestCall, raw: string): ShareTarget {
 }
 
 function createShare(call: RestCall): Payload {
-  const shares = sharesOf(call.rc.app);
+  const shares = call.rc.app.shares;
   shares.requireEnabled();
   const ids = call.params.list('id');
   if (ids.length === 0) throw missingParameter('id');
@@ -58,20 +58,20 @@ function createShare(call: RestCall): Payload {
 export const sharingMethods: RestMethod[] = [
   {
     name: 'getShares',
-    handler: (call) => ({ shares: { share: sharesOf(call.rc.app).list(call.user).map((row) => shareElement(call, row)) } }),
+    handler: (call) => ({ shares: { share: call.rc.app.shares.list(call.user).map((row) => shareElement(call, row)) } }),
   },
   { name: 'createShare', handler: createShare },
   {
     name: 'updateShare',
     handler: (call) => {
-      sharesOf(call.rc.app).update(call.user, call.params.required('id'), changesOf(call));
+      call.rc.app.shares.update(call.user, call.params.required('id'), changesOf(call));
       return undefined;
     },
   },
   {
     name: 'deleteShare',
     handler: (call) => {
-      sharesOf(call.rc.app).delete(call.user, call.params.required('id'));
+      call.rc.app.shares.delete(call.user, call.params.required('id'));
       return undefined;
     },
   },

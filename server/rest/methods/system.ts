@@ -1,5 +1,4 @@
 import { scanRuns } from '../../db/libraryScanRuns.js';
-import { libraryServiceOf } from '../../domain/library/service.js';
 import type { RestCall, RestMethod } from '../context.js';
 import { isoTime } from '../../domain/timestamps.js';
 
@@ -36,7 +35,7 @@ export const systemMethods: RestMethod[] = [
     name: 'startScan',
     handler: (call) => {
       const full = call.params.bool('fullScan', false);
-      libraryServiceOf(call.rc.app).requestScan(call.user, full ? 'full' : 'quick', 'subsonic');
+      call.rc.app.library.requestScan(call.user, full ? 'full' : 'quick', 'subsonic');
       return { scanStatus: { scanning: true, count: 0 } };
     },
   },

@@ -1,7 +1,7 @@
 import type { DownloadClientDescriptor, DownloadSourceDescriptor } from '../types.js';
-import { slskdDescriptor } from './slskd.js';
-import { usenetDescriptor } from './usenet.js';
-import { ytdlpDescriptor } from './ytdlp.js';
+import { slskdDescriptor, type Deps as SlskdSourceDeps } from './slskd.js';
+import { usenetDescriptor, type Deps as UsenetSourceDeps } from './usenet.js';
+import { ytdlpDescriptor, type Deps as YtdlpSourceDeps } from './ytdlp.js';
 
 /**
  * THE list of download sources. Everything else reads it: the start-up wiring (start.ts registers
@@ -17,11 +17,13 @@ import { ytdlpDescriptor } from './ytdlp.js';
 const LIST = [slskdDescriptor, usenetDescriptor, ytdlpDescriptor] as const;
 
 export type DownloadSourceId = (typeof LIST)[number]['id'];
-export const DOWNLOAD_SOURCES: readonly DownloadSourceDescriptor<DownloadSourceId>[] = LIST;
+/** What the sources use of the server's context, together. */
+export type SourcesDeps = SlskdSourceDeps & UsenetSourceDeps & YtdlpSourceDeps;
+export const DOWNLOAD_SOURCES: readonly DownloadSourceDescriptor<DownloadSourceId, SourcesDeps>[] = LIST;
 export const DOWNLOAD_SOURCE_IDS = DOWNLOAD_SOURCES.map((s) => s.id) as [DownloadSourceId, ...DownloadSourceId[]];
 
 /** Every program a source is configured by, with the source it belongs to, in list order. */
-export const DOWNLOAD_CLIENTS: readonly (DownloadClientDescriptor & { source: DownloadSourceId })[] = DOWNLOAD_SOURCES.flatMap((s) =>
+export const DOWNLOAD_CLIENTS: readonly (DownloadClientDescriptor<SourcesDeps> & { source: DownloadSourceId })[] = DOWNLOAD_SOURCES.flatMap((s) =>
   s.clients.map((c) => ({ ...c, source: s.id })),
 );
 

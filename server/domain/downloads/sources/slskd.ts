@@ -1,13 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../../context.js';
 import { IntegrationError } from '../../../integrations/errors.js';
 import type { SlskdClient } from '../../../integrations/slskd/index.js';
 import { transferIsFinished, transferSucceeded, type SlskdTransfer } from '../../../integrations/slskd/schemas.js';
-import { downloadsFolderAccess, slskdOf, slskdTakeFolder, slskdTestBody, testSlskdConnection } from '../../slskd/connection.js';
+import { downloadsFolderAccess, slskdTakeFolder, slskdTestBody, testSlskdConnection } from '../../slskd/connection.js';
 import { isInside } from '../layout.js';
 import { isAudioExtension } from '../scoring.js';
 import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
+import type { SettingsStore } from '../../settings/store.js';
+import type { Deps as SlskdConnectionDeps, SlskdConnection } from '../../slskd/connection.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = { settings: SettingsStore; slskd: SlskdConnection } & SlskdConnectionDeps;
 
 /**
  * slskd as a download source: a Soulseek search per query (polled until slskd completes it), each
@@ -214,8 +218,8 @@ export class SlskdSource implements DownloadSource {
 }
 
 /** The slskd source the settings describe; null when slskd is not configured or switched off. */
-export function slskdSourceFactory(ctx: AppContext): DownloadSource | null {
-  const client = slskdOf(ctx).current();
+export function slskdSourceFactory(ctx: Deps): DownloadSource | null {
+  const client = ctx.slskd.current();
   if (!client) return null;
   const s = ctx.settings.get().integrations.slskd;
   return new SlskdSource(client, { priority: s.priority, downloadPath: s.downloadPath, confirmedPath: s.confirmedDownloadPath });
@@ -258,4 +262,4 @@ export const slskdDescriptor = {
     return { flags: { slskdConfigured: s.enabled && configured }, entry: { configured: s.enabled && configured, enabled: s.enabled, priority: s.priority } };
   },
   factory: slskdSourceFactory,
-} satisfies DownloadSourceDescriptor<'slskd'>;
+} satisfies DownloadSourceDescriptor<'slskd', Deps>;

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../../context.js';
 import { testUsenetConnection, usenetStatus, usenetTestBodies, type UsenetTestName } from '../../usenet/connection.js';
 import { UsenetSource, type UsenetGrab } from '../../usenet/source.js';
 import { isInside } from '../layout.js';
 import { isAudioExtension, isLosslessFormat, coverage } from '../scoring.js';
 import type { Candidate, ClientField, DownloadClientDescriptor, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
+import type { SettingsStore } from '../../settings/store.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps = { settings: SettingsStore };
 
 /**
  * Usenet as a download source: Prowlarr searches the user's indexers, the chosen release goes to
@@ -125,7 +128,7 @@ export class UsenetDownloadSource implements DownloadSource {
 }
 
 /** The Usenet source the settings describe; null unless Prowlarr and a download client are configured. */
-export function usenetSourceFactory(ctx: AppContext): DownloadSource | null {
+export function usenetSourceFactory(ctx: Deps): DownloadSource | null {
   const i = ctx.settings.get().integrations;
   const usenet = UsenetSource.fromSettings(i);
   if (!usenet) return null;
@@ -144,9 +147,9 @@ const downloadClientFields: ClientField[] = [
 /** One of Usenet's three programs: its state from usenetStatus, its test from usenet/connection.ts. */
 function usenetClient(
   key: UsenetTestName,
-  spec: Pick<DownloadClientDescriptor, 'label' | 'role' | 'neutralName' | 'fields'>,
+  spec: Pick<DownloadClientDescriptor<Deps>, 'label' | 'role' | 'neutralName' | 'fields'>,
   configured: (status: ReturnType<typeof usenetStatus>) => boolean,
-): DownloadClientDescriptor {
+): DownloadClientDescriptor<Deps> {
   return {
     key,
     ...spec,
@@ -196,4 +199,4 @@ export const usenetDescriptor = {
     return { flags: { usenetConfigured: u.configured, ...flags }, entry: { configured: u.configured, enabled: u.enabled, priority: u.priority, ...flags } };
   },
   factory: usenetSourceFactory,
-} satisfies DownloadSourceDescriptor<'usenet'>;
+} satisfies DownloadSourceDescriptor<'usenet', Deps>;

@@ -1,11 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../../context.js';
 import { isPartial, OUTPUT_NAME, type YtdlpClient, type YtdlpEntry } from '../../../integrations/ytdlp/index.js';
 import { testYtdlp, ytdlpClient, ytdlpStatus, ytdlpTestBody } from '../../ytdlp/connection.js';
 import { downloadsRoot, isInside, STAGING_DIR } from '../layout.js';
 import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
+import type { Kernel } from '../../../kernel.js';
+import type { SettingsStore } from '../../settings/store.js';
+import type { Deps as YtdlpConnectionDeps } from '../../ytdlp/connection.js';
+import type { Deps as DownloadsLayoutDeps } from '../layout.js';
+
+/** What this module uses of the server's context (server/wiring.ts assembles it). */
+export type Deps =
+  Pick<Kernel, 'clock' | 'onClose'>
+  & {
+    settings: SettingsStore;
+    ytdlpRuns: YtdlpRuns;
+  }
+  & DownloadsLayoutDeps
+  & YtdlpConnectionDeps;
 
 /**
  * yt-dlp as a download source. Searching asks `ytsearchN:` for each of the pipeline's query strings
@@ -34,7 +47,7 @@ interface Run {
 /** Finished runs are forgotten after this long (a poll after that starts the download again). */
 const KEEP_FINISHED_MS = 6 * 60 * 60_000;
 
-class YtdlpRuns {
+export class YtdlpRuns {
   private readonly runs = new Map<string, Run>();
 
   get(id: string): Run | undefined {
@@ -142,17 +155,10 @@ export function killOrphan(dir: string): void {
   fs.rmSync(path.join(dir, PID_FILE), { force: true });
 }
 
-const registries = new WeakMap<AppContext, YtdlpRuns>();
-
-/** The running yt-dlp processes of a server (one table per server; closing the server ends them). */
-export function ytdlpRunsOf(ctx: AppContext): YtdlpRuns {
-  let runs = registries.get(ctx);
-  if (!runs) {
-    const created = new YtdlpRuns();
-    runs = created;
-    registries.set(ctx, created);
-    ctx.onClose(() => created.stopAll());
-  }
+/** The running yt-dlp processes of a server (one table per server, built by server/wiring.ts; closing the server ends them). */
+export function createYtdlpRuns(ctx: Pick<Kernel, 'onClose'>): YtdlpRuns {
+  const runs = new YtdlpRuns();
+  ctx.onClose(() => runs.stopAll());
   return runs;
 }
 
@@ -228,7 +234,7 @@ export class YtdlpSource implements DownloadSource {
   readonly label = 'yt-dlp';
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     private readonly client: YtdlpClient,
     readonly priority: number,
     private readonly options: { searchResults: number; audioFormat: string },
@@ -251,14 +257,14 @@ export class YtdlpSource implements DownloadSource {
     if (!/^https?:\/\//i.test(url)) throw new Error(`yt-dlp: not an http(s) address: ${url.slice(0, 200)}`);
     this.assertStaging(ctx.stagingDir);
     const runId = randomUUID();
-    ytdlpRunsOf(this.ctx).start(runId, this.client, url, ctx.stagingDir, () => this.ctx.clock.now());
+    this.ctx.ytdlpRuns.start(runId, this.client, url, ctx.stagingDir, () => this.ctx.clock.now());
     return { source: 'ytdlp', data: { runId, url, stagingDir: ctx.stagingDir } };
   }
 
   async poll(handle: TransferHandle, ctx: SourceContext): Promise<TransferState> {
     const { runId, url } = handle.data as { runId?: unknown; url?: unknown };
     if (typeof runId !== 'string' || typeof url !== 'string') return { state: 'failed', message: 'yt-dlp: the transfer handle is incomplete' };
-    const runs = ytdlpRunsOf(this.ctx);
+    const runs = this.ctx.ytdlpRuns;
     const run = runs.get(runId);
     if (run) return run.state;
     // Restarted server: the process is gone. Run it again (it resumes the .part file).
@@ -269,7 +275,7 @@ export class YtdlpSource implements DownloadSource {
 
   async cancel(handle: TransferHandle): Promise<void> {
     const { runId, stagingDir } = handle.data as { runId?: unknown; stagingDir?: unknown };
-    const run = typeof runId === 'string' ? ytdlpRunsOf(this.ctx).stop(runId, this.ctx.clock.now()) : undefined;
+    const run = typeof runId === 'string' ? this.ctx.ytdlpRuns.stop(runId, this.ctx.clock.now()) : undefined;
     const dir = run?.stagingDir ?? (typeof stagingDir === 'string' ? stagingDir : null);
     if (!dir || !this.insideStaging(dir)) return;
     if (!run) killOrphan(dir);
@@ -295,7 +301,7 @@ export class YtdlpSource implements DownloadSource {
 }
 
 /** The source the settings describe; null when switched off or when no yt-dlp binary is found. */
-export function ytdlpSource(ctx: AppContext): YtdlpSource | null {
+export function ytdlpSource(ctx: Deps): YtdlpSource | null {
   const status = ytdlpStatus(ctx);
   if (!status.enabled || !status.binary) return null;
   const s = ctx.settings.get().integrations.ytdlp;
@@ -336,5 +342,5 @@ export const ytdlpDescriptor = {
   },
   factory: ytdlpSource,
   // The table of running yt-dlp processes, so closing the server ends them.
-  start: (ctx) => void ytdlpRunsOf(ctx),
-} satisfies DownloadSourceDescriptor<'ytdlp'>;
+  start: (ctx) => void ctx.ytdlpRuns,
+} satisfies DownloadSourceDescriptor<'ytdlp', Deps>;
