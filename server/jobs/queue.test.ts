@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/connection.js';
 import { jobsRepository, type JobRow } from '../db/jobs.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { JobQueue, PermanentJobError, RetryJobError, type Job } from './queue.js';
 import { Scheduler } from './scheduler.js';
 
@@ -251,5 +252,32 @@ describe('scheduler', () => {
     expect(started).toBe(1);
     finish();
     await until(() => scheduler.list()[0]!.lastStatus === 'succeeded');
+  });
+  it('does not ask for the write lock while nothing is due (a scan holding it does not stall the event loop)', async () => {
+    const { db, file } = database();
+    const errors: string[] = [];
+    const recording: Logger = { ...log, error: (msg: string) => void errors.push(msg) };
+    const repo = jobsRepository(db);
+    const queue = new JobQueue({ repo, clock: { now: () => Date.now() }, log: recording, pollMs: 20 });
+    cleanups.push(() => queue.stop(500));
+    let ran = 0;
+    queue.register('idle', { handler: () => void ran++ });
+    queue.start();
+    // Another connection (a scan worker) holds the write lock; this one must not wait for it at all.
+    db.pragma('busy_timeout = 0');
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const pumped = repo.nextRunAt;
+    let reads = 0;
+    repo.nextRunAt = (q) => (reads++, pumped(q));
+    await until(() => reads >= 5);
+    expect(errors).toEqual([]);
+    // Once the lock is free, a due job is claimed and run as before.
+    other.exec('COMMIT');
+    other.close();
+    db.pragma('busy_timeout = 5000');
+    queue.enqueue('idle', {});
+    await until(() => ran === 1);
+    expect(errors).toEqual([]);
   });
 });

@@ -179,7 +179,14 @@ export class JobQueue {
     if (this.running) return;
     this.running = true;
     this.recoverLapsed();
-    this.sweeper = setInterval(() => this.recoverLapsed(), Math.max(1000, this.pollMs * 5));
+    this.sweeper = setInterval(() => {
+      try {
+        this.recoverLapsed();
+      } catch (err) {
+        // The database busy past its timeout (a long write elsewhere): the next sweep tries again.
+        this.deps.log.warn('job queue sweep failed', { err });
+      }
+    }, Math.max(1000, this.pollMs * 5));
     this.sweeper.unref();
     for (const name of this.queues.keys()) this.wake(name);
   }
@@ -246,7 +253,10 @@ export class JobQueue {
     if (!this.running || q.pumping) return;
     q.pumping = true;
     try {
-      while (this.running && q.active.size < q.options.concurrency) {
+      // A read first: claiming is a write, and an idle queue that wrote on every poll would wait for
+      // SQLite's write lock (on the event loop) whenever a scan worker holds it, for nothing.
+      const next = this.deps.repo.nextRunAt(q.name);
+      while (next !== null && next <= this.deps.clock.now() && this.running && q.active.size < q.options.concurrency) {
         const job = this.deps.repo.claim(q.name, this.instanceId, this.deps.clock.now(), q.options.visibilityTimeoutMs);
         if (!job) break;
         this.run(q, job);
@@ -272,7 +282,12 @@ export class JobQueue {
     const abort = new AbortController();
     const { visibilityTimeoutMs } = q.options;
     const heartbeat = setInterval(() => {
-      this.deps.repo.renew(row.id, this.instanceId, this.deps.clock.now() + visibilityTimeoutMs);
+      try {
+        this.deps.repo.renew(row.id, this.instanceId, this.deps.clock.now() + visibilityTimeoutMs);
+      } catch (err) {
+        // Renewed a third of the timeout early: a beat lost to a busy database is made up by the next.
+        this.deps.log.warn('job claim renewal failed', { jobId: row.id, err });
+      }
     }, Math.max(250, Math.floor(visibilityTimeoutMs / 3)));
     heartbeat.unref();
     const done = (async () => {
