@@ -3375,6 +3375,18 @@ export type paths = {
                         "application/json": {
                             appVersion: string;
                             authRequired: boolean;
+                            downloadSources?: {
+                                [key: string]: {
+                                    configured: boolean;
+                                    enabled: boolean;
+                                    /** @enum {string} */
+                                    id: "slskd" | "usenet" | "ytdlp";
+                                    label: string;
+                                    priority: number;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            };
                             oidcEnabled: boolean;
                             onboardingRequired: boolean;
                             status: string;

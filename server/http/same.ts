@@ -8,6 +8,8 @@
 export type Same<A, B> = Mutual<A, B> extends true ? KeysAlike<NonNullable<A>, NonNullable<B>> : false;
 
 type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** An object's keys as JSON names them: a string index signature's `number` is a string too, as in Record<string, …>. */
+type JsonKeys<T> = keyof T extends infer K ? (K extends number ? `${K}` : K) : never;
 type Element<T> = T extends readonly (infer E)[] ? E : never;
 type KeysAlike<A, B> = [A] extends [never]
   ? [B] extends [never]
@@ -19,7 +21,7 @@ type KeysAlike<A, B> = [A] extends [never]
     : false
   : [A] extends [object]
     ? [B] extends [object]
-      ? Mutual<keyof A, keyof B> extends true
+      ? Mutual<JsonKeys<A>, JsonKeys<B>> extends true
         ? { [K in keyof A]-?: KeysAlike<NonNullable<A[K]>, NonNullable<B[K & keyof B]>> }[keyof A] extends true
           ? true
           : false

@@ -14,6 +14,10 @@ it('tells apart types that differ in a key (optional ones too, at any depth) or 
     false satisfies Same<{ x: { y: { a: string } | null } }, { x: { y: { a: string; z?: string } | null } }>,
     false satisfies Same<{ a: string | null }, { a: string }>,
     false satisfies Same<{ a: 'x' | 'y' }, { a: string }>,
+    // An open object (a zod catchall) and a Record<string, unknown> intersection name the same keys.
+    true satisfies Same<{ a: string; [k: string]: unknown }, { a: string } & Record<string, unknown>>,
+    false satisfies Same<{ a: string; [k: string]: unknown }, { a: string; b: number } & Record<string, unknown>>,
+    false satisfies Same<{ 1: string }, { 2: string }>,
   ];
-  expect(checks).toEqual([true, false, false, false, false, false]);
+  expect(checks).toEqual([true, false, false, false, false, false, true, false, false]);
 });
