@@ -16306,12 +16306,17 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            accessible?: boolean;
-                            checked: boolean;
-                            libraryTitle?: string;
-                            localPath?: string;
-                            reason?: string | null;
-                            reportedPath?: string;
+                            /** @enum {boolean} */
+                            checked: false;
+                            reason: string;
+                        } | {
+                            accessible: boolean;
+                            /** @enum {boolean} */
+                            checked: true;
+                            libraryTitle: string;
+                            localPath: string;
+                            reason: string | null;
+                            reportedPath: string;
                         };
                     };
                 };
