@@ -11224,7 +11224,8 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "static" | "flow" | "shared";
                             paused: boolean;
                             playlistId: string;
                             /** @enum {boolean} */
@@ -11566,15 +11567,44 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            updatedAt: string;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -11635,22 +11665,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };
@@ -11702,22 +11770,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };
@@ -11773,22 +11879,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };
@@ -11828,10 +11972,9 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            playlistId: string;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -11938,10 +12081,10 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            playlistId: string;
+                            queued: number;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12067,10 +12210,27 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            queued: boolean;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
+                            track: {
+                                albumName: string | null;
+                                artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
+                                jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
+                                status: string;
+                                /** @description the library track, once it is there */
+                                trackId: string | null;
+                                trackName: string;
+                            };
                         };
                     };
                 };
@@ -12126,10 +12286,10 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            jobId: string;
+                            playlistId: string;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12183,10 +12343,9 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            queued: number;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12269,22 +12428,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };

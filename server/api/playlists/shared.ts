@@ -5,6 +5,17 @@ import { setRetryCycle } from '../../domain/playlists/retryCycle.js';
 import { viewerOf } from '../../domain/playlists/registry.js';
 import { sharedPlaylistsOf } from '../../domain/playlists/sharedPlaylists.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import {
+  retryCycleSchema,
+  sharedDeletedSchema,
+  sharedDetailSchema,
+  sharedResearchMissingSchema,
+  sharedResearchSchema,
+  sharedSummarySchema,
+  sharedSyncSchema,
+  sharedTrackAddedSchema,
+  sharedTrackRemovedSchema,
+} from './sharedSchemas.js';
 
 /** api.md 4.10: shared playlists (create, import, export, tracks, research, sync) and the retry-cycle switch. */
 
@@ -44,11 +55,6 @@ const importBody = z
   .refine((b) => b.content !== undefined || b.url !== undefined, { message: 'content or url is required' });
 const updateBody = z.object({ name: z.string().trim().min(1).max(200).optional(), ...settings }).strict();
 
-const entry = z.looseObject({ jobId: z.string().nullable(), artistName: z.string(), trackName: z.string(), status: z.string(), trackId: z.string().nullable() });
-const playlist = z.looseObject({ id: z.string(), name: z.string(), ownerUserId: z.number().nullable(), trackCount: z.number(), canEdit: z.boolean() });
-const detail = playlist.extend({ tracks: z.array(entry) });
-const ok = z.looseObject({ success: z.literal(true) });
-
 export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
   const shared = sharedPlaylistsOf(ctx);
   const base = '/api/playlists/shared-playlists';
@@ -59,7 +65,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       method: 'get',
       path: base,
       summary: 'Every shared playlist (readable by every user; canEdit tells whether you may change it)',
-      response: z.array(playlist),
+      response: z.array(sharedSummarySchema),
       handler: ({ principal }) => shared.list(viewerOf(principal!)),
     }),
     defineRoute({
@@ -70,7 +76,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       status: 201,
       summary: 'Create a shared playlist, optionally with tracks (owned tracks link, missing ones are downloaded)',
       body: createBody,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, body }) => shared.create(principal!, body, (body.tracks ?? []).map((t) => ({ albumName: null, durationMs: null, recordingMbid: null, ...t }))),
     }),
     defineRoute({
@@ -81,7 +87,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       status: 201,
       summary: 'Import a shared playlist from JSPF, M3U/M3U8 or an export of this service (as content or from a url); a broken file is 400 and nothing is saved',
       body: importBody,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, body }) => shared.import(principal!, body),
     }),
     defineRoute({
@@ -91,7 +97,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId`,
       summary: 'A shared playlist with its tracks and the state of their downloads',
       params: idParams,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, params }) => shared.detail(params.playlistId, viewerOf(principal!)),
     }),
     defineRoute({
@@ -119,7 +125,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Change name, description or sync settings (owner or administrator)',
       params: idParams,
       body: updateBody,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, params, body }) => shared.update(principal!, params.playlistId, body),
     }),
     defineRoute({
@@ -129,7 +135,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId`,
       summary: 'Delete a shared playlist (owner or administrator); files stay, pending downloads of it are cancelled',
       params: idParams,
-      response: ok,
+      response: sharedDeletedSchema,
       handler: ({ principal, params }) => shared.delete(principal!, params.playlistId),
     }),
     defineRoute({
@@ -141,7 +147,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Add a library track (trackId) or a track by artistName and trackName (downloaded when not owned)',
       params: idParams,
       body: addTrackBody,
-      response: ok,
+      response: sharedTrackAddedSchema,
       handler: ({ principal, params, body }) => shared.addTrack(principal!, params.playlistId, body),
     }),
     defineRoute({
@@ -151,7 +157,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/tracks/:jobId`,
       summary: 'Remove a track (by its job id) from the playlist; files stay',
       params: jobParams,
-      response: ok,
+      response: sharedTrackRemovedSchema,
       handler: ({ principal, params }) => shared.removeTrack(principal!, params.playlistId, params.jobId),
     }),
     defineRoute({
@@ -161,7 +167,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/tracks/:jobId/research`,
       summary: 'Search again for a failed or cancelled track; 409 while it is pending or downloading',
       params: jobParams,
-      response: ok,
+      response: sharedResearchSchema,
       handler: ({ principal, params }) => shared.researchTrack(principal!, params.playlistId, params.jobId),
     }),
     defineRoute({
@@ -171,7 +177,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/research-missing`,
       summary: 'Search again for every failed or cancelled track of the playlist',
       params: idParams,
-      response: ok,
+      response: sharedResearchMissingSchema,
       handler: ({ principal, params }) => shared.researchMissing(principal!, params.playlistId),
     }),
     defineRoute({
@@ -181,7 +187,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/sync`,
       summary: 'Read the import source again: new tracks are added, removed ones dropped (or kept with keepRemovedTracks)',
       params: idParams,
-      response: z.object({ success: z.literal(true), playlistId: z.string(), added: z.number(), removed: z.number(), kept: z.number(), total: z.number() }),
+      response: sharedSyncSchema,
       handler: ({ principal, params }) => shared.sync(params.playlistId, principal!),
     }),
     defineRoute({
@@ -192,7 +198,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Pause or resume the hourly retry of failed tracks of a static or shared playlist',
       params: idParams,
       body: z.object({ paused: z.boolean() }).strict(),
-      response: z.object({ success: z.literal(true), playlistId: z.string(), kind: z.string(), paused: z.boolean() }),
+      response: retryCycleSchema,
       handler: ({ principal, params, body }) => setRetryCycle(ctx, principal!, params.playlistId, body.paused),
     }),
   ];
