@@ -2563,21 +2563,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                             success: boolean;
                         };
@@ -8509,14 +8552,20 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            templates: ({
+                            templates: {
                                 available: boolean;
                                 description: string;
                                 id: string;
+                                mix: {
+                                    discover: number;
+                                    focus: number;
+                                    mix: number;
+                                    trending: number;
+                                };
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                reason: string | null;
+                                size: number;
+                            }[];
                         };
                     };
                 };
@@ -8568,23 +8617,66 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            flows: ({
+                            flows: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
+                            }[];
                         };
                     };
                 };
@@ -8652,21 +8744,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                             success: boolean;
                         };
@@ -8721,21 +8856,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                         };
                     };
@@ -8805,21 +8983,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                             success: boolean;
                         };
@@ -8862,9 +9083,9 @@ export type paths = {
                     content: {
                         "application/json": {
                             flowId: string;
+                            operationId: string;
+                            queued: boolean;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -8924,10 +9145,17 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            enabled: boolean;
                             flowId: string;
+                            message: string;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
+                            tracksQueued: number;
+                        } | {
+                            enabled: boolean;
+                            flowId: string;
+                            operationId: string;
+                            queued: boolean;
+                            success: boolean;
                         };
                     };
                 };
@@ -12588,9 +12816,12 @@ export type paths = {
                     content: {
                         "application/json": {
                             flowId: string;
+                            jobIds: string[];
+                            operationId: string;
+                            queued: boolean;
+                            reserveTracks: number;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
+                            tracksQueued: number;
                         };
                     };
                 };
@@ -12642,51 +12873,113 @@ export type paths = {
                         "application/json": {
                             capabilities: {
                                 availableSources: string[];
+                                downloadSources: string[];
                                 lastfmRequired: boolean;
                                 /** @description flow sources that cannot be used now, each with the reason */
                                 unavailableSources: {
                                     [key: string]: string;
                                 };
-                            } & {
-                                [key: string]: unknown;
                             };
-                            flows: ({
+                            flows: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
+                            }[];
                             flowStats: {
-                                [key: string]: unknown;
+                                blocked: number;
+                                cancelled: number;
+                                done: number;
+                                downloading: number;
+                                failed: number;
+                                pending: number;
+                                total: number;
                             };
                             hint: {
                                 message: string;
                                 phase: string;
-                            } & {
-                                [key: string]: unknown;
                             };
                             operationQueue: {
                                 currentLabel: string | null;
+                                items: {
+                                    flowId: string;
+                                    id: string;
+                                    status: string;
+                                    trigger: string | null;
+                                    type: string;
+                                    /**
+                                     * @description set while a run waits for the owner's discovery refresh to finish
+                                     * @enum {string}
+                                     */
+                                    waitingFor?: "discovery";
+                                }[];
                                 pending: number;
                                 processing: boolean;
                                 running: number;
-                            } & {
-                                [key: string]: unknown;
                             };
                             operationWorker: {
                                 currentLabel: string | null;
                                 running: boolean;
+                            };
+                            retryCycleNextAt: {
+                                [key: string]: string;
+                            };
+                            retryCyclePaused: {
+                                [key: string]: boolean;
                             };
                             retryCyclePausedByPlaylist: {
                                 [key: string]: boolean;
@@ -12694,11 +12987,33 @@ export type paths = {
                             retryCycleScheduledByPlaylist: {
                                 [key: string]: boolean;
                             };
-                            sharedPlaylists: ({
+                            sharedPlaylists: {
                                 id: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                name: string;
+                                owner: string;
+                                ownerUserId: number | null;
+                                trackCount: number;
+                            }[];
+                            sharedPlaylistStats: {
+                                [key: string]: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                            };
+                            sharedStats: {
+                                blocked: number;
+                                cancelled: number;
+                                done: number;
+                                downloading: number;
+                                failed: number;
+                                pending: number;
+                                total: number;
+                            };
                             slskd: {
                                 configured: boolean;
                                 connected: boolean;
@@ -12706,48 +13021,127 @@ export type paths = {
                                 serverState: string | null;
                             };
                             stats: {
-                                [key: string]: unknown;
+                                blocked: number;
+                                cancelled: number;
+                                done: number;
+                                downloading: number;
+                                failed: number;
+                                pending: number;
+                                total: number;
                             };
                             worker: {
                                 activeCount: number;
+                                currentJob: {
+                                    albumMbid: string | null;
+                                    albumName: string | null;
+                                    albumRequestId: string | null;
+                                    announcedDurationMs: number | null;
+                                    artistMbid: string | null;
+                                    artistName: string;
+                                    blockedAt: string | null;
+                                    blockReason: string | null;
+                                    completedAt: string | null;
+                                    createdAt: string | null;
+                                    downloadSource: string | null;
+                                    durationMs: number | null;
+                                    error: string | null;
+                                    expectedLength: {
+                                        ms: number | null;
+                                        source: string;
+                                    } | null;
+                                    fileDurationMs: number | null;
+                                    finalPath: string | null;
+                                    id: string;
+                                    identity: {
+                                        note: string | null;
+                                        recordingMbid: string | null;
+                                        status: string;
+                                    } | null;
+                                    /** @enum {string|null} */
+                                    phase: "search" | "download" | "verify" | "file" | null;
+                                    playlistId: string | null;
+                                    playlistType: string;
+                                    progress: number;
+                                    quality: {
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        format: string;
+                                        sampleRate: number | null;
+                                        tier: string | null;
+                                    } | null;
+                                    recordingMbid: string | null;
+                                    reused: boolean;
+                                    stagingPath: string | null;
+                                    /** @enum {string} */
+                                    status: "pending" | "downloading" | "blocked" | "done" | "failed" | "cancelled";
+                                    streamFormat: string | null;
+                                    trackName: string;
+                                    trackNumber: number | null;
+                                    updatedAt: string | null;
+                                    upgrade: boolean;
+                                    userId: number | null;
+                                } | null;
                                 downloadMetrics: {
+                                    averageDurationMs: number | null;
                                     avgAttemptsPerTrack: number;
                                     avgSuccessLatencyMs: number;
+                                    completedLastHour: number;
                                     completedTracks: number;
-                                } & {
-                                    [key: string]: unknown;
+                                    failedLastHour: number;
                                 };
-                                lastJobMetrics: ({
+                                lastJobMetrics: {
                                     elapsedMs: number;
+                                    error: string | null;
                                     failed: boolean;
                                     finishedAt: number;
                                     jobId: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
+                                    source: string | null;
+                                } | null;
                                 playlistRuns: {
                                     [key: string]: {
+                                        error: string | null;
+                                        failureSummary: {
+                                            blockedTracks: number;
+                                            failedTracks: number;
+                                        };
+                                        finishedAt: string | null;
+                                        planned: number;
                                         reserveDepth: number;
                                         runId: string;
+                                        startedAt: string;
                                         status: string;
-                                    } & {
-                                        [key: string]: unknown;
+                                        trigger: string;
                                     };
                                 };
                                 processing: boolean;
                                 running: boolean;
                                 settings: {
+                                    blockedTimeoutHours: number;
                                     concurrency: number;
-                                    existingFileMode: string;
+                                    durationToleranceSeconds: number;
+                                    /** @enum {string} */
+                                    existingFileMode: "download" | "reuse";
+                                    minMatchScore: number;
+                                    preferLossless: boolean;
+                                    /** @enum {string} */
+                                    qualityCutoff: "lossless" | "high" | "medium" | "low";
                                     retryPausedPlaylistIds: string[];
-                                } & {
-                                    [key: string]: unknown;
+                                    retryPauseMinutes: number;
+                                    running: boolean;
+                                    sourcePriorities: {
+                                        [key: string]: number;
+                                    };
                                 };
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
                             };
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
