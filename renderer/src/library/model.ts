@@ -1,5 +1,7 @@
-import type { ReplayGainValues } from '../player/replayGain';
 import { api } from '../api';
+import type { Answer } from '../wire.js';
+
+type CanonicalAnswer = Answer<'/api/library/canonical'>;
 
 /** Entries of a canonical page, as the library routes present them (extra fields ignored). */
 export interface Artist {
@@ -26,43 +28,33 @@ export interface Album {
   userFavorite?: boolean;
 }
 
-export interface Track {
-  id: number;
-  title: string;
-  artistName: string;
-  artistId?: number | null;
-  albumId?: number | null;
-  albumTitle?: string | null;
-  trackNumber?: number;
-  discNumber?: number;
-  durationMs?: number;
-  available?: boolean;
-  imageUrl?: string | null;
-  userFavorite?: boolean;
-  /** A 30-second preview from outside the library (Discover): played from this URL, never recorded or saved. */
-  previewUrl?: string;
-  /** The library's ReplayGain values (decisions §12), applied by the player. */
-  replayGain?: ReplayGainValues;
-}
+/** A library track as the library routes answer it (every field of the server's track entry). */
+export type LibraryTrack = CanonicalAnswer['tracks'][number];
 
-export interface Genre {
-  id: number;
-  name: string;
-  artistCount: number;
-  albumCount: number;
-  trackCount: number;
-}
+/**
+ * What the track lists and the player take: a library track, or one built from what a flow's job or
+ * a Discover preview knows (the id, title and artist, and those of the library's fields it has).
+ */
+export type Track = Pick<LibraryTrack, 'id' | 'title' | 'artistName'> &
+  Partial<Pick<LibraryTrack, 'artistId' | 'albumId' | 'albumTitle' | 'trackNumber' | 'discNumber' | 'durationMs' | 'available' | 'imageUrl' | 'userFavorite' | 'replayGain'>> & {
+    /** A 30-second preview from outside the library (Discover): played from this URL, never recorded or saved. */
+    previewUrl?: string;
+  };
+
+export type Genre = CanonicalAnswer['genres'][number];
 
 export type Kind = 'artists' | 'albums' | 'tracks' | 'genres';
 
-export interface CanonicalPage<T> {
-  kind: Kind;
-  page: number;
-  pageSize: number;
-  total: number;
-  hasMore: boolean;
-  items: T[];
+/** The entries each kind of canonical page lists. */
+export interface KindItems {
+  artists: Artist;
+  albums: Album;
+  tracks: LibraryTrack;
+  genres: Genre;
 }
+
+/** GET /api/library/canonical, its `items` being the entries of the kind asked for. */
+export type CanonicalPage<K extends Kind> = Omit<CanonicalAnswer, 'kind' | 'items'> & { kind: K; items: KindItems[K][] };
 
 export interface CanonicalParams {
   query?: string;
@@ -77,8 +69,8 @@ export interface CanonicalParams {
 
 export const PAGE_SIZE = 50;
 
-export function canonicalPage<T>(kind: Kind, page: number, params: CanonicalParams, signal?: AbortSignal, pageSize = PAGE_SIZE) {
-  return api<CanonicalPage<T>>('/api/library/canonical', {
+export function canonicalPage<K extends Kind>(kind: K, page: number, params: CanonicalParams, signal?: AbortSignal, pageSize = PAGE_SIZE) {
+  return api<CanonicalPage<K>>('/api/library/canonical', {
     query: { kind, page, pageSize, ...params },
     ...(signal && { signal }),
   });
@@ -99,7 +91,7 @@ export function setFavorite(kind: FavoriteKind, id: number, favorite: boolean) {
 export interface Favorites {
   artists: Artist[];
   albums: Album[];
-  tracks: Track[];
+  tracks: LibraryTrack[];
 }
 
 export function loadFavorites(signal?: AbortSignal) {
