@@ -4143,13 +4143,35 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            addedAt: string | null;
+                            albumName: string;
+                            albumType: string;
+                            artistId: number;
+                            artistName: string;
+                            available: boolean;
+                            durationMs: number;
+                            foreignAlbumId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            releaseDate: string | null;
+                            releaseMbid: string | null;
+                            secondaryTypes: string[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                percentOfTracks: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                                trackFileCount: number;
+                            };
                             title: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            userFavorite: boolean;
+                            year: number | null;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -4346,8 +4368,30 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            addedAt: string | null;
+                            albumName: string;
+                            albumType: string;
+                            artistId: number;
+                            artistName: string;
+                            available: boolean;
+                            durationMs: number;
+                            foreignAlbumId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            releaseDate: string | null;
+                            releaseMbid: string | null;
+                            secondaryTypes: string[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                percentOfTracks: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                                trackFileCount: number;
+                            };
                             title: string;
                             tracks: {
                                 albumId: number | null;
@@ -4401,8 +4445,8 @@ export type paths = {
                                 userFavorite: boolean;
                                 year: number | null;
                             }[];
-                        } & {
-                            [key: string]: unknown;
+                            userFavorite: boolean;
+                            year: number | null;
                         };
                     };
                 };
@@ -5041,13 +5085,31 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            addedAt: string | null;
+                            artistName: string;
+                            available: boolean;
+                            foreignArtistId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            monitorOption: string;
                             name: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                /** @description the artist's own albums */
+                                albumCount: number;
+                                /** @description other artists' albums it has tracks on (compilations) */
+                                appearsOnCount: number;
+                                availableTrackCount: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                            };
+                            userFavorite: boolean;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -5180,16 +5242,61 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            addedAt: string | null;
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            appearsOn: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            appearsOn: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
                                 tracks: {
                                     albumId: number | null;
@@ -5243,14 +5350,31 @@ export type paths = {
                                     userFavorite: boolean;
                                     year: number | null;
                                 }[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artistName: string;
+                            available: boolean;
+                            foreignArtistId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            monitorOption: string;
                             name: string;
-                        } & {
-                            [key: string]: unknown;
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                /** @description the artist's own albums */
+                                albumCount: number;
+                                /** @description other artists' albums it has tracks on (compilations) */
+                                appearsOnCount: number;
+                                availableTrackCount: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                            };
+                            userFavorite: boolean;
                         };
                     };
                 };
@@ -5481,20 +5605,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            artists: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artists: {
+                                addedAt: string | null;
+                                artistName: string;
+                                available: boolean;
+                                foreignArtistId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                monitorOption: string;
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    /** @description the artist's own albums */
+                                    albumCount: number;
+                                    /** @description other artists' albums it has tracks on (compilations) */
+                                    appearsOnCount: number;
+                                    availableTrackCount: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                };
+                                userFavorite: boolean;
+                            }[];
                             genres: {
                                 albumCount: number;
                                 artistCount: number;
@@ -6099,20 +6263,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            artists: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artists: {
+                                addedAt: string | null;
+                                artistName: string;
+                                available: boolean;
+                                foreignArtistId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                monitorOption: string;
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    /** @description the artist's own albums */
+                                    albumCount: number;
+                                    /** @description other artists' albums it has tracks on (compilations) */
+                                    appearsOnCount: number;
+                                    availableTrackCount: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                };
+                                userFavorite: boolean;
+                            }[];
                             tracks: {
                                 albumId: number | null;
                                 albumTitle: string | null;
@@ -6581,20 +6785,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            artist: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artist: {
+                                addedAt: string | null;
+                                artistName: string;
+                                available: boolean;
+                                foreignArtistId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                monitorOption: string;
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    /** @description the artist's own albums */
+                                    albumCount: number;
+                                    /** @description other artists' albums it has tracks on (compilations) */
+                                    appearsOnCount: number;
+                                    availableTrackCount: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                };
+                                userFavorite: boolean;
+                            } | null;
                             canonical: boolean;
                             exists: boolean;
                             libraryArtistId: string | null;
@@ -6933,13 +7177,31 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            addedAt: string | null;
+                            artistName: string;
+                            available: boolean;
+                            foreignArtistId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            monitorOption: string;
                             name: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                /** @description the artist's own albums */
+                                albumCount: number;
+                                /** @description other artists' albums it has tracks on (compilations) */
+                                appearsOnCount: number;
+                                availableTrackCount: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                            };
+                            userFavorite: boolean;
+                        }[];
                     };
                 };
                 /** @description Error */

@@ -3,30 +3,11 @@ import type { Answer } from '../wire.js';
 
 type CanonicalAnswer = Answer<'/api/library/canonical'>;
 
-/** Entries of a canonical page, as the library routes present them (extra fields ignored). */
-export interface Artist {
-  id: number;
-  name: string;
-  /** MusicBrainz artist id when the tags carry one: the artist's page in the metadata layer. */
-  mbid?: string | null;
-  imageUrl?: string | null;
-  /** albumCount: its own albums; appearsOnCount: other artists' albums it has tracks on (compilations). */
-  statistics?: { albumCount?: number; appearsOnCount?: number; trackCount?: number };
-  userFavorite?: boolean;
-}
+/** A library artist as the library routes answer it (every field of the server's artist entry). */
+export type Artist = CanonicalAnswer['artists'][number];
 
-export interface Album {
-  id: number;
-  title: string;
-  /** MusicBrainz release-group id when known: the release page in the metadata layer. */
-  mbid?: string | null;
-  artistId?: number | null;
-  artistName?: string;
-  year?: number | null;
-  imageUrl?: string | null;
-  statistics?: { trackCount?: number };
-  userFavorite?: boolean;
-}
+/** A library album as the library routes answer it. */
+export type Album = CanonicalAnswer['albums'][number];
 
 /** A library track as the library routes answer it (every field of the server's track entry). */
 export type LibraryTrack = CanonicalAnswer['tracks'][number];
@@ -88,11 +69,7 @@ export function setFavorite(kind: FavoriteKind, id: number, favorite: boolean) {
   return api<unknown>('/api/library/favorites', { method: 'POST', body: { kind, id, favorite } });
 }
 
-export interface Favorites {
-  artists: Artist[];
-  albums: Album[];
-  tracks: LibraryTrack[];
-}
+export type Favorites = Answer<'/api/library/favorites'>;
 
 export function loadFavorites(signal?: AbortSignal) {
   return api<Favorites>('/api/library/favorites', { ...(signal && { signal }) });
