@@ -31,7 +31,7 @@ export type PlexHomeUser = Answer<'/api/users/plex-link/home-users'>['users'][nu
 
 export const plexHomeApi = {
   list: (signal?: AbortSignal) => api<Answer<'/api/users/plex-link/home-users'>>('/api/users/plex-link/home-users', { ...(signal && { signal }) }),
-  users: (signal?: AbortSignal) => api<{ id: number; username: string }[]>('/api/users', { ...(signal && { signal }) }),
+  users: (signal?: AbortSignal) => api<Answer<'/api/users'>>('/api/users', { ...(signal && { signal }) }),
   link: (userId: number, homeUserId: string, pin: string) =>
     api(`/api/users/${userId}/plex-link/managed`, { method: 'POST', body: { homeUserId, ...(pin ? { pin } : {}) } }),
   unlink: (userId: number) => api(`/api/users/${userId}/plex-link`, { method: 'DELETE' }),
