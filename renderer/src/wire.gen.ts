@@ -2563,21 +2563,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                             success: boolean;
                         };
@@ -3375,6 +3418,18 @@ export type paths = {
                         "application/json": {
                             appVersion: string;
                             authRequired: boolean;
+                            downloadSources?: {
+                                [key: string]: {
+                                    configured: boolean;
+                                    enabled: boolean;
+                                    /** @enum {string} */
+                                    id: "slskd" | "usenet" | "ytdlp";
+                                    label: string;
+                                    priority: number;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            };
                             oidcEnabled: boolean;
                             onboardingRequired: boolean;
                             status: string;
@@ -4088,13 +4143,35 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            addedAt: string | null;
+                            albumName: string;
+                            albumType: string;
+                            artistId: number;
+                            artistName: string;
+                            available: boolean;
+                            durationMs: number;
+                            foreignAlbumId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            releaseDate: string | null;
+                            releaseMbid: string | null;
+                            secondaryTypes: string[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                percentOfTracks: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                                trackFileCount: number;
+                            };
                             title: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            userFavorite: boolean;
+                            year: number | null;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -4291,8 +4368,30 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            addedAt: string | null;
+                            albumName: string;
+                            albumType: string;
+                            artistId: number;
+                            artistName: string;
+                            available: boolean;
+                            durationMs: number;
+                            foreignAlbumId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            releaseDate: string | null;
+                            releaseMbid: string | null;
+                            secondaryTypes: string[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                percentOfTracks: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                                trackFileCount: number;
+                            };
                             title: string;
                             tracks: {
                                 albumId: number | null;
@@ -4346,8 +4445,8 @@ export type paths = {
                                 userFavorite: boolean;
                                 year: number | null;
                             }[];
-                        } & {
-                            [key: string]: unknown;
+                            userFavorite: boolean;
+                            year: number | null;
                         };
                     };
                 };
@@ -4986,13 +5085,31 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            addedAt: string | null;
+                            artistName: string;
+                            available: boolean;
+                            foreignArtistId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            monitorOption: string;
                             name: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                /** @description the artist's own albums */
+                                albumCount: number;
+                                /** @description other artists' albums it has tracks on (compilations) */
+                                appearsOnCount: number;
+                                availableTrackCount: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                            };
+                            userFavorite: boolean;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -5125,16 +5242,61 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            addedAt: string | null;
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            appearsOn: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            appearsOn: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
                                 tracks: {
                                     albumId: number | null;
@@ -5188,14 +5350,31 @@ export type paths = {
                                     userFavorite: boolean;
                                     year: number | null;
                                 }[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artistName: string;
+                            available: boolean;
+                            foreignArtistId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            monitorOption: string;
                             name: string;
-                        } & {
-                            [key: string]: unknown;
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                /** @description the artist's own albums */
+                                albumCount: number;
+                                /** @description other artists' albums it has tracks on (compilations) */
+                                appearsOnCount: number;
+                                availableTrackCount: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                            };
+                            userFavorite: boolean;
                         };
                     };
                 };
@@ -5426,20 +5605,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            artists: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artists: {
+                                addedAt: string | null;
+                                artistName: string;
+                                available: boolean;
+                                foreignArtistId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                monitorOption: string;
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    /** @description the artist's own albums */
+                                    albumCount: number;
+                                    /** @description other artists' albums it has tracks on (compilations) */
+                                    appearsOnCount: number;
+                                    availableTrackCount: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                };
+                                userFavorite: boolean;
+                            }[];
                             genres: {
                                 albumCount: number;
                                 artistCount: number;
@@ -6044,20 +6263,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            artists: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artists: {
+                                addedAt: string | null;
+                                artistName: string;
+                                available: boolean;
+                                foreignArtistId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                monitorOption: string;
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    /** @description the artist's own albums */
+                                    albumCount: number;
+                                    /** @description other artists' albums it has tracks on (compilations) */
+                                    appearsOnCount: number;
+                                    availableTrackCount: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                };
+                                userFavorite: boolean;
+                            }[];
                             tracks: {
                                 albumId: number | null;
                                 albumTitle: string | null;
@@ -6526,20 +6785,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            albums: ({
+                            albums: {
+                                addedAt: string | null;
+                                albumName: string;
+                                albumType: string;
+                                artistId: number;
+                                artistName: string;
+                                available: boolean;
+                                durationMs: number;
+                                foreignAlbumId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                releaseDate: string | null;
+                                releaseMbid: string | null;
+                                secondaryTypes: string[];
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    percentOfTracks: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                    trackFileCount: number;
+                                };
                                 title: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            artist: ({
+                                userFavorite: boolean;
+                                year: number | null;
+                            }[];
+                            artist: {
+                                addedAt: string | null;
+                                artistName: string;
+                                available: boolean;
+                                foreignArtistId: string | null;
                                 id: number;
                                 identityKey: string;
+                                imageUrl: string | null;
+                                managedBy: string;
+                                mbid: string | null;
+                                monitored: boolean;
+                                monitorOption: string;
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
+                                sources: ("aurral" | "lidarr")[];
+                                statistics: {
+                                    /** @description the artist's own albums */
+                                    albumCount: number;
+                                    /** @description other artists' albums it has tracks on (compilations) */
+                                    appearsOnCount: number;
+                                    availableTrackCount: number;
+                                    sizeOnDisk: number;
+                                    trackCount: number;
+                                };
+                                userFavorite: boolean;
+                            } | null;
                             canonical: boolean;
                             exists: boolean;
                             libraryArtistId: string | null;
@@ -6878,13 +7177,31 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            addedAt: string | null;
+                            artistName: string;
+                            available: boolean;
+                            foreignArtistId: string | null;
                             id: number;
                             identityKey: string;
+                            imageUrl: string | null;
+                            managedBy: string;
+                            mbid: string | null;
+                            monitored: boolean;
+                            monitorOption: string;
                             name: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            sources: ("aurral" | "lidarr")[];
+                            statistics: {
+                                /** @description the artist's own albums */
+                                albumCount: number;
+                                /** @description other artists' albums it has tracks on (compilations) */
+                                appearsOnCount: number;
+                                availableTrackCount: number;
+                                sizeOnDisk: number;
+                                trackCount: number;
+                            };
+                            userFavorite: boolean;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -8497,14 +8814,20 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            templates: ({
+                            templates: {
                                 available: boolean;
                                 description: string;
                                 id: string;
+                                mix: {
+                                    discover: number;
+                                    focus: number;
+                                    mix: number;
+                                    trending: number;
+                                };
                                 name: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                reason: string | null;
+                                size: number;
+                            }[];
                         };
                     };
                 };
@@ -8556,23 +8879,66 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            flows: ({
+                            flows: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
+                            }[];
                         };
                     };
                 };
@@ -8640,21 +9006,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                             success: boolean;
                         };
@@ -8709,21 +9118,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                         };
                     };
@@ -8793,21 +9245,64 @@ export type paths = {
                     content: {
                         "application/json": {
                             flow: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
                             };
                             success: boolean;
                         };
@@ -8850,9 +9345,9 @@ export type paths = {
                     content: {
                         "application/json": {
                             flowId: string;
+                            operationId: string;
+                            queued: boolean;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -8912,10 +9407,17 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            enabled: boolean;
                             flowId: string;
+                            message: string;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
+                            tracksQueued: number;
+                        } | {
+                            enabled: boolean;
+                            flowId: string;
+                            operationId: string;
+                            queued: boolean;
+                            success: boolean;
                         };
                     };
                 };
@@ -11212,7 +11714,8 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "static" | "flow" | "shared";
                             paused: boolean;
                             playlistId: string;
                             /** @enum {boolean} */
@@ -11554,15 +12057,44 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": ({
+                        "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            updatedAt: string;
+                        }[];
                     };
                 };
                 /** @description Error */
@@ -11623,22 +12155,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };
@@ -11690,22 +12260,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };
@@ -11761,22 +12369,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };
@@ -11816,10 +12462,9 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            playlistId: string;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -11926,10 +12571,10 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            playlistId: string;
+                            queued: number;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12055,10 +12700,27 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            queued: boolean;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
+                            track: {
+                                albumName: string | null;
+                                artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
+                                jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
+                                status: string;
+                                /** @description the library track, once it is there */
+                                trackId: string | null;
+                                trackName: string;
+                            };
                         };
                     };
                 };
@@ -12114,10 +12776,10 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            jobId: string;
+                            playlistId: string;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12171,10 +12833,9 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            queued: number;
                             /** @enum {boolean} */
                             success: true;
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12257,22 +12918,60 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
+                            artwork: {
+                                bytes: number;
+                                etag: string;
+                                height: number;
+                                /** @enum {string} */
+                                kind: "static" | "flow" | "shared";
+                                mime: string;
+                                playlistId: string;
+                                /** @enum {string} */
+                                source: "uploaded" | "generated";
+                                updatedAt: number;
+                                url: string;
+                                width: number;
+                            } | null;
+                            availableCount: number;
                             canEdit: boolean;
+                            createdAt: string;
+                            description: string;
+                            durationMs: number;
                             id: string;
+                            keepRemovedTracks: boolean;
+                            /** @enum {string} */
+                            kind: "shared";
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            missingCount: number;
                             name: string;
+                            owner: string | null;
                             ownerUserId: number | null;
+                            retryCyclePaused: boolean;
+                            sourceFormat: string | null;
+                            sourceUrl: string | null;
+                            syncEnabled: boolean;
+                            syncIntervalHours: number;
                             trackCount: number;
-                            tracks: ({
+                            tracks: {
+                                albumName: string | null;
                                 artistName: string;
+                                durationMs: number | null;
+                                entryId: number;
+                                error: string | null;
+                                fromSource: boolean;
+                                /** @description the download job the track routes address; null when the job was cleared (the entry id stands in) */
                                 jobId: string | null;
+                                position: number;
+                                recordingMbid: string | null;
+                                removedFromSource: boolean;
+                                /** @description available, processing (downloaded, joining the library), missing, or the state of its download */
                                 status: string;
+                                /** @description the library track, once it is there */
                                 trackId: string | null;
                                 trackName: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
                         };
                     };
                 };
@@ -12379,9 +13078,12 @@ export type paths = {
                     content: {
                         "application/json": {
                             flowId: string;
+                            jobIds: string[];
+                            operationId: string;
+                            queued: boolean;
+                            reserveTracks: number;
                             success: boolean;
-                        } & {
-                            [key: string]: unknown;
+                            tracksQueued: number;
                         };
                     };
                 };
@@ -12433,51 +13135,113 @@ export type paths = {
                         "application/json": {
                             capabilities: {
                                 availableSources: string[];
+                                downloadSources: string[];
                                 lastfmRequired: boolean;
                                 /** @description flow sources that cannot be used now, each with the reason */
                                 unavailableSources: {
                                     [key: string]: string;
                                 };
-                            } & {
-                                [key: string]: unknown;
                             };
-                            flows: ({
+                            flows: {
+                                createdAt: string | null;
+                                currentRun: {
+                                    createdAt: string | null;
+                                    error: string | null;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    planned: number;
+                                    reserve: number;
+                                    /** @enum {string} */
+                                    status: "planning" | "downloading" | "done" | "failed";
+                                    /** @enum {string} */
+                                    trigger: "manual" | "schedule" | "create";
+                                } | null;
+                                deepDive: boolean;
+                                description: string;
+                                discoverPresetId: string | null;
+                                durationMs: number;
                                 enabled: boolean;
                                 id: string;
+                                includeLibraryTracks: boolean;
+                                lastError: string | null;
+                                lastRunAt: string | null;
                                 mix: {
                                     discover: number;
                                     focus: number;
                                     mix: number;
                                     trending: number;
-                                } & {
-                                    [key: string]: unknown;
                                 };
                                 name: string;
+                                nextRunAt: string | null;
+                                /** @description at most one track per artist */
+                                onePerArtist: boolean;
+                                owner: string;
                                 ownerUserId: number | null;
+                                /** @enum {string} */
+                                playlistType: "flow";
+                                recordHistory: boolean;
+                                relatedArtists: string[];
+                                scheduleDays: number[];
+                                scheduleTime: string;
+                                /** @description the flow's downloaded tracks are library content too (else only its playlist holds them) */
+                                showInLibrary: boolean;
                                 size: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                                tags: string[];
+                                templateId: string | null;
+                                trackCount: number;
+                                updatedAt: string | null;
+                                yearFrom: number | null;
+                                yearTo: number | null;
+                            }[];
                             flowStats: {
-                                [key: string]: unknown;
+                                blocked: number;
+                                cancelled: number;
+                                done: number;
+                                downloading: number;
+                                failed: number;
+                                pending: number;
+                                total: number;
                             };
                             hint: {
                                 message: string;
                                 phase: string;
-                            } & {
-                                [key: string]: unknown;
                             };
                             operationQueue: {
                                 currentLabel: string | null;
+                                items: {
+                                    flowId: string;
+                                    id: string;
+                                    status: string;
+                                    trigger: string | null;
+                                    type: string;
+                                    /**
+                                     * @description set while a run waits for the owner's discovery refresh to finish
+                                     * @enum {string}
+                                     */
+                                    waitingFor?: "discovery";
+                                }[];
                                 pending: number;
                                 processing: boolean;
                                 running: number;
-                            } & {
-                                [key: string]: unknown;
                             };
                             operationWorker: {
                                 currentLabel: string | null;
                                 running: boolean;
+                            };
+                            retryCycleNextAt: {
+                                [key: string]: string;
+                            };
+                            retryCyclePaused: {
+                                [key: string]: boolean;
                             };
                             retryCyclePausedByPlaylist: {
                                 [key: string]: boolean;
@@ -12485,11 +13249,33 @@ export type paths = {
                             retryCycleScheduledByPlaylist: {
                                 [key: string]: boolean;
                             };
-                            sharedPlaylists: ({
+                            sharedPlaylists: {
                                 id: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                name: string;
+                                owner: string;
+                                ownerUserId: number | null;
+                                trackCount: number;
+                            }[];
+                            sharedPlaylistStats: {
+                                [key: string]: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
+                            };
+                            sharedStats: {
+                                blocked: number;
+                                cancelled: number;
+                                done: number;
+                                downloading: number;
+                                failed: number;
+                                pending: number;
+                                total: number;
+                            };
                             slskd: {
                                 configured: boolean;
                                 connected: boolean;
@@ -12497,48 +13283,127 @@ export type paths = {
                                 serverState: string | null;
                             };
                             stats: {
-                                [key: string]: unknown;
+                                blocked: number;
+                                cancelled: number;
+                                done: number;
+                                downloading: number;
+                                failed: number;
+                                pending: number;
+                                total: number;
                             };
                             worker: {
                                 activeCount: number;
+                                currentJob: {
+                                    albumMbid: string | null;
+                                    albumName: string | null;
+                                    albumRequestId: string | null;
+                                    announcedDurationMs: number | null;
+                                    artistMbid: string | null;
+                                    artistName: string;
+                                    blockedAt: string | null;
+                                    blockReason: string | null;
+                                    completedAt: string | null;
+                                    createdAt: string | null;
+                                    downloadSource: string | null;
+                                    durationMs: number | null;
+                                    error: string | null;
+                                    expectedLength: {
+                                        ms: number | null;
+                                        source: string;
+                                    } | null;
+                                    fileDurationMs: number | null;
+                                    finalPath: string | null;
+                                    id: string;
+                                    identity: {
+                                        note: string | null;
+                                        recordingMbid: string | null;
+                                        status: string;
+                                    } | null;
+                                    /** @enum {string|null} */
+                                    phase: "search" | "download" | "verify" | "file" | null;
+                                    playlistId: string | null;
+                                    playlistType: string;
+                                    progress: number;
+                                    quality: {
+                                        bitDepth: number | null;
+                                        bitrate: number | null;
+                                        format: string;
+                                        sampleRate: number | null;
+                                        tier: string | null;
+                                    } | null;
+                                    recordingMbid: string | null;
+                                    reused: boolean;
+                                    stagingPath: string | null;
+                                    /** @enum {string} */
+                                    status: "pending" | "downloading" | "blocked" | "done" | "failed" | "cancelled";
+                                    streamFormat: string | null;
+                                    trackName: string;
+                                    trackNumber: number | null;
+                                    updatedAt: string | null;
+                                    upgrade: boolean;
+                                    userId: number | null;
+                                } | null;
                                 downloadMetrics: {
+                                    averageDurationMs: number | null;
                                     avgAttemptsPerTrack: number;
                                     avgSuccessLatencyMs: number;
+                                    completedLastHour: number;
                                     completedTracks: number;
-                                } & {
-                                    [key: string]: unknown;
+                                    failedLastHour: number;
                                 };
-                                lastJobMetrics: ({
+                                lastJobMetrics: {
                                     elapsedMs: number;
+                                    error: string | null;
                                     failed: boolean;
                                     finishedAt: number;
                                     jobId: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
+                                    source: string | null;
+                                } | null;
                                 playlistRuns: {
                                     [key: string]: {
+                                        error: string | null;
+                                        failureSummary: {
+                                            blockedTracks: number;
+                                            failedTracks: number;
+                                        };
+                                        finishedAt: string | null;
+                                        planned: number;
                                         reserveDepth: number;
                                         runId: string;
+                                        startedAt: string;
                                         status: string;
-                                    } & {
-                                        [key: string]: unknown;
+                                        trigger: string;
                                     };
                                 };
                                 processing: boolean;
                                 running: boolean;
                                 settings: {
+                                    blockedTimeoutHours: number;
                                     concurrency: number;
-                                    existingFileMode: string;
+                                    durationToleranceSeconds: number;
+                                    /** @enum {string} */
+                                    existingFileMode: "download" | "reuse";
+                                    minMatchScore: number;
+                                    preferLossless: boolean;
+                                    /** @enum {string} */
+                                    qualityCutoff: "lossless" | "high" | "medium" | "low";
                                     retryPausedPlaylistIds: string[];
-                                } & {
-                                    [key: string]: unknown;
+                                    retryPauseMinutes: number;
+                                    running: boolean;
+                                    sourcePriorities: {
+                                        [key: string]: number;
+                                    };
                                 };
-                            } & {
-                                [key: string]: unknown;
+                                stats: {
+                                    blocked: number;
+                                    cancelled: number;
+                                    done: number;
+                                    downloading: number;
+                                    failed: number;
+                                    pending: number;
+                                    total: number;
+                                };
                             };
-                        } & {
-                            [key: string]: unknown;
                         };
                     };
                 };
@@ -16294,12 +17159,17 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            accessible?: boolean;
-                            checked: boolean;
-                            libraryTitle?: string;
-                            localPath?: string;
-                            reason?: string | null;
-                            reportedPath?: string;
+                            /** @enum {boolean} */
+                            checked: false;
+                            reason: string;
+                        } | {
+                            accessible: boolean;
+                            /** @enum {boolean} */
+                            checked: true;
+                            libraryTitle: string;
+                            localPath: string;
+                            reason: string | null;
+                            reportedPath: string;
                         };
                     };
                 };

@@ -7,7 +7,15 @@ import type { paths } from './wire.gen.js';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
-type Success<O> = O extends { responses: infer R } ? (R extends Record<200, infer A> ? A : R extends Record<201, infer B> ? B : never) : never;
+type Success<O> = O extends { responses: infer R }
+  ? R extends Record<200, infer A>
+    ? A
+    : R extends Record<201, infer B>
+      ? B
+      : R extends Record<202, infer C>
+        ? C
+        : never
+  : never;
 
 /** The JSON body a route answers with on success: `Answer<'/api/playlists/jobs'>`. */
 export type Answer<P extends keyof paths, M extends Method = 'get'> = JsonOf<Success<Operation<P, M>>>;

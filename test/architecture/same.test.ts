@@ -14,6 +14,13 @@ it('tells apart types that differ in a key (optional ones too, at any depth) or 
     false satisfies Same<{ x: { y: { a: string } | null } }, { x: { y: { a: string; z?: string } | null } }>,
     false satisfies Same<{ a: string | null }, { a: string }>,
     false satisfies Same<{ a: 'x' | 'y' }, { a: string }>,
+    // An open object (a zod catchall) and a Record<string, unknown> intersection name the same keys.
+    true satisfies Same<{ a: string; [k: string]: unknown }, { a: string } & Record<string, unknown>>,
+    false satisfies Same<{ a: string; [k: string]: unknown }, { a: string; b: number } & Record<string, unknown>>,
+    false satisfies Same<{ 1: string }, { 2: string }>,
+    // A key that can only be undefined is never sent (inferred unions of object literals carry them).
+    true satisfies Same<{ ok: false } | { ok: true; n: number }, { ok: false; n?: undefined } | { ok: true; n: number }>,
+    false satisfies Same<{ a: string }, { a: string; b?: number }>,
   ];
-  expect(checks).toEqual([true, false, false, false, false, false]);
+  expect(checks).toEqual([true, false, false, false, false, false, true, false, false, true, false]);
 });

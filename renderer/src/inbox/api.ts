@@ -1,5 +1,6 @@
 import { api } from '../api';
-import type { InboxActionName, InboxItem, InboxPage } from './logic';
+import type { Answer } from '../wire.js';
+import type { InboxActionName, InboxPage } from './logic';
 
 /** Every request the inbox makes (api.md §4.9). */
 
@@ -7,14 +8,14 @@ export function listInbox(query: Record<string, string | number>, signal?: Abort
   return api<InboxPage>('/api/inbox', { query, ...(signal && { signal }) });
 }
 
-export function refreshInbox(): Promise<{ success: boolean; queued: boolean; jobId: number }> {
+export function refreshInbox(): Promise<Answer<'/api/inbox/refresh', 'post'>> {
   return api('/api/inbox/refresh', { method: 'POST' });
 }
 
-export function readAllInbox(): Promise<{ success: boolean; updated: number; unreadCount: number }> {
+export function readAllInbox(): Promise<Answer<'/api/inbox/read-all', 'post'>> {
   return api('/api/inbox/read-all', { method: 'POST' });
 }
 
-export function actOnItem(id: number, action: InboxActionName, days?: number): Promise<{ item: InboxItem; unreadCount: number; result?: unknown }> {
+export function actOnItem(id: number, action: InboxActionName, days?: number): Promise<Answer<'/api/inbox/{id}', 'patch'>> {
   return api(`/api/inbox/${id}`, { method: 'PATCH', body: { action, ...(action === 'dismiss' && days !== undefined && { days }) } });
 }

@@ -1,40 +1,12 @@
 /** What the inbox screens show and how an answer changes the list: no requests, no DOM (tested on Node). */
 
-export type InboxKind = 'release' | 'show' | 'news' | 'discovery';
-export type InboxActionName = 'read' | 'unread' | 'save' | 'unsave' | 'dismiss' | 'add';
+import type { Answer, Body } from '../wire.js';
 
-export interface InboxItem {
-  id: number;
-  kind: InboxKind;
-  sourceKey: string;
-  title: string;
-  subtitle: string | null;
-  href: string | null;
-  imageUrl: string | null;
-  metadata: Record<string, unknown>;
-  date: string | null;
-  createdAt: string;
-  isRead: boolean;
-  isSaved: boolean;
-  isAdded: boolean;
-  dismissedUntil: string | null;
-  expiresAt: string | null;
-  addable: 'album' | 'artist' | null;
-}
-
-export interface InboxPage {
-  enabled: boolean;
-  categories: { releases: boolean; shows: boolean; news: boolean; discoveries: boolean };
-  items: InboxItem[];
-  unreadCount: number;
-  total: number;
-  limit: number;
-  offset: number;
-  hasMore: boolean;
-  lastRefreshedAt: string | null;
-  isRefreshing: boolean;
-  warning?: string;
-}
+/** GET /api/inbox: a page of the caller's inbox, as the route's schema describes it. */
+export type InboxPage = Answer<'/api/inbox'>;
+export type InboxItem = InboxPage['items'][number];
+export type InboxKind = InboxItem['kind'];
+export type InboxActionName = Body<'/api/inbox/{id}', 'patch'>['action'];
 
 /** The filter chips: every item, one kind, saved or unread ones. */
 export type InboxFilter = 'all' | 'unread' | 'saved' | InboxKind;

@@ -6,7 +6,7 @@ import { Link, navigate, useLocation } from '../router';
 import { isAdmin, session } from '../session';
 import { useStore } from '../store';
 import { Artwork } from './Artwork';
-import { canonicalPage, loadFavorites, type Album, type Artist, type Genre, type Track } from './model';
+import { canonicalPage, loadFavorites } from './model';
 import { AlbumGrid, ArtistGrid, FavoriteButton, PageFooter, TrackList, artistCounts, count } from './parts';
 import { usePaged } from './usePaged';
 
@@ -31,7 +31,7 @@ export function LibraryScreen({ tab }: { tab: Tab }) {
     return () => clearTimeout(t);
   }, [typed]);
 
-  const genres = useAsync((signal) => canonicalPage<Genre>('genres', 1, { sort: 'name' }, signal, 100), []);
+  const genres = useAsync((signal) => canonicalPage('genres', 1, { sort: 'name' }, signal, 100), []);
 
   return (
     <div class="library">
@@ -107,7 +107,7 @@ function EmptyLibrary({ q, genre, noun }: { q: string; genre: string; noun: stri
 }
 
 function Artists({ q, genre }: { q: string; genre: string }) {
-  const paged = usePaged<Artist>('artists', { query: q, genre, sort: 'name' });
+  const paged = usePaged('artists', { query: q, genre, sort: 'name' });
   return (
     <section aria-label="Artists" aria-busy={paged.loading}>
       <ResultCount total={paged.total} noun="artist" shown={!paged.loading || paged.items.length > 0} />
@@ -119,7 +119,7 @@ function Artists({ q, genre }: { q: string; genre: string }) {
 }
 
 function Albums({ q, genre }: { q: string; genre: string }) {
-  const paged = usePaged<Album>('albums', { query: q, genre, sort: 'artist' });
+  const paged = usePaged('albums', { query: q, genre, sort: 'artist' });
   return (
     <section aria-label="Albums" aria-busy={paged.loading}>
       <ResultCount total={paged.total} noun="album" shown={!paged.loading || paged.items.length > 0} />
@@ -131,7 +131,7 @@ function Albums({ q, genre }: { q: string; genre: string }) {
 }
 
 function Tracks({ q, genre }: { q: string; genre: string }) {
-  const paged = usePaged<Track>('tracks', { query: q, genre, sort: q ? 'name' : 'artist' });
+  const paged = usePaged('tracks', { query: q, genre, sort: q ? 'name' : 'artist' });
   return (
     <section aria-label="Tracks" aria-busy={paged.loading}>
       <div class="list-actions">
@@ -150,7 +150,7 @@ function Tracks({ q, genre }: { q: string; genre: string }) {
 }
 
 function Genres({ q }: { q: string }) {
-  const paged = usePaged<Genre>('genres', { query: q, sort: 'name' }, 100);
+  const paged = usePaged('genres', { query: q, sort: 'name' }, 100);
   return (
     <section aria-label="Genres" aria-busy={paged.loading}>
       {paged.items.length > 0 && (
@@ -181,12 +181,12 @@ function ResultCount({ total, noun, shown }: { total: number; noun: string; show
 }
 
 export function ArtistScreen({ id }: { id: number }) {
-  const artist = useAsync(async (signal) => (await canonicalPage<Artist>('artists', 1, { artistId: id }, signal, 1)).items[0] ?? null, [id]);
-  const albums = usePaged<Album>('albums', { artistId: id, sort: 'year' });
-  const tracks = usePaged<Track>('tracks', { artistId: id, sort: 'album' }, 100);
+  const artist = useAsync(async (signal) => (await canonicalPage('artists', 1, { artistId: id }, signal, 1)).items[0] ?? null, [id]);
+  const albums = usePaged('albums', { artistId: id, sort: 'year' });
+  const tracks = usePaged('tracks', { artistId: id, sort: 'album' }, 100);
   // Other artists' albums (compilations) with this artist's tracks on them.
-  const appearsOn = usePaged<Album>('albums', { appearsOn: id, sort: 'year' });
-  const guestTracks = usePaged<Track>('tracks', { appearsOn: id, sort: 'album' }, 100);
+  const appearsOn = usePaged('albums', { appearsOn: id, sort: 'year' });
+  const guestTracks = usePaged('tracks', { appearsOn: id, sort: 'album' }, 100);
   if (artist.loading && !artist.data) return <Loading label="Loading the artist…" />;
   if (artist.error) return <ErrorMessage error={artist.error} onRetry={artist.reload} />;
   const a = artist.data;
@@ -239,8 +239,8 @@ export function ArtistScreen({ id }: { id: number }) {
 }
 
 export function AlbumScreen({ id }: { id: number }) {
-  const album = useAsync(async (signal) => (await canonicalPage<Album>('albums', 1, { albumId: id }, signal, 1)).items[0] ?? null, [id]);
-  const tracks = usePaged<Track>('tracks', { albumId: id }, 100);
+  const album = useAsync(async (signal) => (await canonicalPage('albums', 1, { albumId: id }, signal, 1)).items[0] ?? null, [id]);
+  const tracks = usePaged('tracks', { albumId: id }, 100);
   if (album.loading && !album.data) return <Loading label="Loading the album…" />;
   if (album.error) return <ErrorMessage error={album.error} onRetry={album.reload} />;
   const a = album.data;

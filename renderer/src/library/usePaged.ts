@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { canonicalPage, type CanonicalParams, type Kind } from './model';
+import { canonicalPage, type CanonicalParams, type Kind, type KindItems } from './model';
 
 export interface Paged<T> {
   items: T[];
@@ -13,8 +13,8 @@ export interface Paged<T> {
 }
 
 /** Bounded canonical pages appended one after another as the list is scrolled. */
-export function usePaged<T>(kind: Kind, params: CanonicalParams, pageSize?: number): Paged<T> {
-  const [items, setItems] = useState<T[]>([]);
+export function usePaged<K extends Kind>(kind: K, params: CanonicalParams, pageSize?: number): Paged<KindItems[K]> {
+  const [items, setItems] = useState<KindItems[K][]>([]);
   const [total, setTotal] = useState(0);
   const [page, setPage] = useState(0);
   const [hasMore, setHasMore] = useState(true);
@@ -30,7 +30,7 @@ export function usePaged<T>(kind: Kind, params: CanonicalParams, pageSize?: numb
     inflight.current = ctl;
     setLoading(true);
     setError(null);
-    canonicalPage<T>(kind, n, params, ctl.signal, pageSize).then(
+    canonicalPage(kind, n, params, ctl.signal, pageSize).then(
       (result) => {
         if (ctl.signal.aborted) return;
         setItems((prev) => (replace ? result.items : [...prev, ...result.items]));

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { Empty, ErrorMessage, Loading, useAsync } from '../components/ui';
 import { Artwork } from '../library/Artwork';
-import { canonicalPage, type Album, type Artist, type Track } from '../library/model';
+import { canonicalPage } from '../library/model';
 import { AlbumGrid, ArtistGrid, TrackList } from '../library/parts';
 import { listPlaylists } from '../playlists/api';
 import { PlaylistArt } from '../playlists/PlaylistArt';
@@ -120,9 +120,9 @@ function LibraryResults({ q }: { q: string }) {
   const found = useAsync(
     (signal) =>
       Promise.all([
-        canonicalPage<Artist>('artists', 1, { query: q, sort: 'name' }, signal, SHOWN.artists),
-        canonicalPage<Album>('albums', 1, { query: q, sort: 'artist' }, signal, SHOWN.albums),
-        canonicalPage<Track>('tracks', 1, { query: q, sort: 'name' }, signal, SHOWN.tracks),
+        canonicalPage('artists', 1, { query: q, sort: 'name' }, signal, SHOWN.artists),
+        canonicalPage('albums', 1, { query: q, sort: 'artist' }, signal, SHOWN.albums),
+        canonicalPage('tracks', 1, { query: q, sort: 'name' }, signal, SHOWN.tracks),
         listPlaylists(signal).then(
           (r) => matchingPlaylists(r.playlists, q, SHOWN.playlists),
           () => [],

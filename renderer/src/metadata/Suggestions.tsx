@@ -2,7 +2,7 @@ import type { TargetedClipboardEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../api';
 import { Artwork } from '../library/Artwork';
-import { canonicalPage, type Track } from '../library/model';
+import { canonicalPage } from '../library/model';
 import { playTracks } from '../player/player';
 import { listPlaylists } from '../playlists/api';
 import type { PlaylistSummary } from '../playlists/logic';
@@ -83,7 +83,7 @@ export function useSuggestions(typed: string, wanted: boolean): Suggestions {
 export async function playFound(hit: LibraryTrackHit): Promise<void> {
   if (hit.albumId !== null) {
     try {
-      const album = await canonicalPage<Track>('tracks', 1, { albumId: Number(hit.albumId) }, undefined, 100);
+      const album = await canonicalPage('tracks', 1, { albumId: Number(hit.albumId) }, undefined, 100);
       const at = album.items.findIndex((t) => String(t.id) === hit.id);
       if (at >= 0 && album.items[at]!.available === false) return navigate(`/library/albums/${hit.albumId}`);
       if (at >= 0) return playTracks(album.items, at);

@@ -1,5 +1,6 @@
 import { api } from '../api';
 import type { Track } from '../library/model';
+import type { Answer } from '../wire.js';
 import { createStore } from '../store';
 import { replayGainFactor, storeMode, storedMode, type ReplayGainMode } from './replayGain';
 import { forgetStreamToken, streamToken, streamUrl } from './streamToken';
@@ -340,13 +341,7 @@ if ('mediaSession' in navigator) {
 
 // --- the queue saved on the server ---------------------------------------------------------------
 
-interface SavedQueue {
-  total: number;
-  hasMore: boolean;
-  currentIndex: number;
-  positionMs: number;
-  items: { position: number; track: Track | null }[];
-}
+type SavedQueue = Answer<'/api/library/playback-queue'>;
 
 /** Where the queue is saved, when this server has a route for it (found in its OpenAPI document). */
 let saveMethod: 'PUT' | 'POST' | null = null;

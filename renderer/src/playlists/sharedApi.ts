@@ -3,6 +3,7 @@ import { readableError } from '../messages';
 import { session } from '../session';
 import { exportFileName, type ExportFormat, type ImportBody, type SharedDetail, type SharedSummary, type SyncSettings } from './sharedLogic';
 import { withBase } from '../base';
+import type { Answer } from '../wire.js';
 
 /** Every request of the shared-playlist screens (api.md 4.10). */
 
@@ -18,43 +19,43 @@ export function getShared(id: string, signal?: AbortSignal): Promise<SharedDetai
   return api(one(id), { ...(signal && { signal }) });
 }
 
-export function createShared(body: { name: string; description?: string }): Promise<SharedDetail> {
+export function createShared(body: { name: string; description?: string }): Promise<Answer<'/api/playlists/shared-playlists', 'post'>> {
   return api(base, { method: 'POST', body });
 }
 
-export function importShared(body: ImportBody): Promise<SharedDetail> {
+export function importShared(body: ImportBody): Promise<Answer<'/api/playlists/shared-playlists/import', 'post'>> {
   return api(`${base}/import`, { method: 'POST', body });
 }
 
-export function updateShared(id: string, body: SyncSettings & { name?: string; description?: string }): Promise<SharedDetail> {
+export function updateShared(id: string, body: SyncSettings & { name?: string; description?: string }): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}', 'put'>> {
   return api(one(id), { method: 'PUT', body });
 }
 
-export function deleteShared(id: string): Promise<{ success: boolean }> {
+export function deleteShared(id: string): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}', 'delete'>> {
   return api(one(id), { method: 'DELETE' });
 }
 
-export function addSharedTrack(id: string, artistName: string, trackName: string): Promise<{ success: boolean; queued: boolean }> {
+export function addSharedTrack(id: string, artistName: string, trackName: string): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}/tracks', 'post'>> {
   return api(`${one(id)}/tracks`, { method: 'POST', body: { artistName, trackName } });
 }
 
-export function removeSharedTrack(id: string, key: string): Promise<{ success: boolean }> {
+export function removeSharedTrack(id: string, key: string): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}/tracks/{jobId}', 'delete'>> {
   return api(track(id, key), { method: 'DELETE' });
 }
 
-export function researchTrack(id: string, key: string): Promise<{ success: boolean }> {
+export function researchTrack(id: string, key: string): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}/tracks/{jobId}/research', 'post'>> {
   return api(`${track(id, key)}/research`, { method: 'POST' });
 }
 
-export function researchMissing(id: string): Promise<{ success: boolean; queued: number }> {
+export function researchMissing(id: string): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}/research-missing', 'post'>> {
   return api(`${one(id)}/research-missing`, { method: 'POST' });
 }
 
-export function syncShared(id: string): Promise<{ success: boolean; added: number; removed: number; kept: number; total: number }> {
+export function syncShared(id: string): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}/sync', 'post'>> {
   return api(`${one(id)}/sync`, { method: 'POST' });
 }
 
-export function setRetryCycle(id: string, paused: boolean): Promise<{ success: boolean; paused: boolean }> {
+export function setRetryCycle(id: string, paused: boolean): Promise<Answer<'/api/playlists/playlists/{playlistId}/retry-cycle', 'put'>> {
   return api(`/api/playlists/playlists/${encodeURIComponent(id)}/retry-cycle`, { method: 'PUT', body: { paused } });
 }
 

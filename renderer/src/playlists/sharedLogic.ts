@@ -1,5 +1,5 @@
 // A type-only import (erased from the bundle) spelled with .js so the server's typecheck of the tests resolves it too.
-import type { PlaylistArtwork } from './logic.js';
+import type { Answer } from '../wire.js';
 
 /**
  * The pure parts of the shared-playlist screens: the shapes of /api/playlists/shared-playlists
@@ -9,52 +9,14 @@ import type { PlaylistArtwork } from './logic.js';
 /** An entry's state: in the library, or the state of its download (`processing`: downloaded, joining the library). */
 export type EntryStatus = 'available' | 'processing' | 'pending' | 'downloading' | 'blocked' | 'failed' | 'cancelled' | 'missing' | (string & {});
 
-export interface SharedEntry {
-  entryId: number;
-  /** The download job the track routes address; null when the job was cleared (the entry id stands in). */
-  jobId: string | null;
-  position: number;
-  artistName: string;
-  trackName: string;
-  albumName: string | null;
-  durationMs: number | null;
-  recordingMbid: string | null;
-  /** The library track, once it is there. */
-  trackId: string | null;
-  status: EntryStatus;
-  error: string | null;
-  fromSource: boolean;
-  removedFromSource: boolean;
-}
+/** A track of a shared playlist, as GET /api/playlists/shared-playlists/:playlistId answers it. */
+export type SharedEntry = SharedDetail['tracks'][number];
 
-export interface SharedSummary {
-  id: string;
-  kind: 'shared';
-  name: string;
-  description: string;
-  ownerUserId: number | null;
-  owner: string | null;
-  sourceUrl: string | null;
-  sourceFormat: string | null;
-  syncEnabled: boolean;
-  syncIntervalHours: number;
-  keepRemovedTracks: boolean;
-  lastSyncedAt: string | null;
-  lastSyncError: string | null;
-  retryCyclePaused: boolean;
-  trackCount: number;
-  availableCount: number;
-  missingCount: number;
-  durationMs: number;
-  canEdit: boolean;
-  createdAt: string;
-  updatedAt: string;
-  artwork?: PlaylistArtwork | null;
-}
+/** A shared playlist as the list answers it. */
+export type SharedSummary = Answer<'/api/playlists/shared-playlists'>[number];
 
-export interface SharedDetail extends SharedSummary {
-  tracks: SharedEntry[];
-}
+/** A shared playlist with its tracks (read, create, import and change answer it). */
+export type SharedDetail = Answer<'/api/playlists/shared-playlists/{playlistId}'>;
 
 export interface SyncSettings {
   sourceUrl?: string | null;

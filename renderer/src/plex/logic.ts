@@ -1,28 +1,15 @@
 import { dateTime } from '../time.js';
+import type { Answer } from '../wire.js';
 /**
  * What the Plex screens decide without a DOM: waiting for a PIN to be approved, which of a server's
  * connections to use, and how a link or a sync is described. Tested in test/renderer/plexLogic.test.ts.
  */
 
 /** `POST …/auth/pin` and `…/oauth/pin`. */
-export interface StartedPin {
-  pinId: string;
-  code: string;
-  clientId: string;
-  authUrl: string;
-  expiresAt: number;
-  expiresIn: number;
-}
+export type StartedPin = Answer<'/api/settings/plex/auth/pin', 'post'>;
 
-/** `POST …/auth/check` and `…/oauth/complete`. */
-export interface PinCheck {
-  pending: boolean;
-  linked: boolean;
-  expired: boolean;
-  message?: string;
-  plexUsername?: string | null;
-  username?: string | null;
-}
+/** `POST …/auth/check` (the server's account, named by `plexUsername`) or `…/oauth/complete` (a user's own, `username`). */
+export type PinCheck = Answer<'/api/settings/plex/auth/check', 'post'> & Answer<'/api/users/me/plex-link/oauth/complete', 'post'>;
 
 export type PinOutcome = { kind: 'linked'; name: string | null } | { kind: 'expired'; message: string } | { kind: 'cancelled' };
 
@@ -68,22 +55,9 @@ export async function waitForPin(o: PinWaitOptions): Promise<PinOutcome> {
   }
 }
 
-export interface PlexConnection {
-  uri: string;
-  protocol: string | null;
-  address: string | null;
-  port: number | null;
-  local: boolean;
-  relay: boolean;
-}
-
-export interface PlexServer {
-  name: string;
-  machineIdentifier: string;
-  owned: boolean;
-  presence: boolean;
-  connections: PlexConnection[];
-}
+/** An entry of `POST /api/settings/plex/resources`. */
+export type PlexServer = Answer<'/api/settings/plex/resources', 'post'>['servers'][number];
+export type PlexConnection = PlexServer['connections'][number];
 
 /** The address to reach a server from here: a local direct connection first, then a remote direct one, then the relay. */
 export function bestConnection(server: Pick<PlexServer, 'connections'>): PlexConnection | null {
@@ -95,14 +69,7 @@ export function connectionLabel(c: PlexConnection): string {
   return `${c.uri}${c.relay ? ' (relay)' : c.local ? ' (local network)' : ' (remote)'}`;
 }
 
-export interface PlexLinkStatus {
-  linked: boolean;
-  kind: 'oauth' | 'managed' | null;
-  username: string | null;
-  title: string | null;
-  linkedAt: number | null;
-  lastError: string | null;
-}
+export type PlexLinkStatus = Answer<'/api/users/me/plex-link/status'>;
 
 export function linkDescription(s: PlexLinkStatus): string {
   if (!s.linked) return 'Not linked';
@@ -110,11 +77,8 @@ export function linkDescription(s: PlexLinkStatus): string {
   return s.kind === 'managed' ? `Linked to the Plex Home user ${who}, set up by an administrator` : `Linked to the Plex account ${who}`;
 }
 
-export interface SyncSummary {
-  tracks: number;
-  matched: number;
-  syncedAt: number | null;
-}
+/** `sync` of GET /api/settings/plex/status. */
+export type SyncSummary = NonNullable<Answer<'/api/settings/plex/status'>['sync']>;
 
 export function syncDescription(sync: SyncSummary | null): string {
   if (!sync) return 'Not synced yet.';

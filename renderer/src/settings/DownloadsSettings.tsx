@@ -21,7 +21,7 @@ export function DownloadsSettings({ settings }: { settings: SettingsState }) {
   const sources = useAsync(
     (signal) =>
       Promise.all([
-        api<{ downloadSources?: HealthSources }>('/api/health', { signal }),
+        api<Answer<'/api/health'>>('/api/health', { signal }),
         api<Answer<'/api/settings/download-clients'>>('/api/settings/download-clients', { signal }),
       ]).then(([health, answer]) => ({ names: health.downloadSources ?? {}, cards: sourceCards(health.downloadSources ?? {}, answer.clients, SOURCE_WORDS) })),
     [],

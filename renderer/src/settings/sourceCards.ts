@@ -13,7 +13,7 @@ import type { FieldSpec, SourceSpec } from './SourceCard';
 export type DownloadClient = Answer<'/api/settings/download-clients'>['clients'][number];
 
 /** `downloadSources` of GET /api/health. */
-export type HealthSources = Record<string, { id: string; label: string }>;
+export type HealthSources = NonNullable<Answer<'/api/health'>['downloadSources']>;
 
 /** How the UI presents a source it knows: the sentence under its title and its programs' tailored specs. */
 export interface SourceWords {

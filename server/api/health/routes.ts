@@ -2,10 +2,24 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { publicUser } from '../../domain/auth/principal.js';
 import { healthReport } from '../../domain/health.js';
+import { DOWNLOAD_SOURCE_IDS, type DownloadSourceId, type SourcesDeps } from '../../domain/downloads/sources/index.js';
+import type { DownloadSourceDescriptor } from '../../domain/downloads/types.js';
 import { defineRoute } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 import { userSchema } from '../schemas.js';
 
 export const API_VERSION = 1;
+
+/**
+ * `downloadSources.<id>` of GET /api/health: a source of DOWNLOAD_SOURCES (domain/downloads/sources)
+ * with its health entry; a source may add flags of its own (Usenet: which of its programs are set up).
+ */
+const downloadSourceHealth = z
+  .object({ id: z.enum(DOWNLOAD_SOURCE_IDS), label: z.string(), configured: z.boolean(), enabled: z.boolean(), priority: z.number() })
+  .catchall(z.unknown());
+type DownloadSourceHealth = { id: DownloadSourceId; label: string } & ReturnType<DownloadSourceDescriptor<DownloadSourceId, SourcesDeps>['health']>['entry'];
+/** Fails to compile when the sources' health entries and the schema drift apart. */
+export const downloadSourceHealthMatches = true satisfies Same<z.infer<typeof downloadSourceHealth>, DownloadSourceHealth>;
 
 export function healthRoutes(ctx: AppContext) {
   const oidc = ctx.oidc;
@@ -77,6 +91,8 @@ export function healthRoutes(ctx: AppContext) {
           authRequired: z.boolean(),
           onboardingRequired: z.boolean(),
           oidcEnabled: z.boolean(),
+          /** With a credential: every download source, keyed by its id, in the server's order. */
+          downloadSources: z.record(z.string(), downloadSourceHealth).optional(),
         })
         .loose(),
       handler: async ({ req, principal }) => {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { INBOX_KINDS } from '../../db/inbox.js';
+import type { InboxItem, InboxService } from '../../domain/inbox/service.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import type { Same } from '../../http/same.js';
 
 /** api.md §4.9: the caller's inbox (user accounts only; the instance API key has no inbox). */
 
@@ -42,6 +44,15 @@ const listResponse = z.object({
   isRefreshing: z.boolean(),
   warning: z.string().optional(),
 });
+
+const actResponse = z.object({ item, unreadCount: z.number(), result: z.unknown().optional() });
+
+/** Fail to compile when the inbox service and these schemas disagree on a field. */
+export const inboxSchemasMatchService = {
+  item: true satisfies Same<z.infer<typeof item>, InboxItem>,
+  list: true satisfies Same<z.infer<typeof listResponse>, ReturnType<InboxService['list']>>,
+  act: true satisfies Same<z.infer<typeof actResponse>, Awaited<ReturnType<InboxService['act']>>>,
+};
 
 const listQuery = z
   .object({
@@ -115,7 +126,7 @@ export function inboxRoutes(ctx: AppContext): RouteDefinition[] {
         'Act on an inbox item: read, unread, save, unsave, dismiss (days, default 30), add (requests the release or adds the artist, as POST /api/library/albums/request and POST /api/library/artists do)',
       params: z.object({ id: z.coerce.number().int().positive() }),
       body: actionBody,
-      response: z.object({ item, unreadCount: z.number(), result: z.unknown().optional() }),
+      response: actResponse,
       handler: ({ params, body, principal }) => inbox.act(principal!, params.id, body),
     }),
   ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Same } from '../../http/same.js';
-import type { fileEntry, trackEntry } from './present.js';
+import type { albumEntry, artistEntry, fileEntry, trackEntry } from './present.js';
 
 const boolish = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const id = z.coerce.number().int().positive();
@@ -29,9 +29,58 @@ export const replayGainSchema = z.object({
   albumPeak: z.number().min(0).optional(),
 });
 
-const entry = z.object({ id: z.number(), identityKey: z.string() }).loose();
-export const artistEntrySchema = entry.extend({ name: z.string() });
-export const albumEntrySchema = entry.extend({ title: z.string() });
+const sources = z.array(z.enum(['aurral', 'lidarr']));
+/** Which of the two managers a client should treat as the owner (the reference's wire values; present.ts types it as a string). */
+const managedBy = z.string();
+/** A library artist (present.ts artistEntry): every field, so the generated wire types describe it whole. */
+export const artistEntrySchema = z.object({
+  id: z.number(),
+  identityKey: z.string(),
+  name: z.string(),
+  artistName: z.string(),
+  mbid: z.string().nullable(),
+  foreignArtistId: z.string().nullable(),
+  monitored: z.boolean(),
+  monitorOption: z.string(),
+  addedAt: z.string().nullable(),
+  available: z.boolean(),
+  sources,
+  managedBy,
+  imageUrl: z.string().nullable(),
+  statistics: z.object({
+    albumCount: z.number().describe("the artist's own albums"),
+    appearsOnCount: z.number().describe("other artists' albums it has tracks on (compilations)"),
+    trackCount: z.number(),
+    availableTrackCount: z.number(),
+    sizeOnDisk: z.number(),
+  }),
+  userFavorite: z.boolean(),
+});
+/** A library album (present.ts albumEntry): every field. */
+export const albumEntrySchema = z.object({
+  id: z.number(),
+  identityKey: z.string(),
+  title: z.string(),
+  albumName: z.string(),
+  artistId: z.number(),
+  artistName: z.string(),
+  mbid: z.string().nullable(),
+  foreignAlbumId: z.string().nullable(),
+  releaseMbid: z.string().nullable(),
+  releaseDate: z.string().nullable(),
+  year: z.number().nullable(),
+  monitored: z.boolean(),
+  albumType: z.string(),
+  secondaryTypes: z.array(z.string()),
+  addedAt: z.string().nullable(),
+  durationMs: z.number(),
+  available: z.boolean(),
+  sources,
+  managedBy,
+  imageUrl: z.string().nullable(),
+  statistics: z.object({ trackCount: z.number(), trackFileCount: z.number(), sizeOnDisk: z.number(), percentOfTracks: z.number() }),
+  userFavorite: z.boolean(),
+});
 /** A media file of a track (present.ts fileEntry). */
 export const fileEntrySchema = z.object({
   id: z.number(),
@@ -179,6 +228,8 @@ export const fileStreamParams = z.object({ albumId: id, trackId: id });
 
 /** Fail to compile when present.ts and these schemas disagree on a field. */
 export const schemasMatchPresenters = {
+  artist: true satisfies Same<z.infer<typeof artistEntrySchema>, ReturnType<typeof artistEntry>>,
+  album: true satisfies Same<z.infer<typeof albumEntrySchema>, ReturnType<typeof albumEntry>>,
   file: true satisfies Same<z.infer<typeof fileEntrySchema>, ReturnType<typeof fileEntry>>,
   track: true satisfies Same<z.infer<typeof trackEntrySchema>, ReturnType<typeof trackEntry>>,
 };

@@ -7,6 +7,16 @@ import { templatesFor } from '../../domain/flows/availability.js';
 import { writePlaylistFiles } from '../../domain/flows/files.js';
 import { playlistStatus } from '../../domain/flows/status.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import {
+  flowEnabledSchema,
+  flowRemovedSchema,
+  flowSchema,
+  flowStartedSchema,
+  flowTemplatesSchema,
+  importListSchema,
+  keptAsStaticSchema,
+  playlistStatusSchema,
+} from './flowSchemas.js';
 import { downloadJobSchema as jobSchema } from './jobSchema.js';
 
 /**
@@ -37,15 +47,6 @@ const flowBody = z.looseObject({
   templateId: z.string().optional(),
 });
 const flowParams = z.object({ flowId: z.string().min(1).max(100) });
-const flowSchema = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  size: z.number(),
-  ownerUserId: z.number().nullable(),
-  enabled: z.boolean(),
-  mix: z.looseObject({ discover: z.number(), mix: z.number(), trending: z.number(), focus: z.number() }),
-});
-const opResponse = z.looseObject({ success: z.boolean(), flowId: z.string() });
 const adoptBody = z.looseObject({
   presetId: z.string().min(1),
   name: z.string().optional(),
@@ -54,7 +55,6 @@ const adoptBody = z.looseObject({
   scheduleTime: z.string().optional(),
   enabled: z.boolean().optional(),
 });
-const importListResponse = z.object({ success: z.boolean(), flowId: z.string(), token: z.string(), path: z.string(), url: z.string(), itemCount: z.number() });
 
 export function flowRoutes(ctx: AppContext): RouteDefinition[] {
   const svc = ctx.flows;
@@ -68,7 +68,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'playlists',
       access,
       params: flowParams,
-      response: importListResponse,
+      response: importListSchema,
       handler: ({ params, principal }) => svc.importList(principal!, params.flowId),
     });
   const feed = (path: string) =>
@@ -96,32 +96,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Flows, shared playlists, job counts, the worker, what happens now, usable flow sources, the flow operation queue and slskd, scoped to the caller',
       tag: 'playlists',
       access,
-      response: z.looseObject({
-        flows: z.array(flowSchema),
-        sharedPlaylists: z.array(z.looseObject({ id: z.string() })),
-        stats: z.looseObject({}),
-        flowStats: z.looseObject({}),
-        worker: z.looseObject({
-          running: z.boolean(),
-          processing: z.boolean(),
-          activeCount: z.number(),
-          settings: z.looseObject({ concurrency: z.number(), existingFileMode: z.string(), retryPausedPlaylistIds: z.array(z.string()) }),
-          downloadMetrics: z.looseObject({ completedTracks: z.number(), avgAttemptsPerTrack: z.number(), avgSuccessLatencyMs: z.number() }),
-          lastJobMetrics: z.looseObject({ jobId: z.string(), finishedAt: z.number(), elapsedMs: z.number(), failed: z.boolean() }).nullable(),
-          playlistRuns: z.record(z.string(), z.looseObject({ runId: z.string(), status: z.string(), reserveDepth: z.number() })),
-        }),
-        hint: z.looseObject({ phase: z.string(), message: z.string() }),
-        capabilities: z.looseObject({
-          availableSources: z.array(z.string()),
-          unavailableSources: z.record(z.string(), z.string()).describe('flow sources that cannot be used now, each with the reason'),
-          lastfmRequired: z.boolean(),
-        }),
-        operationQueue: z.looseObject({ pending: z.number(), running: z.number(), processing: z.boolean(), currentLabel: z.string().nullable() }),
-        operationWorker: z.object({ running: z.boolean(), currentLabel: z.string().nullable() }),
-        slskd: z.object({ configured: z.boolean(), connected: z.boolean(), downloadPath: z.string().nullable(), serverState: z.string().nullable() }),
-        retryCyclePausedByPlaylist: z.record(z.string(), z.boolean()),
-        retryCycleScheduledByPlaylist: z.record(z.string(), z.boolean()),
-      }),
+      response: playlistStatusSchema,
       handler: ({ principal }) => playlistStatus(ctx, principal!),
     }),
     defineRoute({
@@ -130,7 +105,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'The flow templates and whether each can be used now (and why not)',
       tag: 'playlists',
       access,
-      response: z.object({ templates: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string(), available: z.boolean() })) }),
+      response: flowTemplatesSchema,
       handler: ({ principal }) => templatesFor(ctx, principal!),
     }),
     defineRoute({
@@ -180,7 +155,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'playlists',
       access,
       params: flowParams,
-      response: opResponse,
+      response: flowRemovedSchema,
       handler: ({ params, principal }) => svc.remove(principal!, params.flowId),
     }),
     defineRoute({
@@ -191,7 +166,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       access,
       params: flowParams,
       body: z.looseObject({ enabled: z.unknown() }),
-      response: opResponse,
+      response: flowEnabledSchema,
       handler: ({ params, body, principal }) => {
         if (typeof body.enabled !== 'boolean') throw new ValidationError('enabled must be a boolean');
         return svc.setEnabled(principal!, params.flowId, body.enabled);
@@ -204,7 +179,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'playlists',
       access,
       params: flowParams,
-      response: opResponse,
+      response: flowStartedSchema,
       handler: ({ params, principal }) => svc.start(principal!, params.flowId),
     }),
     defineRoute({
@@ -215,7 +190,7 @@ export function flowRoutes(ctx: AppContext): RouteDefinition[] {
       access,
       params: flowParams,
       body: z.looseObject({ name: z.string().optional() }).optional(),
-      response: z.object({ success: z.boolean(), playlistId: z.string(), name: z.string(), trackCount: z.number() }),
+      response: keptAsStaticSchema,
       handler: ({ params, body, principal }) => svc.keepAsStatic(principal!, params.flowId, body?.name),
     }),
     defineRoute({

@@ -4,6 +4,17 @@ import { playlistFormats } from '../../domain/playlists/formats.js';
 import { setRetryCycle } from '../../domain/playlists/retryCycle.js';
 import { viewerOf } from '../../domain/playlists/registry.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import {
+  retryCycleSchema,
+  sharedDeletedSchema,
+  sharedDetailSchema,
+  sharedResearchMissingSchema,
+  sharedResearchSchema,
+  sharedSummarySchema,
+  sharedSyncSchema,
+  sharedTrackAddedSchema,
+  sharedTrackRemovedSchema,
+} from './sharedSchemas.js';
 
 /** api.md 4.10: shared playlists (create, import, export, tracks, research, sync) and the retry-cycle switch. */
 
@@ -43,11 +54,6 @@ const importBody = z
   .refine((b) => b.content !== undefined || b.url !== undefined, { message: 'content or url is required' });
 const updateBody = z.object({ name: z.string().trim().min(1).max(200).optional(), ...settings }).strict();
 
-const entry = z.looseObject({ jobId: z.string().nullable(), artistName: z.string(), trackName: z.string(), status: z.string(), trackId: z.string().nullable() });
-const playlist = z.looseObject({ id: z.string(), name: z.string(), ownerUserId: z.number().nullable(), trackCount: z.number(), canEdit: z.boolean() });
-const detail = playlist.extend({ tracks: z.array(entry) });
-const ok = z.looseObject({ success: z.literal(true) });
-
 export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
   const shared = ctx.sharedPlaylists;
   const base = '/api/playlists/shared-playlists';
@@ -58,7 +64,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       method: 'get',
       path: base,
       summary: 'Every shared playlist (readable by every user; canEdit tells whether you may change it)',
-      response: z.array(playlist),
+      response: z.array(sharedSummarySchema),
       handler: ({ principal }) => shared.list(viewerOf(principal!)),
     }),
     defineRoute({
@@ -69,7 +75,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       status: 201,
       summary: 'Create a shared playlist, optionally with tracks (owned tracks link, missing ones are downloaded)',
       body: createBody,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, body }) => shared.create(principal!, body, (body.tracks ?? []).map((t) => ({ albumName: null, durationMs: null, recordingMbid: null, ...t }))),
     }),
     defineRoute({
@@ -80,7 +86,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       status: 201,
       summary: 'Import a shared playlist from JSPF, M3U/M3U8 or an export of this service (as content or from a url); a broken file is 400 and nothing is saved',
       body: importBody,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, body }) => shared.import(principal!, body),
     }),
     defineRoute({
@@ -90,7 +96,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId`,
       summary: 'A shared playlist with its tracks and the state of their downloads',
       params: idParams,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, params }) => shared.detail(params.playlistId, viewerOf(principal!)),
     }),
     defineRoute({
@@ -118,7 +124,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Change name, description or sync settings (owner or administrator)',
       params: idParams,
       body: updateBody,
-      response: detail,
+      response: sharedDetailSchema,
       handler: ({ principal, params, body }) => shared.update(principal!, params.playlistId, body),
     }),
     defineRoute({
@@ -128,7 +134,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId`,
       summary: 'Delete a shared playlist (owner or administrator); files stay, pending downloads of it are cancelled',
       params: idParams,
-      response: ok,
+      response: sharedDeletedSchema,
       handler: ({ principal, params }) => shared.delete(principal!, params.playlistId),
     }),
     defineRoute({
@@ -140,7 +146,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Add a library track (trackId) or a track by artistName and trackName (downloaded when not owned)',
       params: idParams,
       body: addTrackBody,
-      response: ok,
+      response: sharedTrackAddedSchema,
       handler: ({ principal, params, body }) => shared.addTrack(principal!, params.playlistId, body),
     }),
     defineRoute({
@@ -150,7 +156,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/tracks/:jobId`,
       summary: 'Remove a track (by its job id) from the playlist; files stay',
       params: jobParams,
-      response: ok,
+      response: sharedTrackRemovedSchema,
       handler: ({ principal, params }) => shared.removeTrack(principal!, params.playlistId, params.jobId),
     }),
     defineRoute({
@@ -160,7 +166,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/tracks/:jobId/research`,
       summary: 'Search again for a failed or cancelled track; 409 while it is pending or downloading',
       params: jobParams,
-      response: ok,
+      response: sharedResearchSchema,
       handler: ({ principal, params }) => shared.researchTrack(principal!, params.playlistId, params.jobId),
     }),
     defineRoute({
@@ -170,7 +176,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/research-missing`,
       summary: 'Search again for every failed or cancelled track of the playlist',
       params: idParams,
-      response: ok,
+      response: sharedResearchMissingSchema,
       handler: ({ principal, params }) => shared.researchMissing(principal!, params.playlistId),
     }),
     defineRoute({
@@ -180,7 +186,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       path: `${base}/:playlistId/sync`,
       summary: 'Read the import source again: new tracks are added, removed ones dropped (or kept with keepRemovedTracks)',
       params: idParams,
-      response: z.object({ success: z.literal(true), playlistId: z.string(), added: z.number(), removed: z.number(), kept: z.number(), total: z.number() }),
+      response: sharedSyncSchema,
       handler: ({ principal, params }) => shared.sync(params.playlistId, principal!),
     }),
     defineRoute({
@@ -191,7 +197,7 @@ export function sharedPlaylistRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Pause or resume the hourly retry of failed tracks of a static or shared playlist',
       params: idParams,
       body: z.object({ paused: z.boolean() }).strict(),
-      response: z.object({ success: z.literal(true), playlistId: z.string(), kind: z.string(), paused: z.boolean() }),
+      response: retryCycleSchema,
       handler: ({ principal, params, body }) => setRetryCycle(ctx, principal!, params.playlistId, body.paused),
     }),
   ];

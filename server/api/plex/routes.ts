@@ -13,6 +13,21 @@ import {
 } from '../../domain/plex/setup.js';
 import { syncPlex } from '../../domain/plex/sync.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import {
+  accessCheckSchema,
+  disconnectedSchema,
+  homeUsersSchema,
+  librariesSchema,
+  linkStatusSchema,
+  plexStatusSchema,
+  serverPinCheckSchema,
+  serversSchema,
+  serverTestSchema,
+  startedPinSchema,
+  syncResultSchema,
+  unlinkedSchema,
+  userPinCheckSchema,
+} from './schemas.js';
 
 /**
  * Plex (api.md §4.13 `mediaserver/*` and §4.12 `mediaserver-link`, spelled `plex` on the wire by
@@ -22,36 +37,6 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 const pinStart = z.object({ forwardUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional() }).strict().optional();
 const pinCheckBody = z.object({ pinId: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d{1,20}$/, 'must be the PIN id')), code: z.string().min(1).max(200).optional() }).strict();
 
-const startedPin = z.object({ pinId: z.string(), code: z.string(), clientId: z.string(), authUrl: z.string(), expiresAt: z.number(), expiresIn: z.number() });
-const pinCheck = z.object({
-  pending: z.boolean(),
-  linked: z.boolean(),
-  expired: z.boolean(),
-  expiresAt: z.number().optional(),
-  message: z.string().optional(),
-});
-const linkStatus = z.object({
-  linked: z.boolean(),
-  kind: z.enum(['oauth', 'managed']).nullable(),
-  username: z.string().nullable(),
-  title: z.string().nullable(),
-  linkedAt: z.number().nullable(),
-  lastError: z.string().nullable(),
-});
-const unlinked = z.object({ success: z.literal(true), linked: z.literal(false) });
-const connection = z.object({ uri: z.string(), protocol: z.string().nullable(), address: z.string().nullable(), port: z.number().nullable(), local: z.boolean(), relay: z.boolean() });
-const server = z.object({
-  name: z.string(),
-  clientIdentifier: z.string(),
-  machineIdentifier: z.string(),
-  product: z.string().nullable(),
-  productVersion: z.string().nullable(),
-  platform: z.string().nullable(),
-  owned: z.boolean(),
-  presence: z.boolean(),
-  httpsRequired: z.boolean(),
-  connections: z.array(connection),
-});
 const userId = z.object({ id: z.coerce.number().int().positive() });
 
 export function plexRoutes(ctx: AppContext): RouteDefinition[] {
@@ -64,7 +49,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'settings',
       access: 'admin',
       body: pinStart,
-      response: startedPin,
+      response: startedPinSchema,
       handler: ({ principal, body }) => startServerPin(ctx, principal!, body?.forwardUrl),
     }),
     defineRoute({
@@ -74,7 +59,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'settings',
       access: 'admin',
       body: pinCheckBody,
-      response: pinCheck.extend({ plexUsername: z.string().nullable().optional() }),
+      response: serverPinCheckSchema,
       handler: ({ principal, body }) => checkServerPin(ctx, principal!, body.pinId, body.code),
     }),
     defineRoute({
@@ -83,14 +68,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Whether a Plex account is connected (its user name), the chosen server and library, and the last sync',
       tag: 'settings',
       access: 'admin',
-      response: z.object({
-        connected: z.boolean(),
-        plexUsername: z.string().nullable(),
-        connectedAt: z.number().nullable(),
-        server: z.object({ url: z.string(), name: z.string().nullable(), machineIdentifier: z.string().nullable() }).nullable(),
-        librarySectionId: z.string().nullable(),
-        sync: z.object({ tracks: z.number(), matched: z.number(), syncedAt: z.number().nullable() }).nullable(),
-      }),
+      response: plexStatusSchema,
       handler: () => plexStatus(ctx),
     }),
     defineRoute({
@@ -99,7 +77,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "Disconnect the server's Plex account (its stored tokens are deleted)",
       tag: 'settings',
       access: 'admin',
-      response: z.object({ success: z.literal(true), connected: z.literal(false) }),
+      response: disconnectedSchema,
       handler: () => disconnectPlex(ctx),
     }),
     defineRoute({
@@ -110,7 +88,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       access: 'admin',
       // A `token` some clients send is ignored: only the stored account token is used.
       body: z.object({}).optional(),
-      response: z.object({ servers: z.array(server), total: z.number() }),
+      response: serversSchema,
       handler: () => listPlexServers(ctx),
     }),
     defineRoute({
@@ -121,7 +99,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       access: 'admin',
       // A `token` some clients send is ignored: only stored tokens are used.
       body: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional() }).optional(),
-      response: z.object({ success: z.literal(true), message: z.string(), machineIdentifier: z.string(), version: z.string().nullable(), musicLibraries: z.number() }),
+      response: serverTestSchema,
       handler: ({ body }) => testPlexServer(ctx, body?.url),
     }),
     defineRoute({
@@ -130,9 +108,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "The chosen server's music libraries and their folders as Plex sees them",
       tag: 'settings',
       access: 'admin',
-      response: z.object({
-        libraries: z.array(z.object({ key: z.string(), title: z.string(), type: z.string(), agent: z.string().nullable(), scanner: z.string().nullable(), locations: z.array(z.string()), selected: z.boolean() })),
-      }),
+      response: librariesSchema,
       handler: () => plexLibraries(ctx),
     }),
     defineRoute({
@@ -142,14 +118,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'settings',
       access: 'admin',
       params: z.object({ sectionId: z.string().regex(/^\w{1,32}$/, 'must be a Plex library key') }),
-      response: z.object({
-        checked: z.boolean(),
-        accessible: z.boolean().optional(),
-        reportedPath: z.string().optional(),
-        localPath: z.string().optional(),
-        libraryTitle: z.string().optional(),
-        reason: z.string().nullable().optional(),
-      }),
+      response: accessCheckSchema,
       handler: ({ params }) => plexLibraryAccess(ctx, params.sectionId),
     }),
     defineRoute({
@@ -158,7 +127,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "Read the chosen Plex music library and match its tracks to this library's by file path (what publishing playlists to Plex uses)",
       tag: 'settings',
       access: 'admin',
-      response: z.object({ success: z.literal(true), sectionId: z.string(), plexTracks: z.number(), matched: z.number(), unmatched: z.number(), syncedAt: z.number() }),
+      response: syncResultSchema,
       handler: () => syncPlex(ctx),
     }),
 
@@ -169,7 +138,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Your Plex link: linked, how (your account or a managed Home user), and the Plex name',
       tag: 'users',
       access: 'user',
-      response: linkStatus,
+      response: linkStatusSchema,
       handler: ({ principal }) => plexLinkStatus(ctx, principal!.userId),
     }),
     defineRoute({
@@ -179,7 +148,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'users',
       access: 'user',
       body: pinStart,
-      response: startedPin,
+      response: startedPinSchema,
       handler: ({ principal, body }) => startUserPin(ctx, principal!.userId, body?.forwardUrl),
     }),
     defineRoute({
@@ -189,7 +158,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'users',
       access: 'user',
       body: pinCheckBody,
-      response: pinCheck.extend({ username: z.string().nullable().optional(), link: linkStatus.optional() }),
+      response: userPinCheckSchema,
       handler: ({ principal, body }) => completeUserPin(ctx, principal!.userId, body.pinId, body.code),
     }),
     defineRoute({
@@ -198,7 +167,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: 'Remove your Plex link',
       tag: 'users',
       access: 'user',
-      response: unlinked,
+      response: unlinkedSchema,
       handler: ({ principal }) => unlinkPlex(ctx, principal!.userId),
     }),
     defineRoute({
@@ -207,22 +176,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       summary: "The Plex Home users of the server's Plex account, each with the user linked to it",
       tag: 'users',
       access: 'admin',
-      response: z.object({
-        users: z.array(
-          z.object({
-            id: z.string(),
-            uuid: z.string().nullable(),
-            title: z.string().nullable(),
-            username: z.string().nullable(),
-            thumb: z.string().nullable(),
-            restricted: z.boolean(),
-            admin: z.boolean(),
-            guest: z.boolean(),
-            protected: z.boolean(),
-            linkedUserId: z.number().nullable(),
-          }),
-        ),
-      }),
+      response: homeUsersSchema,
       handler: () => plexHomeUsers(ctx),
     }),
     defineRoute({
@@ -233,7 +187,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       access: 'admin',
       params: userId,
       body: z.object({ homeUserId: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d{1,20}$/, 'must be a Plex Home user id')), pin: z.string().regex(/^\d{4}$/, 'must be the 4-digit PIN').optional() }).strict(),
-      response: linkStatus,
+      response: linkStatusSchema,
       handler: ({ principal, params, body }) => linkManagedPlexUser(ctx, principal!, params.id, body.homeUserId, body.pin),
     }),
     defineRoute({
@@ -243,7 +197,7 @@ export function plexRoutes(ctx: AppContext): RouteDefinition[] {
       tag: 'users',
       access: 'admin',
       params: userId,
-      response: unlinked,
+      response: unlinkedSchema,
       handler: ({ params }) => unlinkManagedPlexUser(ctx, params.id),
     }),
   ];
