@@ -113,9 +113,15 @@ export class FolderWatcher {
     if (base.startsWith('.')) return;
     const full = path.join(dir, base);
     if (this.watches.has(full)) {
-      // A watched folder renamed away or removed (its own watch ends with it).
-      if (event === 'rename' && !isDirectory(full)) {
-        this.forget(full);
+      if (event !== 'rename') return;
+      // A watched folder renamed away or removed: its watches end. One there again is another
+      // folder (removed and made anew, or moved in): the old watch followed the old one.
+      this.forget(full);
+      if (this.isFolder(full)) {
+        void this.addTree(full).then(() => {
+          if (!this.closed) this.on.folder(full);
+        });
+      } else {
         this.on.folder(full);
       }
       return;
@@ -156,13 +162,5 @@ export class FolderWatcher {
     if (this.failed) return;
     this.failed = true;
     this.on.error(err instanceof Error ? err : new Error(String(err)));
-  }
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
   }
 }

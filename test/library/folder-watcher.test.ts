@@ -70,6 +70,19 @@ describe('folder watcher', () => {
     expect(w.files).toContain(path.join(album, 'new.mp3'));
   });
 
+  it('a folder removed and made again under the same name is watched again', async () => {
+    const root = path.join(dir, 'remade');
+    const album = path.join(root, 'Album');
+    fs.mkdirSync(album, { recursive: true });
+    const w = watching(root);
+    await w.watcher.ready;
+    fs.rmSync(album, { recursive: true });
+    fs.mkdirSync(album);
+    await w.until(() => w.folders.includes(album) && w.watcher.watched().includes(album));
+    fs.writeFileSync(path.join(album, 'again.mp3'), 'x');
+    await w.until(() => w.files.includes(path.join(album, 'again.mp3')));
+  });
+
   it('follows a link to a folder once: a link back into the tree ends', async () => {
     const root = path.join(dir, 'links');
     const outside = path.join(dir, 'outside');
