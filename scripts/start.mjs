@@ -15,9 +15,12 @@ export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4'];
 
 /**
  * glibc's malloc arenas on Linux (default 8 per core): every thread that allocates gets its own, and
- * what a busy thread freed (libuv's pool, the scan worker, V8's compiler threads) stays in it. Two
- * keep 30-40 MB less resident on an idle server. A value in the environment wins; the desktop shell
- * sets the same (main/supervisor.ts).
+ * what a thread freed stays in its arena, also after the thread ended (the scan worker, the tag
+ * thread). npm run bench:memory, 20,000 files, idle 90 s after 3,000 mixed requests: 214 MB with
+ * glibc's default, 166 MB with two; of the difference V8's platform threads (GC, compilers) hold
+ * about 13 MB (201 MB with --v8-pool-size=1), libuv's pool nothing measurable (UV_THREADPOOL_SIZE=1:
+ * 214 MB), the rest is the ended worker threads' arenas. A value in the environment wins; the
+ * desktop shell sets the same (main/supervisor.ts).
  */
 export const MALLOC_ARENAS = '2';
 
