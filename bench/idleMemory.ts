@@ -2,20 +2,19 @@
  * Idle memory after a scan (part of `npm run bench`; runnable alone with
  * `node --import tsx bench/idleMemory.ts`). A server process, started as `npm start` starts it, on a
  * fresh data folder with a music folder (watched, as by default), runs one full scan; then it is
- * left idle and the resident memory (VmRSS) of its process is sampled every second until the idle
+ * left idle and its resident memory (VmRSS, with the npm start launcher's own pages) is sampled every second until the idle
  * time is over. The figure is the last sample. Scale with BENCH_SCAN_FILES; the idle time is
  * BENCH_IDLE_SECONDS (default 90: past the scan worker's idle exit after RUN_WORKER_IDLE_MS, 60 s,
  * when the server gives memory back). BENCH_NODE_ARGS adds node flags to the server process (e.g.
  * a preload that traces memory).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeMp3Template, writeTaggedMp3 } from '../test/fixtures/audio.js';
 import { ADMIN, startTestServer } from '../test/helpers/server.js';
-import { NPM_START_NODE_ARGS } from './serverProcess.js';
+import { npmStartRss, serverPidOf, spawnNpmStart } from './serverProcess.js';
 
 export interface IdleMemoryOptions {
   files: number;
@@ -54,12 +53,6 @@ export function generateMusic(dir: string, files: number, scratch: string): Buff
   return template;
 }
 
-/** VmRSS of a process, in MB. */
-export function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
 export async function idleMemoryAfterScan(options: IdleMemoryOptions): Promise<IdleMemoryResult> {
   const log = options.log ?? (() => {});
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-idle-'));
@@ -73,7 +66,7 @@ export async function idleMemoryAfterScan(options: IdleMemoryOptions): Promise<I
       generateMusic(music, options.files, root);
       log(`  ${options.files} files written`);
     }
-    const child = spawn(process.execPath, [...NPM_START_NODE_ARGS, ...(options.nodeArgs ?? []), '--import', 'tsx', 'server/index.ts'], {
+    const child = spawnNpmStart(options.nodeArgs ?? [], {
       env: {
         ...process.env, TONEARM_DATA_DIR: dataDir, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
         TONEARM_MUSIC_DIRS: music, TONEARM_SCAN_ON_START: 'false', ...options.env,
@@ -99,6 +92,7 @@ export async function idleMemoryAfterScan(options: IdleMemoryOptions): Promise<I
         if (!res.ok) throw new Error(`${pathname}: HTTP ${res.status}`);
         return res.json() as Promise<Record<string, unknown>>;
       };
+      const serverPid = await serverPidOf(child.pid!);
       const { token } = (await call('/api/auth/login', { method: 'POST', body: JSON.stringify(ADMIN) })) as { token: string };
       const t0 = performance.now();
       const { jobId } = (await call('/api/library/refresh', { method: 'POST', body: JSON.stringify({ mode: 'full' }) }, token)) as { jobId: string };
@@ -113,7 +107,7 @@ export async function idleMemoryAfterScan(options: IdleMemoryOptions): Promise<I
       const tIdle = performance.now();
       for (;;) {
         const t = Math.round((performance.now() - tIdle) / 1000);
-        samples.push([t, rssMb(child.pid!)]);
+        samples.push([t, npmStartRss(child.pid!, serverPid).rss]);
         if (t >= options.idleSeconds) break;
         await new Promise((r) => setTimeout(r, 1000));
       }

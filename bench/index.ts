@@ -30,7 +30,7 @@ import { runMetadataBench } from './metadata.js';
 import { runLidarrBench } from './lidarr.js';
 import { benchSubsonic } from './subsonic.js';
 import { libraryShape, seededLibrary } from './library.js';
-import { NPM_START_NODE_ARGS } from './serverProcess.js';
+import { npmStartRss, serverPidOf, spawnNpmStart } from './serverProcess.js';
 
 const TRACKS = Number(process.env.BENCH_TRACKS ?? 1_000_000);
 const { albums: ALBUMS, artists: ARTISTS, genres: GENRES } = libraryShape(TRACKS);
@@ -279,8 +279,8 @@ async function main(): Promise<void> {
 }
 
 /** Starts `server/index.ts` as its own process on the seeded data (no scans, no watcher). */
-async function startServerProcess(dataDir: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [...NPM_START_NODE_ARGS, '--import', 'tsx', 'server/index.ts'], {
+async function startServerProcess(dataDir: string): Promise<{ url: string; rssMb(): number; stop(): Promise<void> }> {
+  const child = spawnNpmStart([], {
     env: {
       ...process.env, TONEARM_DATA_DIR: dataDir, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
       TONEARM_SCAN_ON_START: 'false', TONEARM_LIBRARY_WATCH: 'false',
@@ -295,9 +295,10 @@ async function startServerProcess(dataDir: string): Promise<{ url: string; pid: 
       if (m) resolve(m[1]!);
     });
   });
+  const pid = await serverPidOf(child.pid!);
   return {
     url,
-    pid: child.pid!,
+    rssMb: () => npmStartRss(child.pid!, pid).rss,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -309,10 +310,9 @@ async function startServerProcess(dataDir: string): Promise<{ url: string; pid: 
 async function idleRss(dataDir: string): Promise<number> {
   const child = await startServerProcess(dataDir);
   await new Promise((r) => setTimeout(r, 3000));
-  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const rss = child.rssMb();
   await child.stop();
-  return Math.round(kb / 1024);
+  return rss;
 }
 
 await main();

@@ -15,7 +15,9 @@
  * straight into SQLite (bench/library.ts: rows written through the store's writer, no files; reused
  * from BENCH_SEED_CACHE when set): the idle RSS after start, then after 3,000 mixed requests without
  * streams. BENCH_MEMORY_STATES picks states (e.g. `scan,load`); BENCH_MEMORY_ENV adds server
- * environment (`K=V,K=V`, e.g. `MALLOC_ARENA_MAX=2`) and BENCH_NODE_ARGS node flags, for trying levers.
+ * environment (`K=V,K=V`; `MALLOC_ARENA_MAX=0` for glibc's default arenas instead of npm start's 2) and
+ * BENCH_NODE_ARGS node flags, for trying levers. The server runs under npm start's launcher
+ * (scripts/start.mjs), and each figure adds the launcher's own pages to the server's RSS.
  * ReplayGain analysis is off, so that the work has an end. Writes JSON under bench-results/.
  */
 import fs from 'node:fs';
@@ -24,7 +26,7 @@ import path from 'node:path';
 import { generateMusic } from './idleMemory.js';
 import { seededLibrary } from './library.js';
 import { catalogOf, closedLoop, mixedCase, openLoop, type RestTarget } from './restLoad.js';
-import { BENCH_ADMIN, rssOf, startTonearm, type Rss, type TonearmProcess } from './serverProcess.js';
+import { BENCH_ADMIN, startTonearm, type Rss, type TonearmProcess } from './serverProcess.js';
 
 const FILES = Number(process.env.BENCH_MEMORY_FILES ?? 20_000);
 const TRACKS = Number(process.env.BENCH_MEMORY_TRACKS ?? 1_000_000);
@@ -42,12 +44,12 @@ interface StateRow {
   idle: Rss;
 }
 
-/** Samples a process's RSS every 500 ms; `phase()` returns the peak since the last call. */
-function sampler(pid: number) {
-  let peak: Rss = rssOf(pid);
+/** Samples a server's RSS every 500 ms; `phase()` returns the peak since the last call. */
+function sampler(server: TonearmProcess) {
+  let peak: Rss = server.memory();
   const timer = setInterval(() => {
     try {
-      const now = rssOf(pid);
+      const now = server.memory();
       if (now.rss > peak.rss) peak = now;
     } catch {
       // the process has ended
@@ -56,7 +58,7 @@ function sampler(pid: number) {
   return {
     phase(): Rss {
       const p = peak;
-      peak = rssOf(pid);
+      peak = server.memory();
       return p;
     },
     stop: () => clearInterval(timer),
@@ -65,7 +67,7 @@ function sampler(pid: number) {
 
 async function idle(server: TonearmProcess): Promise<Rss> {
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-  return rssOf(server.pid);
+  return server.memory();
 }
 
 async function main(): Promise<void> {
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
   const rows: StateRow[] = [];
   const loadAtStart = os.loadavg().map((l) => l.toFixed(2));
   const show = (r: StateRow) =>
-    console.log(`  ${r.state}: work ${r.workSeconds.toFixed(1)} s${r.errors ? ` (${r.errors} requests failed)` : ''}, peak ${r.peak.rss} MB, idle ${r.idle.rss} MB (anon ${r.idle.anon}, file ${r.idle.file}) after ${IDLE_SECONDS} s; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`  ${r.state}: work ${r.workSeconds.toFixed(1)} s${r.errors ? ` (${r.errors} requests failed)` : ''}, peak ${r.peak.rss} MB, idle ${r.idle.rss} MB (anon ${r.idle.anon}, file ${r.idle.file}) after ${IDLE_SECONDS} s${r.idle.launcher !== undefined ? ` (launcher's own ${r.idle.launcher})` : ''}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const state = async (server: TonearmProcess, s: ReturnType<typeof sampler>, name: string, work: () => Promise<unknown>) => {
     s.phase();
     const t0 = performance.now();
@@ -93,9 +95,9 @@ async function main(): Promise<void> {
       console.log(`generating ${FILES} tagged MP3s …`);
       generateMusic(music, FILES, root);
       const server = await startTonearm({ dataDir: path.join(root, 'data'), musicDirs: [music], env, nodeArgs: NODE_ARGS });
-      const s = sampler(server.pid);
+      const s = sampler(server);
       try {
-        console.log(`server started: ${rssOf(server.pid).rss} MB`);
+        console.log(`server started: ${server.memory().rss} MB`);
         const t: RestTarget = { url: server.url, ...BENCH_ADMIN };
         // The later states need a library, so the scan always runs; it is reported when asked for.
         if (STATES.includes('scan')) await state(server, s, `fresh scan of ${FILES} files`, () => server.scan('full'));
@@ -118,7 +120,7 @@ async function main(): Promise<void> {
       fs.mkdirSync(dataDir);
       await seededLibrary(dataDir, TRACKS);
       const server = await startTonearm({ dataDir, env, nodeArgs: NODE_ARGS });
-      const s = sampler(server.pid);
+      const s = sampler(server);
       try {
         const t: RestTarget = { url: server.url, ...BENCH_ADMIN };
         await state(server, s, `${TRACKS} seeded tracks, at start`, async () => {});

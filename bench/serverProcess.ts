@@ -1,21 +1,41 @@
 /**
- * A Tonearm server as its own process, started as `npm start` starts it (node --import tsx
- * server/index.ts), onboarded over HTTP, for the benchmarks that measure the process from outside
- * (bench/versus.ts, bench/memory.ts): its resident memory is read from /proc.
+ * A Tonearm server as its own process, started as `npm start` starts it (scripts/start.mjs, which
+ * runs node --import tsx server/index.ts as its child with npm start's node flags and, on Linux,
+ * MALLOC_ARENA_MAX), onboarded over HTTP, for the benchmarks that measure the process from outside
+ * (bench/versus.ts, bench/memory.ts): its resident memory is read from /proc, and the launcher's
+ * own pages count with it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import { ADMIN } from '../test/helpers/server.js';
 
-/** The node flags of `npm start` (package.json), so the benchmarks measure the server as it runs. */
-export const NPM_START_NODE_ARGS = ['--max-semi-space-size=4'];
+/**
+ * Starts the server as `npm start` does, without npm: node scripts/start.mjs (the launcher), with
+ * `nodeArgs` passed on to the server process. The returned process is the launcher.
+ */
+export function spawnNpmStart(nodeArgs: string[], options: SpawnOptions): ChildProcess {
+  return spawn(process.execPath, ['scripts/start.mjs', ...nodeArgs], options);
+}
+
+/** The server process under an npm start launcher: its only child (/proc/<pid>/task/<pid>/children). */
+export async function serverPidOf(launcherPid: number): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const children = fs.readFileSync(`/proc/${launcherPid}/task/${launcherPid}/children`, 'utf8').trim();
+    if (children) return Number(children.split(' ')[0]);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no server process under ${launcherPid}`);
+}
 
 /** The administrator of every benchmark data folder (the seeded ones of bench/library.ts too). */
 export const BENCH_ADMIN = ADMIN;
 
 export interface TonearmProcess {
   url: string;
+  /** The server process (the launcher's child). */
   pid: number;
+  /** Resident memory as npm start runs it: the server's plus the launcher's own (npmStartRss). */
+  memory(): Rss;
   token: string;
   api(pathname: string, init?: { method?: string; json?: unknown }): Promise<any>;
   /** Runs a scan of the music folders (`quick` or `full`) to its end; seconds. */
@@ -28,6 +48,8 @@ export interface Rss {
   rss: number;
   anon: number;
   file: number;
+  /** With a launcher: the pages only it holds (Private_Clean + Private_Dirty), included in `rss`. */
+  launcher?: number;
 }
 
 /** Resident memory of a process from /proc/<pid>/status. */
@@ -38,11 +60,24 @@ export function rssOf(pid: number): Rss {
 }
 
 /**
+ * Memory of a server run by npm start's launcher: the server's resident memory plus what only the
+ * launcher holds. The launcher's other resident pages (node's code, shared libraries) are the same
+ * physical pages as the server's, so adding its whole VmRSS would count them twice.
+ */
+export function npmStartRss(launcherPid: number, serverPid: number): Rss {
+  const server = rssOf(serverPid);
+  const rollup = fs.readFileSync(`/proc/${launcherPid}/smaps_rollup`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
+  const launcher = Math.round((kb('Private_Clean') + kb('Private_Dirty')) / 1024);
+  return { ...server, rss: server.rss + launcher, launcher };
+}
+
+/**
  * Starts the server on `dataDir` (onboarding it when new) with `musicDirs`; no start-up scan, so
  * every scan is one the caller asks for. `env` adds to or overrides the environment.
  */
 export async function startTonearm(options: { dataDir: string; musicDirs?: string[]; env?: Record<string, string>; nodeArgs?: string[] }): Promise<TonearmProcess> {
-  const child = spawn(process.execPath, [...NPM_START_NODE_ARGS, ...(options.nodeArgs ?? []), '--import', 'tsx', 'server/index.ts'], {
+  const child = spawnNpmStart(options.nodeArgs ?? [], {
     env: {
       ...process.env, TONEARM_DATA_DIR: options.dataDir, TONEARM_PORT: '0', TONEARM_HOST: '127.0.0.1', LOG_LEVEL: 'silent',
       // A benchmark is one client making many thousands of requests: no per-client request limit.
@@ -60,6 +95,7 @@ export async function startTonearm(options: { dataDir: string; musicDirs?: strin
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
+  const pid = await serverPidOf(child.pid!);
   let token = '';
   const api = async (pathname: string, init: { method?: string; json?: unknown } = {}) => {
     const res = await fetch(url + pathname, {
@@ -81,7 +117,8 @@ export async function startTonearm(options: { dataDir: string; musicDirs?: strin
   }
   return {
     url,
-    pid: child.pid!,
+    pid,
+    memory: () => npmStartRss(child.pid!, pid),
     token,
     api,
     async scan(mode) {

@@ -75,7 +75,7 @@ interface Side {
 }
 
 /** Everything measured over /rest, the same for both servers. */
-async function measureRest(name: string, t: RestTarget, pid: number, bigBytes: number): Promise<Omit<Side, 'scanSeconds' | 'noopSeconds' | 'forcedSeconds'>> {
+async function measureRest(name: string, t: RestTarget, rssMb: () => number, bigBytes: number): Promise<Omit<Side, 'scanSeconds' | 'noopSeconds' | 'forcedSeconds'>> {
   const catalog = await catalogOf(t);
   const cases: Side['cases'] = {};
   for (const [label, make] of Object.entries(restCases(catalog))) {
@@ -93,7 +93,7 @@ async function measureRest(name: string, t: RestTarget, pid: number, bigBytes: n
   console.log(`  ${name} mixed: ${mixed.perSecond} req/s, p95 ${mixed.p95} ms${mixed.errors ? `, ${mixed.errors} errors` : ''}`);
   console.log(`  ${name}: idle ${IDLE_SECONDS} s …`);
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-  return { name, cases, streamMBps, mixed, idleRssMb: rssOf(pid).rss };
+  return { name, cases, streamMBps, mixed, idleRssMb: rssMb() };
 }
 
 async function runSupysonic(dir: string, music: string, bigBytes: number): Promise<Side> {
@@ -138,7 +138,7 @@ async function runSupysonic(dir: string, music: string, bigBytes: number): Promi
       if (i > 300) throw new Error(`supysonic did not answer: ${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return { scanSeconds, noopSeconds, forcedSeconds, ...(await measureRest('supysonic', t, server.pid!, bigBytes)) };
+    return { scanSeconds, noopSeconds, forcedSeconds, ...(await measureRest('supysonic', t, () => rssOf(server.pid!).rss, bigBytes)) };
   } finally {
     server.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
@@ -155,7 +155,7 @@ async function runTonearm(dataDir: string, music: string, bigBytes: number): Pro
     const noopSeconds = await server.scan('quick');
     const forcedSeconds = await server.scan('full');
     console.log(`  Tonearm scan ${scanSeconds.toFixed(1)} s, no-op ${noopSeconds.toFixed(1)} s, forced ${forcedSeconds.toFixed(1)} s`);
-    return { scanSeconds, noopSeconds, forcedSeconds, ...(await measureRest('Tonearm', { url: server.url, ...BENCH_ADMIN }, server.pid, bigBytes)) };
+    return { scanSeconds, noopSeconds, forcedSeconds, ...(await measureRest('Tonearm', { url: server.url, ...BENCH_ADMIN }, () => server.memory().rss, bigBytes)) };
   } finally {
     await server.stop();
   }

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { watch, type FSWatcher } from 'chokidar';
 import { shrinkMemory, type Db } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode, type ScanRun } from '../db/libraryScanRuns.js';
 import { PermanentJobError, type Job, type JobQueue } from '../jobs/queue.js';
 import { isAudioFile, isIgnoredChange } from './audioFormats.js';
+import { FolderWatcher } from './folderWatcher.js';
 import { RUN_WORKER_IDLE_MS, RunWorker, spawnModuleWorker } from './runWorker.js';
 import type { ScanPhase } from './scanner.js';
 import type { ScanWorkerCommand, ScanWorkerData, ScanWorkerMessage } from './scanWorker.js';
@@ -79,7 +79,7 @@ export class LibraryScanService {
   private currentRunId: number | null = null;
   /** Changed paths of queued watcher runs; a run without an entry covers every folder. */
   private readonly scopes = new Map<number, Set<string>>();
-  private watcher: FSWatcher | null = null;
+  private watcher: FolderWatcher | null = null;
   private watcherReady: Promise<void> = Promise.resolve();
   private debounceTimer: NodeJS.Timeout | null = null;
   private firstChangeAt: number | null = null;
@@ -223,14 +223,13 @@ export class LibraryScanService {
 
   /** What the folder watcher holds an OS watch on (folders only; files are seen through them). */
   watchedPaths(): string[] {
-    const watched = this.watcher?.getWatched() ?? {};
-    return Object.entries(watched).flatMap(([dir, names]) => names.map((n) => path.join(dir, n)));
+    return this.watcher?.watched() ?? [];
   }
 
   /** Restart the watcher (music folders or debounce changed). */
   refreshWatcher(): void {
     if (!this.options.watch || this.stopped) return;
-    void this.watcher?.close();
+    this.watcher?.close();
     this.watcher = null;
     this.startWatching();
   }
@@ -239,7 +238,7 @@ export class LibraryScanService {
     this.stopped = true;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
     this.paceWake?.();
-    await this.watcher?.close();
+    this.watcher?.close();
     this.watcher = null;
     // The worker stops after its current batch; the run stays `running`, and the next start closes
     // it as interrupted and queues the rest.
@@ -331,30 +330,19 @@ export class LibraryScanService {
   private startWatching(): void {
     const roots = this.options.roots().filter((r) => fs.existsSync(r));
     if (roots.length === 0) return;
-    this.watcher = watch(roots, {
-      ignoreInitial: true,
-      // Folders only: the OS watch on a folder also reports the files in it (the 'raw' events
-      // below), while watching each file would hold an OS watch, a handle and its stats per file
-      // for as long as the server runs (tens of MB on a large library).
-      ignored: (file: string, stats?: fs.Stats) => path.basename(file).startsWith('.') || stats?.isFile() === true,
+    // One OS watch per folder (folderWatcher.ts); its first walk lists the folders, files are seen
+    // through their folder's watch.
+    const watcher = new FolderWatcher(roots, {
+      // Folders always count (a moved-in album).
+      folder: (dir) => this.changed(dir),
+      // Files: when audio and not temporary.
+      file: (file) => {
+        if (!isIgnoredChange(file) && isAudioFile(file)) this.changed(file);
+      },
+      error: (err) => this.options.log?.warn('music folder watcher error', { error: String(err) }),
     });
-    const watcher = this.watcher;
-    this.watcherReady = new Promise((resolve) => {
-      watcher.once('ready', () => resolve());
-      watcher.once('error', () => resolve());
-    });
-    // Folders always count (a moved-in album): chokidar reports them added or removed.
-    this.watcher.on('all', (event, file) => {
-      if (event === 'addDir' || event === 'unlinkDir') this.changed(file);
-    });
-    // Files: what a folder's OS watch saw happen to an entry, when it is audio and not temporary.
-    this.watcher.on('raw', (_event, entry: string | null, details) => {
-      const folder = (details as { watchedPath?: string } | undefined)?.watchedPath;
-      if (!entry || !folder) return;
-      const file = path.resolve(folder, entry);
-      if (!isIgnoredChange(file) && isAudioFile(file)) this.changed(file);
-    });
-    this.watcher.on('error', (err) => this.options.log?.warn('music folder watcher error', { error: String(err) }));
+    this.watcher = watcher;
+    this.watcherReady = watcher.ready;
   }
 
   private changed(file: string): void {
