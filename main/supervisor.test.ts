@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RotatingLogFile } from './serverLog.js';
-import { childProcessLauncher, utilityProcessLauncher, type UtilityFork } from './serverProcess.js';
+import { childProcessLauncher, SERVER_NODE_FLAGS, utilityProcessLauncher, type UtilityFork } from './serverProcess.js';
 import {
   parseReadyLine,
   serverEnvironment,
@@ -337,8 +337,8 @@ describe('ServerSupervisor', () => {
 
 describe('utilityProcessLauncher', () => {
   /** Node's child process dressed as Electron's UtilityProcess, which is what this launcher drives. */
-  const forkLikeUtilityProcess: UtilityFork = (modulePath, args, { env }) => {
-    const child = fork(modulePath, args, { env, silent: true });
+  const forkLikeUtilityProcess: UtilityFork = (modulePath, args, { env, execArgv }) => {
+    const child = fork(modulePath, args, { env, execArgv, silent: true });
     return {
       pid: child.pid,
       stdout: child.stdout,
@@ -360,5 +360,17 @@ describe('utilityProcessLauncher', () => {
 
     expect((await exited)[0]).toEqual({ code: -1, signal: null, expected: true });
     expect(logLines(log.path)).toContain('out | ignoring SIGTERM');
+  });
+
+  it('starts the server with the node flags npm start gives it', () => {
+    const given: string[][] = [];
+    const recording: UtilityFork = (_modulePath, _args, { execArgv }) => {
+      given.push(execArgv);
+      return { pid: undefined, stdout: null, stderr: null, once: () => undefined, kill: () => true };
+    };
+    utilityProcessLauncher(recording).fork('server.js', [], { env: {} });
+    expect(given).toEqual([SERVER_NODE_FLAGS]);
+    const npmStart = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('./scripts/start.mjs'); console.log(JSON.stringify(m.SERVER_NODE_FLAGS));"], { encoding: 'utf8' });
+    expect(JSON.parse(npmStart.stdout)).toEqual(SERVER_NODE_FLAGS);
   });
 });
