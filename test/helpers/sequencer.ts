@@ -45,9 +45,9 @@ export default class LongFilesFirst extends BaseSequencer {
     if (sorted.some((spec) => recorded(spec))) return sorted;
     const weight = (spec: TestSpecification) => LONG_FILES[path.relative(root, spec.moduleId).split(path.sep).join('/')] ?? 0;
     // Projects stay together (a worker that runs files without isolation is reused only for the next
-    // file of its project); the one without isolation goes first, so its longest file starts at once
-    // and the run ends on short files.
-    const project = (spec: TestSpecification) => (spec.project.config.isolate ? 1 : 0);
+    // file of its project); `node` goes first, so its longest file starts at once, and the run ends
+    // on the short screen tests of `dom`.
+    const project = (spec: TestSpecification) => (spec.project.name === 'node' ? 0 : 1);
     return sorted
       .map((spec, i) => ({ spec, i }))
       .sort((a, b) => project(a.spec) - project(b.spec) || weight(b.spec) - weight(a.spec) || a.i - b.i)
