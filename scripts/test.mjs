@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: makes sure the machine has what the tests need (ffmpeg for generated audio, yt-dlp, a
-// Chromium for the browser tests), then checks the layering (dependency-cruiser and the SQL rule) and
-// runs vitest while the typechecks and the UI build run beside it at low priority, then the Playwright
-// suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
+// Chromium for the browser tests), then runs vitest while the typechecks, the layering check
+// (dependency-cruiser) and the UI build run beside it at low priority, checks the SQL rule, then the
+// Playwright suite; supysonic for the playback-destination tests. Works on a fresh machine: missing tools come from Debian's packages.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -56,7 +56,7 @@ if (!fs.existsSync('/usr/bin/supysonic-cli')) {
 
 /**
  * Runs a command in the background at low priority, its output kept and printed once it ends: the
- * typechecks and the UI build fill the time the tests leave a core idle (vitest waits on servers,
+ * typechecks, the layering check and the UI build fill the time the tests leave a core idle (vitest waits on servers,
  * child processes and timers) instead of running before them. `nice` keeps them from slowing the
  * tests; where there is no `nice`, they run at normal priority.
  */
@@ -94,13 +94,15 @@ const typecheckUi = hasUi ? background('typecheck UI', 'npx', ['tsc', '--noEmit'
 const buildUi = hasBrowserTests ? background('UI build', 'npx', ['vite', 'build', 'renderer', '--logLevel', 'warn']) : null;
 
 // The layering of shared/design/architecture.md: imports (dependency-cruiser; rules and their messages in
-// .dependency-cruiser.cjs), and SQL only in server/db/ (scripts/check-sql.mjs). Before the suites.
-stage('architecture', () => {
-  const imports = run('npx', ['depcruise', 'server', 'main', '--config', '.dependency-cruiser.cjs', '--output-type', 'err-long']);
-  const sql = run(process.execPath, ['scripts/check-sql.mjs']);
-  return imports || sql;
-});
+// .dependency-cruiser.cjs), and SQL only in server/db/ (scripts/check-sql.mjs). dependency-cruiser runs
+// in the background beside vitest like the typechecks (it took ~6 s before the suites); its verdict
+// is reported after vitest's and fails the run the same way.
+const imports = background('dependency-cruiser', 'npx', ['depcruise', 'server', 'main', '--config', '.dependency-cruiser.cjs', '--output-type', 'err-long']);
 stage('unit and API tests', () => run('npx', ['vitest', 'run']));
+stage('architecture', async () => {
+  const sql = run(process.execPath, ['scripts/check-sql.mjs']);
+  return (await imports()) || sql;
+});
 stage('typecheck', typecheck);
 if (typecheckUi) stage('typecheck UI', typecheckUi);
 if (buildUi) {

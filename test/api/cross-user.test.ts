@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoverArtFake, type CoverArtFake } from '../fakes/coverart/index.js';
+import { startMusicBrainzFake, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeLibrary, RestClient, waitForScans, type Fixture } from '../rest/harness.js';
 
@@ -28,6 +30,8 @@ type Operation = { parameters?: { name: string; in: string; schema?: Schema }[];
 
 let fx: Fixture;
 let server: TestServer;
+let musicbrainz: MusicBrainzFake;
+let coverart: CoverArtFake;
 let aliceToken: string;
 let malloryToken: string;
 const aliceIds: string[] = [];
@@ -93,9 +97,22 @@ async function aliceState(): Promise<unknown> {
 
 beforeAll(async () => {
   fx = makeLibrary(fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-cross-')), { bulk: false });
+  // MusicBrainz and the Cover Art Archive answer (404: they know none of alice's ids) instead of
+  // being unreachable: an unreachable MusicBrainz is retried with backoff (4 s a request), which made
+  // up most of the walk's time, and the routes run past the upstream call to their own checks.
+  musicbrainz = await startMusicBrainzFake();
+  coverart = await startCoverArtFake();
   server = await startTestServer({
     musicDirs: [fx.music],
-    env: { TONEARM_LIBRARY_WATCH: '0', RATE_LIMIT_MAX: '10000000', LOGIN_RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'warn' },
+    env: {
+      TONEARM_LIBRARY_WATCH: '0',
+      RATE_LIMIT_MAX: '10000000',
+      LOGIN_RATE_LIMIT_MAX: '10000000',
+      LOG_LEVEL: 'warn',
+      TONEARM_MUSICBRAINZ_URL: musicbrainz.url,
+      TONEARM_COVERART_URL: coverart.url,
+      TONEARM_UPSTREAM_SPACING_MS: '0',
+    },
   });
   await waitForScans(server);
   for (const creds of [ALICE, MALLORY]) {
@@ -140,6 +157,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  await musicbrainz?.close();
+  await coverart?.close();
   if (fx) fs.rmSync(fx.dir, { recursive: true, force: true });
 });
 

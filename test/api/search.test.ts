@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMusicBrainzFake, type FakeReleaseGroup, type MusicBrainzFake } from '../fakes/musicbrainz/index.js';
 import { catalogue, ids } from '../fixtures/catalogue.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
+import { waitFor } from '../downloads/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -189,7 +190,8 @@ describe('GET /api/search/unified', () => {
     expect(Date.now() - started).toBeLessThan(2400);
     expect(slow.body.library.albums.map((a: any) => a.title)).toEqual(['Dawn']);
     expect(slow.body.remote).toEqual({ status: 'pending', artists: [], albums: [] });
-    await new Promise((r) => setTimeout(r, 3500));
+    // The pending search has landed (its caller's entry goes once it settles, after the cache has it).
+    await waitFor(() => server.ctx.searchCallers.size === 0 || null, 10_000, 'the pending MusicBrainz search to land');
     const before = searches();
     const later = await get('/api/search/unified?q=dawn');
     expect(later.body.remote.status).toBe('complete');
@@ -205,7 +207,7 @@ describe('GET /api/search/unified', () => {
       expect(first.status).toBe(200);
       expect(first.body.library.tracks.map((t: any) => t.title)).toEqual([]);
       expect(['pending', 'unavailable']).toContain(first.body.remote.status);
-      await new Promise((r) => setTimeout(r, 4000));
+      await waitFor(() => (server.ctx.search.failingSince(60_000) && server.ctx.searchCallers.size === 0) || null, 10_000, 'the first searches to fail');
       // A known outage: the answer does not wait out the MusicBrainz budget (1.5 s).
       const t0 = performance.now();
       const { status, body } = await get('/api/search/unified?q=glass%20sky%20again');

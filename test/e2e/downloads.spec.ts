@@ -26,6 +26,8 @@ let prowlarr: FakeProwlarr;
 let sabnzbd: FakeSabnzbd;
 let nzbget: FakeNzbget;
 
+const QUICK_TRANSFER_MS = 300;
+
 const card = (name: string): Locator => page.getByRole('region', { name, exact: true });
 
 /**
@@ -51,7 +53,8 @@ test.beforeAll(async ({ browser }) => {
   // Velvet Harbors' album from a quick peer (good files); two Copper Lanterns titles only from the doubtful peer.
   const users = defaultUsers().filter((u) => u.username === 'quickpeer');
   users.push({ username: 'doubtful', delayMs: 0, uploadSpeed: 1_000_000, queueLength: 0, hasFreeUploadSlot: true, files: doubtfulFiles() });
-  slskd = await startSlskdFake({ users, searchMs: 200, queueMs: 40, transferMs: 4000, downloadsDir: path.join(tmp, 'slskd-downloads') });
+  // Transfers are quick unless a test needs one under way (live progress: 4 s; cancel: 30 s).
+  slskd = await startSlskdFake({ users, searchMs: 200, queueMs: 40, transferMs: QUICK_TRANSFER_MS, downloadsDir: path.join(tmp, 'slskd-downloads') });
   prowlarr = await startFakeProwlarr();
   sabnzbd = await startFakeSabnzbd({ completedDir: completed });
   nzbget = await startFakeNzbget({ completedDir: completed });
@@ -230,17 +233,22 @@ test('a requested track shows live progress, then lands in History as done', asy
       if (value !== null && value !== undefined && seen.at(-1) !== value) seen.push(value);
     }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-progress'] });
   });
-  const requested = await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Velvet Harbors', trackName: 'Harbor Lights', albumName: 'Tidewater' } });
-  expect(requested.status).toBe(202);
-  // Pushed over /ws, no reload: the track appears in Active, then downloads with a moving bar.
-  const active = page.getByRole('list', { name: 'Active downloads' });
-  await expect(active.getByText('Harbor Lights')).toBeVisible();
-  const bar = active.getByRole('progressbar', { name: 'Progress of Harbor Lights' });
-  await expect(bar).toBeVisible();
-  await expect(active.getByTestId('job-progress-text')).toContainText(/Downloading from Soulseek \(slskd\) · \d+%|Checking the file|Adding to the library/, { timeout: 20_000 });
-  await snap(page, 'downloads-02-active');
   const history = page.getByRole('list', { name: 'Finished downloads' });
-  await expect(history.getByText('Harbor Lights')).toBeVisible({ timeout: 30_000 });
+  slskd.state.options.transferMs = 4000;
+  try {
+    const requested = await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Velvet Harbors', trackName: 'Harbor Lights', albumName: 'Tidewater' } });
+    expect(requested.status).toBe(202);
+    // Pushed over /ws, no reload: the track appears in Active, then downloads with a moving bar.
+    const active = page.getByRole('list', { name: 'Active downloads' });
+    await expect(active.getByText('Harbor Lights')).toBeVisible();
+    const bar = active.getByRole('progressbar', { name: 'Progress of Harbor Lights' });
+    await expect(bar).toBeVisible();
+    await expect(active.getByTestId('job-progress-text')).toContainText(/Downloading from Soulseek \(slskd\) · \d+%|Checking the file|Adding to the library/, { timeout: 20_000 });
+    await snap(page, 'downloads-02-active');
+    await expect(history.getByText('Harbor Lights')).toBeVisible({ timeout: 30_000 });
+  } finally {
+    slskd.state.options.transferMs = QUICK_TRANSFER_MS;
+  }
   await expect(history.locator('.job-row', { hasText: 'Harbor Lights' }).locator('.badge')).toHaveText('Done');
   await expect(history.locator('.job-row', { hasText: 'Harbor Lights' })).toContainText('From Soulseek (slskd)');
   await expect(page.getByText('Nothing is downloading right now.')).toBeVisible();
@@ -271,7 +279,7 @@ test('a running download is cancelled from the screen, then retried', async () =
     await call('/api/library/downloads/track', { method: 'POST', json: { artistName: 'Velvet Harbors', trackName: 'Salt and Iron', albumName: 'Tidewater' } });
     await active.getByRole('button', { name: 'Cancel Salt and Iron' }).click();
   } finally {
-    slskd.state.options.transferMs = 4000;
+    slskd.state.options.transferMs = QUICK_TRANSFER_MS;
   }
   const history = page.getByRole('list', { name: 'Finished downloads' });
   const row = history.locator('.job-row', { hasText: 'Salt and Iron' });

@@ -9,23 +9,29 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * missing from the list only starts later.
  */
 export const LONG_FILES: Record<string, number> = {
-  'test/library/scan-service.test.ts': 80,
-  'test/api/lifecycle.test.ts': 33,
-  'test/downloads/recovery.test.ts': 26,
-  'test/rest/ids.test.ts': 25,
-  'test/api/failed-logins.test.ts': 24,
-  'test/api/auth.test.ts': 20,
-  'test/api/http.test.ts': 20,
-  'test/downloads/pipeline.test.ts': 20,
-  'test/api/search.test.ts': 19,
-  'test/library/idle-memory.test.ts': 17,
-  'test/downloads/nzbget.test.ts': 16,
-  'test/api/first-use.test.ts': 14,
-  'test/api/oidc.test.ts': 14,
-  'test/rest/stream.test.ts': 13,
-  'test/api/users-settings.test.ts': 14,
-  'test/api/fuzz.test.ts': 10,
-  'test/api/fuzz-rest.test.ts': 10,
+  'test/api/fuzz-rest.test.ts': 65,
+  'test/jobs/kill-recovery.test.ts': 38,
+  'test/api/fuzz.test.ts': 36,
+  'test/api/cross-user.test.ts': 25,
+  'test/downloads/recovery.test.ts': 24,
+  'test/downloads/pipeline.test.ts': 22,
+  'test/api/search.test.ts': 20,
+  'test/library/replaygain.test.ts': 19,
+  'test/downloads/identity.test.ts': 17,
+  'test/library/replaygain-kill.test.ts': 16,
+  'test/rest/library.test.ts': 16,
+  'test/api/lifecycle.test.ts': 15,
+  'test/api/auth.test.ts': 13,
+  'test/api/http.test.ts': 12,
+  'test/library/scan-service.test.ts': 12,
+  'test/rest/ids.test.ts': 11,
+  'test/api/failed-logins.test.ts': 11,
+  'test/library/idle-memory.test.ts': 10,
+  'test/downloads/nzbget.test.ts': 10,
+  'test/api/first-use.test.ts': 10,
+  'test/api/oidc.test.ts': 10,
+  'test/rest/stream.test.ts': 10,
+  'test/api/users-settings.test.ts': 10,
 };
 
 /** vitest's order (failed first, then by recorded duration, else by size); without recorded durations, LONG_FILES first. */
@@ -39,9 +45,9 @@ export default class LongFilesFirst extends BaseSequencer {
     if (sorted.some((spec) => recorded(spec))) return sorted;
     const weight = (spec: TestSpecification) => LONG_FILES[path.relative(root, spec.moduleId).split(path.sep).join('/')] ?? 0;
     // Projects stay together (a worker that runs files without isolation is reused only for the next
-    // file of its project); the one without isolation goes first, so its longest file starts at once
-    // and the run ends on short files.
-    const project = (spec: TestSpecification) => (spec.project.config.isolate ? 1 : 0);
+    // file of its project); `node` goes first, so its longest file starts at once, and the run ends
+    // on the short screen tests of `dom`.
+    const project = (spec: TestSpecification) => (spec.project.name === 'node' ? 0 : 1);
     return sorted
       .map((spec, i) => ({ spec, i }))
       .sort((a, b) => project(a.spec) - project(b.spec) || weight(b.spec) - weight(a.spec) || a.i - b.i)

@@ -188,7 +188,7 @@ describe('kill -9 during background work', () => {
       expect(jobsOf(dataDir, 'scrobbles').map((j) => j.status)).toEqual(['running']);
       // The held request is answered to nobody; what ListenBrainz made of it is its own (it keeps one
       // listen per user and time). The server never learned of it and sends it once more.
-      await new Promise((r) => setTimeout(r, 1700));
+      await waitFor(() => lb.submissions.length >= 1 || null, 10_000, 'the held submission taken by ListenBrainz');
       lb.faults.delayMs = 0;
       lb.submissions.length = 0;
 

@@ -85,10 +85,12 @@ beforeAll(() => {
   dataDir = path.join(dir, 'data');
   music = path.join(dir, 'music');
   ffmpegLog = path.join(dir, 'ffmpeg.log');
-  // An ffmpeg that takes its time, so a kill lands in the middle of the run; it logs each measured file.
+  // An ffmpeg that takes its time while the `slow` file exists, so a kill lands in the middle of the
+  // run (the test removes it after the kill: the rest of the run need not wait); it logs each measured file.
+  fs.writeFileSync(path.join(dir, 'slow'), '');
   fs.writeFileSync(
     path.join(dir, 'slow-ffmpeg'),
-    `#!/bin/sh\ncase "$*" in *ebur128*) prev=""; for a; do [ "$prev" = "-i" ] && echo "$a" >> "${ffmpegLog}"; prev="$a"; done; sleep 0.25;; esac\nexec ${FFMPEG} "$@"\n`,
+    `#!/bin/sh\ncase "$*" in *ebur128*) prev=""; for a; do [ "$prev" = "-i" ] && echo "$a" >> "${ffmpegLog}"; prev="$a"; done; [ -e "${path.join(dir, 'slow')}" ] && sleep 0.25;; esac\nexec ${FFMPEG} "$@"\n`,
     { mode: 0o755 },
   );
   for (let i = 1; i <= FILES; i++) {
@@ -113,6 +115,7 @@ describe('ReplayGain analysis after kill -9', () => {
     expect(before.size).toBeLessThan(FILES);
     const runsBefore = measuredRuns().length;
 
+    fs.rmSync(path.join(dir, 'slow'));
     await start();
     await waitFor(() => measured().length === FILES || null, 90_000, 'every file measured');
     await waitFor(() => query<{ n: number }>(`SELECT COUNT(*) AS n FROM library_media_files WHERE rg_album_source = 'analysis'`)[0]?.n === FILES || null, 20_000, 'album values');

@@ -39,8 +39,14 @@ export interface LoginMeta {
 export class AuthService {
   private apiKeyCache: string | undefined;
   private readonly streamTokens = new Map<string, { principal: Principal; expiresAt: number }>();
+  /**
+   * The session key as a KeyObject, made once: given the raw bytes, jsonwebtoken first tries them as
+   * a public key and builds the secret key only after that throws, about 1 ms of every request.
+   */
+  private readonly sessionKey: crypto.KeyObject;
 
   constructor(private readonly deps: AuthDeps) {
+    this.sessionKey = crypto.createSecretKey(deps.sessionKey);
     deps.users.onDeactivated((userId) => {
       for (const [token, entry] of this.streamTokens) if (entry.principal.userId === userId) this.streamTokens.delete(token);
     });
@@ -83,7 +89,7 @@ export class AuthService {
       user_agent: meta.userAgent?.slice(0, 512) ?? null,
     });
     // iat from our clock, so an injected test clock and the row's expiry agree.
-    const token = jwt.sign({ sid: id, sub: String(row.id), iat: Math.floor(now / 1000) }, this.deps.sessionKey, {
+    const token = jwt.sign({ sid: id, sub: String(row.id), iat: Math.floor(now / 1000) }, this.sessionKey, {
       algorithm: 'HS256',
       expiresIn: Math.floor(this.deps.sessionTtlMs / 1000),
     });
@@ -100,7 +106,7 @@ export class AuthService {
   resolveSession(token: string): Principal | null {
     let payload: jwt.JwtPayload;
     try {
-      payload = jwt.verify(token, this.deps.sessionKey, {
+      payload = jwt.verify(token, this.sessionKey, {
         algorithms: ['HS256'],
         clockTimestamp: Math.floor(this.deps.clock.now() / 1000),
       }) as jwt.JwtPayload;
