@@ -196,6 +196,8 @@ function writerStatementMakers(db: Db) {
  */
 export class LibraryWriter {
   private readonly stmts: WriterStatements;
+  /** Entities marked dirty in the current inBatch() call. */
+  private markedDirty: Set<number> | null = null;
 
   constructor(private readonly db: Db) {
     // Prepared once per connection: a scan per filed download would otherwise prepare them all again.
@@ -318,8 +320,17 @@ export class LibraryWriter {
     return (this.stmts.insertGenre.get(name, sortName(name)) as { id: number }).id;
   }
 
-  upsertMediaFile(input: MediaFileInput, now: number): number {
-    const previous = this.stmts.mediaTrackByPath.get(input.source, input.path) as { track_id: number } | undefined;
+  /**
+   * `previousTrackId`: the track the row at this path belonged to before, when the caller read the
+   * row already in this transaction (null: no row); looked up otherwise.
+   */
+  upsertMediaFile(input: MediaFileInput, now: number, previousTrackId?: number | null): number {
+    const previous =
+      previousTrackId === undefined
+        ? (this.stmts.mediaTrackByPath.get(input.source, input.path) as { track_id: number } | undefined)
+        : previousTrackId === null
+          ? undefined
+          : { track_id: previousTrackId };
     // A caller that knows nothing of ReplayGain (the Lidarr indexer) leaves the stored values alone.
     const upsert = input.replayGain === undefined ? this.stmts.upsertMedia : this.stmts.upsertMediaWithRg;
     const row = upsert.get({
@@ -497,7 +508,28 @@ export class LibraryWriter {
   }
 
   markDirty(kind: number, id: number): void {
+    const marked = this.markedDirty;
+    if (marked) {
+      const key = kind * 2 ** 40 + id;
+      if (marked.has(key)) return;
+      marked.add(key);
+    }
     this.stmts.dirty.run(kind, id);
+  }
+
+  /**
+   * Runs `fn` (inside the caller's transaction) marking each entity dirty once: a batch of a scan
+   * marks the same album and track again and again. Only within one transaction: nothing else takes
+   * dirty marks while it holds the write lock, so a mark made once stays until the batch commits.
+   */
+  inBatch<T>(fn: () => T): T {
+    const outer = this.markedDirty;
+    this.markedDirty = outer ?? new Set();
+    try {
+      return fn();
+    } finally {
+      this.markedDirty = outer;
+    }
   }
 }
 
