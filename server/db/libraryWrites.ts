@@ -163,6 +163,7 @@ function writerStatementMakers(db: Db) {
       'UPDATE library_media_files SET available = 0, updated_at = ? WHERE id = ? AND available = 1 RETURNING track_id',
     ),
     dirty: () => db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
+    anyTrack: () => db.prepare('SELECT EXISTS (SELECT 1 FROM library_tracks)').pluck(),
     mediaCountOfTrack: () => db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck(),
     trackRefs: () => db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?'),
     albumsOfTrack: () => db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck(),
@@ -361,6 +362,11 @@ export class LibraryWriter {
     this.markDirty(KIND.track, input.trackId);
     if (previous && previous.track_id !== input.trackId) this.markDirty(KIND.track, previous.track_id);
     return row.id;
+  }
+
+  /** Whether the library holds any track (of any source). */
+  hasTracks(): boolean {
+    return this.stmts.anyTrack.get() === 1;
   }
 
   knownMediaFile(source: MediaSource, path: string): KnownMediaFile | undefined {

@@ -81,7 +81,7 @@ const TRANSACTION_MS = 10;
 /** Files per batch of reads (handed to the read thread as one message). */
 const READ_BATCH = 32;
 /** Files to read in one scan from which the read thread is worth starting (it costs a thread's start). */
-const READ_THREAD_FROM_FILES = 1_000;
+const READ_THREAD_FROM_FILES = 256;
 
 /**
  * Walking, reading and writing make synchronous calls on the scan's thread (walk.ts, audioFile.ts,
@@ -134,6 +134,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     phase = 'reading';
     report(true);
   };
+  /** The library had no tracks before this scan (its derived data is then rebuilt in bulk). */
+  const firstIndex = !writer.hasTracks();
   const allowedRoots = [...options.roots, ...(options.linkRoots ?? [])];
   const allowed = realRoots(allowedRoots);
 
@@ -386,7 +388,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     }
   }
   flush();
-  refreshDerived(db);
+  refreshDerived(db, { firstIndex });
   optimizeAfterScan(db, counts);
   options.onProgress?.({ ...counts }, phase);
   return { ...counts, errors };
