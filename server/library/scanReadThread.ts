@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
@@ -36,6 +37,11 @@ export class ScanReadThread implements ScanReadOffload {
   private readonly waiting = new Map<number, { resolve: (r: ScanRead[]) => void; reject: (e: Error) => void }>();
 
   constructor(private readonly data: ScanReadWorkerData, private readonly spawn: (data: ScanReadWorkerData) => Worker = spawnScanReadWorker) {}
+
+  /** Whether start() was called (and the thread runs, or failed). */
+  get started(): boolean {
+    return this.worker !== null || this.failed;
+  }
 
   /** Starts the thread if it is not running (it takes batches once it has loaded its modules). */
   start(): void {
@@ -91,6 +97,15 @@ export class ScanReadThread implements ScanReadOffload {
     this.ready = false;
     if (w) await w.terminate();
   }
+}
+
+/**
+ * Whether a core is free for a second scan thread: the load (1-minute average of runnable threads)
+ * leaves one. Where every core is busy already (other work, a small machine), the read thread would
+ * only add its start-up, its own compiled code and garbage collection to the same CPU time.
+ */
+export function coreToSpare(): boolean {
+  return os.loadavg()[0]! <= os.availableParallelism() - 1;
 }
 
 export function spawnScanReadWorker(data: ScanReadWorkerData): Worker {

@@ -50,6 +50,8 @@ export interface ScanOptions {
   /**
    * Another thread that takes batches of reads when it can (the scan worker's ScanReadThread); the
    * rest are read on this thread. Results are written in the order the files were found either way.
+   * `start` is called once READ_THREAD_FROM_FILES files are waiting to be read, and again with every
+   * batch after (it may decline to start the thread until a core is free).
    */
   readThread?: ScanReadOffload & { start?: () => void };
   /** Checked between batches; true stops the scan (the run stays `running` for the next start). */
@@ -78,6 +80,8 @@ const FIRST_BATCH = 50;
  * event loop blocked (issue 25: with 250 files a transaction, its event-loop p99 went past 50 ms).
  */
 const TRANSACTION_MS = 10;
+/** Files a transaction writes however long they take (a thread that loses its core meanwhile). */
+const MIN_TRANSACTION_FILES = 50;
 /** Files per batch of reads (handed to the read thread as one message). */
 const READ_BATCH = 32;
 /** Files to read in one scan from which the read thread is worth starting (it costs a thread's start). */
@@ -146,15 +150,17 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   const flush = () => {
     if (pending.length === 0) return;
     const ops = pending.splice(0, pending.length);
-    // As many files a transaction as fit in TRANSACTION_MS: the write lock is held briefly, and
-    // when the writes are quick a commit (and its pages written to the WAL) serves many files.
+    // As many files a transaction as fit in TRANSACTION_MS (at least MIN_TRANSACTION_FILES): the
+    // write lock is held briefly, and when the writes are quick a commit (and the pages it writes
+    // to the WAL) serves many files.
     let i = 0;
     while (i < ops.length) {
       inTransaction(db, () =>
         writer.inBatch(() => {
           const until = performance.now() + TRANSACTION_MS;
+          const least = i + MIN_TRANSACTION_FILES;
           do ops[i++]!();
-          while (i < ops.length && performance.now() < until);
+          while (i < ops.length && (i < least || performance.now() < until));
           scanRuns.progress(db, options.runId, counts, errors);
         }),
       );
@@ -251,14 +257,16 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     file: { path: string; size: number; mtimeMs: number },
     folderImage: string | null,
   ): Promise<void> => {
-    const known = writer.knownMediaFile('aurral', file.path);
+    // The first index of a library knows no file yet (a path met twice, through overlapping
+    // folders, is then read twice: its rows are the same).
+    const known = firstIndex ? undefined : writer.knownMediaFile('aurral', file.path);
     if (options.mode === 'quick' && known && known.size === file.size && known.mtimeMs === file.mtimeMs) {
       counts.filesSkipped++;
       pending.push(() => writer.markSeen(known, options.runId, now()));
       if (due()) flush();
     } else {
       toRead.push({ root, file, known, folderImage });
-      if (++filesToRead === READ_THREAD_FROM_FILES) options.readThread?.start?.();
+      if (++filesToRead >= READ_THREAD_FROM_FILES && filesToRead % READ_BATCH === 0) options.readThread?.start?.();
       if (toRead.length >= READ_BATCH) await dispatchReads();
     }
     if (flushedSinceYield) {
