@@ -13,13 +13,6 @@ export interface DerivedResult {
 
 /** Past this many dirty tracks (and half the library), one set-based rebuild beats entity-by-entity work. */
 const REBUILD_THRESHOLD = 50_000;
-/**
- * The same for the first index of a library (`firstIndex`: it had no tracks before, so a rebuild,
- * which empties the search indexes first, hides nothing searchable meanwhile): after a fresh scan of
- * 10,000 tracks the rebuild takes 183 ms of CPU, the refresh 339 ms (issue 25). Both compute the same
- * (test/library/query-plans.test.ts).
- */
-const FIRST_INDEX_REBUILD_THRESHOLD = 2_000;
 
 /**
  * Recomputes everything derived from the entities marked in library_dirty: per-entity counts, sizes,
@@ -28,11 +21,10 @@ const FIRST_INDEX_REBUILD_THRESHOLD = 2_000;
  * other writers never wait long. Meant for the scan worker (or any other writer's thread), not for
  * request handlers.
  */
-export function refreshDerived(db: Db, options: { firstIndex?: boolean } = {}): DerivedResult {
+export function refreshDerived(db: Db): DerivedResult {
   const s = statements(db);
   const dirtyTracks = s.countDirty.get(KIND.track) as number;
-  const threshold = options.firstIndex ? FIRST_INDEX_REBUILD_THRESHOLD : REBUILD_THRESHOLD;
-  if (dirtyTracks > threshold && dirtyTracks * 2 > ((s.maxTrackId.get() as number | null) ?? 0)) {
+  if (dirtyTracks > REBUILD_THRESHOLD && dirtyTracks * 2 > ((s.maxTrackId.get() as number | null) ?? 0)) {
     return rebuildDerived(db);
   }
   const result = { tracks: 0, albums: 0, artists: 0 };
@@ -112,8 +104,7 @@ export function rebuildDerived(db: Db): DerivedResult {
        FROM library_tracks t LEFT JOIN library_albums a ON a.id = t.album_id WHERE t.id BETWEEN ? AND ? AND t.flow_hidden = 0`,
     ),
   };
-  // Ranges of about a refresh chunk's work: the write lock is held for tens of ms at a time.
-  chunks('library_tracks', 4_000, (lo, hi) => {
+  chunks('library_tracks', 50_000, (lo, hi) => {
     t.clear.run(lo, hi);
     t.update.run(lo, hi);
     t.hidden.run({ lo, hi });
@@ -157,7 +148,7 @@ export function rebuildDerived(db: Db): DerivedResult {
        SELECT id, title || ' • ' || album_artist FROM library_albums WHERE id BETWEEN ? AND ? AND flow_hidden = 0`,
     ),
   };
-  chunks('library_albums', 2_000, (lo, hi) => {
+  chunks('library_albums', 20_000, (lo, hi) => {
     a.clear.run(lo, hi);
     a.update.run(lo, hi);
     a.image.run(lo, hi);
@@ -175,7 +166,7 @@ export function rebuildDerived(db: Db): DerivedResult {
       'INSERT INTO library_artists_fts (rowid, doc) SELECT id, name FROM library_artists WHERE id BETWEEN @lo AND @hi AND flow_hidden = 0',
     ),
   };
-  chunks('library_artists', 1_000, (lo, hi) => {
+  chunks('library_artists', 2_000, (lo, hi) => {
     r.update.run({ lo, hi });
     r.unlink.run({ lo, hi });
     r.link.run({ lo, hi });

@@ -138,7 +138,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     phase = 'reading';
     report(true);
   };
-  /** The library had no tracks before this scan (its derived data is then rebuilt in bulk). */
+  /** The library had no tracks before this scan: no file is known to it yet. */
   const firstIndex = !writer.hasTracks();
   const allowedRoots = [...options.roots, ...(options.linkRoots ?? [])];
   const allowed = realRoots(allowedRoots);
@@ -396,7 +396,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     }
   }
   flush();
-  refreshDerived(db, { firstIndex });
+  refreshDerived(db);
   optimizeAfterScan(db, counts);
   options.onProgress?.({ ...counts }, phase);
   return { ...counts, errors };
