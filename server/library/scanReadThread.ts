@@ -100,6 +100,16 @@ export class ScanReadThread implements ScanReadOffload {
 }
 
 /**
+ * TONEARM_SCAN_READ_THREAD (default off): large scans may read on a second thread. Off by default:
+ * the thread is a second V8 instance with its own copy of the parser (about 40 MB resident, and a
+ * 20,000-file scan peaked 78 MB higher with it), and under tsx its start costs about half a second
+ * of CPU; it shortens a scan only where a core is idle (issue 25).
+ */
+export function readThreadEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes|on)$/i.test(env.TONEARM_SCAN_READ_THREAD?.trim() ?? '');
+}
+
+/**
  * Whether a core is free for a second scan thread: the load (1-minute average of runnable threads)
  * leaves one. Where every core is busy already (other work, a small machine), the read thread would
  * only add its start-up, its own compiled code and garbage collection to the same CPU time.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
-import { ScanReadThread } from '../../server/library/scanReadThread.js';
+import { ScanReadThread, readThreadEnabled } from '../../server/library/scanReadThread.js';
 import { scanLibrary, type ScanOptions } from '../../server/library/scanner.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -112,5 +112,12 @@ describe('scan reads on a second thread', () => {
       db.close();
       reference.close();
     }
+  });
+
+  it('is off unless TONEARM_SCAN_READ_THREAD turns it on', () => {
+    expect(readThreadEnabled({})).toBe(false);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: 'false' })).toBe(false);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: 'true' })).toBe(true);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: '1' })).toBe(true);
   });
 });
