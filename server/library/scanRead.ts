@@ -42,7 +42,8 @@ export async function readForScan(file: ScanReadInput, images: ImageCache): Prom
       picture = null;
     }
   }
-  return { tags: { ...read.tags, picture: null }, fingerprint: read.fingerprint, picture };
+  read.tags.picture = null;
+  return { tags: read.tags, fingerprint: read.fingerprint, picture };
 }
 
 /** Reads files one after the other on this thread. */

@@ -44,7 +44,8 @@ export interface ScanOptions {
    */
   batchSize?: number;
   /**
-   * Batches of reads (READ_BATCH files each) that may be under way ahead of the writes (default 8).
+   * Batches of reads (READ_BATCH files each) that may be under way ahead of the writes (default 8 with
+   * a read thread, else 1).
    */
   concurrency?: number;
   /**
@@ -114,7 +115,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   let flushes = 0;
   /** The first batch is small, so a scan's first files show up (and count) early. */
   const due = () => pending.length >= (flushes === 0 ? Math.min(batchSize, FIRST_BATCH) : batchSize);
-  const readsAhead = Math.max(1, options.concurrency ?? 8);
+  // Reading ahead pays only when another thread reads meanwhile; otherwise it only holds more.
+  const readsAhead = Math.max(1, options.concurrency ?? (options.readThread ? 8 : 1));
   const counts: ScanCounts = { filesSeen: 0, filesIndexed: 0, filesSkipped: 0, filesFailed: 0, filesMissing: 0, filesMoved: 0 };
   const errors: ScanError[] = [];
   const pending: (() => void)[] = [];
