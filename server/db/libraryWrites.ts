@@ -163,6 +163,7 @@ function writerStatementMakers(db: Db) {
       'UPDATE library_media_files SET available = 0, updated_at = ? WHERE id = ? AND available = 1 RETURNING track_id',
     ),
     dirty: () => db.prepare('INSERT OR IGNORE INTO library_dirty (kind, entity_id) VALUES (?, ?)'),
+    anyTrack: () => db.prepare('SELECT EXISTS (SELECT 1 FROM library_tracks)').pluck(),
     mediaCountOfTrack: () => db.prepare('SELECT COUNT(*) FROM library_media_files WHERE track_id = ?').pluck(),
     trackRefs: () => db.prepare('SELECT artist_id, album_id FROM library_tracks WHERE id = ?'),
     albumsOfTrack: () => db.prepare('SELECT album_id FROM library_album_tracks WHERE track_id = ?').pluck(),
@@ -196,6 +197,8 @@ function writerStatementMakers(db: Db) {
  */
 export class LibraryWriter {
   private readonly stmts: WriterStatements;
+  /** Entities marked dirty in the current inBatch() call. */
+  private markedDirty: Set<number> | null = null;
 
   constructor(private readonly db: Db) {
     // Prepared once per connection: a scan per filed download would otherwise prepare them all again.
@@ -318,8 +321,17 @@ export class LibraryWriter {
     return (this.stmts.insertGenre.get(name, sortName(name)) as { id: number }).id;
   }
 
-  upsertMediaFile(input: MediaFileInput, now: number): number {
-    const previous = this.stmts.mediaTrackByPath.get(input.source, input.path) as { track_id: number } | undefined;
+  /**
+   * `previousTrackId`: the track the row at this path belonged to before, when the caller read the
+   * row already in this transaction (null: no row); looked up otherwise.
+   */
+  upsertMediaFile(input: MediaFileInput, now: number, previousTrackId?: number | null): number {
+    const previous =
+      previousTrackId === undefined
+        ? (this.stmts.mediaTrackByPath.get(input.source, input.path) as { track_id: number } | undefined)
+        : previousTrackId === null
+          ? undefined
+          : { track_id: previousTrackId };
     // A caller that knows nothing of ReplayGain (the Lidarr indexer) leaves the stored values alone.
     const upsert = input.replayGain === undefined ? this.stmts.upsertMedia : this.stmts.upsertMediaWithRg;
     const row = upsert.get({
@@ -350,6 +362,11 @@ export class LibraryWriter {
     this.markDirty(KIND.track, input.trackId);
     if (previous && previous.track_id !== input.trackId) this.markDirty(KIND.track, previous.track_id);
     return row.id;
+  }
+
+  /** Whether the library holds any track (of any source). */
+  hasTracks(): boolean {
+    return this.stmts.anyTrack.get() === 1;
   }
 
   knownMediaFile(source: MediaSource, path: string): KnownMediaFile | undefined {
@@ -497,7 +514,28 @@ export class LibraryWriter {
   }
 
   markDirty(kind: number, id: number): void {
+    const marked = this.markedDirty;
+    if (marked) {
+      const key = kind * 2 ** 40 + id;
+      if (marked.has(key)) return;
+      marked.add(key);
+    }
     this.stmts.dirty.run(kind, id);
+  }
+
+  /**
+   * Runs `fn` (inside the caller's transaction) marking each entity dirty once: a batch of a scan
+   * marks the same album and track again and again. Only within one transaction: nothing else takes
+   * dirty marks while it holds the write lock, so a mark made once stays until the batch commits.
+   */
+  inBatch<T>(fn: () => T): T {
+    const outer = this.markedDirty;
+    this.markedDirty = outer ?? new Set();
+    try {
+      return fn();
+    } finally {
+      this.markedDirty = outer;
+    }
   }
 }
 

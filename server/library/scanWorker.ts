@@ -3,6 +3,7 @@ import { openWorkerConnection } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode } from '../db/libraryScanRuns.js';
 import { scanLibrary, ScanStoppedError, type ScanPhase } from './scanner.js';
 import { lowerThisThread } from '../priority.js';
+import { ScanReadThread, coreToSpare, readThreadEnabled } from './scanReadThread.js';
 
 /**
  * Worker-thread entry: a long-lived scanner on its own database connection. It runs one scan per
@@ -36,6 +37,19 @@ const post = (message: ScanWorkerMessage) => parentPort?.postMessage(message);
 // Scans are background work: requests and streams on the main thread go first (priority.ts).
 lowerThisThread();
 const db = openWorkerConnection(data.dbPath);
+// With TONEARM_SCAN_READ_THREAD, reads of large scans go to a second thread, started when a scan
+// first needs it and a core is free for it, ended with this one.
+const readThread = new ScanReadThread({ imageDir: data.imageDir });
+let coreCheckedAt = 0;
+const readOffload = readThreadEnabled() ? {
+  take: readThread.take.bind(readThread),
+  start: () => {
+    const now = Date.now();
+    if (readThread.started || now - coreCheckedAt < 1000) return;
+    coreCheckedAt = now;
+    if (coreToSpare()) readThread.start();
+  },
+} : undefined;
 let stopRequested = false;
 let running: Promise<void> = Promise.resolve();
 
@@ -43,8 +57,9 @@ parentPort?.on('message', (m: ScanWorkerCommand) => {
   if (m.type === 'run') running = running.then(() => run(m));
   else if (m.type === 'stop' || m.type === 'exit') {
     stopRequested = true;
-    void running.then(() => {
+    void running.then(async () => {
       db.close();
+      await readThread.close();
       parentPort?.close();
     });
   }
@@ -60,6 +75,7 @@ async function run(request: ScanRunRequest): Promise<void> {
       ...(request.linkRoots && { linkRoots: request.linkRoots }),
       ...(request.paths && { paths: request.paths }),
       imageDir: data.imageDir,
+      ...(readOffload && { readThread: readOffload }),
       onProgress: (counts, phase) => post({ type: 'progress', runId: request.runId, counts, phase }),
       shouldStop: () => stopRequested,
     });

@@ -10,7 +10,9 @@ import { LibraryWriter, type KnownMediaFile } from '../db/libraryWrites.js';
 import { FOLDER_IMAGE, audioMimeOf, isAudioFile } from './audioFormats.js';
 import { ImageCache, imageMimeOf } from './imageCache.js';
 import { OUTSIDE_ROOTS, isWithin, realPathWithin, realRoots } from './libraryRoots.js';
-import { readTagsAndFingerprint, type FileTags } from './tags.js';
+import { readBatchHere, type ScanRead, type ScanReadInput } from './scanRead.js';
+import type { ScanReadOffload } from './scanReadThread.js';
+import type { FileTags } from './tags.js';
 import { walkMusicFolder } from './walk.js';
 import { walkAhead, type FolderListing } from './walkAhead.js';
 
@@ -35,14 +37,24 @@ export interface ScanOptions {
   onProgress?: (counts: ScanCounts, phase: ScanPhase) => void;
   progressMs?: number;
   /**
-   * Files per write transaction (default 50). Short transactions: a main-thread writer (the job
-   * queue's pump, say) that meets the scan's write lock waits in SQLite's busy handler, blocking its
-   * event loop for as long as the transaction holds the lock (issue 25: with 250 files a
-   * transaction, the main thread's event-loop p99 during a scan went past 50 ms).
+   * Files whose writes are queued before they are written (default 250; the first batch at most 50).
+   * A batch is written in transactions of at most TRANSACTION_MS each, so the write lock is never
+   * held long: a main-thread writer (the job queue's pump, say) that meets it waits in SQLite's busy
+   * handler, blocking its event loop meanwhile.
    */
   batchSize?: number;
-  /** Concurrent tag reads. */
+  /**
+   * Batches of reads (READ_BATCH files each) that may be under way ahead of the writes (default 8 with
+   * a read thread, else 1).
+   */
   concurrency?: number;
+  /**
+   * Another thread that takes batches of reads when it can (the scan worker's ScanReadThread); the
+   * rest are read on this thread. Results are written in the order the files were found either way.
+   * `start` is called once READ_THREAD_FROM_FILES files are waiting to be read, and again with every
+   * batch after (it may decline to start the thread until a core is free).
+   */
+  readThread?: ScanReadOffload & { start?: () => void };
   /** Checked between batches; true stops the scan (the run stays `running` for the next start). */
   shouldStop?: () => boolean;
   /**
@@ -61,6 +73,27 @@ export interface ScanResult extends ScanCounts {
 const MAX_ERRORS = 200;
 /** How many walked files may wait for their tag read; the walk pauses beyond it (bounded memory). */
 const WALK_AHEAD_FILES = 50_000;
+/** Files in the first write batch (see ScanOptions.batchSize). */
+const FIRST_BATCH = 50;
+/**
+ * How long one write transaction of a scan runs before it commits (the rest of the batch goes on in
+ * the next): a main-thread writer meeting the scan's lock waits in SQLite's busy handler with its
+ * event loop blocked (issue 25: with 250 files a transaction, its event-loop p99 went past 50 ms).
+ */
+const TRANSACTION_MS = 10;
+/** Files a transaction writes however long they take (a thread that loses its core meanwhile). */
+const MIN_TRANSACTION_FILES = 50;
+/** Files per batch of reads (handed to the read thread as one message). */
+const READ_BATCH = 32;
+/** Files to read in one scan from which the read thread is worth starting (it costs a thread's start). */
+const READ_THREAD_FROM_FILES = 256;
+
+/**
+ * Walking, reading and writing make synchronous calls on the scan's thread (walk.ts, audioFile.ts,
+ * the database): a turn of the event loop after each written batch lets the worker take its
+ * messages (stop).
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class ScanStoppedError extends Error {
   constructor() {
@@ -78,8 +111,12 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   const now = options.now ?? Date.now;
   const writer = new LibraryWriter(db);
   const images = new ImageCache(options.imageDir);
-  const batchSize = options.batchSize ?? 50;
-  const concurrency = options.concurrency ?? 6;
+  const batchSize = options.batchSize ?? 250;
+  let flushes = 0;
+  /** The first batch is small, so a scan's first files show up (and count) early. */
+  const due = () => pending.length >= (flushes === 0 ? Math.min(batchSize, FIRST_BATCH) : batchSize);
+  // Reading ahead pays only when another thread reads meanwhile; otherwise it only holds more.
+  const readsAhead = Math.max(1, options.concurrency ?? (options.readThread ? 8 : 1));
   const counts: ScanCounts = { filesSeen: 0, filesIndexed: 0, filesSkipped: 0, filesFailed: 0, filesMissing: 0, filesMoved: 0 };
   const errors: ScanError[] = [];
   const pending: (() => void)[] = [];
@@ -103,6 +140,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     phase = 'reading';
     report(true);
   };
+  /** The library had no tracks before this scan: no file is known to it yet. */
+  const firstIndex = !writer.hasTracks();
   const allowedRoots = [...options.roots, ...(options.linkRoots ?? [])];
   const allowed = realRoots(allowedRoots);
 
@@ -113,10 +152,23 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   const flush = () => {
     if (pending.length === 0) return;
     const ops = pending.splice(0, pending.length);
-    inTransaction(db, () => {
-      for (const op of ops) op();
-      scanRuns.progress(db, options.runId, counts, errors);
-    });
+    // As many files a transaction as fit in TRANSACTION_MS (at least MIN_TRANSACTION_FILES): the
+    // write lock is held briefly, and when the writes are quick a commit (and the pages it writes
+    // to the WAL) serves many files.
+    let i = 0;
+    while (i < ops.length) {
+      inTransaction(db, () =>
+        writer.inBatch(() => {
+          const until = performance.now() + TRANSACTION_MS;
+          const least = i + MIN_TRANSACTION_FILES;
+          do ops[i++]!();
+          while (i < ops.length && (i < least || performance.now() < until));
+          scanRuns.progress(db, options.runId, counts, errors);
+        }),
+      );
+    }
+    flushes++;
+    flushedSinceYield = true;
     options.afterBatch?.(counts);
     if (options.shouldStop?.()) throw new ScanStoppedError();
     report();
@@ -139,13 +191,12 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
 
   const scanFolder = async (listing: FolderListing): Promise<void> => {
     const { root, folder } = listing;
-    const inFlight = new Set<Promise<void>>();
     for await (const directory of listing.directories) {
       for (const file of directory.files) {
-        await visitFile(root, file, directory.folderImage, inFlight);
+        await visitFile(root, file, directory.folderImage);
       }
     }
-    await Promise.all(inFlight);
+    await drainReads();
     flush();
     if (!listing.failed()) {
       inTransaction(db, () => {
@@ -157,26 +208,72 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     }
   };
 
+  /**
+   * Reads go in batches, to the read thread when it takes them and otherwise on this thread, while
+   * the writes of earlier batches go on here; each batch's results are applied (their writes queued)
+   * in the order the files were found, and at most `readsAhead` batches are under way.
+   */
+  type QueuedRead = { root: string; file: { path: string; size: number; mtimeMs: number }; known: KnownMediaFile | undefined; folderImage: string | null };
+  let toRead: QueuedRead[] = [];
+  let filesToRead = 0;
+  let applied: Promise<void> = Promise.resolve();
+  const underWay: Promise<void>[] = [];
+  let flushedSinceYield = false;
+  /** The scan is over (or failed): reads still arriving are dropped, not written. */
+  let ended = false;
+
+  const dispatchReads = async (): Promise<void> => {
+    if (toRead.length === 0) return;
+    const batch = toRead;
+    toRead = [];
+    const inputs: ScanReadInput[] = batch.map((q) => ({ path: q.file.path, root: q.root, size: q.file.size }));
+    const offloaded = options.readThread?.take(inputs) ?? null;
+    const results = offloaded ? offloaded.catch(() => readBatchHere(inputs, images)) : readBatchHere(inputs, images);
+    const done = (applied = applied.then(async () => {
+      const read = await results;
+      if (ended) return;
+      for (let i = 0; i < batch.length; i++) {
+        applyRead(batch[i]!, read[i]!);
+        if (due()) {
+          flush();
+          flushedSinceYield = false;
+          await turn();
+          if (ended) return;
+        }
+      }
+    }));
+    // Awaited below or in drainReads; a failure (a stop) must not also surface as unhandled.
+    done.catch(() => undefined);
+    underWay.push(done);
+    while (underWay.length >= readsAhead) await underWay.shift();
+  };
+
+  const drainReads = async (): Promise<void> => {
+    await dispatchReads();
+    underWay.length = 0;
+    await applied;
+  };
+
   const visitFile = async (
     root: string,
     file: { path: string; size: number; mtimeMs: number },
     folderImage: string | null,
-    inFlight: Set<Promise<void>>,
   ): Promise<void> => {
-    const known = writer.knownMediaFile('aurral', file.path);
+    // The first index of a library knows no file yet (a path met twice, through overlapping
+    // folders, is then read twice: its rows are the same).
+    const known = firstIndex ? undefined : writer.knownMediaFile('aurral', file.path);
     if (options.mode === 'quick' && known && known.size === file.size && known.mtimeMs === file.mtimeMs) {
       counts.filesSkipped++;
       pending.push(() => writer.markSeen(known, options.runId, now()));
+      if (due()) flush();
     } else {
-      const task = indexFile(root, file, known, folderImage).finally(() => inFlight.delete(task));
-      inFlight.add(task);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      toRead.push({ root, file, known, folderImage });
+      if (++filesToRead >= READ_THREAD_FROM_FILES && filesToRead % READ_BATCH === 0) options.readThread?.start?.();
+      if (toRead.length >= READ_BATCH) await dispatchReads();
     }
-    if (pending.length >= batchSize) {
-      flush();
-      // Walking and reading make synchronous file system calls on this thread (walk.ts,
-      // audioFile.ts): a turn of the event loop per batch lets the worker take its messages (stop).
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    if (flushedSinceYield) {
+      flushedSinceYield = false;
+      await turn();
     }
   };
 
@@ -199,43 +296,23 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     return key;
   };
 
-  async function indexFile(
-    root: string,
-    file: { path: string; size: number; mtimeMs: number },
-    known: KnownMediaFile | undefined,
-    folderImage: string | null,
-  ): Promise<void> {
-    let tags: FileTags;
-    let fingerprint: string | null = null;
-    try {
-      ({ tags, fingerprint } = await readTagsAndFingerprint(file.path, root, file.size));
-    } catch (err) {
+  function applyRead({ root, file, known, folderImage }: QueuedRead, read: ScanRead): void {
+    if ('error' in read) {
       counts.filesFailed++;
-      addError(root, file.path, err instanceof Error ? err.message : String(err));
+      addError(root, file.path, read.error);
       // Indexed before and unreadable now: no longer offered for playing.
       if (known) pending.push(() => writer.markPathUnavailable('aurral', file.path, now()) && counts.filesMissing++);
       return;
     }
+    const { tags, fingerprint, picture } = read;
     if (tags.error) {
       counts.filesFailed++;
       addError(root, file.path, tags.error);
     }
-    let imageKey: string | null = null;
-    let imageBytes: Uint8Array | null = null;
-    if (tags.picture) {
-      try {
-        imageKey = images.store(tags.picture);
-        imageBytes = tags.picture;
-      } catch {
-        imageKey = null;
-      }
-    }
-    imageKey ??= folderImageKey(folderImage);
+    const imageKey = picture?.key ?? folderImageKey(folderImage);
     pending.push(() => {
       const t = now();
-      if (imageKey && imageBytes) {
-        recordImage(db, { cache_key: imageKey, mime: imageMimeOf(imageBytes), bytes: imageBytes.length, origin: 'embedded' }, t);
-      }
+      if (picture) recordImage(db, { cache_key: picture.key, mime: picture.mime, bytes: picture.bytes, origin: 'embedded' }, t);
       if (!known && fingerprint) {
         const moved = writer.moveIfSameContent('aurral', fingerprint, file.path, root, (p) => fs.existsSync(p), t);
         if (moved !== null) counts.filesMoved++;
@@ -259,6 +336,9 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
       // Every root is listed from the start, so the total is known before the first root is read.
       for (const listing of readableRoots.map((root) => listFolder(root, root))) await scanFolder(listing);
     }
+  } catch (err) {
+    ended = true;
+    throw err;
   } finally {
     // A stopped or failed scan leaves no listing running in the long-lived worker.
     for (const listing of listings) listing.abandon();
@@ -301,12 +381,11 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     counts.filesSeen += direct.length;
     expectWalks(folders.length);
     for (const listing of folders.map((f) => listFolder(f.root, f.path))) await scanFolder(listing);
-    const inFlight = new Set<Promise<void>>();
     for (const file of direct) {
       const folderImage = findFolderImage(path.dirname(file.path), allowed);
-      await visitFile(file.root, { path: file.path, size: file.stat.size, mtimeMs: Math.round(file.stat.mtimeMs) }, folderImage, inFlight);
+      await visitFile(file.root, { path: file.path, size: file.stat.size, mtimeMs: Math.round(file.stat.mtimeMs) }, folderImage);
     }
-    await Promise.all(inFlight);
+    await drainReads();
     flush();
     if (gone.length > 0) {
       inTransaction(db, () => {
@@ -358,6 +437,7 @@ function writeFile(
   scanId: number,
   now: number,
 ): void {
+  // Read in this transaction (a moved row has just taken this path).
   const previous = writer.knownMediaFile('aurral', file.path);
   const albumArtistKey = tags.albumArtistMbid ? `mbid:${tags.albumArtistMbid}` : `name:${nameKey(tags.albumArtist)}`;
   const albumArtistId = writer.upsertArtist(
@@ -433,6 +513,7 @@ function writeFile(
       scanId,
     },
     now,
+    previous?.trackId ?? null,
   );
   // Retagged into another album: the old album no longer lists the track (or loses it entirely).
   if (previous?.albumId != null && previous.albumId !== albumId) writer.pruneAlbumLink(previous.trackId, previous.albumId);

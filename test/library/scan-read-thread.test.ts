@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../server/db/connection.js';
+import { scanRuns } from '../../server/db/libraryScanRuns.js';
+import { ScanReadThread, readThreadEnabled } from '../../server/library/scanReadThread.js';
+import { scanLibrary, type ScanOptions } from '../../server/library/scanner.js';
+import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
+
+// Issue 25: a scan hands batches of reads (tags, fingerprint, embedded picture) to a second thread
+// and writes meanwhile. Whoever reads a file, the scan writes the same rows, in the order found.
+let dir: string;
+let music: string;
+const FILES = 300;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-scanread-'));
+  music = path.join(dir, 'music');
+  const template = makeMp3Template(dir);
+  for (let i = 0; i < FILES; i++) {
+    writeTaggedMp3(path.join(music, `Artist ${i % 7}`, `Album ${i % 23}`, `${String(i).padStart(3, '0')}.mp3`), template, {
+      title: `Track ${i}`, artist: `Artist ${i % 7}`, album: `Album ${i % 23}`, track: (i % 12) + 1, genre: i % 2 ? 'Rock; Pop' : 'Jazz',
+    });
+  }
+  const cover = makeCoverImage(path.join(dir, 'cover.png'));
+  makeAudioFile(path.join(music, 'Covered', 'Art', '01 Cover.mp3'), 'mp3', { title: 'Cover', artist: 'Covered', album: 'Art', track: 1 }, { cover });
+  fs.writeFileSync(path.join(music, 'Covered', 'Art', '02 Broken.mp3'), Buffer.from('not audio at all'));
+});
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function freshDb(name: string): Db {
+  return openDatabase(path.join(dir, `${name}.db`));
+}
+
+async function scan(db: Db, name: string, extra: Partial<ScanOptions> = {}) {
+  const runId = scanRuns.enqueue(db, 'full', 'test', Date.now());
+  return scanLibrary(db, { runId, mode: 'full', roots: [music], imageDir: path.join(dir, `images-${name}`), now: () => 1000, ...extra });
+}
+
+/** Everything a scan writes that a reader sees, without the times. */
+function contents(db: Db) {
+  const q = (sql: string) => db.prepare(sql).all();
+  return {
+    artists: q('SELECT id, identity_key, name, track_count, album_count, available FROM library_artists ORDER BY id'),
+    albums: q('SELECT id, identity_key, title, artist_id, track_count, image_key FROM library_albums ORDER BY id'),
+    tracks: q('SELECT id, identity_key, title, album_id, artist_id, track_number, duration_ms, available FROM library_tracks ORDER BY id'),
+    media: q('SELECT id, path, track_id, album_id, size, fingerprint, image_key, codec, bitrate, tag_error FROM library_media_files ORDER BY id'),
+    genres: q('SELECT g.name, l.kind, l.entity_id FROM library_genre_links l JOIN library_genres g ON g.id = l.genre_id ORDER BY 1, 2, 3'),
+    search: q("SELECT rowid FROM library_tracks_fts WHERE library_tracks_fts MATCH '\"Track 1\"' ORDER BY rowid"),
+    images: q('SELECT cache_key, mime, bytes, origin FROM library_images ORDER BY cache_key'),
+    dirty: q('SELECT * FROM library_dirty'),
+  };
+}
+
+describe('scan reads on a second thread', () => {
+  it('writes the same rows as a scan reading on its own thread', async () => {
+    const here = freshDb('here');
+    const alone = await scan(here, 'here');
+    const there = freshDb('there');
+    const thread = new ScanReadThread({ imageDir: path.join(dir, 'images-there') });
+    let taken = 0;
+    const offload = {
+      start: () => thread.start(),
+      take: (files: Parameters<ScanReadThread['take']>[0]) => {
+        const batch = thread.take(files);
+        if (batch) taken++;
+        return batch;
+      },
+    };
+    try {
+      thread.start();
+      // Wait until the thread takes batches, so this scan really reads there.
+      await expect.poll(() => (thread as unknown as { ready: boolean }).ready, { timeout: 30_000 }).toBe(true);
+      const helped = await scan(there, 'there', { readThread: offload });
+      expect(taken).toBeGreaterThan(0);
+      expect(helped).toEqual(alone);
+      expect(helped.filesIndexed).toBe(FILES + 1);
+      expect(helped.errors).toEqual([expect.objectContaining({ path: path.join('Covered', 'Art', '02 Broken.mp3') })]);
+      expect(contents(there)).toEqual(contents(here));
+      expect((contents(there).images as unknown[]).length).toBe(1);
+      expect(fs.readdirSync(path.join(dir, 'images-there'))).toEqual(fs.readdirSync(path.join(dir, 'images-here')));
+    } finally {
+      await thread.close();
+      here.close();
+      there.close();
+    }
+  });
+
+  it('reads the batches a failed thread held on the scan thread instead', async () => {
+    const db = freshDb('failed');
+    const reference = freshDb('reference');
+    let calls = 0;
+    // A thread that takes every batch and fails the third one (as a thread that died would).
+    const failing = new ScanReadThread({ imageDir: path.join(dir, 'images-failed') });
+    try {
+      failing.start();
+      await expect.poll(() => (failing as unknown as { ready: boolean }).ready, { timeout: 30_000 }).toBe(true);
+      const offload = {
+        take: (files: Parameters<ScanReadThread['take']>[0]) => {
+          if (++calls === 3) return Promise.reject(new Error('scan read thread ended'));
+          return failing.take(files);
+        },
+      };
+      const result = await scan(db, 'failed', { readThread: offload });
+      const expected = await scan(reference, 'reference');
+      expect(result).toEqual(expected);
+      expect(contents(db)).toEqual(contents(reference));
+    } finally {
+      await failing.close();
+      db.close();
+      reference.close();
+    }
+  });
+
+  it('is off unless TONEARM_SCAN_READ_THREAD turns it on', () => {
+    expect(readThreadEnabled({})).toBe(false);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: 'false' })).toBe(false);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: 'true' })).toBe(true);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: '1' })).toBe(true);
+  });
+});
