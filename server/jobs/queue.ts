@@ -252,26 +252,30 @@ export class JobQueue {
     q.timer = null;
     if (!this.running || q.pumping) return;
     q.pumping = true;
+    // When nothing was claimed, the first read already says when the next job is due.
+    let next: number | null | undefined;
     try {
       // A read first: claiming is a write, and an idle queue that wrote on every poll would wait for
       // SQLite's write lock (on the event loop) whenever a scan worker holds it, for nothing.
-      const next = this.deps.repo.nextRunAt(q.name);
+      next = this.deps.repo.nextRunAt(q.name);
       while (next !== null && next <= this.deps.clock.now() && this.running && q.active.size < q.options.concurrency) {
         const job = this.deps.repo.claim(q.name, this.instanceId, this.deps.clock.now(), q.options.visibilityTimeoutMs);
+        next = undefined;
         if (!job) break;
         this.run(q, job);
       }
     } catch (err) {
+      next = undefined;
       this.deps.log.error('job queue claim failed', { queue: q.name, err });
     } finally {
       q.pumping = false;
     }
-    if (this.running && q.active.size < q.options.concurrency) this.sleep(q);
+    if (this.running && q.active.size < q.options.concurrency) this.sleep(q, next);
   }
 
-  /** Sleeps until the queue's next delayed job is due, at most pollMs. */
-  private sleep(q: RegisteredQueue): void {
-    const next = this.deps.repo.nextRunAt(q.name);
+  /** Sleeps until the queue's next delayed job is due (`known`, else read), at most pollMs. */
+  private sleep(q: RegisteredQueue, known?: number | null): void {
+    const next = known === undefined ? this.deps.repo.nextRunAt(q.name) : known;
     const wait = next === null ? this.pollMs : Math.min(this.pollMs, Math.max(0, next - this.deps.clock.now()));
     if (q.timer) clearTimeout(q.timer);
     q.timer = setTimeout(() => this.pump(q), Math.max(wait, 5));
