@@ -257,8 +257,9 @@ export class JobQueue {
     try {
       // A read first: claiming is a write, and an idle queue that wrote on every poll would wait for
       // SQLite's write lock (on the event loop) whenever a scan worker holds it, for nothing.
-      next = this.deps.repo.nextRunAt(q.name);
-      while (next !== null && next <= this.deps.clock.now() && this.running && q.active.size < q.options.concurrency) {
+      const due = this.deps.repo.nextRunAt(q.name);
+      next = due;
+      while (due !== null && due <= this.deps.clock.now() && this.running && q.active.size < q.options.concurrency) {
         const job = this.deps.repo.claim(q.name, this.instanceId, this.deps.clock.now(), q.options.visibilityTimeoutMs);
         next = undefined;
         if (!job) break;

@@ -1,6 +1,7 @@
 import { sortName } from '../../server/db/libraryText.js';
-import type { FakeLastFmArtist } from '../fakes/lastfm/index.js';
-import type { TestServer } from '../helpers/server.js';
+import { expect } from 'vitest';
+import { startLastFmFake, type FakeLastFmArtist, type LastFmFake } from '../fakes/lastfm/index.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,4 +88,17 @@ export function runTracks(server: TestServer, runId: number, reserve = 0) {
   return server.ctx.db
     .prepare(`SELECT id, source, artist_name AS artistName, track_name AS trackName, artist_mbid AS artistMbid, job_id AS jobId, state, position FROM flow_tracks WHERE run_id = ? AND reserve = ? ORDER BY position`)
     .all(runId, reserve) as { id: number; source: string; artistName: string; trackName: string; artistMbid: string | null; jobId: number | null; state: string; position: number }[];
+}
+
+/** A server whose discovery reads the Last.fm fake of flowWorld(), with the download worker stopped. */
+export async function startFlowServer(): Promise<{ server: TestServer; lastfm: LastFmFake }> {
+  const lastfm = await startLastFmFake(flowWorld());
+  const server = await startTestServer({ env: { TONEARM_LASTFM_URL: lastfm.url, TONEARM_UPSTREAM_SPACING_MS: '0', ALLOW_PRIVATE_TARGETS: '127.0.0.1' } });
+  const res = await server.api('/api/settings', {
+    method: 'POST',
+    token: server.admin.token,
+    json: { integrations: { lastfm: { apiKey: lastfm.apiKey } }, downloads: { worker: { running: false } } },
+  });
+  expect(res.status).toBe(200);
+  return { server, lastfm };
 }

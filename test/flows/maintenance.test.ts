@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
-import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { LastFmFake } from '../fakes/lastfm/index.js';
+import type { TestServer } from '../helpers/server.js';
 import { makeUser } from '../downloads/helpers.js';
 import { RestClient } from '../rest/harness.js';
-import { addLibrary, flowWorld, json, runFlow, runTracks } from './helpers.js';
+import { addLibrary, json, runFlow, runTracks, startFlowServer } from './helpers.js';
 
 /**
  * Flow maintenance (api.md 4.10): `POST /api/playlists/reset` empties selected flows with the
@@ -22,10 +22,7 @@ const token = () => server.admin.token;
 const post = (p: string, body?: unknown, t = token()) => server.api(p, { method: 'POST', token: t, ...(body === undefined ? {} : { json: body }) });
 
 beforeAll(async () => {
-  lastfm = await startLastFmFake(flowWorld());
-  server = await startTestServer({ env: { TONEARM_LASTFM_URL: lastfm.url, TONEARM_UPSTREAM_SPACING_MS: '0', ALLOW_PRIVATE_TARGETS: '127.0.0.1' } });
-  const settings = await post('/api/settings', { integrations: { lastfm: { apiKey: lastfm.apiKey } }, downloads: { worker: { running: false } } });
-  expect(settings.status).toBe(200);
+  ({ server, lastfm } = await startFlowServer());
   addLibrary(server, ['Lib A', 'Lib B'], []);
   await server.ctx.discovery.refreshUser(1);
   user = await makeUser(server, 'maintuser', { accessFlow: true });

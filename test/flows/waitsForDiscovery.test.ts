@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_RUN_QUEUE, REFRESH_WAIT_MS } from '../../server/domain/flows/schedule.js';
 import { makeUser } from '../downloads/helpers.js';
-import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addLibrary, flowWorld, json, waitFor } from './helpers.js';
+import type { LastFmFake } from '../fakes/lastfm/index.js';
+import type { TestServer } from '../helpers/server.js';
+import { addLibrary, json, startFlowServer, waitFor } from './helpers.js';
 
 /**
  * Issue 24 §6: a flow run that starts while the owner's discovery refresh is under way waits for it
@@ -16,14 +16,7 @@ let server: TestServer;
 let lastfm: LastFmFake;
 
 beforeAll(async () => {
-  lastfm = await startLastFmFake(flowWorld());
-  server = await startTestServer({ env: { TONEARM_LASTFM_URL: lastfm.url, TONEARM_UPSTREAM_SPACING_MS: '0', ALLOW_PRIVATE_TARGETS: '127.0.0.1' } });
-  const res = await server.api('/api/settings', {
-    method: 'POST',
-    token: server.admin.token,
-    json: { integrations: { lastfm: { apiKey: lastfm.apiKey } }, downloads: { worker: { running: false } } },
-  });
-  expect(res.status).toBe(200);
+  ({ server, lastfm } = await startFlowServer());
   addLibrary(server, 'ABCDEFGH'.split('').map((c) => `Lib ${c}`), []);
 }, 60_000);
 

@@ -4,9 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { downloadsRoot } from '../../server/domain/downloads/layout.js';
-import { startLastFmFake, type LastFmFake } from '../fakes/lastfm/index.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { flowWorld } from '../flows/helpers.js';
+import type { LastFmFake } from '../fakes/lastfm/index.js';
+import type { TestServer } from '../helpers/server.js';
+import { startFlowServer } from '../flows/helpers.js';
 
 /**
  * The Flows screen rendered against a real server and the Last.fm fake: templates (one unavailable,
@@ -72,14 +72,7 @@ const openCreate = async (r: El) => {
 };
 
 beforeAll(async () => {
-  lastfm = await startLastFmFake(flowWorld());
-  server = await startTestServer({ env: { TONEARM_LASTFM_URL: lastfm.url, TONEARM_UPSTREAM_SPACING_MS: '0', ALLOW_PRIVATE_TARGETS: '127.0.0.1' } });
-  const res = await server.api('/api/settings', {
-    method: 'POST',
-    token: server.admin.token,
-    json: { integrations: { lastfm: { apiKey: lastfm.apiKey } }, downloads: { worker: { running: false } } },
-  });
-  expect(res.status).toBe(200);
+  ({ server, lastfm } = await startFlowServer());
   server.ctx.db
     .prepare('INSERT INTO library_artists (identity_key, name, sort_name, created_at, updated_at, track_count, album_count) VALUES (?, ?, ?, 0, 0, 10, 1)')
     .run('name:lib a', 'Lib A', 'lib a');
