@@ -3,13 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { sqliteVersion } from '../db/connection.js';
 import { publicUser, type Principal } from './auth/principal.js';
-import { downloadsRoot } from './downloads/layout.js';
+import { downloadsRoot, type Deps as DownloadsLayoutDeps } from './downloads/layout.js';
 import { DOWNLOAD_SOURCES, type SourcesDeps } from './downloads/sources/index.js';
 import { activeNewsFeeds } from '../integrations/news/sources.js';
 import type { Kernel } from '../kernel.js';
 import type { OidcService } from './auth/oidc.js';
 import type { AuthService } from './auth/service.js';
-import type { Deps as DownloadsLayoutDeps } from './downloads/layout.js';
 import type { Broadcaster } from './events.js';
 import type { SettingsStore } from './settings/store.js';
 

@@ -3,12 +3,11 @@ import { tagScope, type FeedbackRow } from '../../db/discovery.js';
 import { clearImageAndMetadataCaches, orphanedRemoteImageKeys } from '../../db/discoveryQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
-import { capabilitiesOf, type DiscoveryEntry, type Preferences } from './service.js';
+import { capabilitiesOf, type DiscoveryEntry, type Preferences, type DiscoveryService } from './service.js';
 import type { Kernel } from '../../kernel.js';
 import type { LibraryService } from '../library/service.js';
 import type { RemoteImages } from '../metadata/remoteImages.js';
 import type { DiscoveryProviders } from './providers.js';
-import type { DiscoveryService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

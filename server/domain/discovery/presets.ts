@@ -7,12 +7,11 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { DeezerClient } from '../../integrations/deezer/client.js';
 import { NotFoundError } from '../errors.js';
 import { failureText } from './failure.js';
-import { DISCOVER_PRESETS } from './service.js';
+import { DISCOVER_PRESETS, type DiscoveryService } from './service.js';
 import type { Kernel } from '../../kernel.js';
 import type { RemoteImages } from '../metadata/remoteImages.js';
 import type { MetadataService } from '../metadata/service.js';
 import type { DiscoveryProviders } from './providers.js';
-import type { DiscoveryService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

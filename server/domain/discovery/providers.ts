@@ -8,10 +8,9 @@ import { NewsApiClient } from '../../integrations/newsapi/client.js';
 import { TicketmasterClient } from '../../integrations/ticketmaster/client.js';
 import type { Role } from '../auth/permissions.js';
 import { NotConfiguredError } from '../errors.js';
-import { allowedPrivateTargets, userEnteredTargets } from '../network/privateTargets.js';
+import { allowedPrivateTargets, userEnteredTargets, type Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import type { Kernel } from '../../kernel.js';
 import type { MetadataService } from '../metadata/service.js';
-import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import type { SettingsStore } from '../settings/store.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

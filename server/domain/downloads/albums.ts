@@ -6,11 +6,10 @@ import { isUserAccount, type Principal } from '../auth/principal.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
 import { releaseTracks, representativeRelease } from '../metadata/present.js';
 import { albumStatusOf, latestJobs, OPEN, SOURCES_TO_SET_UP, type AlbumStatus, type AlbumTrack } from './albumStatus.js';
-import { cancelJob } from './cancel.js';
+import { cancelJob, type Deps as DownloadsCancelDeps } from './cancel.js';
 import type { Kernel } from '../../kernel.js';
 import type { MetadataService } from '../metadata/service.js';
 import type { SettingsStore } from '../settings/store.js';
-import type { Deps as DownloadsCancelDeps } from './cancel.js';
 import type { DownloadService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

@@ -1,9 +1,8 @@
 import type { DownloadJobRow, DownloadStatus } from '../../db/downloads.js';
 import { clearStaging, removeSafely } from './filing.js';
-import { downloadsRoot } from './layout.js';
+import { downloadsRoot, type Deps as DownloadsLayoutDeps } from './layout.js';
 import { readState } from './state.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as DownloadsLayoutDeps } from './layout.js';
 import type { DownloadService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

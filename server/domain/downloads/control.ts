@@ -4,13 +4,11 @@ import { downloads, type DownloadJobRow } from '../../db/downloads.js';
 import type { Principal } from '../auth/principal.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { qualityTiers, type Settings } from '../settings/schema.js';
-import { STAGING_DIR, downloadsRoot, isInside } from './layout.js';
+import { STAGING_DIR, downloadsRoot, isInside, type Deps as DownloadsLayoutDeps } from './layout.js';
 import { DOWNLOAD_SOURCES, type DownloadSourceId } from './sources/index.js';
-import { TRACK_QUEUE, canSeeAllJobs } from './service.js';
+import { TRACK_QUEUE, canSeeAllJobs, type DownloadService } from './service.js';
 import type { Kernel } from '../../kernel.js';
 import type { SettingsStore } from '../settings/store.js';
-import type { Deps as DownloadsLayoutDeps } from './layout.js';
-import type { DownloadService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

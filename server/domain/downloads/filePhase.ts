@@ -2,14 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/downloads.js';
 import { FilingError, clearStaging, clearStagingAsync, freeName, placeFile, removeSafely } from './filing.js';
-import { downloadsRoot, finalPath } from './layout.js';
-import { replayGainForDownload } from './replayGain.js';
+import { downloadsRoot, finalPath, type Deps as DownloadsLayoutDeps } from './layout.js';
+import { replayGainForDownload, type Deps as DownloadsReplayGainDeps } from './replayGain.js';
 import { JobLeft, type PipelineState } from './state.js';
 import { qualityTier, readAudio, tierRank } from './verify.js';
 import type { Kernel } from '../../kernel.js';
 import type { LibraryService } from '../library/service.js';
-import type { Deps as DownloadsLayoutDeps } from './layout.js';
-import type { Deps as DownloadsReplayGainDeps } from './replayGain.js';
 import type { DownloadService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

@@ -1,11 +1,10 @@
 import type { DownloadJobPatch, DownloadJobRow } from '../../db/downloads.js';
-import { findExpectedLength } from './expectedLength.js';
+import { findExpectedLength, type Deps as DownloadsExpectedLengthDeps } from './expectedLength.js';
 import { coverage, similarity } from './scoring.js';
 import type { PipelineState } from './state.js';
 import { downloadSource } from './sources/index.js';
 import { fmt, type AudioFacts, type Verdict } from './verify.js';
 import type { AcoustIdService } from '../metadata/acoustid.js';
-import type { Deps as DownloadsExpectedLengthDeps } from './expectedLength.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = { acoustId: AcoustIdService } & DownloadsExpectedLengthDeps;

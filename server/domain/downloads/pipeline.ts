@@ -4,23 +4,18 @@ import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/
 import type { Job } from '../../jobs/queue.js';
 import { sleep } from '../../sleep.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
-import { reuseOwnedTrack } from './reuse.js';
-import { fileJob } from './filePhase.js';
+import { reuseOwnedTrack, type Deps as DownloadsReuseDeps } from './reuse.js';
+import { fileJob, type Deps as DownloadsFilePhaseDeps } from './filePhase.js';
 import { JobLeft, readState, type PipelineState } from './state.js';
 import { FilingError, clearStaging, ensureFolder, holdInStaging, stagingTargetFor } from './filing.js';
-import { downloadsRoot } from './layout.js';
-import { expectLength, judgeArrival } from './identity.js';
+import { downloadsRoot, type Deps as DownloadsLayoutDeps } from './layout.js';
+import { expectLength, judgeArrival, type Deps as DownloadsIdentityDeps } from './identity.js';
 import { rankCandidates, queryVariants } from './scoring.js';
-import { TRACK_QUEUE } from './service.js';
+import { TRACK_QUEUE, type DownloadService } from './service.js';
 import { readAudio, qualityTier, verify } from './verify.js';
 import type { Candidate, DownloadSource, SourceContext, TrackQuery } from './types.js';
 import type { Kernel } from '../../kernel.js';
 import type { SettingsStore } from '../settings/store.js';
-import type { Deps as DownloadsFilePhaseDeps } from './filePhase.js';
-import type { Deps as DownloadsIdentityDeps } from './identity.js';
-import type { Deps as DownloadsLayoutDeps } from './layout.js';
-import type { Deps as DownloadsReuseDeps } from './reuse.js';
-import type { DownloadService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

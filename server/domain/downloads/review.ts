@@ -6,18 +6,14 @@ import type { Principal } from '../auth/principal.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { clearStaging, FilingError, removeSafely } from './filing.js';
-import { STAGING_DIR, downloadsRoot, isInside } from './layout.js';
-import { fileJob } from './filePhase.js';
+import { STAGING_DIR, downloadsRoot, isInside, type Deps as DownloadsLayoutDeps } from './layout.js';
+import { fileJob, type Deps as DownloadsFilePhaseDeps } from './filePhase.js';
 import { readState } from './state.js';
 import { presentJob, type PresentedJob } from './present.js';
-import { cancelJob } from './cancel.js';
-import { canSeeAllJobs } from './service.js';
+import { cancelJob, type Deps as DownloadsCancelDeps } from './cancel.js';
+import { canSeeAllJobs, type DownloadService } from './service.js';
 import type { Kernel } from '../../kernel.js';
 import type { LibraryService } from '../library/service.js';
-import type { Deps as DownloadsCancelDeps } from './cancel.js';
-import type { Deps as DownloadsFilePhaseDeps } from './filePhase.js';
-import type { Deps as DownloadsLayoutDeps } from './layout.js';
-import type { DownloadService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

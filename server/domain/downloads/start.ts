@@ -2,14 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { downloads } from '../../db/downloads.js';
 import { clearStaging } from './filing.js';
-import { STAGING_DIR, downloadsRoot } from './layout.js';
-import { TRACK_QUEUE } from './service.js';
+import { STAGING_DIR, downloadsRoot, type Deps as DownloadsLayoutDeps } from './layout.js';
+import { TRACK_QUEUE, type DownloadService } from './service.js';
 import { DOWNLOAD_SOURCES, type SourcesDeps } from './sources/index.js';
 import type { Kernel } from '../../kernel.js';
 import type { SettingsStore } from '../settings/store.js';
-import type { Deps as DownloadsLayoutDeps } from './layout.js';
 import type { TrackPipeline } from './pipeline.js';
-import type { DownloadService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -3,15 +3,12 @@ import { requests } from '../../db/requests.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { presetOf } from '../discovery/presets.js';
 import { ValidationError } from '../errors.js';
-import { staticPlaylistsOf } from '../playlists/staticPlaylists.js';
-import { sourceAvailability } from './availability.js';
-import { FlowPlanner } from './planner.js';
+import { staticPlaylistsOf, type Deps as PlaylistsStaticPlaylistsDeps } from '../playlists/staticPlaylists.js';
+import { sourceAvailability, type Deps as FlowsAvailabilityDeps } from './availability.js';
+import { FlowPlanner, type Deps as FlowsPlannerDeps } from './planner.js';
 import { TEMPLATE_DEFAULTS } from './templates.js';
 import type { Kernel } from '../../kernel.js';
 import type { DownloadService } from '../downloads/service.js';
-import type { Deps as PlaylistsStaticPlaylistsDeps } from '../playlists/staticPlaylists.js';
-import type { Deps as FlowsAvailabilityDeps } from './availability.js';
-import type { Deps as FlowsPlannerDeps } from './planner.js';
 import type { FlowService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

@@ -3,10 +3,9 @@ import { MIX_SOURCES, type MixSource } from '../../db/flows.js';
 import { mostPlayedArtistNames } from '../../db/flowQueries.js';
 import { nameKey } from '../../db/libraryText.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { capabilitiesOf } from '../discovery/service.js';
+import { capabilitiesOf, type DiscoveryService } from '../discovery/service.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS, type FlowTemplate } from './templates.js';
 import type { Kernel } from '../../kernel.js';
-import type { DiscoveryService } from '../discovery/service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'db'> & { discovery: DiscoveryService };

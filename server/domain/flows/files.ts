@@ -5,13 +5,11 @@ import { downloads } from '../../db/downloads.js';
 import { trackFileLookup } from '../../db/flowQueries.js';
 import { flows, type FlowRow } from '../../db/flows.js';
 import type { Principal } from '../auth/principal.js';
-import { downloadsRoot, isInside, safeSegment } from '../downloads/layout.js';
+import { downloadsRoot, isInside, safeSegment, type Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
 import { canSeeAllJobs } from '../downloads/service.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { type PlaylistRef } from '../playlists/registry.js';
+import { type PlaylistRef, type PlaylistRegistry } from '../playlists/registry.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
-import type { PlaylistRegistry } from '../playlists/registry.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'db'> & { playlists: PlaylistRegistry } & DownloadsLayoutDeps;

@@ -5,13 +5,12 @@ import { nameKey } from '../../db/libraryText.js';
 import { requests } from '../../db/requests.js';
 import { DeezerClient } from '../../integrations/deezer/client.js';
 import { IntegrationError } from '../../integrations/errors.js';
-import { recentAlbums, radarQueue, type RadarAlbum } from './releaseRadar.js';
+import { recentAlbums, radarQueue, type RadarAlbum, type Deps as FlowsReleaseRadarDeps } from './releaseRadar.js';
 import type { Artist, PlanInput, TopTrack } from './types.js';
 import type { Kernel } from '../../kernel.js';
 import type { DiscoveryProviders } from '../discovery/providers.js';
 import type { DiscoveryService } from '../discovery/service.js';
 import type { MetadataService } from '../metadata/service.js';
-import type { Deps as FlowsReleaseRadarDeps } from './releaseRadar.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

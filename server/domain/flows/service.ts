@@ -6,37 +6,33 @@ import {
   deleteRunsOfFlow, firstJobOfRun, openTracksOfRun, pendingJobsByDedupe, rotationStatements, runTrackIds, tracksDurationMs } from '../../db/flowQueries.js';
 import type { Job } from '../../jobs/queue.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { cancelJob } from '../downloads/cancel.js';
-import { researchJob } from '../downloads/control.js';
+import { cancelJob, type Deps as DownloadsCancelDeps } from '../downloads/cancel.js';
+import { researchJob, type Deps as DownloadsControlDeps } from '../downloads/control.js';
 import { removeSafely } from '../downloads/filing.js';
-import { downloadsRoot } from '../downloads/layout.js';
+import { downloadsRoot, type Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
 import { presentJob } from '../downloads/present.js';
-import { canSeeAllJobs } from '../downloads/service.js';
+import { canSeeAllJobs, type DownloadService } from '../downloads/service.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { staticPlaylistsOf } from '../playlists/staticPlaylists.js';
-import { restNumberOf, type PlaylistRef, type PlaylistViewer } from '../playlists/registry.js';
-import { historyArtists, sourceAvailability, templateUnavailable } from './availability.js';
-import { FlowPlanner } from './planner.js';
-import { feedOf, importListOf } from './feed.js';
-import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE, REFRESH_WAIT_MS, scheduleNext, waitKey, type RunPayload } from './schedule.js';
-import { FlowTrackSummaries } from './summaries.js';
+import { staticPlaylistsOf, type Deps as PlaylistsStaticPlaylistsDeps } from '../playlists/staticPlaylists.js';
+import { restNumberOf, type PlaylistRef, type PlaylistRegistry } from '../playlists/registry.js';
+import { historyArtists, sourceAvailability, templateUnavailable, type Deps as FlowsAvailabilityDeps } from './availability.js';
+import { FlowPlanner, type Deps as FlowsPlannerDeps } from './planner.js';
+import { feedOf, importListOf, type Deps as FlowsFeedDeps } from './feed.js';
+import {
+  FLOW_OP_QUEUE,
+  FLOW_RUN_QUEUE,
+  REFRESH_WAIT_MS,
+  scheduleNext,
+  waitKey,
+  type RunPayload,
+  type Deps as FlowsScheduleDeps,
+} from './schedule.js';
+import { FlowTrackSummaries, type Deps as FlowsSummariesDeps } from './summaries.js';
 import { FLOW_TEMPLATES, TEMPLATE_DEFAULTS } from './templates.js';
-import { refreshFlowVisibility } from './visibility.js';
+import { refreshFlowVisibility, type Deps as FlowsVisibilityDeps } from './visibility.js';
 import type { Kernel } from '../../kernel.js';
 import type { DiscoveryService } from '../discovery/service.js';
-import type { Deps as DownloadsCancelDeps } from '../downloads/cancel.js';
-import type { Deps as DownloadsControlDeps } from '../downloads/control.js';
-import type { Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
-import type { DownloadService } from '../downloads/service.js';
 import type { LibraryService } from '../library/service.js';
-import type { PlaylistRegistry } from '../playlists/registry.js';
-import type { Deps as PlaylistsStaticPlaylistsDeps } from '../playlists/staticPlaylists.js';
-import type { Deps as FlowsAvailabilityDeps } from './availability.js';
-import type { Deps as FlowsFeedDeps } from './feed.js';
-import type { Deps as FlowsPlannerDeps } from './planner.js';
-import type { Deps as FlowsScheduleDeps } from './schedule.js';
-import type { Deps as FlowsSummariesDeps } from './summaries.js';
-import type { Deps as FlowsVisibilityDeps } from './visibility.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =
@@ -609,31 +605,4 @@ export class FlowService {
   feed(flowId: string, token: string | undefined) {
     return feedOf(this.ctx, flowId, token);
   }
-}
-
-
-/** The flow kind of playlist for the registry: the owner's own flows, readable by administrators. */
-export function flowProvider(ctx: Deps) {
-  const svc = ctx.flows;
-  return {
-    kind: 'flow' as const,
-    visibleTo: (viewer: PlaylistViewer) => flows.list(ctx.db, viewer.id).map((f) => svc.ref(f)),
-    find: (id: string) => {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-      const f = flows.get(ctx.db, id);
-      return f && svc.ref(f);
-    },
-    findByRestNumber: (n: number) => {
-      const base = 2 ** 48;
-      if (!Number.isSafeInteger(n) || n < base || (n - base) % 2 !== 0) return undefined;
-      const f = flows.bySeq(ctx.db, (n - base) / 2);
-      return f && svc.ref(f);
-    },
-    canSee: (ref: PlaylistRef, viewer: PlaylistViewer) => ref.ownerUserId === viewer.id || viewer.role === 'admin',
-    canEdit: (ref: PlaylistRef, viewer: PlaylistViewer) => ref.ownerUserId === viewer.id,
-    trackIds: (id: string) => {
-      const f = flows.get(ctx.db, id);
-      return f ? svc.trackIds(f) : [];
-    },
-  };
 }

@@ -1,15 +1,19 @@
-import { FLOW_OP_QUEUE, FLOW_REFRESH_TASK, FLOW_RUN_QUEUE, refreshSchedules, type RunPayload } from './schedule.js';
-import { flowProvider, type OpPayload } from './service.js';
-import { startStatusPush } from './status.js';
-import { startFlowVisibility } from './visibility.js';
+import {
+  FLOW_OP_QUEUE,
+  FLOW_REFRESH_TASK,
+  FLOW_RUN_QUEUE,
+  refreshSchedules,
+  type RunPayload,
+  type Deps as FlowsScheduleDeps,
+} from './schedule.js';
+import { flowProvider } from './provider.js';
+import type { OpPayload, Deps as FlowsServiceDeps, FlowService } from './service.js';
+import { startStatusPush, type Deps as FlowsStatusDeps } from './status.js';
+import { startFlowVisibility, type Deps as FlowsVisibilityDeps } from './visibility.js';
 import type { Kernel } from '../../kernel.js';
 import type { DiscoveryService } from '../discovery/service.js';
 import type { DownloadService } from '../downloads/service.js';
 import type { PlaylistRegistry } from '../playlists/registry.js';
-import type { Deps as FlowsScheduleDeps } from './schedule.js';
-import type { Deps as FlowsServiceDeps, FlowService } from './service.js';
-import type { Deps as FlowsStatusDeps } from './status.js';
-import type { Deps as FlowsVisibilityDeps } from './visibility.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -7,17 +7,15 @@ import { hasPermission, type Principal } from '../auth/principal.js';
 import { workerSettings } from '../downloads/control.js';
 import { presentJob } from '../downloads/present.js';
 import { canSeeAllJobs, type DownloadService } from '../downloads/service.js';
-import { pausedRetryCycles, RETRY_CYCLE_TASK } from '../playlists/retryCycle.js';
-import { sourceAvailability } from './availability.js';
+import { pausedRetryCycles, RETRY_CYCLE_TASK, type Deps as PlaylistsRetryCycleDeps } from '../playlists/retryCycle.js';
+import { sourceAvailability, type Deps as FlowsAvailabilityDeps } from './availability.js';
 import { FLOW_OP_QUEUE, FLOW_RUN_QUEUE } from './schedule.js';
 import type { Kernel } from '../../kernel.js';
 import type { DiscoveryProviders } from '../discovery/providers.js';
 import type { Broadcaster } from '../events.js';
 import type { PlaylistRegistry } from '../playlists/registry.js';
-import type { Deps as PlaylistsRetryCycleDeps } from '../playlists/retryCycle.js';
 import type { SettingsStore } from '../settings/store.js';
 import type { SlskdConnection } from '../slskd/connection.js';
-import type { Deps as FlowsAvailabilityDeps } from './availability.js';
 import type { FlowService } from './service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

@@ -4,19 +4,15 @@ import { playlistImports, type ImportItemRow, type ImportRow, type ImportSource 
 import type { Job } from '../../jobs/queue.js';
 import type { Principal } from '../auth/principal.js';
 import { ValidationError } from '../errors.js';
-import { placeStaticTracks } from '../playlists/staticDownloads.js';
+import { placeStaticTracks, type Deps as PlaylistsStaticDownloadsDeps } from '../playlists/staticDownloads.js';
 import { StaticPlaylists } from '../playlists/staticPlaylists.js';
-import { LocalMatcher, UpstreamMatcher, type SourceTrack, type UpstreamMatch } from './matching.js';
-import { checkImportQueue } from './quota.js';
-import { openPlaylist } from './sources.js';
+import { LocalMatcher, UpstreamMatcher, type SourceTrack, type UpstreamMatch, type Deps as ImportsMatchingDeps } from './matching.js';
+import { checkImportQueue, type Deps as ImportsQuotaDeps } from './quota.js';
+import { openPlaylist, type Deps as ImportsSourcesDeps } from './sources.js';
 import type { Kernel } from '../../kernel.js';
 import type { DownloadService } from '../downloads/service.js';
 import type { PlaylistRegistry } from '../playlists/registry.js';
 import type { SharedPlaylists } from '../playlists/sharedPlaylists.js';
-import type { Deps as PlaylistsStaticDownloadsDeps } from '../playlists/staticDownloads.js';
-import type { Deps as ImportsMatchingDeps } from './matching.js';
-import type { Deps as ImportsQuotaDeps } from './quota.js';
-import type { Deps as ImportsSourcesDeps } from './sources.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

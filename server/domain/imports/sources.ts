@@ -5,10 +5,9 @@ import { ListenBrainzPlaylists } from '../../integrations/listenbrainz/playlists
 import { decrypt } from '../../secrets.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
 import type { SourceTrack } from './matching.js';
-import { spotifyUserClient } from './spotifyAccount.js';
+import { spotifyUserClient, type Deps as ImportsSpotifyAccountDeps } from './spotifyAccount.js';
 import type { Kernel } from '../../kernel.js';
 import type { MetadataService } from '../metadata/service.js';
-import type { Deps as ImportsSpotifyAccountDeps } from './spotifyAccount.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'config' | 'db' | 'secrets'> & { metadata: MetadataService } & ImportsSpotifyAccountDeps;

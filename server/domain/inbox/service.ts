@@ -3,12 +3,18 @@ import { inboxRepository, type InboxCandidate, type InboxItemRow, type InboxKind
 import type { Job } from '../../jobs/queue.js';
 import { hasPermission, type Principal } from '../auth/principal.js';
 import { ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
-import { breathe, discoveryCandidates, newsCandidates, releaseCandidates, showCandidates } from './sources.js';
+import {
+  breathe,
+  discoveryCandidates,
+  newsCandidates,
+  releaseCandidates,
+  showCandidates,
+  type Deps as InboxSourcesDeps,
+} from './sources.js';
 import type { Kernel } from '../../kernel.js';
 import type { LidarrServices } from '../lidarr/service.js';
 import type { SettingsStore } from '../settings/store.js';
 import type { UsersService } from '../users/service.js';
-import type { Deps as InboxSourcesDeps } from './sources.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -12,9 +12,8 @@ import { realPathWithin } from '../../library/libraryRoots.js';
 import { LibraryScanService, SCAN_QUEUE } from '../../library/scanService.js';
 import type { Role } from '../auth/permissions.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { downloadsRoot } from '../downloads/layout.js';
+import { downloadsRoot, type Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as DownloadsLayoutDeps } from '../downloads/layout.js';
 import type { Broadcaster } from '../events.js';
 import type { SettingsStore } from '../settings/store.js';
 

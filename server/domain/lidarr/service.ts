@@ -1,15 +1,11 @@
 import { LIDARR_INDEX_QUEUE, LidarrIndexService } from '../../library/lidarrIndexService.js';
-import { RequestsService } from '../requests/service.js';
-import { LidarrConnection } from './connection.js';
-import { DownloadStatuses } from './downloadStatuses.js';
-import { LidarrLibrary } from './library.js';
+import { RequestsService, type Deps as RequestsServiceDeps } from '../requests/service.js';
+import { LidarrConnection, type Deps as LidarrConnectionDeps } from './connection.js';
+import { DownloadStatuses, type Deps as LidarrDownloadStatusesDeps } from './downloadStatuses.js';
+import { LidarrLibrary, type Deps as LidarrLibraryDeps } from './library.js';
 import type { Kernel } from '../../kernel.js';
 import type { Broadcaster } from '../events.js';
-import type { Deps as RequestsServiceDeps } from '../requests/service.js';
 import type { SettingsStore } from '../settings/store.js';
-import type { Deps as LidarrConnectionDeps } from './connection.js';
-import type { Deps as LidarrDownloadStatusesDeps } from './downloadStatuses.js';
-import type { Deps as LidarrLibraryDeps } from './library.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -3,10 +3,9 @@ import { favorites, playEvents, playQueues } from '../../db/libraryUserData.js';
 import { LibraryReader } from '../../db/libraryReads.js';
 import { SubsonicUserData } from '../../db/subsonicUserData.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { forwardNowPlaying, forwardPlay, type ScrobblePlay } from '../scrobbling/service.js';
+import { forwardNowPlaying, forwardPlay, type ScrobblePlay, type Deps as ScrobblingServiceDeps } from '../scrobbling/service.js';
 import type { ListenedKind, NowPlaying, Play, PlayCounts, PlayOutcome, QueueToSave } from './types.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as ScrobblingServiceDeps } from '../scrobbling/service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'clock' | 'db'> & ScrobblingServiceDeps;

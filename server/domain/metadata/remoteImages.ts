@@ -4,10 +4,9 @@ import { remoteImagesRepository } from '../../db/remoteImages.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { guardedRequest } from '../../integrations/guardedFetch.js';
 import { imageMimeOf } from '../../library/imageCache.js';
-import { allowedPrivateTargets } from '../network/privateTargets.js';
+import { allowedPrivateTargets, type Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import type { Kernel } from '../../kernel.js';
 import type { LibraryService } from '../library/service.js';
-import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

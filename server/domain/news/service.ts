@@ -4,13 +4,12 @@ import { fetchArticleImage } from '../../integrations/news/ogImage.js';
 import { feedId } from '../../integrations/news/feed.js';
 import { DEFAULT_NEWS_FEEDS, type NewsSource } from '../../integrations/news/sources.js';
 import { NotConfiguredError } from '../errors.js';
-import { allowedPrivateTargets } from '../network/privateTargets.js';
+import { allowedPrivateTargets, type Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import { RequestBudget } from './budget.js';
 import { ArtistMatcher, nameStrength, type MatchableArtist } from './matcher.js';
 import type { Kernel } from '../../kernel.js';
 import type { DiscoveryProviders } from '../discovery/providers.js';
 import type { RemoteImages } from '../metadata/remoteImages.js';
-import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import type { SettingsStore } from '../settings/store.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

@@ -6,14 +6,13 @@ import { NtfyClient } from '../../integrations/ntfy/index.js';
 import { callWebhook } from '../../integrations/webhook/index.js';
 import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js';
 import { lanServerUrls } from '../network/lanAddresses.js';
-import { type DownloadEvent } from '../downloads/service.js';
+import { type DownloadEvent, type DownloadService } from '../downloads/service.js';
 import type { NotificationEventType, Settings, WebhookSettings } from '../settings/schema.js';
 import { notificationEventsOf, type NotificationEvent } from './events.js';
 import { defaultTexts, placeholderValues, webhookBody, type NotificationVars } from './templates.js';
 import type { JobLinks } from '../../jobs/links.js';
 import type { Kernel } from '../../kernel.js';
 import type { InterfaceLister } from '../auth/lanBypass.js';
-import type { DownloadService } from '../downloads/service.js';
 import type { SettingsStore } from '../settings/store.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

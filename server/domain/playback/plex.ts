@@ -3,15 +3,19 @@ import { plexAccount, plexTracks } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import type { PlexPlaylist } from '../../integrations/plex/index.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
-import { plexServerOf, type PlexServerConnection } from '../plex/connection.js';
-import { plexAccountFor, plexBaseAccount, plexServerAccount, plexServerForAccount, prunePlexIdentities } from '../plex/identities.js';
-import { syncPlex } from '../plex/sync.js';
+import { plexServerOf, type PlexServerConnection, type Deps as PlexConnectionDeps } from '../plex/connection.js';
+import {
+  plexAccountFor,
+  plexBaseAccount,
+  plexServerAccount,
+  plexServerForAccount,
+  prunePlexIdentities,
+  type Deps as PlexIdentitiesDeps,
+} from '../plex/identities.js';
+import { syncPlex, type Deps as PlexSyncDeps } from '../plex/sync.js';
 import type { DestinationDeps, DestinationTestResult, PlaybackDestination } from './types.js';
 import { planUpdate } from './subsonic.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as PlexConnectionDeps } from '../plex/connection.js';
-import type { Deps as PlexIdentitiesDeps } from '../plex/identities.js';
-import type { Deps as PlexSyncDeps } from '../plex/sync.js';
 import type { SettingsStore } from '../settings/store.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */

@@ -2,22 +2,16 @@ import { makePendingJobsDue } from '../../db/jobs.js';
 import { playbackRepository, retryUnmatchedPublicationsNow, type PlaybackRepository, type PublicationKey, type PublicationRow } from '../../db/playback.js';
 import type { Job } from '../../jobs/queue.js';
 import { NotFoundError } from '../errors.js';
-import { type PlaylistKind, type PlaylistRef } from '../playlists/registry.js';
+import { type PlaylistKind, type PlaylistRef, type PlaylistRegistry } from '../playlists/registry.js';
 import type { Settings } from '../settings/schema.js';
-import { onPlexLinkChanged } from '../plex/links.js';
-import { onPlexSynced } from '../plex/sync.js';
-import { jellyfinDestination } from './jellyfin.js';
-import { PLEX_DESTINATION, plexDestination } from './plex.js';
-import { subsonicDestination } from './subsonic.js';
+import { onPlexLinkChanged, type Deps as PlexLinksDeps } from '../plex/links.js';
+import { onPlexSynced, type Deps as PlexSyncDeps } from '../plex/sync.js';
+import { jellyfinDestination, type Deps as JellyfinDeps } from './jellyfin.js';
+import { PLEX_DESTINATION, plexDestination, type Deps as PlexDestinationDeps } from './plex.js';
+import { subsonicDestination, type Deps as SubsonicDestinationDeps } from './subsonic.js';
 import type {
   DestinationConnection, DestinationDeps, DestinationKey, DestinationStatus, DestinationTestInput, DestinationTestResult, PlaybackDestination } from './types.js';
 import type { Kernel } from '../../kernel.js';
-import type { PlaylistRegistry } from '../playlists/registry.js';
-import type { Deps as PlexLinksDeps } from '../plex/links.js';
-import type { Deps as JellyfinDeps } from './jellyfin.js';
-import type { Deps as PlexDestinationDeps } from './plex.js';
-import type { Deps as SubsonicDestinationDeps } from './subsonic.js';
-import type { Deps as PlexSyncDeps } from '../plex/sync.js';
 import type { SettingsStore } from '../settings/store.js';
 import type { UsersService } from '../users/service.js';
 

@@ -6,9 +6,8 @@ import { SubsonicLibrary } from '../../db/subsonicLibrary.js';
 import { CACHE_KEY, ImageCache } from '../../library/imageCache.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { drawArtwork, MOSAIC_SIDE, normalizeUpload } from './artworkImages.js';
-import { type PlaylistRef, type PlaylistViewer } from './registry.js';
+import { type PlaylistRef, type PlaylistViewer, type PlaylistRegistry } from './registry.js';
 import type { Kernel } from '../../kernel.js';
-import type { PlaylistRegistry } from './registry.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -1,13 +1,11 @@
 import { retryPauses } from '../../db/playlistQueries.js';
 import { downloads } from '../../db/downloads.js';
 import type { Principal } from '../auth/principal.js';
-import { restart } from '../downloads/control.js';
+import { restart, type Deps as DownloadsControlDeps } from '../downloads/control.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { type PlaylistKind } from './registry.js';
+import { type PlaylistKind, type PlaylistRegistry } from './registry.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as DownloadsControlDeps } from '../downloads/control.js';
 import type { SettingsStore } from '../settings/store.js';
-import type { PlaylistRegistry } from './registry.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { requests } from '../../db/requests.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
-import { checkImportQueue } from '../imports/quota.js';
+import { checkImportQueue, type Deps as ImportsQuotaDeps } from '../imports/quota.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
 import { viewerOf } from './registry.js';
 import type { NewEntry, SharedHost, SharedSettings } from './sharedTypes.js';
-import { fetchSource } from './sharedSync.js';
+import { fetchSource, type Deps as PlaylistsSharedSyncDeps } from './sharedSync.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as ImportsQuotaDeps } from '../imports/quota.js';
-import type { Deps as PlaylistsSharedSyncDeps } from './sharedSync.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'clock' | 'db'> & ImportsQuotaDeps & PlaylistsSharedSyncDeps;

@@ -4,26 +4,27 @@ import { playlistTracks } from '../../db/playlistQueries.js';
 import { requests } from '../../db/requests.js';
 import { sharedPlaylistsRepository, type SharedEntryRow, type SharedPlaylistRow } from '../../db/sharedPlaylists.js';
 import { isUserAccount, type Principal } from '../auth/principal.js';
-import { researchJob, restart } from '../downloads/control.js';
+import { researchJob, restart, type Deps as DownloadsControlDeps } from '../downloads/control.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { attachFinishedJobs } from './attach.js';
+import { attachFinishedJobs, type Deps as PlaylistsAttachDeps } from './attach.js';
 import { toJspf, toM3u, toOwnExport, type ExportTrack, type PlaylistEntry, type PlaylistFormat } from './formats.js';
-import { restNumberOf, viewerOf, type PlaylistProvider, type PlaylistRef, type PlaylistViewer } from './registry.js';
-import { isRetryPaused } from './retryCycle.js';
+import {
+  restNumberOf,
+  viewerOf,
+  type PlaylistProvider,
+  type PlaylistRef,
+  type PlaylistViewer,
+  type PlaylistRegistry,
+} from './registry.js';
+import { isRetryPaused, type Deps as PlaylistsRetryCycleDeps } from './retryCycle.js';
 import { presentEntry } from './sharedEntries.js';
-import { checkName, checkSettings, createShared, importShared } from './sharedImport.js';
-import { syncFromSource, type SyncResult } from './sharedSync.js';
+import { checkName, checkSettings, createShared, importShared, type Deps as PlaylistsSharedImportDeps } from './sharedImport.js';
+import { syncFromSource, type SyncResult, type Deps as PlaylistsSharedSyncDeps } from './sharedSync.js';
 import type { NewEntry, SharedHost, SharedSettings } from './sharedTypes.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as DownloadsControlDeps } from '../downloads/control.js';
 import type { DownloadService } from '../downloads/service.js';
 import type { LibraryService } from '../library/service.js';
 import type { PlaylistArtwork } from './artwork.js';
-import type { Deps as PlaylistsAttachDeps } from './attach.js';
-import type { PlaylistRegistry } from './registry.js';
-import type { Deps as PlaylistsRetryCycleDeps } from './retryCycle.js';
-import type { Deps as PlaylistsSharedImportDeps } from './sharedImport.js';
-import type { Deps as PlaylistsSharedSyncDeps } from './sharedSync.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -4,12 +4,11 @@ import { FetchFailedError, FetchRefusedError, guardedRequest } from '../../integ
 import { IntegrationError } from '../../integrations/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { allowedPrivateTargets } from '../network/privateTargets.js';
+import { allowedPrivateTargets, type Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import { parsePlaylist, type PlaylistFormat } from './formats.js';
 import type { SharedHost } from './sharedTypes.js';
 import type { Kernel } from '../../kernel.js';
 import type { DownloadService } from '../downloads/service.js';
-import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

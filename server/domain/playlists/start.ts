@@ -1,9 +1,6 @@
-import { startRetryCycle } from './retryCycle.js';
-import { startSharedPlaylists } from './sharedPlaylists.js';
-import { startStaticDownloads } from './staticDownloads.js';
-import type { Deps as PlaylistsRetryCycleDeps } from './retryCycle.js';
-import type { Deps as PlaylistsSharedPlaylistsDeps } from './sharedPlaylists.js';
-import type { Deps as PlaylistsStaticDownloadsDeps } from './staticDownloads.js';
+import { startRetryCycle, type Deps as PlaylistsRetryCycleDeps } from './retryCycle.js';
+import { startSharedPlaylists, type Deps as PlaylistsSharedPlaylistsDeps } from './sharedPlaylists.js';
+import { startStaticDownloads, type Deps as PlaylistsStaticDownloadsDeps } from './staticDownloads.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = PlaylistsRetryCycleDeps & PlaylistsSharedPlaylistsDeps & PlaylistsStaticDownloadsDeps;

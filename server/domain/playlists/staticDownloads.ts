@@ -2,12 +2,10 @@ import type { DownloadJobRow } from '../../db/downloads.js';
 import { playlistsRepository } from '../../db/playlists.js';
 import { requests } from '../../db/requests.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import { attachFinishedJobs } from './attach.js';
-import { staticRef } from './registry.js';
+import { attachFinishedJobs, type Deps as PlaylistsAttachDeps } from './attach.js';
+import { staticRef, type PlaylistRegistry } from './registry.js';
 import type { Kernel } from '../../kernel.js';
 import type { DownloadService } from '../downloads/service.js';
-import type { Deps as PlaylistsAttachDeps } from './attach.js';
-import type { PlaylistRegistry } from './registry.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -2,10 +2,19 @@ import { plexLinks, plexPublishIdentities, type PlexLinkRow } from '../../db/ple
 import { IntegrationError } from '../../integrations/errors.js';
 import { NotConfiguredError } from '../errors.js';
 import { originOf } from '../settings/secretOrigin.js';
-import { plexServerClient, plexServerOf, plexTv, plexTokenForUser, relinkRequired, sealToken, tokenMayGoTo, type PlexServerConnection } from './connection.js';
+import {
+  plexServerClient,
+  plexServerOf,
+  plexTv,
+  plexTokenForUser,
+  relinkRequired,
+  sealToken,
+  tokenMayGoTo,
+  type PlexServerConnection,
+  type Deps as PlexConnectionDeps,
+} from './connection.js';
 import { decrypt } from '../../secrets.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as PlexConnectionDeps } from './connection.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'clock' | 'db' | 'secrets'> & PlexConnectionDeps;

@@ -1,14 +1,11 @@
 import { plexLinks, type PlexLinkRow } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
-import type { Principal } from '../auth/principal.js';
-import { isUserAccount } from '../auth/principal.js';
+import { type Principal, isUserAccount } from '../auth/principal.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { plexTv, requireAccountToken, sealToken } from './connection.js';
-import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin } from './pins.js';
+import { plexTv, requireAccountToken, sealToken, type Deps as PlexConnectionDeps } from './connection.js';
+import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin, type Deps as PlexPinsDeps } from './pins.js';
 import type { Kernel } from '../../kernel.js';
 import type { UsersService } from '../users/service.js';
-import type { Deps as PlexConnectionDeps } from './connection.js';
-import type { Deps as PlexPinsDeps } from './pins.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -2,9 +2,8 @@ import { plexPins, type PlexPinRow } from '../../db/plex.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { plexAuthUrl } from '../../integrations/plex/index.js';
 import { NotFoundError } from '../errors.js';
-import { PLEX_PRODUCT, plexClientIdentifier, plexTv } from './connection.js';
+import { PLEX_PRODUCT, plexClientIdentifier, plexTv, type Deps as PlexConnectionDeps } from './connection.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as PlexConnectionDeps } from './connection.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'clock' | 'config' | 'db'> & PlexConnectionDeps;

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import { plexAccount, plexServerTokens, plexTracks } from '../../db/plex.js';
 import type { PlexResource } from '../../integrations/plex/index.js';
 import { mapLidarrPath } from '../../library/lidarrPaths.js';
-import type { Principal } from '../auth/principal.js';
-import { isUserAccount } from '../auth/principal.js';
+import { type Principal, isUserAccount } from '../auth/principal.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
 import {
   bindTokenToSavedServer,
@@ -18,11 +17,10 @@ import {
   sealToken,
   serverToken,
   tokenMayGoTo,
+  type Deps as PlexConnectionDeps,
 } from './connection.js';
-import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin } from './pins.js';
+import { PIN_EXPIRED_MESSAGE, pollPin, startPin, type PinCheck, type StartedPin, type Deps as PlexPinsDeps } from './pins.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as PlexConnectionDeps } from './connection.js';
-import type { Deps as PlexPinsDeps } from './pins.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'clock' | 'db' | 'log'> & PlexConnectionDeps & PlexPinsDeps;

@@ -2,9 +2,8 @@ import { libraryTrackIdByPath, plexTracks, type PlexTrackRow } from '../../db/pl
 import { mapLidarrPath } from '../../library/lidarrPaths.js';
 import { PermanentJobError } from '../../jobs/queue.js';
 import { NotConfiguredError } from '../errors.js';
-import { plexServerOf, plexSettings, type PlexServerConnection } from './connection.js';
+import { plexServerOf, plexSettings, type PlexServerConnection, type Deps as PlexConnectionDeps } from './connection.js';
 import type { Kernel } from '../../kernel.js';
-import type { Deps as PlexConnectionDeps } from './connection.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -4,12 +4,10 @@ import { isUserAccount, type Principal } from '../auth/principal.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { LidarrConnection } from '../lidarr/connection.js';
 import type { DownloadStatuses } from '../lidarr/downloadStatuses.js';
-import { aurralAlbumId } from '../downloads/albums.js';
-import { importActivity } from '../imports/service.js';
+import { aurralAlbumId, type AlbumDownloads } from '../downloads/albums.js';
+import { importActivity, type Deps as ImportsServiceDeps } from '../imports/service.js';
 import type { LidarrLibrary, ManagedByInput } from '../lidarr/library.js';
 import type { Kernel } from '../../kernel.js';
-import type { AlbumDownloads } from '../downloads/albums.js';
-import type { Deps as ImportsServiceDeps } from '../imports/service.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = Pick<Kernel, 'clock' | 'db' | 'log'> & { albumDownloads: AlbumDownloads } & ImportsServiceDeps;

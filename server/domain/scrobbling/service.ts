@@ -9,12 +9,11 @@ import { PermanentJobError, RetryJobError, type Job } from '../../jobs/queue.js'
 import { decrypt, encrypt } from '../../secrets.js';
 import { NotConfiguredError, ValidationError } from '../errors.js';
 import type { Role } from '../auth/permissions.js';
-import { userEnteredTargets } from '../network/privateTargets.js';
+import { userEnteredTargets, type Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import type { Settings } from '../settings/schema.js';
 import type { JobLinks } from '../../jobs/links.js';
 import type { Kernel } from '../../kernel.js';
 import type { MetadataService } from '../metadata/service.js';
-import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import type { SettingsStore } from '../settings/store.js';
 import type { UsersService } from '../users/service.js';
 

@@ -5,14 +5,12 @@ import { IntegrationError } from '../../integrations/errors.js';
 import { OEmbedClient, type OEmbed } from '../../integrations/oembed/client.js';
 import { SpotifyClient } from '../../integrations/spotify/client.js';
 import { NotConfiguredError, NotFoundError, ValidationError } from '../errors.js';
-import { allowedPrivateTargets } from '../network/privateTargets.js';
+import { allowedPrivateTargets, type Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import { parseLink, type LinkKind, type LinkSource, type ParsedLink } from './linkParse.js';
-import { matchNames, type MatchedNames } from './match.js';
+import { matchNames, type MatchedNames, type Deps as SearchMatchDeps } from './match.js';
 import type { Kernel } from '../../kernel.js';
 import type { MetadataService } from '../metadata/service.js';
-import type { Deps as NetworkPrivateTargetsDeps } from '../network/privateTargets.js';
 import type { SettingsStore } from '../settings/store.js';
-import type { Deps as SearchMatchDeps } from './match.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =

@@ -3,12 +3,18 @@ import path from 'node:path';
 import { IntegrationError } from '../../../integrations/errors.js';
 import type { SlskdClient } from '../../../integrations/slskd/index.js';
 import { transferIsFinished, transferSucceeded, type SlskdTransfer } from '../../../integrations/slskd/schemas.js';
-import { downloadsFolderAccess, slskdTakeFolder, slskdTestBody, testSlskdConnection } from '../../slskd/connection.js';
+import {
+  downloadsFolderAccess,
+  slskdTakeFolder,
+  slskdTestBody,
+  testSlskdConnection,
+  type Deps as SlskdConnectionDeps,
+  type SlskdConnection,
+} from '../../slskd/connection.js';
 import { isInside } from '../layout.js';
 import { isAudioExtension } from '../scoring.js';
 import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 import type { SettingsStore } from '../../settings/store.js';
-import type { Deps as SlskdConnectionDeps, SlskdConnection } from '../../slskd/connection.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = { settings: SettingsStore; slskd: SlskdConnection } & SlskdConnectionDeps;

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isPartial, OUTPUT_NAME, type YtdlpClient, type YtdlpEntry } from '../../../integrations/ytdlp/index.js';
-import { testYtdlp, ytdlpClient, ytdlpStatus, ytdlpTestBody } from '../../ytdlp/connection.js';
-import { downloadsRoot, isInside, STAGING_DIR } from '../layout.js';
+import { testYtdlp, ytdlpClient, ytdlpStatus, ytdlpTestBody, type Deps as YtdlpConnectionDeps } from '../../ytdlp/connection.js';
+import { downloadsRoot, isInside, STAGING_DIR, type Deps as DownloadsLayoutDeps } from '../layout.js';
 import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 import type { Kernel } from '../../../kernel.js';
 import type { SettingsStore } from '../../settings/store.js';
-import type { Deps as YtdlpConnectionDeps } from '../../ytdlp/connection.js';
-import type { Deps as DownloadsLayoutDeps } from '../layout.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =
