@@ -19,6 +19,7 @@ import { buildApp, mountUnderBasePath } from './http/app.js';
 import { apiRoutes, routers, startAreas } from './areas.js';
 import { createSocketAuthenticator } from './http/authenticate.js';
 import { createLogger, type Logger } from './log.js';
+import { prepareModuleWorkers } from './library/runWorker.js';
 import { limitImageMemory, reclaimWhenQuiet } from './memory.js';
 import { loadSecrets } from './secrets.js';
 import { JobQueue } from './jobs/queue.js';
@@ -127,6 +128,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     onClose: (fn) => void closers.push(fn),
   });
 
+  // Run from the sources: the worker threads' bundles, before a scan on start needs one.
+  await prepareModuleWorkers();
   await startAreas(ctx);
   // Registered last, so it runs first at shutdown: no job starts once areas begin to stop.
   closers.push(async () => {

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { collectGarbage } from '../memory.js';
 import { startThreadPoolHere } from '../priority.js';
+import { prepareWorkerBundles, workerBundle } from './workerBundle.js';
 
 /**
  * The young generation of a module worker, in MB. V8 lets it grow to 3 × 16 MB per thread on a
@@ -15,8 +16,9 @@ import { startThreadPoolHere } from '../priority.js';
 export const WORKER_YOUNG_GENERATION_MB = 8;
 
 /**
- * Starts `<dir>/<name>.js` (compiled) or, in development (tsx, vitest), `<dir>/<name>.ts` with tsx
- * registered inside the worker first, since loader flags do not reach worker threads.
+ * Starts `<dir>/<name>.js` (compiled) or, run from the sources (npm start, vitest), `<dir>/<name>.ts`
+ * bundled into one plain module (workerBundle.ts); where no bundle can be made, the `.ts` entry with
+ * tsx registered inside the worker first, since loader flags do not reach worker threads.
  */
 export function spawnModuleWorker(dir: string, name: string, workerData: unknown): Worker {
   // Background workers lower their priority (priority.ts); the thread pool must not inherit it.
@@ -24,10 +26,26 @@ export function spawnModuleWorker(dir: string, name: string, workerData: unknown
   const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
   const js = path.join(dir, `${name}.js`);
   if (fs.existsSync(js)) return new Worker(js, { workerData, resourceLimits });
+  const bundle = workerBundle(path.join(dir, `${name}.ts`));
+  if (bundle) return new Worker(bundle, { workerData, resourceLimits });
   const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
   const entry = pathToFileURL(path.join(dir, `${name}.ts`)).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
   return new Worker(boot, { eval: true, workerData, resourceLimits });
+}
+
+/** The module workers of server/library, each started by spawnModuleWorker(this folder, name). */
+export const MODULE_WORKERS = ['scanWorker', 'scanReadWorker', 'tagReaderWorker', 'lidarrIndexWorker'] as const;
+
+/**
+ * Run from the sources, makes the bundles of the module workers that are not current (workerBundle.ts),
+ * so their first starts find them: the server awaits it before it starts its areas (a scan on start).
+ * Costs a stat of each source file when they are current; never fails.
+ */
+export async function prepareModuleWorkers(): Promise<void> {
+  const dir = path.dirname(fileURLToPath(import.meta.url));
+  const entries = MODULE_WORKERS.filter((name) => !fs.existsSync(path.join(dir, `${name}.js`))).map((name) => path.join(dir, `${name}.ts`));
+  if (entries.length > 0) await prepareWorkerBundles(entries);
 }
 
 /**

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { afterAll, describe, expect, it } from 'vitest';
+import { prepareWorkerBundles, workerBundle, workerBundleDir } from './workerBundle.js';
+
+/** A project of its own: a worker entry importing a sibling module, both reporting their import.meta.url. */
+const project = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-worker-bundle-'));
+fs.writeFileSync(path.join(project, 'package.json'), '{"type":"module"}');
+fs.mkdirSync(path.join(project, 'src'));
+const entry = path.join(project, 'src', 'echoWorker.ts');
+const sibling = path.join(project, 'src', 'sibling.ts');
+fs.writeFileSync(sibling, "export const where: string = import.meta.url;\nexport const answer = (n: number): number => n + 1;\n");
+fs.writeFileSync(
+  entry,
+  [
+    "import { parentPort } from 'node:worker_threads';",
+    "import { answer, where } from './sibling.js';",
+    'const here: string = import.meta.url;',
+    'parentPort!.postMessage({ here, where, answer: answer(41) });',
+  ].join('\n'),
+);
+
+afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
+
+function run(file: string): Promise<{ here: string; where: string; answer: number }> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(file);
+    w.once('message', (m) => {
+      resolve(m);
+      void w.terminate();
+    });
+    w.once('error', reject);
+  });
+}
+
+describe('worker bundles (workers run from the TypeScript sources)', () => {
+  it('bundles an entry once, runs it without a loader, and keeps each module\'s own import.meta.url', async () => {
+    expect(workerBundle(entry)).toBeNull(); // none yet: one is made in the background
+    await prepareWorkerBundles([entry]);
+    const bundle = workerBundle(entry);
+    expect(bundle).not.toBeNull();
+    expect(path.dirname(bundle!)).toBe(workerBundleDir(project));
+    expect(await run(bundle!)).toEqual({ here: pathToFileURL(entry).href, where: pathToFileURL(sibling).href, answer: 42 });
+    // Current: asked again, the same file, not made again.
+    const mtime = fs.statSync(bundle!).mtimeMs;
+    await prepareWorkerBundles([entry]);
+    expect(workerBundle(entry)).toBe(bundle);
+    expect(fs.statSync(bundle!).mtimeMs).toBe(mtime);
+  });
+
+  it('makes a new bundle when a source it was made of changes', async () => {
+    await prepareWorkerBundles([entry]);
+    const before = workerBundle(entry)!;
+    fs.writeFileSync(sibling, "export const where: string = import.meta.url;\nexport const answer = (n: number): number => n + 2;\n");
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(sibling, later, later);
+    expect(workerBundle(entry)).toBeNull();
+    await prepareWorkerBundles([entry]);
+    const after = workerBundle(entry)!;
+    expect(after).not.toBe(before);
+    expect((await run(after)).answer).toBe(43);
+    // The earlier bundle stays for a server that may still be starting workers from it.
+    expect(fs.existsSync(before)).toBe(true);
+  });
+
+  it('leaves an entry that does not build to the caller (no bundle, no throw)', async () => {
+    const broken = path.join(project, 'src', 'brokenWorker.ts');
+    fs.writeFileSync(broken, "import { nothing } from './missing.js';\nconsole.log(nothing);\n");
+    await expect(prepareWorkerBundles([broken])).resolves.toBeUndefined();
+    expect(workerBundle(broken)).toBeNull();
+    await prepareWorkerBundles([broken]);
+  });
+});
