@@ -51,8 +51,8 @@ function writerStatementMakers(db: Db) {
   return {
     artistByKey: () => db.prepare('SELECT id, mbid, name, metadata_json FROM library_artists WHERE identity_key = ?'),
     insertArtist: () => db.prepare(
-      `INSERT INTO library_artists (identity_key, mbid, name, sort_name, metadata_json, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO library_artists (identity_key, subsonic_key, mbid, name, sort_name, metadata_json, created_at, updated_at)
+       VALUES (?, subsonic_key(?), ?, ?, ?, ?, ?, ?) RETURNING id`,
     ),
     updateArtist: () => db.prepare(
       'UPDATE library_artists SET mbid = ?, name = ?, sort_name = ?, metadata_json = ?, updated_at = ? WHERE id = ?',
@@ -62,9 +62,9 @@ function writerStatementMakers(db: Db) {
               monitored, metadata_json FROM library_albums WHERE identity_key = ?`,
     ),
     insertAlbum: () => db.prepare(
-      `INSERT INTO library_albums (identity_key, mbid, release_mbid, artist_id, title, sort_name, album_artist,
+      `INSERT INTO library_albums (identity_key, subsonic_key, mbid, release_mbid, artist_id, title, sort_name, album_artist,
          artist_sort_name, release_date, year, album_type, secondary_types, monitored, metadata_json, created_at, updated_at)
-       VALUES (@identityKey, @mbid, @releaseMbid, @artistId, @title, @sortName, @albumArtist, @artistSortName,
+       VALUES (@identityKey, subsonic_key(@identityKey), @mbid, @releaseMbid, @artistId, @title, @sortName, @albumArtist, @artistSortName,
          @releaseDate, @year, @albumType, @secondaryTypes, @monitored, @metadata, @now, @now) RETURNING id`,
     ),
     updateAlbum: () => db.prepare(
@@ -74,10 +74,10 @@ function writerStatementMakers(db: Db) {
          monitored = @monitored, metadata_json = @metadata, updated_at = @now WHERE id = @id`,
     ),
     upsertTrack: () => db.prepare(
-      `INSERT INTO library_tracks (identity_key, mbid, title, sort_name, artist_name, artist_sort_name, artist_id,
-         album_id, album_sort_name, disc_number, track_number, year, duration_ms, lyrics, metadata_json, monitored,
-         created_at, updated_at)
-       VALUES (@identityKey, @mbid, @title, @sortName, @artistName, @artistSortName, @artistId, @albumId,
+      `INSERT INTO library_tracks (identity_key, subsonic_key, mbid, title, sort_name, artist_name, artist_sort_name,
+         artist_id, album_id, album_sort_name, disc_number, track_number, year, duration_ms, lyrics, metadata_json,
+         monitored, created_at, updated_at)
+       VALUES (@identityKey, subsonic_key(@identityKey), @mbid, @title, @sortName, @artistName, @artistSortName, @artistId, @albumId,
          @albumSortName, @discNumber, @trackNumber, @year, @durationMs, @lyrics, @metadata, @monitored, @now, @now)
        ON CONFLICT (identity_key) DO UPDATE SET mbid = excluded.mbid, title = excluded.title,
          sort_name = excluded.sort_name, artist_name = excluded.artist_name,
@@ -215,7 +215,7 @@ export class LibraryWriter {
       | undefined;
     if (!found) {
       const row = s.insertArtist.get(
-        input.identityKey, input.mbid ?? null, input.name, sortName(input.name), metadata, now, now,
+        input.identityKey, input.identityKey, input.mbid ?? null, input.name, sortName(input.name), metadata, now, now,
       ) as { id: number };
       this.markDirty(KIND.artist, row.id);
       return row.id;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The Subsonic key of a library identity key (decisions §8): the first 80 bits of its SHA-256 in
@@ -7,21 +7,22 @@ import { createHash } from 'node:crypto';
  * what clients keep.
  */
 export const SUBSONIC_KEY_LENGTH = 14; // ceil(80 / log2(62))
-const HASH_BYTES = 10;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export function subsonicKey(identityKey: string): string {
-  const digits = Array.from(createHash('sha256').update(identityKey, 'utf8').digest().subarray(0, HASH_BYTES));
-  // Base 62 of a big-endian byte string by long division on small numbers (no BigInt: hot path).
+  const digest = hash('sha256', identityKey, 'buffer');
+  // The 80 bits as two 40-bit halves, divided by 62 digit by digit (exact in doubles: every
+  // intermediate stays below 2^46; no BigInt: the writer computes one key per row it inserts).
+  let high = digest.readUIntBE(0, 5);
+  let low = digest.readUIntBE(5, 5);
   let out = '';
-  while (digits.some((d) => d !== 0)) {
-    let rem = 0;
-    for (let i = 0; i < digits.length; i++) {
-      const acc = rem * 256 + digits[i]!;
-      digits[i] = Math.floor(acc / 62);
-      rem = acc % 62;
-    }
-    out = ALPHABET[rem]! + out;
+  while (high > 0 || low > 0) {
+    const carry = high % 62;
+    high = (high - carry) / 62;
+    const rest = carry * 2 ** 40 + low;
+    const digit = rest % 62;
+    low = (rest - digit) / 62;
+    out = ALPHABET[digit]! + out;
   }
   return out.padStart(SUBSONIC_KEY_LENGTH, '0');
 }

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase } from '../../server/db/connection.js';
+import { createHash } from 'node:crypto';
+import { LibraryWriter } from '../../server/db/libraryWrites.js';
 import { entityId, keyOf, parseId, playlistId } from '../../server/rest/ids.js';
 import { makeAudioFile } from '../fixtures/audio.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -22,6 +24,39 @@ describe('the id scheme (frozen: changing it breaks every client that synced)', 
     expect(parseId('ar-short')).toBeNull();
     expect(parseId('xx-2mkT4RsRWySYbP')).toBeNull();
     expect(parseId('123')).toBeNull();
+  });
+
+  it('is the first 80 bits of the identity key\'s SHA-256 in base 62, for every kind of key', () => {
+    const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    const reference = (identityKey: string) => {
+      let n = BigInt(`0x${createHash('sha256').update(identityKey, 'utf8').digest('hex').slice(0, 20)}`);
+      let out = '';
+      while (n > 0n) {
+        out = ALPHABET[Number(n % 62n)]! + out;
+        n /= 62n;
+      }
+      return out.padStart(14, '0');
+    };
+    const keys = ['', 'mbid:art-bjork', 'name:sigur rós', 'track:album:name:x/1/1/ça', '\u{1F3B5}'.repeat(40)];
+    for (let i = 0; i < 2000; i++) keys.push(`track:${i}/${(i * 7919) % 13}/${'é'.repeat(i % 5)}`);
+    for (const key of keys) expect(keyOf(key)).toBe(reference(key));
+  });
+
+  it('is written with each new row by the library writer, and by the trigger for rows inserted without it', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-rest-ids-write-')), 'tonearm.db');
+    const db = openDatabase(file);
+    const w = new LibraryWriter(db);
+    const artistId = w.upsertArtist({ identityKey: 'name:writer artist', name: 'Writer Artist' }, 1);
+    const albumId = w.upsertAlbum({ identityKey: 'album:writer', artistId, title: 'Writer', albumArtist: 'Writer Artist' }, 1);
+    w.upsertTrack({ identityKey: 'track:writer/1', title: 'One', artistName: 'Writer Artist', artistId, albumId, albumTitle: 'Writer' }, 1);
+    db.prepare("INSERT INTO library_artists (identity_key, name, sort_name, created_at, updated_at) VALUES ('name:raw', 'Raw', 'raw', 0, 0)").run();
+    for (const table of ['library_artists', 'library_albums', 'library_tracks']) {
+      const rows = db.prepare(`SELECT identity_key, subsonic_key FROM ${table}`).all() as { identity_key: string; subsonic_key: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.subsonic_key).toBe(keyOf(r.identity_key));
+    }
+    db.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 });
 
