@@ -13371,8 +13371,10 @@ export type paths = {
                                         reserveDepth: number;
                                         runId: string;
                                         startedAt: string;
-                                        status: string;
-                                        trigger: string;
+                                        /** @enum {string} */
+                                        status: "planning" | "downloading" | "done" | "failed";
+                                        /** @enum {string} */
+                                        trigger: "manual" | "schedule" | "create";
                                     };
                                 };
                                 processing: boolean;

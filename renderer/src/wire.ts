@@ -23,3 +23,10 @@ export type Answer<P extends keyof paths, M extends Method = 'get'> = JsonOf<Suc
 /** The JSON body a route takes: `Body<'/api/settings', 'post'>`. */
 export type Body<P extends keyof paths, M extends Method> =
   Operation<P, M> extends { requestBody?: infer Q } ? JsonOf<NonNullable<Q>> : never;
+
+/**
+ * A type's named fields without its index signature: a loose request schema (zod `looseObject`) adds
+ * `[key: string]: unknown`, under which `Pick<>` of a field the route no longer has would still
+ * compile (as `unknown`). Pick from `Named<Body<…>>` and a renamed field fails the UI's typecheck.
+ */
+export type Named<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };

@@ -1,5 +1,6 @@
 import type { Db } from './connection.js';
 import type { DownloadStatus } from './downloads.js';
+import type { FlowRunRow } from './flows.js';
 import { statement } from './statements.js';
 
 /**
@@ -297,8 +298,22 @@ export function lastJobMetrics(db: Db, userId: number | undefined) {
   };
 }
 
+/** A flow's latest run as GET /api/playlists/status lists it (`worker.playlistRuns.<flowId>`). */
+export interface PlaylistRun {
+  runId: string;
+  status: FlowRunRow['status'];
+  trigger: FlowRunRow['trigger'];
+  planned: number;
+  /** Reserve tracks of the run not used yet. */
+  reserveDepth: number;
+  startedAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  failureSummary: { failedTracks: number; blockedTracks: number };
+}
+
 /** The latest run of each flow the caller may see: its state, what it planned, the reserve left and the failed tracks. */
-export function playlistRuns(db: Db, flowIds: string[], perFlow: Map<string, Record<DownloadStatus, number>>) {
+export function playlistRuns(db: Db, flowIds: string[], perFlow: Map<string, Record<DownloadStatus, number>>): Record<string, PlaylistRun> {
   if (flowIds.length === 0) return {};
   const rows = statement(
     db,
@@ -306,8 +321,8 @@ export function playlistRuns(db: Db, flowIds: string[], perFlow: Map<string, Rec
             (SELECT count(*) FROM flow_tracks t WHERE t.run_id = r.id AND t.reserve = 1 AND t.state = 'planned') AS reserveDepth
      FROM flow_runs r
      WHERE r.id IN (SELECT MAX(id) FROM flow_runs WHERE flow_id IN (SELECT value FROM json_each(?)) GROUP BY flow_id)`,
-  ).all(JSON.stringify(flowIds)) as { id: number; flowId: string; status: string; trigger: string; planned: number; error: string | null; startedAt: number; finishedAt: number | null; reserveDepth: number }[];
-  const out: Record<string, unknown> = {};
+  ).all(JSON.stringify(flowIds)) as (Pick<FlowRunRow, 'id' | 'flowId' | 'status' | 'trigger' | 'planned' | 'error' | 'finishedAt'> & { startedAt: number; reserveDepth: number })[];
+  const out: Record<string, PlaylistRun> = {};
   for (const r of rows) {
     const c = perFlow.get(r.flowId);
     out[r.flowId] = {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOWNLOAD_CLIENTS, DOWNLOAD_SOURCE_IDS, DOWNLOAD_SOURCES } from '../../server/domain/downloads/sources/index.js';
+import { DOWNLOAD_CLIENT_SETTINGS } from '../../server/domain/downloads/sources/settings.js';
 import { settingsSchema } from '../../server/domain/settings/schema.js';
 import { neutralNames, resolveAlias } from '../../server/http/aliases.js';
 import { startYtdlpFake, type YtdlpFake } from '../fakes/ytdlp/index.js';
@@ -49,6 +50,18 @@ describe('the one list of download sources', () => {
     }
     const withPriority = Object.entries(defaults).filter(([, block]) => 'priority' in block).map(([key]) => key);
     for (const key of withPriority) expect(clientKeys, `integrations.${key} has a priority but no source lists it`).toContain(key);
+  });
+
+  it('declares the settings blocks: each source names one block per client, and settings/schema.ts holds exactly those blocks', () => {
+    const integrations: Record<string, { unwrap(): unknown }> = settingsSchema.shape.integrations.unwrap().shape;
+    for (const source of DOWNLOAD_SOURCES) {
+      expect(Object.keys(source.settings), `${source.id}: its blocks are its clients'`).toEqual(source.clients.map((c) => c.key));
+      for (const [key, block] of Object.entries(source.settings)) {
+        expect(DOWNLOAD_CLIENT_SETTINGS[key as keyof typeof DOWNLOAD_CLIENT_SETTINGS], `${key} in sources/settings.ts`).toBe(block);
+        expect(integrations[key]?.unwrap(), `integrations.${key} is the block ${source.id} names`).toBe(block);
+      }
+    }
+    expect(Object.keys(DOWNLOAD_CLIENT_SETTINGS), 'every block of sources/settings.ts belongs to a client, in list order').toEqual(clientKeys);
   });
 
   it('is what the download service builds its sources from', async () => {

@@ -1,5 +1,5 @@
 import { api } from '../api';
-import type { Answer } from '../wire.js';
+import type { Answer, Body, Named } from '../wire.js';
 
 /** GET /api/playlists/status (and its `playlist_status` push), as the route's schema describes it. */
 export type PlaylistStatus = Answer<'/api/playlists/status'>;
@@ -19,23 +19,18 @@ export type FlowTemplate = Answer<'/api/playlists/flow-templates'>['templates'][
 export type OperationItem = PlaylistStatus['operationQueue']['items'][number];
 export type FlowJob = Answer<'/api/playlists/jobs/{flowId}'>[number];
 
-/** What the form sends: every field of a flow made from scratch. */
-export interface FlowInput {
-  name: string;
-  size: number;
-  mix: Mix;
-  tags: string[];
-  relatedArtists: string[];
-  deepDive: boolean;
-  /** The flow's downloaded tracks are library content too (else only its playlist holds them). */
-  showInLibrary: boolean;
-  /** At most one track per artist (release radar: else several tracks of each new album). */
-  onePerArtist: boolean;
-  yearFrom: number | null;
-  yearTo: number | null;
-  scheduleDays: number[];
-  scheduleTime: string;
-}
+/**
+ * What the form sends: every field of a flow made from scratch, as POST /api/playlists/flows (and
+ * PUT /flows/:flowId) take them, here all required and `mix` with its four weights.
+ * `showInLibrary`: the flow's downloaded tracks are library content too (else only its playlist
+ * holds them); `onePerArtist`: at most one track per artist (release radar).
+ */
+export type FlowInput = Required<
+  Pick<
+    Named<Body<'/api/playlists/flows', 'post'>>,
+    'name' | 'size' | 'tags' | 'relatedArtists' | 'deepDive' | 'showInLibrary' | 'onePerArtist' | 'yearFrom' | 'yearTo' | 'scheduleDays' | 'scheduleTime'
+  >
+> & { mix: Mix };
 
 const base = '/api/playlists';
 const enc = encodeURIComponent;

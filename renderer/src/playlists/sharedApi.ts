@@ -1,9 +1,9 @@
 import { ApiError, api } from '../api';
 import { readableError } from '../messages';
 import { session } from '../session';
-import { exportFileName, type ExportFormat, type ImportBody, type SharedDetail, type SharedSummary, type SyncSettings } from './sharedLogic';
+import { exportFileName, type ExportFormat, type ImportBody, type SharedDetail, type SharedSummary, type SharedUpdate } from './sharedLogic';
 import { withBase } from '../base';
-import type { Answer } from '../wire.js';
+import type { Answer, Body } from '../wire.js';
 
 /** Every request of the shared-playlist screens (api.md 4.10). */
 
@@ -19,7 +19,7 @@ export function getShared(id: string, signal?: AbortSignal): Promise<SharedDetai
   return api(one(id), { ...(signal && { signal }) });
 }
 
-export function createShared(body: { name: string; description?: string }): Promise<Answer<'/api/playlists/shared-playlists', 'post'>> {
+export function createShared(body: Body<'/api/playlists/shared-playlists', 'post'>): Promise<Answer<'/api/playlists/shared-playlists', 'post'>> {
   return api(base, { method: 'POST', body });
 }
 
@@ -27,7 +27,7 @@ export function importShared(body: ImportBody): Promise<Answer<'/api/playlists/s
   return api(`${base}/import`, { method: 'POST', body });
 }
 
-export function updateShared(id: string, body: SyncSettings & { name?: string; description?: string }): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}', 'put'>> {
+export function updateShared(id: string, body: SharedUpdate): Promise<Answer<'/api/playlists/shared-playlists/{playlistId}', 'put'>> {
   return api(one(id), { method: 'PUT', body });
 }
 

@@ -1,5 +1,5 @@
 // A type-only import (erased from the bundle) spelled with .js so the server's typecheck of the tests resolves it too.
-import type { Answer } from '../wire.js';
+import type { Answer, Body } from '../wire.js';
 
 /**
  * The pure parts of the shared-playlist screens: the shapes of /api/playlists/shared-playlists
@@ -18,12 +18,8 @@ export type SharedSummary = Answer<'/api/playlists/shared-playlists'>[number];
 /** A shared playlist with its tracks (read, create, import and change answer it). */
 export type SharedDetail = Answer<'/api/playlists/shared-playlists/{playlistId}'>;
 
-export interface SyncSettings {
-  sourceUrl?: string | null;
-  syncEnabled?: boolean;
-  syncIntervalHours?: number;
-  keepRemovedTracks?: boolean;
-}
+/** The body of PUT /api/playlists/shared-playlists/:playlistId: name, description and the sync settings. */
+export type SharedUpdate = Body<'/api/playlists/shared-playlists/{playlistId}', 'put'>;
 
 export type ExportFormat = 'tonearm' | 'jspf' | 'm3u';
 export const exportFormats: { id: ExportFormat; label: string }[] = [
@@ -156,11 +152,8 @@ export function checkUrl(raw: string): { ok: true; url: string } | { ok: false; 
   return { ok: false, message: 'Enter the playlist’s web address (http or https).' };
 }
 
-export interface ImportBody extends SyncSettings {
-  name?: string;
-  content?: string;
-  url?: string;
-}
+/** The body of POST /api/playlists/shared-playlists/import (a file's `content` or a `url`, the sync settings, a name). */
+export type ImportBody = Body<'/api/playlists/shared-playlists/import', 'post'>;
 
 const stem = (fileName: string) => fileName.replace(/\.[^.]+$/, '').trim();
 

@@ -4,7 +4,7 @@ import { NotConfiguredError } from '../../domain/errors.js';
 import { LIDARR_NOT_CONFIGURED, lidarrClient } from '../../domain/lidarr/connection.js';
 import { applyCommunityGuide, testLibraryAccess, testLidarr } from '../../domain/lidarr/settings.js';
 import { testNavidrome } from '../../domain/navidrome/connection.js';
-import { headerToken } from '../../domain/settings/schema.js';
+import { headerToken } from '../../domain/settings/fields.js';
 import { testConnection } from '../../domain/settings/testConnection.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 

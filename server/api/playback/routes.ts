@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { jellyfinPeople, setJellyfinUser } from '../../domain/playback/jellyfin.js';
-import { headerToken } from '../../domain/settings/schema.js';
+import { headerToken } from '../../domain/settings/fields.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import type { Same } from '../../http/same.js';
 import type { DestinationStatus } from '../../domain/playback/types.js';

@@ -17,6 +17,9 @@ import { downloadJobSchema } from './jobSchema.js';
  */
 
 const mix = z.object(Object.fromEntries(MIX_SOURCES.map((s) => [s, z.number()])) as Record<(typeof MIX_SOURCES)[number], z.ZodNumber>);
+/** A flow run's state and what started it (058_flows.sql's CHECKs; db/flows.ts FlowRunRow). */
+const runStatus = z.enum(['planning', 'downloading', 'done', 'failed']);
+const runTrigger = z.enum(['manual', 'schedule', 'create']);
 /** Job counts by download status, with their total. */
 const jobCounts = z.object({
   total: z.number(),
@@ -56,8 +59,8 @@ export const flowSchema = z.object({
   currentRun: z
     .object({
       id: z.number(),
-      status: z.enum(['planning', 'downloading', 'done', 'failed']),
-      trigger: z.enum(['manual', 'schedule', 'create']),
+      status: runStatus,
+      trigger: runTrigger,
       planned: z.number(),
       reserve: z.number(),
       error: z.string().nullable(),
@@ -93,11 +96,11 @@ export const flowStartedSchema = z.object({
   reserveTracks: z.number(),
 });
 
-/** `worker.playlistRuns.<flowId>`: the flow's latest run. db/flowQueries.ts types it as unknown, so only the tests' response check holds it. */
+/** `worker.playlistRuns.<flowId>`: the flow's latest run (db/flowQueries.ts PlaylistRun). */
 const playlistRun = z.object({
   runId: z.string(),
-  status: z.string(),
-  trigger: z.string(),
+  status: runStatus,
+  trigger: runTrigger,
   planned: z.number(),
   reserveDepth: z.number(),
   startedAt: z.string(),
@@ -177,11 +180,6 @@ export const playlistStatusSchema = z.object({
   retryCycleScheduledByPlaylist: z.record(z.string(), z.boolean()),
 });
 
-type Status = ReturnType<typeof playlistStatus>;
-/** The status with the one part the domain leaves untyped (playlistRuns) as the schema says it. */
-type StatusTyped = Omit<Status, 'worker'> & {
-  worker: Omit<Status['worker'], 'playlistRuns'> & { playlistRuns: Record<string, z.infer<typeof playlistRun>> };
-};
 
 /** Fail to compile when domain/flows and these schemas disagree on a field. */
 export const flowSchemasMatchDomain = {
@@ -192,5 +190,5 @@ export const flowSchemasMatchDomain = {
   enabled: true satisfies Same<z.infer<typeof flowEnabledSchema>, ReturnType<FlowService['setEnabled']>>,
   removed: true satisfies Same<z.infer<typeof flowRemovedSchema>, ReturnType<FlowService['remove']>>,
   started: true satisfies Same<z.infer<typeof flowStartedSchema>, ReturnType<FlowService['start']>>,
-  status: true satisfies Same<z.infer<typeof playlistStatusSchema>, StatusTyped>,
+  status: true satisfies Same<z.infer<typeof playlistStatusSchema>, ReturnType<typeof playlistStatus>>,
 };

@@ -11,7 +11,8 @@ import {
 import { canSeeAllJobs } from '../../domain/downloads/service.js';
 import { DOWNLOAD_SOURCE_IDS, type DownloadSourceId } from '../../domain/downloads/sources/index.js';
 import { pausedRetryCycles } from '../../domain/playlists/retryCycle.js';
-import { downloadWorker, qualityTiers, sourcePriority as priority } from '../../domain/settings/schema.js';
+import { sourcePriority as priority } from '../../domain/settings/fields.js';
+import { downloadWorker, qualityTiers } from '../../domain/settings/schema.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** api.md 4.10: control of the download worker around the track pipeline. */

@@ -12,7 +12,7 @@ import {
   scrobblingStatus,
   unlink,
 } from '../../domain/scrobbling/service.js';
-import { headerToken } from '../../domain/settings/schema.js';
+import { headerToken } from '../../domain/settings/fields.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 
 /** The origin the browser used, for Last.fm's callback when TONEARM_PUBLIC_URL is not set. */

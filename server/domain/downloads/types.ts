@@ -122,6 +122,11 @@ export interface DownloadSourceDescriptor<Id extends string = string, D = never>
   /** How a review note names what the source delivered ("the Usenet release"). */
   noun: string;
   clients: readonly DownloadClientDescriptor<D>[];
+  /**
+   * Its clients' settings blocks by client key (`integrations.<key>`), from its leaf
+   * `sources/<id>.settings.ts`; settings/schema.ts reads them through the list in sources/settings.ts.
+   */
+  settings: Readonly<Record<string, z.ZodObject>>;
   /** The worker's view of its priority (`sourcePriorities.<id>`), lower first. */
   priority(settings: Settings): number;
   /** The settings change that gives it `priority`. */

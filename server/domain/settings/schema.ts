@@ -1,39 +1,7 @@
 import { z } from 'zod';
-import { isNeverAllowedAddress } from '../../integrations/guardedFetch.js';
+import { DOWNLOAD_CLIENT_SETTINGS } from '../downloads/sources/settings.js';
+import { connectable, enabled, key, secret, serviceUrl } from './fields.js';
 import { normalizeBasePath } from '../../basePath.js';
-
-/** Literal link-local and metadata addresses are refused when saved; names are checked when connecting. */
-const connectable = (url: string) => {
-  if (!URL.canParse(url)) return true; // z.url has said so already (zod runs both checks)
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return !/^[\d.]+$|:/.test(host) || !isNeverAllowedAddress(host);
-};
-
-/** A URL of a service the user runs; empty string means "not configured". */
-const serviceUrl = z
-  .union([
-    z.literal(''),
-    z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-      .refine(connectable, { error: 'is a link-local or cloud metadata address, which is never allowed' }),
-  ])
-  .default('');
-const secret = z.string().max(1024).default('');
-/**
- * An API key or token: sent in an HTTP header (or a query string), so printable ASCII without
- * spaces. Checked where it comes in (400), not when a request with it fails later.
- */
-export const headerToken = z
-  .string()
-  .trim()
-  .max(1024)
-  .regex(/^[\x21-\x7e]*$/, { error: 'must be printable ASCII without spaces (API keys and tokens are sent in HTTP headers)' });
-const key = headerToken.default('');
-/** Every integration block can be switched off without losing its settings (decisions §2). */
-const enabled = z.boolean().default(true);
-/** Download sources are tried in ascending priority. */
-export const sourcePriority = z.number().int().min(0).max(1000);
-const priority = (value: number) => sourcePriority.default(value);
 
 const lidarr = z
   .object({
@@ -68,57 +36,7 @@ const plex = z
   .strict();
 
 const navidrome = z.object({ url: serviceUrl, username: z.string().default(''), password: secret, enabled }).strict();
-const slskd = z
-  .object({
-    url: serviceUrl,
-    apiKey: key,
-    enabled,
-    priority: priority(10),
-    /** Where this computer sees slskd's downloads folder; empty: the confirmed folder below. */
-    downloadPath: z.string().max(4096).default(''),
-    /**
-     * The downloads folder slskd reported when an administrator pressed Test with `downloadPath`
-     * empty (and this computer could read it); with `downloadPath` empty, files are taken only from here.
-     */
-    confirmedDownloadPath: z.string().max(4096).default(''),
-  })
-  .strict();
-/** Where this computer sees a download client's completed folder, when it differs from the path the client reports. */
-const completedPath = z.string().max(4096).default('');
-/**
- * The completed folder the client reported when an administrator pressed Test with `completedPath`
- * empty (and this computer could read it); with `completedPath` empty, files are taken only from here.
- */
-const confirmedCompletedPath = z.string().max(4096).default('');
-/** Prowlarr: searches the user's Usenet indexers; its results are handed to SABnzbd or NZBGet. */
-const prowlarr = z.object({ url: serviceUrl, apiKey: key, enabled }).strict();
-const sabnzbd = z
-  .object({ url: serviceUrl, apiKey: key, enabled, priority: priority(20), category: z.string().max(256).default(''), completedPath, confirmedCompletedPath })
-  .strict();
-const nzbget = z
-  .object({
-    url: serviceUrl,
-    username: z.string().max(256).default(''),
-    password: secret,
-    enabled,
-    priority: priority(20),
-    category: z.string().max(256).default(''),
-    completedPath,
-    confirmedCompletedPath,
-  })
-  .strict();
 const gotify = z.object({ url: serviceUrl, token: key, enabled }).strict();
-/** yt-dlp: a command-line program; `path` empty means the one found on PATH. */
-const ytdlp = z
-  .object({
-    path: z.string().max(4096).default(''),
-    enabled,
-    priority: priority(50),
-    searchResults: z.number().int().min(1).max(20).default(5),
-    /** `-x --audio-format`: `best` keeps the site's own audio stream without converting it. */
-    audioFormat: z.enum(['best', 'm4a', 'opus', 'mp3', 'flac']).default('best'),
-  })
-  .strict();
 const lastfm = z.object({ apiKey: key, apiSecret: key, enabled }).strict();
 /** A Spotify app of the user's own (client-credentials flow) for catalogue lookups such as pasted links. */
 const spotify = z.object({ clientId: z.string().max(256).default(''), clientSecret: secret, enabled }).strict();
@@ -418,6 +336,11 @@ export const playbackSettings = z
   .object({ navidrome: subsonicDestination.prefault({}), plex: plexDestination.prefault({}), jellyfin: jellyfinDestination.prefault({}) })
   .strict();
 
+/** Each block with its defaults filled in when it is absent, as `integrations` holds its blocks. */
+function prefaulted<T extends Record<string, z.ZodObject>>(blocks: T) {
+  return Object.fromEntries(Object.entries(blocks).map(([name, block]) => [name, block.prefault({})])) as { [K in keyof T]: z.ZodPrefault<T[K]> };
+}
+
 export const settingsSchema = z
   .object({
     library: librarySettings.prefault({}),
@@ -497,14 +420,11 @@ export const settingsSchema = z
         lidarr: lidarr.prefault({}),
         navidrome: navidrome.prefault({}),
         plex: plex.prefault({}),
-        slskd: slskd.prefault({}),
-        prowlarr: prowlarr.prefault({}),
-        sabnzbd: sabnzbd.prefault({}),
-        nzbget: nzbget.prefault({}),
+        /** The download clients' blocks, each declared beside its source (downloads/sources/<id>.settings.ts). */
+        ...prefaulted(DOWNLOAD_CLIENT_SETTINGS),
         gotify: gotify.prefault({}),
         ntfy: ntfy.prefault({}),
         discord: discord.prefault({}),
-        ytdlp: ytdlp.prefault({}),
         lastfm: lastfm.prefault({}),
         musicbrainz: musicbrainz.prefault({}),
         metadata: metadata.prefault({}),

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { headerToken, type Settings } from '../settings/schema.js';
+import { headerToken } from '../settings/fields.js';
+import type { Settings } from '../settings/schema.js';
 import type { SettingsStore } from '../settings/store.js';
 import { testConnection } from '../settings/testConnection.js';
 import { localCompletedPath } from './paths.js';

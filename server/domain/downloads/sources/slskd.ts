@@ -15,6 +15,7 @@ import { isInside } from '../layout.js';
 import { isAudioExtension } from '../scoring.js';
 import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 import type { SettingsStore } from '../../settings/store.js';
+import { slskdSettings } from './slskd.settings.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = { settings: SettingsStore; slskd: SlskdConnection } & SlskdConnectionDeps;
@@ -238,6 +239,7 @@ export const slskdDescriptor = {
   id: 'slskd',
   label: 'Soulseek (slskd)',
   noun: 'slskd',
+  settings: slskdSettings,
   clients: [
     {
       key: 'slskd',

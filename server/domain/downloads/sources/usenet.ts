@@ -6,6 +6,7 @@ import { isInside } from '../layout.js';
 import { isAudioExtension, isLosslessFormat, coverage } from '../scoring.js';
 import type { Candidate, ClientField, DownloadClientDescriptor, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 import type { SettingsStore } from '../../settings/store.js';
+import { usenetSettings } from './usenet.settings.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps = { settings: SettingsStore };
@@ -168,6 +169,7 @@ export const usenetDescriptor = {
   id: 'usenet',
   label: 'Usenet',
   noun: 'the Usenet release',
+  settings: usenetSettings,
   clients: [
     usenetClient(
       'prowlarr',

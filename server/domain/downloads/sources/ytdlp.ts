@@ -7,6 +7,7 @@ import { downloadsRoot, isInside, STAGING_DIR, type Deps as DownloadsLayoutDeps 
 import type { Candidate, DownloadSource, DownloadSourceDescriptor, SourceContext, TrackQuery, TransferHandle, TransferState } from '../types.js';
 import type { Kernel } from '../../../kernel.js';
 import type { SettingsStore } from '../../settings/store.js';
+import { ytdlpSettings } from './ytdlp.settings.js';
 
 /** What this module uses of the server's context (server/wiring.ts assembles it). */
 export type Deps =
@@ -311,6 +312,7 @@ export const ytdlpDescriptor = {
   id: 'ytdlp',
   label: 'yt-dlp',
   noun: 'yt-dlp',
+  settings: ytdlpSettings,
   clients: [
     {
       key: 'ytdlp',
@@ -322,7 +324,7 @@ export const ytdlpDescriptor = {
         { key: 'enabled', type: 'boolean' },
         { key: 'priority', type: 'number' },
         { key: 'searchResults', type: 'number' },
-        { key: 'audioFormat', type: 'select', options: ['best', 'm4a', 'opus', 'mp3', 'flac'] },
+        { key: 'audioFormat', type: 'select', options: ytdlpSettings.ytdlp.shape.audioFormat.unwrap().options },
       ],
       state: (ctx) => {
         const y = ytdlpStatus(ctx);
