@@ -1,15 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import sharp from 'sharp';
-
-/**
- * libvips keeps the operations it ran (up to 50 MB, 100 of them) in case the same one comes again;
- * each artwork resize here runs once and is stored on disk, so the cache only holds memory.
- */
-export function limitImageMemory(): void {
-  sharp.cache(false);
-}
 
 let gc: (() => void) | null | undefined;
 

@@ -74,3 +74,18 @@ describe('worker bundles (workers run from the TypeScript sources)', () => {
     await prepareWorkerBundles([broken]);
   });
 });
+
+describe('what the module workers load', () => {
+  it('keeps the image library and the web framework out of every worker (a thread loads what it imports)', async () => {
+    const { MODULE_WORKERS } = await import('./runWorker.js');
+    const here = path.dirname(new URL(import.meta.url).pathname);
+    const entries = MODULE_WORKERS.map((name) => path.join(here, `${name}.ts`));
+    await prepareWorkerBundles(entries);
+    for (const entry of entries) {
+      const bundle = workerBundle(entry);
+      expect(bundle, entry).not.toBeNull();
+      const packages = [...fs.readFileSync(bundle!, 'utf8').matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
+      expect(packages.filter((p) => /^(sharp|express|ws)$/.test(p)), entry).toEqual([]);
+    }
+  });
+});
