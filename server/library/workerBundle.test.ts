@@ -66,6 +66,22 @@ describe('worker bundles (workers run from the TypeScript sources)', () => {
     expect(fs.existsSync(before)).toBe(true);
   });
 
+  it('makes a new bundle when a module that contributed no code changes (its exports were unused)', async () => {
+    const unused = path.join(project, 'src', 'unused.ts');
+    const lazy = path.join(project, 'src', 'lazyWorker.ts');
+    const mid = path.join(project, 'src', 'mid.ts');
+    fs.writeFileSync(unused, 'export const never = 1;\n');
+    fs.writeFileSync(mid, "import { never } from './unused.js';\nexport const used = 1;\nexport const unusedHere = () => never;\n");
+    fs.writeFileSync(lazy, "import { parentPort } from 'node:worker_threads';\nimport { used } from './mid.js';\nparentPort!.postMessage(used);\n");
+    await prepareWorkerBundles([lazy]);
+    const before = workerBundle(lazy)!;
+    expect(before).not.toBeNull();
+    fs.writeFileSync(unused, "import 'node:zlib';\nexport const never = 2;\n");
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(unused, later, later);
+    expect(workerBundle(lazy)).toBeNull();
+  });
+
   it('leaves an entry that does not build to the caller (no bundle, no throw)', async () => {
     const broken = path.join(project, 'src', 'brokenWorker.ts');
     fs.writeFileSync(broken, "import { nothing } from './missing.js';\nconsole.log(nothing);\n");

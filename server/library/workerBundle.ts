@@ -169,7 +169,7 @@ async function buildBundles(entries: string[]): Promise<void> {
     const outKey = Object.keys(result.metafile!.outputs).find((o) => path.resolve(root, o) === path.join(dir, `${a!.name}.mjs`));
     const code = result.outputFiles!.find((f) => f.path === path.join(dir, `${a!.name}.mjs`))?.text;
     if (!outKey || code === undefined) continue;
-    const files = Object.keys(result.metafile!.outputs[outKey]!.inputs).map((f) => path.resolve(root, f));
+    const files = sourcesOf(result.metafile!, path.relative(root, entries[at.indexOf(a)]!)).map((f) => path.resolve(root, f));
     const stamp = stampOf(files);
     if (!stamp) continue;
     const bundle = a!.bundleFor(stamp);
@@ -177,6 +177,24 @@ async function buildBundles(entries: string[]): Promise<void> {
     writeAtomically(a!.inputsFile, JSON.stringify({ files } satisfies BundleInputs));
     removeOlderBundles(dir, a!.name, bundle);
   }
+}
+
+/**
+ * Every source file the entry imports, directly or not. Not the output's own list: esbuild leaves
+ * out a module that contributes no code (all its exports unused), and a later edit of it (an import
+ * of a package with effects) must make a new bundle too.
+ */
+function sourcesOf(metafile: import('esbuild').Metafile, entry: string): string[] {
+  const seen = new Set<string>();
+  const stack = [entry.split(path.sep).join('/')];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    const input = metafile.inputs[file];
+    if (!input || seen.has(file)) continue;
+    seen.add(file);
+    for (const imported of input.imports) if (!imported.external) stack.push(imported.path);
+  }
+  return [...seen];
 }
 
 /** Bundles of this worker from earlier sources: a running server may still use one, so only old ones go. */
