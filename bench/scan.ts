@@ -7,8 +7,8 @@
  * wall time from the request until the run reports completed. BENCH_SCAN_MUSIC reuses (or keeps)
  * a generated music folder. CPU seconds of the process (all threads) are recorded beside the wall
  * times, and the idle server's event-loop delay before each run, as a control on a loaded machine.
- * TONEARM_SCAN_READ_THREAD=true measures with the scan's second read thread (used only while a core
- * is idle; see README). Prints the runs and their medians, writes JSON under bench-results/.
+ * TONEARM_SCAN_READ_THREAD=false measures without the scan's second read thread (on by default, used
+ * only while a core is idle beside the scan; see README). Prints the runs and their medians, writes JSON under bench-results/.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +16,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { generateMusic } from './idleMemory.js';
+import { readThreadEnabled } from '../server/library/scanReadThread.js';
 
 export interface ScanBenchRun {
   /** Event-loop delay p99 of the idle server just before the scans: what the machine's load alone causes. */
@@ -33,7 +34,7 @@ export interface ScanBenchRun {
 
 export interface ScanBenchResult {
   files: number;
-  /** TONEARM_SCAN_READ_THREAD was on. */
+  /** TONEARM_SCAN_READ_THREAD was on (the default). */
   readThread: boolean;
   runs: ScanBenchRun[];
   median: ScanBenchRun;
@@ -128,7 +129,7 @@ export async function runScanBench(options: { files?: number; repeat?: number; m
   console.log(`  fresh scan        lag p99 ${med.freshLagP99Ms} ms   target ≤ 20 ms ${med.freshLagP99Ms <= 20 ? 'ok' : 'MISS'}`);
   console.log(`  forced re-read    median ${med.rereadSeconds} s (${med.rereadFilesPerSecond} files/s, CPU ${med.rereadCpuSeconds} s)`);
   console.log(`  forced re-read    lag p99 ${med.rereadLagP99Ms} ms   target ≤ 20 ms ${med.rereadLagP99Ms <= 20 ? 'ok' : 'MISS'}`);
-  const result = { files, readThread: /^(1|true|yes|on)$/i.test(process.env.TONEARM_SCAN_READ_THREAD?.trim() ?? ''), runs, median: med, loadAverage: { start, end } };
+  const result = { files, readThread: readThreadEnabled(), runs, median: med, loadAverage: { start, end } };
   fs.mkdirSync('bench-results', { recursive: true });
   const out = path.join('bench-results', `scan-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(out, JSON.stringify(result, null, 2));

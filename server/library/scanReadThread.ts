@@ -6,21 +6,31 @@ import { spawnModuleWorker } from './runWorker.js';
 import type { ScanRead, ScanReadInput } from './scanRead.js';
 import type { ScanReadReply, ScanReadRequest, ScanReadWorkerData } from './scanReadWorker.js';
 
-/** Batches a read thread holds at once; beyond it the scan reads on its own thread meanwhile. */
-const DEPTH = 4;
+/**
+ * Batches a read thread holds at once (READ_BATCH files each, scanner.ts). Enough that it never runs
+ * dry while the scan thread writes a batch of 250 files (npm run bench:scan: 4 left it idle a third
+ * of the time, 16 keeps it reading); the results waiting are plain tag objects, a few MB at most.
+ */
+export const READ_THREAD_DEPTH = 16;
 
 /** Where a scan hands batches of reads to another thread (see ScanOptions.readThread). */
 export interface ScanReadOffload {
   /** Takes the batch, or returns null when it cannot now (not started yet, busy, failed). */
   take(files: ScanReadInput[]): Promise<ScanRead[]> | null;
+  /**
+   * The thread runs and declines only because it holds as many batches as it takes: the scan does
+   * better to write what was read meanwhile than to read the batch itself on its own thread.
+   */
+  readonly busy?: boolean;
 }
 
 /**
  * A second thread for a scan's reads (tag parse, fingerprint, embedded picture), so the scan worker's
  * own thread spends its time on the database writes: on two cores the two run side by side (issue
  * 25). Owned by the scan worker, started on first use (a scan with many files to read; a small scan
- * never needs it), ended with it. While the thread starts, or when it has DEPTH batches in hand,
- * take() declines and the scan reads the batch itself; a thread that fails declines from then on.
+ * never needs it), ended with it. While the thread starts, take() declines and the scan reads the batch itself; with
+ * its depth of batches in hand it is `busy` and the scan writes meanwhile; a thread that fails
+ * declines from then on.
  */
 export class ScanReadThread implements ScanReadOffload {
   private worker: Worker | null = null;
@@ -36,7 +46,11 @@ export class ScanReadThread implements ScanReadOffload {
   private finished: Int32Array | null = null;
   private readonly waiting = new Map<number, { resolve: (r: ScanRead[]) => void; reject: (e: Error) => void }>();
 
-  constructor(private readonly data: ScanReadWorkerData, private readonly spawn: (data: ScanReadWorkerData) => Worker = spawnScanReadWorker) {}
+  constructor(
+    private readonly data: ScanReadWorkerData,
+    private readonly spawn: (data: ScanReadWorkerData) => Worker = spawnScanReadWorker,
+    private readonly depth = READ_THREAD_DEPTH,
+  ) {}
 
   /** Whether start() was called (and the thread runs, or failed). */
   get started(): boolean {
@@ -80,9 +94,13 @@ export class ScanReadThread implements ScanReadOffload {
     w.on('exit', () => fail('scan read thread ended'));
   }
 
+  get busy(): boolean {
+    return this.worker !== null && this.ready && this.sent - Atomics.load(this.finished!, 0) >= this.depth;
+  }
+
   take(files: ScanReadInput[]): Promise<ScanRead[]> | null {
     const w = this.worker;
-    if (!w || !this.ready || this.sent - Atomics.load(this.finished!, 0) >= DEPTH) return null;
+    if (!w || !this.ready || this.sent - Atomics.load(this.finished!, 0) >= this.depth) return null;
     const id = this.nextId++;
     this.sent++;
     return new Promise<ScanRead[]>((resolve, reject) => {
@@ -100,22 +118,84 @@ export class ScanReadThread implements ScanReadOffload {
 }
 
 /**
- * TONEARM_SCAN_READ_THREAD (default off): large scans may read on a second thread. Off by default:
- * the thread is a second V8 instance with its own copy of the parser (about 40 MB resident, and a
- * 20,000-file scan peaked 78 MB higher with it), and under tsx its start costs about half a second
- * of CPU; it shortens a scan only where a core is idle (issue 25).
+ * TONEARM_SCAN_READ_THREAD (default on; `false` turns it off): a large scan reads on a second thread
+ * while a core is idle beside it (SpareCore). npm run bench:scan, quiet 2-core machine, 10,000 files:
+ * with it the first scan runs at about 4,000 files/s and a forced re-read in about 1.5 s, against
+ * 3,400 files/s and 2.3 s without. It is a second V8 instance while the scan worker lives (a
+ * 20,000-file scan peaked at 286 MB with it, within npm run bench:memory's 300).
  */
 export function readThreadEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(1|true|yes|on)$/i.test(env.TONEARM_SCAN_READ_THREAD?.trim() ?? '');
+  return !/^(0|false|no|off)$/i.test(env.TONEARM_SCAN_READ_THREAD?.trim() ?? '');
 }
 
+/** The machine's processor time over all cores, in ms, as the kernel counts it. */
+export interface CpuTimes {
+  idle: number;
+  total: number;
+}
+
+export function cpuTimes(cpus: os.CpuInfo[] = os.cpus()): CpuTimes {
+  let idle = 0;
+  let total = 0;
+  for (const { times } of cpus) {
+    idle += times.idle;
+    total += times.user + times.nice + times.sys + times.idle + times.irq;
+  }
+  return { idle, total };
+}
+
+/** Cores idle on average between two readings; 0 when no time was counted between them. */
+export function idleCores(from: CpuTimes, to: CpuTimes, cores: number): number {
+  const total = to.total - from.total;
+  return total > 0 ? ((to.idle - from.idle) / total) * cores : 0;
+}
+
+/** The window a SpareCore looks at before it answers (the kernel counts processor time in 10 ms ticks). */
+export const SPARE_CORE_WINDOW_MS = 100;
 /**
- * Whether a core is free for a second scan thread: the load (1-minute average of runnable threads)
- * leaves one. Where every core is busy already (other work, a small machine), the read thread would
- * only add its start-up, its own compiled code and garbage collection to the same CPU time.
+ * How much of a core must have been idle in that window. The read thread runs at a background
+ * priority (priority.ts), so it takes only processor time nobody else wants: the check keeps it from
+ * starting (and holding its memory) where there is none, not from sharing a core with other work.
  */
-export function coreToSpare(): boolean {
-  return os.loadavg()[0]! <= os.availableParallelism() - 1;
+export const SPARE_CORE_IDLE = 0.35;
+
+/**
+ * Whether a core sits idle beside a scan, from the machine's idle processor time since the last scan
+ * ended (reset()) or the worker started, or since the last answer: a read thread pays only where it
+ * gets processor time of its own.
+ * Where every core is busy (other work, the tests, a one-core machine) it would only add its start,
+ * its own compiled code and garbage collection to the same processor time. Before, the 1-minute load
+ * average decided, which counts the scan itself and so stayed above the threshold for a minute after
+ * any scan on two cores.
+ */
+export class SpareCore {
+  private from: CpuTimes;
+  private at: number;
+
+  constructor(
+    private readonly read: () => CpuTimes = () => cpuTimes(),
+    private readonly now: () => number = () => performance.now(),
+    private readonly cores: number = os.availableParallelism(),
+  ) {
+    this.from = read();
+    this.at = now();
+  }
+
+  reset(): void {
+    this.from = this.read();
+    this.at = this.now();
+  }
+
+  /** Null while the window is shorter than SPARE_CORE_WINDOW_MS; else the answer, and a new window begins. */
+  check(): boolean | null {
+    if (this.cores < 2) return false;
+    if (this.now() - this.at < SPARE_CORE_WINDOW_MS) return null;
+    const to = this.read();
+    const idle = idleCores(this.from, to, this.cores);
+    this.from = to;
+    this.at = this.now();
+    return idle >= SPARE_CORE_IDLE;
+  }
 }
 
 export function spawnScanReadWorker(data: ScanReadWorkerData): Worker {

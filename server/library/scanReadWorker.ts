@@ -21,8 +21,19 @@ const data = workerData as ScanReadWorkerData;
 const images = new ImageCache(data.imageDir);
 const post = (reply: ScanReadReply) => parentPort?.postMessage(reply);
 
+/**
+ * Batches are read one after the other, in the order they came: the scan applies results in that
+ * order, so the oldest batch finishing first is what lets it go on writing (read side by side, all
+ * the batches in hand would finish late together).
+ */
+let queue: Promise<void> = Promise.resolve();
+
 parentPort?.on('message', (m: ScanReadRequest) => {
-  void readBatchHere(m.files, images).then(
+  queue = queue.then(() => readBatch(m));
+});
+
+function readBatch(m: ScanReadRequest): Promise<void> {
+  return readBatchHere(m.files, images).then(
     (results) => {
       post({ type: 'read', id: m.id, results });
       if (data.finished) Atomics.add(data.finished, 0, 1);
@@ -32,6 +43,6 @@ parentPort?.on('message', (m: ScanReadRequest) => {
       if (data.finished) Atomics.add(data.finished, 0, 1);
     },
   );
-});
+}
 // The tag parser's modules are loaded before the thread says it is ready (not on its first batch).
 void import('./metadataParser.js').then((m) => m.metadataFastPathActive()).finally(() => post({ type: 'ready' }));

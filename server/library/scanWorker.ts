@@ -3,7 +3,7 @@ import { openWorkerConnection } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode } from '../db/libraryScanRuns.js';
 import { scanLibrary, ScanStoppedError, type ScanPhase } from './scanner.js';
 import { lowerThisThread } from '../priority.js';
-import { ScanReadThread, coreToSpare, readThreadEnabled } from './scanReadThread.js';
+import { ScanReadThread, SpareCore, readThreadEnabled } from './scanReadThread.js';
 
 /**
  * Worker-thread entry: a long-lived scanner on its own database connection. It runs one scan per
@@ -37,17 +37,17 @@ const post = (message: ScanWorkerMessage) => parentPort?.postMessage(message);
 // Scans are background work: requests and streams on the main thread go first (priority.ts).
 lowerThisThread();
 const db = openWorkerConnection(data.dbPath);
-// With TONEARM_SCAN_READ_THREAD, reads of large scans go to a second thread, started when a scan
-// first needs it and a core is free for it, ended with this one.
+// Reads of large scans go to a second thread (TONEARM_SCAN_READ_THREAD, on by default), started when
+// a scan first needs it and a core is idle beside it, ended with this one.
 const readThread = new ScanReadThread({ imageDir: data.imageDir });
-let coreCheckedAt = 0;
+const spareCore = new SpareCore();
 const readOffload = readThreadEnabled() ? {
   take: readThread.take.bind(readThread),
+  get busy() {
+    return readThread.busy;
+  },
   start: () => {
-    const now = Date.now();
-    if (readThread.started || now - coreCheckedAt < 1000) return;
-    coreCheckedAt = now;
-    if (coreToSpare()) readThread.start();
+    if (!readThread.started && spareCore.check()) readThread.start();
   },
 } : undefined;
 let stopRequested = false;
@@ -91,5 +91,9 @@ async function run(request: ScanRunRequest): Promise<void> {
       scanRuns.finish(db, request.runId, 'failed', message, Date.now());
       post({ type: 'done', runId: request.runId, status: 'failed', error: message });
     }
+  } finally {
+    // The next scan's first look for an idle core covers the time from here (a scan's first files
+    // come quickly: a window starting with the run would answer only after 100 ms of them).
+    spareCore.reset();
   }
 }

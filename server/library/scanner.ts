@@ -44,8 +44,8 @@ export interface ScanOptions {
    */
   batchSize?: number;
   /**
-   * Batches of reads (READ_BATCH files each) that may be under way ahead of the writes (default 8 with
-   * a read thread, else 1).
+   * Batches of reads (READ_BATCH files each) that may be under way ahead of the writes (default
+   * READS_AHEAD_WITH_THREAD with a read thread, else 1).
    */
   concurrency?: number;
   /**
@@ -85,6 +85,11 @@ const TRANSACTION_MS = 10;
 const MIN_TRANSACTION_FILES = 50;
 /** Files per batch of reads (handed to the read thread as one message). */
 const READ_BATCH = 32;
+/**
+ * Batches of reads under way with a read thread: its depth (READ_THREAD_DEPTH) and half as many
+ * again that the scan thread reads or waits to hand over meanwhile.
+ */
+const READS_AHEAD_WITH_THREAD = 24;
 /** Files to read in one scan from which the read thread is worth starting (it costs a thread's start). */
 const READ_THREAD_FROM_FILES = 256;
 
@@ -116,7 +121,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
   /** The first batch is small, so a scan's first files show up (and count) early. */
   const due = () => pending.length >= (flushes === 0 ? Math.min(batchSize, FIRST_BATCH) : batchSize);
   // Reading ahead pays only when another thread reads meanwhile; otherwise it only holds more.
-  const readsAhead = Math.max(1, options.concurrency ?? (options.readThread ? 8 : 1));
+  const readsAhead = Math.max(1, options.concurrency ?? (options.readThread ? READS_AHEAD_WITH_THREAD : 1));
   const counts: ScanCounts = { filesSeen: 0, filesIndexed: 0, filesSkipped: 0, filesFailed: 0, filesMissing: 0, filesMoved: 0 };
   const errors: ScanError[] = [];
   const pending: (() => void)[] = [];
@@ -227,7 +232,14 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     const batch = toRead;
     toRead = [];
     const inputs: ScanReadInput[] = batch.map((q) => ({ path: q.file.path, root: q.root, size: q.file.size }));
-    const offloaded = options.readThread?.take(inputs) ?? null;
+    let offloaded = options.readThread?.take(inputs) ?? null;
+    // The read thread holds its fill: the oldest batch under way is applied (its writes queued and
+    // flushed) meanwhile, then the batch is offered again; this thread reads only what the read
+    // thread cannot take (not started yet, failed), so the two threads split reads and writes.
+    while (!offloaded && options.readThread?.busy && underWay.length > 0) {
+      await underWay.shift();
+      offloaded = options.readThread.take(inputs);
+    }
     const results = offloaded ? offloaded.catch(() => readBatchHere(inputs, images)) : readBatchHere(inputs, images);
     const done = (applied = applied.then(async () => {
       const read = await results;

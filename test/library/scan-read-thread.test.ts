@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
-import { ScanReadThread, readThreadEnabled } from '../../server/library/scanReadThread.js';
+import { SPARE_CORE_WINDOW_MS, ScanReadThread, SpareCore, cpuTimes, idleCores, readThreadEnabled } from '../../server/library/scanReadThread.js';
 import { scanLibrary, type ScanOptions } from '../../server/library/scanner.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -114,10 +114,73 @@ describe('scan reads on a second thread', () => {
     }
   });
 
-  it('is off unless TONEARM_SCAN_READ_THREAD turns it on', () => {
-    expect(readThreadEnabled({})).toBe(false);
-    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: 'false' })).toBe(false);
+  it('hands every batch to a busy thread instead of reading it on the scan thread, and writes the same rows', async () => {
+    const db = freshDb('busy');
+    const reference = freshDb('busy-reference');
+    // A thread holding two batches at most: it is busy most of the scan.
+    const thread = new ScanReadThread({ imageDir: path.join(dir, 'images-busy') }, undefined, 2);
+    const offered = new Map<string, boolean>();
+    let sawBusy = false;
+    const offload = {
+      take: (files: Parameters<ScanReadThread['take']>[0]) => {
+        const key = files[0]!.path;
+        const batch = thread.take(files);
+        offered.set(key, offered.get(key) === true || batch !== null);
+        return batch;
+      },
+      get busy() {
+        sawBusy ||= thread.busy;
+        return thread.busy;
+      },
+    };
+    try {
+      thread.start();
+      await expect.poll(() => (thread as unknown as { ready: boolean }).ready, { timeout: 30_000 }).toBe(true);
+      const result = await scan(db, 'busy', { readThread: offload });
+      expect(result).toEqual(await scan(reference, 'busy-reference'));
+      expect(contents(db)).toEqual(contents(reference));
+      expect(sawBusy).toBe(true);
+      // Every batch went to the thread in the end: none was read on the scan thread.
+      expect(offered.size).toBeGreaterThan(5);
+      expect([...offered.values()].every(Boolean)).toBe(true);
+    } finally {
+      await thread.close();
+      db.close();
+      reference.close();
+    }
+  });
+
+  it('is on unless TONEARM_SCAN_READ_THREAD turns it off', () => {
+    expect(readThreadEnabled({})).toBe(true);
     expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: 'true' })).toBe(true);
-    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: '1' })).toBe(true);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: 'false' })).toBe(false);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: ' OFF ' })).toBe(false);
+    expect(readThreadEnabled({ TONEARM_SCAN_READ_THREAD: '0' })).toBe(false);
+  });
+});
+
+describe('a core to spare for the read thread', () => {
+  it('counts idle cores from the processor times of all cores', () => {
+    const cpu = (idle: number, busy: number) => ({ model: '', speed: 0, times: { user: busy, nice: 0, sys: 0, idle, irq: 0 } });
+    expect(cpuTimes([cpu(100, 50), cpu(10, 40)])).toEqual({ idle: 110, total: 200 });
+    // Over 200 ms of two cores, 150 ms idle: three quarters of the machine, 1.5 cores.
+    expect(idleCores({ idle: 0, total: 0 }, { idle: 150, total: 200 }, 2)).toBe(1.5);
+    expect(idleCores({ idle: 5, total: 9 }, { idle: 5, total: 9 }, 2)).toBe(0);
+  });
+
+  it('answers after its window: yes with a core idle beside the scan, no with every core busy or one core', () => {
+    let now = 0;
+    let times = { idle: 0, total: 0 };
+    const spare = new SpareCore(() => times, () => now, 2);
+    expect(spare.check()).toBeNull();
+    now = SPARE_CORE_WINDOW_MS;
+    times = { idle: 90, total: 200 }; // the scan's core busy, the other 90 % idle
+    expect(spare.check()).toBe(true);
+    now += SPARE_CORE_WINDOW_MS;
+    times = { idle: 100, total: 400 }; // both cores busy since the last answer
+    expect(spare.check()).toBe(false);
+    spare.reset();
+    expect(spare.check()).toBeNull();
+    expect(new SpareCore(() => times, () => now + 10_000, 1).check()).toBe(false);
   });
 });
