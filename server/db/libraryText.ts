@@ -1,10 +1,15 @@
 /** Text folding shared by the library's sort columns, identity keys and search. */
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * Lower case, no Latin-style diacritics, collapsed whitespace. Only the combining diacritical marks
  * block is removed, so marks that change a word elsewhere (Japanese dakuten, Indic vowel signs) stay.
  */
 export function foldText(value: string): string {
+  // Most names are plain ASCII, which both normalizations leave as they are (a scan folds about nine
+  // names a file): only the case and the spaces change.
+  if (ASCII.test(value)) return value.toLowerCase().replace(/\s+/g, ' ').trim();
   return value
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]+/gu, '')

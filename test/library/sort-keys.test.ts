@@ -15,6 +15,17 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+describe('foldText', () => {
+  it('folds plain ASCII exactly as the full Unicode path does', () => {
+    const full = (value: string) => value.normalize('NFKD').replace(/[\u0300-\u036f]+/gu, '').normalize('NFC').toLowerCase().replace(/\s+/gu, ' ').trim();
+    const samples = ['', '  ', 'AC/DC', ' The   Beatles\t', 'Track 01\n(Remix)', 'a\u0000b\u001fc\u007f', 'MiXeD CaSe ~!@#$%^&*()_+'];
+    for (let i = 0; i < 2000; i++) samples.push(Array.from({ length: i % 40 }, (_, j) => String.fromCharCode((i * 31 + j * 17) % 128)).join(''));
+    for (const value of samples) expect(foldText(value)).toBe(full(value));
+    expect(foldText('Björk  Guðmundsdóttir')).toBe('bjork guðmundsdottir');
+    expect(foldText('ＡＢＣ')).toBe('abc');
+  });
+});
+
 describe('sortName, the one sort key', () => {
   it('orders numbers naturally and drops a leading ignored article', () => {
     const names = ['Band 59', 'The Band 7', 'Band 6', 'band 10', 'Track 2', 'Track 10', 'Track 1', 'Los Lobos', 'Le Tigre', 'Zed', ''];
