@@ -23,6 +23,7 @@ import { runDownloadJobsBench } from './downloadJobs.js';
 import { runDownloadsBench } from './downloads.js';
 import { runJobsBench } from './jobs.js';
 import { runScanBench } from './scan.js';
+import { asNpmStart } from './asNpmStart.js';
 import { runScrobblingBench } from './scrobbling.js';
 import { runPlaybackBench } from './playback.js';
 import { runImportsBench } from './imports.js';
@@ -315,4 +316,6 @@ async function idleRss(dataDir: string): Promise<number> {
   return rss;
 }
 
+// The in-process servers run as npm start runs the server (its node flags and malloc setting).
+await asNpmStart();
 await main();

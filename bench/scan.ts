@@ -7,7 +7,8 @@
  * wall time from the request until the run reports completed. BENCH_SCAN_MUSIC reuses (or keeps)
  * a generated music folder. CPU seconds of the process (all threads) are recorded beside the wall
  * times, and the idle server's event-loop delay before each run, as a control on a loaded machine.
- * TONEARM_SCAN_READ_THREAD=false measures without the scan's second read thread (on by default, used
+ * The server runs with npm start's node flags and MALLOC_ARENA_MAX (the benchmark runs itself again
+ * with them when started without). TONEARM_SCAN_READ_THREAD=false measures without the scan's second read thread (on by default, used
  * only while a core is idle beside the scan; see README). Prints the runs and their medians, writes JSON under bench-results/.
  */
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { generateMusic } from './idleMemory.js';
 import { readThreadEnabled } from '../server/library/scanReadThread.js';
+import { asNpmStart } from './asNpmStart.js';
 
 export interface ScanBenchRun {
   /** Event-loop delay p99 of the idle server just before the scans: what the machine's load alone causes. */
@@ -137,4 +139,7 @@ export async function runScanBench(options: { files?: number; repeat?: number; m
   return result;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runScanBench();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await asNpmStart();
+  await runScanBench();
+}

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import os from 'node:os';
 import { createInterface } from 'node:readline';
 
 /**
@@ -90,9 +91,10 @@ export type UtilityFork = (
 /**
  * The node flags the server runs with, as `npm start` gives them (scripts/start.mjs SERVER_NODE_FLAGS,
  * which main/supervisor.test.ts keeps equal): the main thread's young generation at most 8 MB, so
- * the heap a busy minute grows stays small once the server is idle.
+ * the heap a busy minute grows stays small once the server is idle; V8's helper threads one fewer
+ * than the cores (at most 4), so they leave the scan threads their core.
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4'];
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', `--v8-pool-size=${Math.max(1, Math.min(4, os.availableParallelism() - 1))}`];
 
 /** Runs the server in an Electron utility process; `index.ts` passes `utilityProcess.fork`. */
 export function utilityProcessLauncher(utilityFork: UtilityFork): ProcessLauncher {

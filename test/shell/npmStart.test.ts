@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 // `npm start` is `node scripts/start.mjs`: a launcher that runs the server as its child, with npm
 // start's node flags and, on Linux, glibc's arenas limited (MALLOC_ARENA_MAX cannot be set later).
 describe('npm start', () => {
-  it.runIf(process.platform === 'linux')('runs the server with two malloc arenas and the young-generation flag; a stop reaches the server', async () => {
+  it.runIf(process.platform === 'linux')('runs the server with two malloc arenas, the young-generation flag and V8 helper threads one fewer than the cores; a stop reaches the server', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-npmstart-'));
     const { MALLOC_ARENA_MAX: _, ...inherited } = process.env;
     const launcher = spawn(process.execPath, ['scripts/start.mjs'], {
@@ -27,7 +27,9 @@ describe('npm start', () => {
       const server = Number(fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, 'utf8').trim());
       const environ = fs.readFileSync(`/proc/${server}/environ`, 'utf8').split('\0');
       expect(environ).toContain('MALLOC_ARENA_MAX=2');
-      expect(fs.readFileSync(`/proc/${server}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--max-semi-space-size=4', 'server/index.ts']));
+      // V8's helper threads one fewer than the cores, at most 4 (1 on a 2-core machine).
+      const pool = `--v8-pool-size=${Math.max(1, Math.min(4, os.availableParallelism() - 1))}`;
+      expect(fs.readFileSync(`/proc/${server}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--max-semi-space-size=4', pool, 'server/index.ts']));
 
       launcher.kill('SIGTERM');
       expect(await exited).toBe(0);
