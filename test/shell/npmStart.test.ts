@@ -15,6 +15,7 @@ describe('npm start', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    let server = 0;
     try {
       await new Promise<void>((resolve, reject) => {
         let out = '';
@@ -24,7 +25,7 @@ describe('npm start', () => {
         });
         launcher.once('exit', (code) => reject(new Error(`launcher exited with ${code}: ${out}`)));
       });
-      const server = Number(fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, 'utf8').trim());
+      server = Number(fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, 'utf8').trim());
       const environ = fs.readFileSync(`/proc/${server}/environ`, 'utf8').split('\0');
       expect(environ).toContain('MALLOC_ARENA_MAX=2');
       // V8's helper threads one fewer than the cores, at most 4 (1 on a 2-core machine).
@@ -36,6 +37,14 @@ describe('npm start', () => {
       expect(fs.existsSync(`/proc/${server}`)).toBe(false);
     } finally {
       launcher.kill('SIGKILL');
+      // A failed expectation must not leave the server running (killing the launcher does not end it).
+      if (server > 0) {
+        try {
+          process.kill(server, 'SIGKILL');
+        } catch {
+          // Ended already.
+        }
+      }
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
