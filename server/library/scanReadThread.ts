@@ -100,7 +100,7 @@ export class ScanReadThread implements ScanReadOffload {
 
   take(files: ScanReadInput[]): Promise<ScanRead[]> | null {
     const w = this.worker;
-    if (!w || !this.ready || this.sent - Atomics.load(this.finished!, 0) >= this.depth) return null;
+    if (!w || this.busy || !this.ready) return null;
     const id = this.nextId++;
     this.sent++;
     return new Promise<ScanRead[]>((resolve, reject) => {

@@ -82,66 +82,54 @@ function bundlePaths(entry: string) {
   return { root, dir, name, inputsFile: path.join(dir, `${name}.inputs.json`), bundleFor: (stamp: string) => path.join(dir, `${name}-${stamp}.mjs`) };
 }
 
+/** The bundle made of the entry's current sources, or null when there is none (yet). */
+function currentBundle(entry: string): string | null {
+  const at = bundlePaths(entry);
+  if (!at) return null;
+  try {
+    const known = JSON.parse(fs.readFileSync(at.inputsFile, 'utf8')) as BundleInputs;
+    const stamp = stampOf(known.files);
+    return stamp && known.files.includes(entry) && fs.existsSync(at.bundleFor(stamp)) ? at.bundleFor(stamp) : null;
+  } catch {
+    return null; // No bundle yet, or its record is unreadable.
+  }
+}
+
 /**
  * The bundled module for the worker entry `entry` (a `.ts` file), or null when there is none made
  * of its current sources; then one is made in the background (for the next start of this worker),
  * and the caller starts the entry under tsx this time.
  */
 export function workerBundle(entry: string): string | null {
-  const at = bundlePaths(entry);
-  if (!at) return null;
-  try {
-    const known = JSON.parse(fs.readFileSync(at.inputsFile, 'utf8')) as BundleInputs;
-    const stamp = stampOf(known.files);
-    if (stamp && known.files.includes(entry) && fs.existsSync(at.bundleFor(stamp))) return at.bundleFor(stamp);
-  } catch {
-    // No bundle yet, or its record is unreadable.
-  }
-  void prepareWorkerBundles([entry]);
-  return null;
+  const bundle = currentBundle(entry);
+  if (!bundle) void prepareWorkerBundles([entry]);
+  return bundle;
 }
 
+/** Builds under way, by entry. */
 const building = new Map<string, Promise<void>>();
 let buildsRunning = 0;
 
 /**
  * Makes the bundles of these worker entries whose sources changed since their last bundle (one
- * esbuild run for all of them; a fresh bundle costs only a stat of each of its sources). The server
- * calls it when it starts from its sources, so that its workers' first starts find them. Never
- * fails: a worker without a bundle runs under tsx.
+ * esbuild run for all of them; a current bundle costs only a stat of each of its sources). The
+ * server calls it when it starts from its sources, so that its workers' first starts find them.
+ * Never fails: a worker without a bundle runs under tsx.
  */
 export async function prepareWorkerBundles(entries: readonly string[]): Promise<void> {
-  const stale = entries.filter((entry) => !building.has(entry) && !fresh(entry));
-  if (stale.length === 0) {
-    await Promise.all(entries.map((e) => building.get(e)));
-    return;
+  const stale = entries.filter((entry) => !building.has(entry) && bundlePaths(entry) && !currentBundle(entry));
+  if (stale.length > 0) {
+    buildsRunning++;
+    const run: Promise<void> = buildBundles(stale)
+      .catch(() => undefined)
+      .finally(() => {
+        for (const entry of stale) if (building.get(entry) === run) building.delete(entry);
+        // esbuild's service process would otherwise stay for the life of the server.
+        if (--buildsRunning === 0) loadEsbuild()?.stop();
+      });
+    for (const entry of stale) building.set(entry, run);
   }
-  const run = buildBundles(stale)
-    .catch(() => undefined)
-    .finally(() => {
-      // esbuild's service process would otherwise stay for the life of the server.
-      if (--buildsRunning === 0) loadEsbuild()?.stop();
-    });
-  buildsRunning++;
-  for (const entry of stale) building.set(entry, run);
-  try {
-    await run;
-    await Promise.all(entries.map((e) => building.get(e)));
-  } finally {
-    for (const entry of stale) if (building.get(entry) === run) building.delete(entry);
-  }
-}
-
-function fresh(entry: string): boolean {
-  const at = bundlePaths(entry);
-  if (!at) return true;
-  try {
-    const known = JSON.parse(fs.readFileSync(at.inputsFile, 'utf8')) as BundleInputs;
-    const stamp = stampOf(known.files);
-    return !!stamp && fs.existsSync(at.bundleFor(stamp));
-  } catch {
-    return false;
-  }
+  await Promise.all(entries.map((entry) => building.get(entry)));
 }
 
 async function buildBundles(entries: string[]): Promise<void> {
@@ -165,11 +153,10 @@ async function buildBundles(entries: string[]): Promise<void> {
     plugins: [keepImportMetaUrl],
   });
   fs.mkdirSync(dir, { recursive: true });
-  for (const a of at) {
-    const outKey = Object.keys(result.metafile!.outputs).find((o) => path.resolve(root, o) === path.join(dir, `${a!.name}.mjs`));
+  for (const [i, a] of at.entries()) {
     const code = result.outputFiles!.find((f) => f.path === path.join(dir, `${a!.name}.mjs`))?.text;
-    if (!outKey || code === undefined) continue;
-    const files = sourcesOf(result.metafile!, path.relative(root, entries[at.indexOf(a)]!)).map((f) => path.resolve(root, f));
+    if (code === undefined) continue;
+    const files = sourcesOf(result.metafile!, path.relative(root, entries[i]!)).map((f) => path.resolve(root, f));
     const stamp = stampOf(files);
     if (!stamp) continue;
     const bundle = a!.bundleFor(stamp);
