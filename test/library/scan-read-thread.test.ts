@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
-import { SPARE_CORE_WINDOW_MS, ScanReadThread, SpareCore, cpuTimes, idleCores, readThreadEnabled } from '../../server/library/scanReadThread.js';
+import { SPARE_CORE_WINDOW_MS, ScanReadThread, SpareCore, cpuTimes, idleCores, ownCores, readThreadEnabled } from '../../server/library/scanReadThread.js';
 import { scanLibrary, type ScanOptions } from '../../server/library/scanner.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -182,5 +182,23 @@ describe('a core to spare for the read thread', () => {
     spare.reset();
     expect(spare.check()).toBeNull();
     expect(new SpareCore(() => times, () => now + 10_000, 1).check()).toBe(false);
+  });
+
+  it("counts this process's own time beyond the scan's core as spare, not another program's load", () => {
+    let now = 0;
+    let times = { idle: 0, total: 0 };
+    let own = 0;
+    const spare = new SpareCore(() => times, () => now, 2, () => own);
+    expect(ownCores(150, 200, 2)).toBe(1.5);
+    // The worker just started: the scan's core and 70 % of the other busy, all of it this process.
+    now = SPARE_CORE_WINDOW_MS;
+    times = { idle: 30, total: 200 };
+    own = 170;
+    expect(spare.check()).toBe(true);
+    // The same machine time, but another program held the other core: nothing to spare.
+    now += SPARE_CORE_WINDOW_MS;
+    times = { idle: 60, total: 400 };
+    own += 100;
+    expect(spare.check()).toBe(false);
   });
 });
