@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { collectGarbage } from '../memory.js';
-import { RUN_WORKER_IDLE_MS, RunWorker } from './runWorker.js';
+import { RUN_WORKER_IDLE_MS, RunWorker, plainWorker, withoutTsx } from './runWorker.js';
 
 /** A worker speaking the run-worker protocol: answers each job, ends on `exit` or `stop`. */
 const ECHO = `
@@ -92,5 +95,36 @@ describe('RunWorker memory at rest', () => {
     expect(collectGarbage()).toBe(true);
     expect(process.execArgv).not.toContain('--expose-gc');
     expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+  });
+});
+
+describe('the node flags a module worker gets', () => {
+  it("leaves out tsx's loader flags (the worker runs plain JavaScript) and keeps the rest", () => {
+    expect(withoutTsx(['--max-semi-space-size=4', '--import', 'tsx', '--v8-pool-size=1'])).toEqual(['--max-semi-space-size=4', '--v8-pool-size=1']);
+    expect(withoutTsx(['--import=tsx', '--require', 'tsx/cjs', '--loader', '/app/node_modules/tsx/dist/loader.mjs'])).toEqual([]);
+    expect(withoutTsx(['--import', './telemetry.mjs', '-r', 'dotenv/config', '--enable-source-maps'])).toEqual(['--import', './telemetry.mjs', '-r', 'dotenv/config', '--enable-source-maps']);
+    expect(withoutTsx(['--import'])).toEqual(['--import']);
+  });
+});
+
+describe('a plain-JavaScript worker', () => {
+  it("starts without tsx and without the V8 flags a worker refuses, and keeps the process's other flags", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tonearm-plainworker-'));
+    const file = path.join(dir, 'flags.mjs');
+    fs.writeFileSync(file, "import { parentPort } from 'node:worker_threads';\nparentPort.postMessage(process.execArgv);\n");
+    const original = process.execArgv;
+    try {
+      for (let i = 0; i < 2; i++) {
+        // As npm start runs the server (the second start reuses what the first learned).
+        process.execArgv = [...original, '--max-semi-space-size=4', '--v8-pool-size=1', '--enable-source-maps', '--import', 'tsx'];
+        const worker = plainWorker(file, {});
+        const flags = await new Promise<string[]>((resolve, reject) => worker.once('message', resolve).once('error', reject));
+        await worker.terminate();
+        expect(flags).toEqual([...withoutTsx(original), '--enable-source-maps']);
+      }
+    } finally {
+      process.execArgv = original;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { shrinkMemory, type Db } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode, type ScanRun } from '../db/libraryScanRuns.js';
 import { PermanentJobError, type Job, type JobQueue } from '../jobs/queue.js';
@@ -40,6 +41,8 @@ export interface LibraryScanServiceOptions {
   workerIdleMs?: number;
   /** Least time between the end of a scan and the start of a paced one (default PACED_GAP_MS). */
   pacedGapMs?: number;
+  /** Starts the scan worker thread (default spawnScanWorker; a test makes it fail). */
+  spawnWorker?: (data: ScanWorkerData) => Worker;
 }
 
 export interface ScanRequestOptions {
@@ -101,7 +104,7 @@ export class LibraryScanService {
   constructor(private readonly options: LibraryScanServiceOptions) {
     this.now = options.now ?? Date.now;
     this.worker = new RunWorker({
-      spawn: () => spawnScanWorker({ dbPath: options.dbPath, imageDir: options.imageDir }),
+      spawn: () => (options.spawnWorker ?? spawnScanWorker)({ dbPath: options.dbPath, imageDir: options.imageDir }),
       idleMs: options.workerIdleMs ?? RUN_WORKER_IDLE_MS,
       // The busy spell is over: this connection's cache goes back too (it refills on demand).
       onIdleExit: () => shrinkMemory(options.db),
