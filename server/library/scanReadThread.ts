@@ -160,6 +160,19 @@ function processCpuMs(): number {
   return (user + system) / 1000;
 }
 
+/** Where a SpareCore's first window begins: the machine's and this process's processor time, and when. */
+export interface SpareCoreStart {
+  times: CpuTimes;
+  ownMs: number;
+  /** Date.now() then (threads do not share performance.now()'s origin). */
+  wallMs: number;
+}
+
+/** The readings a SpareCore in another thread (a worker about to start) can begin its window from. */
+export function spareCoreStartHere(): SpareCoreStart {
+  return { times: cpuTimes(), ownMs: processCpuMs(), wallMs: Date.now() };
+}
+
 /** The window a SpareCore looks at before it answers (the kernel counts processor time in 10 ms ticks). */
 export const SPARE_CORE_WINDOW_MS = 100;
 /**
@@ -204,6 +217,17 @@ export class SpareCore {
     this.from = this.read();
     this.at = this.now();
     this.ownFrom = this.own();
+  }
+
+  /**
+   * Begins the window from readings taken earlier (the main thread's, as it started this worker), so
+   * the first answer needs no window of its own once the worker runs: its start counts, as this
+   * process's own time.
+   */
+  beginAt(start: SpareCoreStart, wallNow: number = Date.now()): void {
+    this.from = start.times;
+    this.ownFrom = start.ownMs;
+    this.at = this.now() - Math.max(0, wallNow - start.wallMs);
   }
 
   /** Null while the window is shorter than SPARE_CORE_WINDOW_MS; else the answer, and a new window begins. */

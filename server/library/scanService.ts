@@ -9,6 +9,7 @@ import { isAudioFile, isIgnoredChange } from './audioFormats.js';
 import { FolderWatcher } from './folderWatcher.js';
 import { RUN_WORKER_IDLE_MS, RunWorker, spawnModuleWorker } from './runWorker.js';
 import type { ScanPhase } from './scanner.js';
+import { spareCoreStartHere } from './scanReadThread.js';
 import type { ScanWorkerCommand, ScanWorkerData, ScanWorkerMessage } from './scanWorker.js';
 
 export interface ScanLog {
@@ -104,7 +105,7 @@ export class LibraryScanService {
   constructor(private readonly options: LibraryScanServiceOptions) {
     this.now = options.now ?? Date.now;
     this.worker = new RunWorker({
-      spawn: () => (options.spawnWorker ?? spawnScanWorker)({ dbPath: options.dbPath, imageDir: options.imageDir }),
+      spawn: () => (options.spawnWorker ?? spawnScanWorker)({ dbPath: options.dbPath, imageDir: options.imageDir, spawned: spareCoreStartHere() }),
       idleMs: options.workerIdleMs ?? RUN_WORKER_IDLE_MS,
       // The busy spell is over: this connection's cache goes back too (it refills on demand).
       onIdleExit: () => shrinkMemory(options.db),

@@ -3,7 +3,7 @@ import { openWorkerConnection } from '../db/connection.js';
 import { scanRuns, type ScanCounts, type ScanMode } from '../db/libraryScanRuns.js';
 import { scanLibrary, ScanStoppedError, type ScanPhase } from './scanner.js';
 import { lowerThisThread } from '../priority.js';
-import { ScanReadThread, SpareCore, readThreadEnabled } from './scanReadThread.js';
+import { ScanReadThread, SpareCore, readThreadEnabled, type SpareCoreStart } from './scanReadThread.js';
 
 /**
  * Worker-thread entry: a long-lived scanner on its own database connection. It runs one scan per
@@ -13,6 +13,8 @@ import { ScanReadThread, SpareCore, readThreadEnabled } from './scanReadThread.j
 export interface ScanWorkerData {
   dbPath: string;
   imageDir: string;
+  /** The processor times as the thread was started (the read thread's first look for a spare core). */
+  spawned?: SpareCoreStart;
 }
 
 export interface ScanRunRequest {
@@ -41,6 +43,7 @@ const db = openWorkerConnection(data.dbPath);
 // a scan first needs it and a core is idle beside it, ended with this one.
 const readThread = new ScanReadThread({ imageDir: data.imageDir });
 const spareCore = new SpareCore();
+if (data.spawned) spareCore.beginAt(data.spawned);
 const readOffload = readThreadEnabled() ? {
   take: readThread.take.bind(readThread),
   get busy() {

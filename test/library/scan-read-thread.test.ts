@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
-import { SPARE_CORE_WINDOW_MS, ScanReadThread, SpareCore, cpuTimes, idleCores, ownCores, readThreadEnabled } from '../../server/library/scanReadThread.js';
+import { SPARE_CORE_WINDOW_MS, ScanReadThread, SpareCore, cpuTimes, idleCores, ownCores, readThreadEnabled, spareCoreStartHere } from '../../server/library/scanReadThread.js';
 import { scanLibrary, type ScanOptions } from '../../server/library/scanner.js';
 import { makeAudioFile, makeCoverImage, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
 
@@ -159,6 +159,37 @@ describe('scan reads on a second thread', () => {
   });
 });
 
+describe('when a scan offers its reads to the read thread', () => {
+  /** The number of files waiting to be read at each offer to start the read thread. */
+  async function offers(db: Db, name: string, extra: Partial<ScanOptions>) {
+    const at: number[] = [];
+    let read = 0;
+    await scan(db, name, {
+      readThread: {
+        take: (files) => {
+          read += files.length;
+          return null;
+        },
+        start: () => at.push(read),
+      },
+      ...extra,
+    });
+    return at;
+  }
+
+  it('from the first batch in a full scan or a first index, and only past 256 files to read in a quick one', async () => {
+    const full = await offers(freshDb('offers-full'), 'offers-full', {});
+    expect(full[0]).toBe(0);
+    const db = freshDb('offers-quick');
+    await scan(db, 'offers-quick-first', { mode: 'quick' });
+    // Every file changed size: a quick scan reads them all again, offering the thread only past 256.
+    db.prepare('UPDATE library_media_files SET size = size + 1').run();
+    const quick = await offers(db, 'offers-quick', { mode: 'quick' });
+    expect(quick.length).toBeGreaterThan(0);
+    expect(quick[0]).toBeGreaterThanOrEqual(256 - 32);
+  });
+});
+
 describe('a core to spare for the read thread', () => {
   it('counts idle cores from the processor times of all cores', () => {
     const cpu = (idle: number, busy: number) => ({ model: '', speed: 0, times: { user: busy, nice: 0, sys: 0, idle, irq: 0 } });
@@ -200,5 +231,18 @@ describe('a core to spare for the read thread', () => {
     times = { idle: 60, total: 400 };
     own += 100;
     expect(spare.check()).toBe(false);
+  });
+
+  it('answers at once when its window began as the worker was started, counting the start as this process’s time', () => {
+    let now = 5000;
+    const spare = new SpareCore(() => ({ idle: 40, total: 300 }), () => now, 2, () => 250);
+    spare.beginAt({ times: { idle: 0, total: 0 }, ownMs: 0, wallMs: 1_000 }, 1_000 + SPARE_CORE_WINDOW_MS + 50);
+    // 150 ms since the start: 0.27 cores idle, and 250 ms of this process's time over 150 ms (0.67 spare).
+    expect(spare.check()).toBe(true);
+    now += 1;
+    expect(spare.check()).toBeNull();
+    const start = spareCoreStartHere();
+    expect(start.times.total).toBeGreaterThan(0);
+    expect(start.wallMs).toBeLessThanOrEqual(Date.now());
   });
 });
