@@ -247,7 +247,10 @@ describe('stored secrets stay with the address they were saved for', () => {
     const moved = await call('POST', '/api/settings', { integrations: { lidarr: { url: other.url, apiKey: 'another-key' } } });
     expect(moved.status).toBe(200);
     expect((await call('GET', '/api/settings/lidarr/test')).body.instanceName).toBe('Impostor');
-    expect(sentKeys(other)).toEqual(['another-key']);
+    // Every request there carries the typed key: the test, and whatever the new address starts (the
+    // Lidarr index a changed Lidarr address queues may already be asking for its artists).
+    expect(sentKeys(other)).toContain('another-key');
+    expect(new Set(sentKeys(other))).toEqual(new Set(['another-key']));
     await call('POST', '/api/settings', { integrations: { lidarr: { url: lidarr.url, apiKey: lidarr.apiKey } } });
   });
 });
