@@ -1,6 +1,6 @@
 /**
  * Streaming benchmark (issue 25; `npm run bench:streaming`, also part of `npm run bench`): every path
- * that sends a file, against the minimal Node server of bench/referenceStream.mjs reading the same
+ * that sends a file (the staging preview's from a held download the benchmark puts in the database), against the minimal Node server of bench/referenceStream.mjs reading the same
  * 50 MB FLAC in the same run, alternating (the ratio is the median of each read over the reference
  * read just before it), each in its own process. Then 8 players streaming it at
  * once while `/api/health/live` is sampled (target p99 ≤ 20 ms). BENCH_STREAM_MB sizes the file,
@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { inTransaction, openWorkerConnection } from '../server/db/connection.js';
+import { downloads } from '../server/db/downloads.js';
 
 const MB = Number(process.env.BENCH_STREAM_MB ?? 50);
 const READS = Number(process.env.BENCH_STREAM_READS ?? 20);
@@ -114,12 +116,23 @@ async function main() {
     const song = (await rest('search3', { query: 'Big', songCount: '1', artistCount: '0', albumCount: '0' }))['subsonic-response'].searchResult3.song[0];
     const share = (await rest('createShare', { id: song.id }))['subsonic-response'].shares.share[0];
     const auth = { authorization: `Bearer ${token}` };
+    // A download held for review, its file in the staging folder (as the pipeline leaves one).
+    const held = path.join(data, 'downloads', '.staging', 'bench', '01 Big.flac');
+    fs.mkdirSync(path.dirname(held), { recursive: true });
+    fs.copyFileSync(big, held);
+    const store = openWorkerConnection(path.join(data, 'tonearm.db'));
+    const heldJob = inTransaction(store, () => {
+      const job = downloads.insert(store, { userId: null, artistName: 'Bench Artist', trackName: 'Big', albumName: 'Bench Album' }, Date.now());
+      return downloads.update(store, job.id, { status: 'blocked', blockReason: 'bench', stagingPath: held, blockedAt: Date.now() }, Date.now())!;
+    });
+    store.close();
     const paths: [string, string, Record<string, string>, number][] = [
       ['/rest/stream?format=raw', `${tonearm.url}/rest/stream?${q}&id=${song.id}&format=raw`, {}, size],
       ['/rest/download', `${tonearm.url}/rest/download?${q}&id=${song.id}`, {}, size],
       ['/rest/download (album zip)', `${tonearm.url}/rest/download?${q}&id=${song.albumId}`, {}, -1],
       ['/api/library/canonical-stream', `${tonearm.url}/api/library/canonical-stream/${track.id}`, auth, size],
       ['/share/<id>/<track>', `${share.url}/${song.id}`, {}, size],
+      ['/api/playlists/staging-stream', `${tonearm.url}/api/playlists/staging-stream/${heldJob.id}`, auth, size],
     ];
     console.log(`\nstreaming a ${(size / 1048576).toFixed(1)} MB FLAC, ${READS} reads per path, alternating with the reference (${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
     console.log('path'.padEnd(34), 'MB/s'.padStart(8), 'reference'.padStart(10), 'ratio'.padStart(7), '  target ≥ 90 %');
