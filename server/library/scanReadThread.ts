@@ -197,9 +197,8 @@ export const SPARE_CORE_IDLE = 0.35;
  * another program's load.
  */
 export class SpareCore {
-  private from: CpuTimes;
-  private at: number;
-  private ownFrom: number;
+  /** Where the current window began: the readings then, and when (this thread's performance.now()). */
+  private since: { times: CpuTimes; ownMs: number; at: number };
 
   constructor(
     private readonly read: () => CpuTimes = () => cpuTimes(),
@@ -208,15 +207,15 @@ export class SpareCore {
     /** Processor time this process has used (all its threads), in ms. */
     private readonly own: () => number = processCpuMs,
   ) {
-    this.from = read();
-    this.at = now();
-    this.ownFrom = own();
+    this.since = this.readings();
+  }
+
+  private readings() {
+    return { times: this.read(), ownMs: this.own(), at: this.now() };
   }
 
   reset(): void {
-    this.from = this.read();
-    this.at = this.now();
-    this.ownFrom = this.own();
+    this.since = this.readings();
   }
 
   /**
@@ -225,22 +224,17 @@ export class SpareCore {
    * process's own time.
    */
   beginAt(start: SpareCoreStart, wallNow: number = Date.now()): void {
-    this.from = start.times;
-    this.ownFrom = start.ownMs;
-    this.at = this.now() - Math.max(0, wallNow - start.wallMs);
+    this.since = { times: start.times, ownMs: start.ownMs, at: this.now() - Math.max(0, wallNow - start.wallMs) };
   }
 
   /** Null while the window is shorter than SPARE_CORE_WINDOW_MS; else the answer, and a new window begins. */
   check(): boolean | null {
     if (this.cores < 2) return false;
-    if (this.now() - this.at < SPARE_CORE_WINDOW_MS) return null;
-    const to = this.read();
-    const own = this.own();
-    const idle = idleCores(this.from, to, this.cores) + Math.max(0, ownCores(own - this.ownFrom, to.total - this.from.total, this.cores) - 1);
-    this.from = to;
-    this.ownFrom = own;
-    this.at = this.now();
-    return idle >= SPARE_CORE_IDLE;
+    if (this.now() - this.since.at < SPARE_CORE_WINDOW_MS) return null;
+    const from = this.since;
+    const to = (this.since = this.readings());
+    const own = ownCores(to.ownMs - from.ownMs, to.times.total - from.times.total, this.cores);
+    return idleCores(from.times, to.times, this.cores) + Math.max(0, own - 1) >= SPARE_CORE_IDLE;
   }
 }
 

@@ -5,14 +5,13 @@ import { inTransaction } from '../db/connection.js';
 import { refreshDerived } from '../db/libraryDerived.js';
 import { recordImage } from '../db/libraryImages.js';
 import { scanRuns, type ScanCounts, type ScanError, type ScanMode } from '../db/libraryScanRuns.js';
-import { nameKey } from '../db/libraryText.js';
 import { LibraryWriter, type KnownMediaFile } from '../db/libraryWrites.js';
-import { FOLDER_IMAGE, audioMimeOf, isAudioFile } from './audioFormats.js';
+import { FOLDER_IMAGE, isAudioFile } from './audioFormats.js';
 import { ImageCache, imageMimeOf } from './imageCache.js';
 import { OUTSIDE_ROOTS, isWithin, realPathWithin, realRoots } from './libraryRoots.js';
 import { readBatchHere, type ScanRead, type ScanReadInput } from './scanRead.js';
+import { writeScannedFile } from './scanWrite.js';
 import type { ScanReadOffload } from './scanReadThread.js';
-import type { FileTags } from './tags.js';
 import { walkMusicFolder } from './walk.js';
 import { walkAhead, type FolderListing } from './walkAhead.js';
 
@@ -342,7 +341,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
         const moved = writer.moveIfSameContent('aurral', fingerprint, file.path, root, (p) => fs.existsSync(p), t);
         if (moved !== null) counts.filesMoved++;
       }
-      writeFile(writer, tags, file, root, fingerprint, imageKey, options.runId, t);
+      writeScannedFile(writer, tags, file, root, fingerprint, imageKey, options.runId, t);
       counts.filesIndexed++;
     });
   }
@@ -449,100 +448,6 @@ function optimizeAfterScan(db: Db, counts: ScanCounts): void {
   // Bounded: an unbounded optimize may re-analyze million-row tables (seconds) after a modest scan.
   db.pragma('analysis_limit = 1000');
   db.pragma('optimize');
-}
-
-/** Tags → canonical rows. Identity keys prefer MusicBrainz ids, else normalized names. */
-function writeFile(
-  writer: LibraryWriter,
-  tags: FileTags,
-  file: { path: string; size: number; mtimeMs: number },
-  root: string,
-  fingerprint: string | null,
-  imageKey: string | null,
-  scanId: number,
-  now: number,
-): void {
-  // Read in this transaction (a moved row has just taken this path).
-  const previous = writer.knownMediaFile('aurral', file.path);
-  const albumArtistKey = tags.albumArtistMbid ? `mbid:${tags.albumArtistMbid}` : `name:${nameKey(tags.albumArtist)}`;
-  const albumArtistId = writer.upsertArtist(
-    { identityKey: albumArtistKey, mbid: tags.albumArtistMbid, name: tags.albumArtist },
-    now,
-  );
-  let trackArtistId = albumArtistId;
-  if (nameKey(tags.artist) !== nameKey(tags.albumArtist) || (tags.artistMbid && tags.artistMbid !== tags.albumArtistMbid)) {
-    const key = tags.artistMbid ? `mbid:${tags.artistMbid}` : `name:${nameKey(tags.artist)}`;
-    trackArtistId = writer.upsertArtist({ identityKey: key, mbid: tags.artistMbid, name: tags.artist }, now);
-  }
-  const albumKey = tags.releaseGroupMbid
-    ? `mbid:${tags.releaseGroupMbid}`
-    : tags.releaseMbid
-      ? `release:${tags.releaseMbid}`
-      : `album:${albumArtistKey}/${nameKey(tags.album)}`;
-  const albumId = writer.upsertAlbum(
-    {
-      identityKey: albumKey,
-      mbid: tags.releaseGroupMbid,
-      releaseMbid: tags.releaseMbid,
-      artistId: albumArtistId,
-      title: tags.album,
-      albumArtist: tags.albumArtist,
-      releaseDate: tags.date,
-    },
-    now,
-  );
-  const trackKey = tags.recordingMbid
-    ? `mbid:${tags.recordingMbid}`
-    : `track:${albumKey}/${tags.discNumber}/${tags.trackNumber}/${nameKey(tags.title)}`;
-  const trackId = writer.upsertTrack(
-    {
-      identityKey: trackKey,
-      mbid: tags.recordingMbid,
-      title: tags.title,
-      artistName: tags.artist,
-      artistId: trackArtistId,
-      albumId,
-      albumTitle: tags.album,
-      discNumber: tags.discNumber,
-      trackNumber: tags.trackNumber,
-      year: tags.year,
-      durationMs: tags.durationMs,
-      lyrics: tags.lyrics,
-      genres: tags.genres,
-    },
-    now,
-  );
-  const ext = path.extname(file.path).slice(1).toLowerCase();
-  writer.upsertMediaFile(
-    {
-      source: 'aurral',
-      path: file.path,
-      root,
-      trackId,
-      albumId,
-      format: ext,
-      mime: audioMimeOf(file.path),
-      codec: tags.codec,
-      size: file.size,
-      mtimeMs: file.mtimeMs,
-      durationMs: tags.durationMs,
-      bitrate: tags.bitrate,
-      sampleRate: tags.sampleRate,
-      bitDepth: tags.bitDepth,
-      channels: tags.channels,
-      lossless: tags.lossless,
-      fingerprint,
-      imageKey,
-      tagError: tags.error,
-      replayGain: tags.replayGain,
-      scanId,
-    },
-    now,
-    previous?.trackId ?? null,
-  );
-  // Retagged into another album: the old album no longer lists the track (or loses it entirely).
-  if (previous?.albumId != null && previous.albumId !== albumId) writer.pruneAlbumLink(previous.trackId, previous.albumId);
-  if (previous && previous.trackId !== trackId) writer.pruneTrackIfOrphan(previous.trackId);
 }
 
 /** The cover/folder/front image beside a file, if any (and inside the allowed folders). */

@@ -2,12 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/connection.js';
-import { jobsRepository } from '../../server/db/jobs.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
-import { JobQueue } from '../../server/jobs/queue.js';
-import { createLogger } from '../../server/log.js';
-import { LibraryScanService } from '../../server/library/scanService.js';
+import { standaloneScanService } from '../helpers/scanService.js';
 
 let dir: string;
 
@@ -22,14 +18,8 @@ describe('a scan whose worker thread cannot start', () => {
     const music = path.join(dir, 'music');
     fs.mkdirSync(music);
     const dbPath = path.join(dir, 'library.db');
-    const db = openDatabase(dbPath);
-    const jobs = new JobQueue({ repo: jobsRepository(db), clock: { now: () => Date.now() }, log: createLogger('silent') });
     let attempts = 0;
-    const service = new LibraryScanService({
-      db,
-      jobs,
-      dbPath,
-      imageDir: path.join(dir, 'images'),
+    const { db, jobs, service, close } = standaloneScanService(dbPath, {
       roots: () => [music],
       spawnWorker: () => {
         attempts++;
@@ -54,9 +44,7 @@ describe('a scan whose worker thread cannot start', () => {
       expect(attempts).toBe(2);
       await service.whenIdle();
     } finally {
-      await jobs.stop();
-      await service.stop();
-      db.close();
+      await close();
     }
   });
 });

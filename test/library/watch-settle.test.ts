@@ -3,13 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase } from '../../server/db/connection.js';
-import { jobsRepository } from '../../server/db/jobs.js';
 import { settingsRepository } from '../../server/db/settings.js';
-import { JobQueue } from '../../server/jobs/queue.js';
-import { createLogger } from '../../server/log.js';
 import { createSettingsStore } from '../../server/domain/settings/store.js';
-import { LibraryScanService } from '../../server/library/scanService.js';
 import { makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
+import { standaloneScanService } from '../helpers/scanService.js';
 
 let dir: string;
 let template: Buffer;
@@ -26,13 +23,7 @@ describe('folder watcher settle time', () => {
     const music = path.join(dir, 'growing');
     fs.mkdirSync(music, { recursive: true });
     const dbPath = path.join(dir, 'growing.db');
-    const db = openDatabase(dbPath);
-    const jobs = new JobQueue({ repo: jobsRepository(db), clock: { now: () => Date.now() }, log: createLogger('silent') });
-    const service = new LibraryScanService({
-      db,
-      jobs,
-      dbPath,
-      imageDir: path.join(dir, 'images'),
+    const { db, jobs, service, close } = standaloneScanService(dbPath, {
       roots: () => [music],
       watch: true,
       watchDebounceMs: () => 400,
@@ -64,9 +55,7 @@ describe('folder watcher settle time', () => {
       const count = db.prepare("SELECT COUNT(*) AS n FROM library_tracks WHERE title LIKE 'Growing %' AND available = 1").get() as { n: number };
       expect(count.n).toBe(fs.readdirSync(path.join(music, 'Album')).length);
     } finally {
-      await jobs.stop();
-      await service.stop();
-      db.close();
+      await close();
     }
   }, 30_000);
 
