@@ -49,6 +49,12 @@ if (!onPath('yt-dlp') && !process.env.TONEARM_YTDLP_PATH) {
   if (!aptInstall('yt-dlp')) console.warn('[test] yt-dlp not found and could not be installed; the yt-dlp tests will fail');
 }
 
+// lame: the direct MP3 reader's tests need CRC-protected frames and a LAME extension header, which
+// ffmpeg's libmp3lame wrapper cannot write; the lame program (the same encoder library) can.
+if (!onPath('lame')) {
+  if (!aptInstall('lame')) console.warn('[test] lame not found and could not be installed; the CRC-protected MP3 variants will be skipped');
+}
+
 // supysonic: a real Subsonic server the playback-destination tests publish playlists to.
 if (!fs.existsSync('/usr/bin/supysonic-cli')) {
   if (!aptInstall('supysonic')) console.warn('[test] supysonic not found and could not be installed; the supysonic playback tests will be skipped');

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { AbstractTokenizer, EndOfStreamError, type IRandomAccessFileInfo, type IReadChunkOptions } from 'strtok3';
 import { FINGERPRINT_BLOCK, fingerprintOffsets } from './fingerprint.js';
 import { parseTokenizer } from './metadataParser.js';
+import { readPlainMp3 } from './plainMp3.js';
 
 /** Bytes read at once from the start of a file: tag headers, first frames and Xing/VBRI headers. */
 const HEAD_BYTES = 128 * 1024;
@@ -112,6 +114,8 @@ export interface ParsedAudioFile {
   partialFormat: IFormat | null;
   /** Same value as contentFingerprint(file, size). */
   fingerprint: string;
+  /** Whether plainMp3.ts read the file (music-metadata did not). */
+  direct: boolean;
 }
 
 /**
@@ -122,7 +126,7 @@ export interface ParsedAudioFile {
  * the head and tail are read once, serve both, and only the fingerprint's middle block and reads
  * music-metadata makes outside them (a large embedded cover, say) go to the file again.
  */
-export async function parseAudioFile(file: string, size: number, options: IOptions): Promise<ParsedAudioFile> {
+export async function parseAudioFile(file: string, size: number, options: IOptions, direct = true): Promise<ParsedAudioFile> {
   const fd = fs.openSync(file, 'r');
   const headBuffer = spareHeads.pop() ?? Buffer.allocUnsafe(HEAD_BYTES);
   try {
@@ -141,10 +145,21 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
     }
     const fingerprint = hash.digest('hex').slice(0, 32);
 
+    // A plain MP3 (most of a library) is read directly, with music-metadata's results; see plainMp3.ts.
+    if (direct && !options.duration && path.extname(file).toLowerCase() === '.mp3') {
+      const bytesAt = (offset: number, length: number): Uint8Array => {
+        const w = windows.find((x) => offset >= x.offset && offset + length <= x.offset + x.bytes.length);
+        if (w) return w.bytes.subarray(offset - w.offset, offset - w.offset + length);
+        return offset >= actualSize ? new Uint8Array(0) : readFully(fd, offset, Math.min(length, actualSize - offset));
+      };
+      const metadata = readPlainMp3(bytesAt, actualSize);
+      if (metadata) return { metadata, error: null, partialFormat: null, fingerprint, direct: true };
+    }
+
     let partialFormat: IFormat | null = null;
     const observed: IOptions = { ...options, observer: (update) => void (partialFormat = update.metadata.format) };
     try {
-      return { metadata: await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint };
+      return { metadata: await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint, direct: false };
     } catch (err) {
       const afterTag = id3v2End(head);
       if (!hasAudio(partialFormat) && afterTag !== null && afterTag < actualSize) {
@@ -155,7 +170,7 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
           // Nothing readable after the tag either.
         }
       }
-      return { metadata: null, error: err, partialFormat, fingerprint };
+      return { metadata: null, error: err, partialFormat, fingerprint, direct: false };
     }
   } finally {
     fs.closeSync(fd);

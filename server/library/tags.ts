@@ -70,8 +70,9 @@ export async function readTagsAndFingerprint(
   file: string,
   root: string,
   size: number,
-): Promise<{ tags: FileTags; fingerprint: string }> {
-  let parsed = await parseAudioFile(file, size, PARSE_OPTIONS);
+  options: { direct?: boolean } = {},
+): Promise<{ tags: FileTags; fingerprint: string; direct: boolean }> {
+  let parsed = await parseAudioFile(file, size, PARSE_OPTIONS, options.direct ?? true);
   const format = parsed.metadata?.format ?? parsed.partialFormat;
   if (parsed.metadata && format && !(format.duration! > 0) && format.codec) {
     // A stream without a length in any header (raw ADTS AAC) is measured by counting its frames;
@@ -89,7 +90,7 @@ export async function readTagsAndFingerprint(
   } catch (err) {
     tags = unreadable(file, root, err, parsed.metadata?.format ?? null);
   }
-  return { tags, fingerprint: parsed.fingerprint };
+  return { tags, fingerprint: parsed.fingerprint, direct: parsed.direct };
 }
 
 /** Why a parsed format is not playable audio, or null when it is. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
 import { scanLibrary } from '../../server/library/scanner.js';
 import { makeAudioFile, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
+import { seededBytes } from '../fixtures/mp3Variants.js';
 
 /**
  * The rule: a file is indexed when its audio stream has a duration (and, where the container says,
@@ -31,17 +31,6 @@ const files = () =>
     available: number;
     tagError: string | null;
   }[];
-
-/** Noise that is the same on every run (so a failure reproduces): a SHA-256 chain from a seed. */
-function noise(length: number, seed: string): Buffer {
-  const out = Buffer.alloc(length);
-  let block = createHash('sha256').update(seed).digest();
-  for (let at = 0; at < length; at += block.length) {
-    block.copy(out, at);
-    block = createHash('sha256').update(block).digest();
-  }
-  return out;
-}
 
 /** An ID3v2 header with a version no parser knows, in front of valid MPEG audio. */
 function brokenId3(template: Buffer): Buffer {
@@ -74,8 +63,8 @@ beforeAll(() => {
   writeTaggedMp3(path.join(album, '01 Good.mp3'), template, { title: 'Good', artist: 'Artist', album: 'Album', track: 1 });
   const flac = makeAudioFile(path.join(dir, 'source.flac'), 'flac', { title: 'Tagged', artist: 'Artist', album: 'Album', track: 2 }, { seconds: 2 });
   const m4a = makeAudioFile(path.join(dir, 'source.m4a'), 'm4a', { title: 'Whole', artist: 'Artist', album: 'Album', track: 3 }, { seconds: 2 });
-  fs.writeFileSync(path.join(album, 'random.mp3'), noise(300_000, 'random.mp3'));
-  fs.writeFileSync(path.join(album, 'random.flac'), noise(20_000, 'random.flac'));
+  fs.writeFileSync(path.join(album, 'random.mp3'), seededBytes(300_000, 'random.mp3'));
+  fs.writeFileSync(path.join(album, 'random.flac'), seededBytes(20_000, 'random.flac'));
   fs.writeFileSync(path.join(album, 'empty.mp3'), Buffer.alloc(0));
   fs.writeFileSync(path.join(album, 'header-only.flac'), fs.readFileSync(flac).subarray(0, 300));
   fs.writeFileSync(path.join(album, 'truncated.m4a'), fs.readFileSync(m4a).subarray(0, 200));
@@ -118,7 +107,7 @@ describe('corrupt audio', () => {
 
   it('takes a file off the playable list when it turns corrupt after it was indexed', async () => {
     const good = path.join(music, 'Artist', 'Album', '01 Good.mp3');
-    fs.writeFileSync(good, noise(50_000, 'turned corrupt'));
+    fs.writeFileSync(good, seededBytes(50_000, 'turned corrupt'));
     const result = await scan();
     expect(result.errors).toContainEqual({ path: path.join('Artist', 'Album', '01 Good.mp3'), reason: 'unreadable audio: no audio duration (corrupt or truncated)' });
     expect(files().find((f) => f.path === good)).toMatchObject({ available: 0 });
