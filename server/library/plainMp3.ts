@@ -424,15 +424,11 @@ interface StreamFormat {
   codecProfile?: string;
 }
 
-interface Stream {
-  format: StreamFormat;
-}
-
 /**
  * The MPEG stream's format from `start` (after the ID3v2 tag), walking the first four frames as
  * music-metadata does when it is not asked for an exact duration.
  */
-function readStream(bytes: ReadBytes, start: number, size: number): Stream {
+function readStream(bytes: ReadBytes, start: number, size: number): StreamFormat {
   const format: StreamFormat = { lossless: false, hasAudio: true, hasVideo: false };
   let position = start;
   let frameCount = 0;
@@ -507,7 +503,7 @@ function readStream(bytes: ReadBytes, start: number, size: number): Stream {
     }
     // Side information, then the four bytes where a Xing/Info header would be (every frame).
     const side = sideInfoLength(h);
-    take(side);
+    skip(side);
     offset += side;
     const tag = ascii(take(4));
     offset += 4;
@@ -560,7 +556,7 @@ function readStream(bytes: ReadBytes, start: number, size: number): Stream {
       if (format.sampleRate && !format.duration) format.duration = numberOfSamples / format.sampleRate;
     }
   }
-  return { format };
+  return format;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -621,7 +617,7 @@ function read(bytes: ReadBytes, size: number): IAudioMetadata {
     audioStart = 10 + tagSize;
     if (spells(bytes(audioStart, 3), 'ID3')) notPlain('second ID3v2 tag');
   }
-  const { format } = readStream(bytes, audioStart, size);
+  const format = readStream(bytes, audioStart, size);
   if (!(format.duration! > 0)) notPlain('no duration');
   const native: Record<string, ITag[]> = {};
   if (audioStart > 0 && tag.native.length > 0) native[`ID3v2.${head[3]}`] = tag.native;
