@@ -449,7 +449,6 @@ function readStream(bytes: ReadBytes, start: number, size: number): StreamFormat
     if (position + length > size) notPlain('stream ends early');
     position += length;
   };
-  const ascii = (b: Uint8Array) => String.fromCharCode(...Array.from(b, (x) => x & 0x7f));
 
   for (;;) {
     // Sync: the first FF followed by a byte with its top three bits set, in a 1,024-byte look-ahead.
@@ -505,7 +504,7 @@ function readStream(bytes: ReadBytes, start: number, size: number): StreamFormat
     const side = sideInfoLength(h);
     skip(side);
     offset += side;
-    const tag = ascii(take(4));
+    const tag = ascii(take(4), 4);
     offset += 4;
     if (tag === 'Info' || tag === 'Xing') {
       if (tag === 'Info') format.codecProfile = 'CBR';
@@ -521,9 +520,9 @@ function readStream(bytes: ReadBytes, start: number, size: number): StreamFormat
       const vbrScale = flags & 8 ? u32() : null;
       const lame = bytes(position, 4);
       if (lame.length < 4) notPlain('stream ends early');
-      if (ascii(lame) === 'LAME') {
+      if (ascii(lame, 4) === 'LAME') {
         skip(4);
-        const version = ascii(take(5));
+        const version = ascii(take(5), 5);
         const match = version.match(/\d+.\d+/g);
         if (match !== null) {
           const [major, minor] = match[0]!.split('.').map((n) => Number.parseInt(n, 10));
@@ -560,6 +559,13 @@ function readStream(bytes: ReadBytes, start: number, size: number): StreamFormat
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** The first `length` bytes as music-metadata's 7-bit ASCII decoding reads them. */
+function ascii(b: Uint8Array, length: number): string {
+  let s = '';
+  for (let i = 0; i < length; i++) s += String.fromCharCode(b[i]! & 0x7f);
+  return s;
+}
 
 /** Whether `b` spells `text`, with or without the top bit of each byte (music-metadata reads some ids as 7-bit ASCII). */
 function spells(b: Uint8Array, text: string): boolean {
