@@ -145,21 +145,35 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
     }
     const fingerprint = hash.digest('hex').slice(0, 32);
 
+    // The parsers read the file through a view: the file itself, or, when its ID3v2 tag uses a
+    // layout music-metadata misreads, the file with a corrected copy of the tag in front (see
+    // correctedId3v2). `base` is where the view's byte 0 is in the file's coordinates; the windows
+    // are kept in those coordinates, so a read past the corrected tag goes to the file unchanged.
+    let view = { windows, base: 0, size: actualSize };
+    const corrected = correctedId3v2(head, actualSize, fd);
+    if (corrected) {
+      const base = corrected.end - corrected.tag.length;
+      const front = Buffer.concat([corrected.tag, head.subarray(Math.min(corrected.end, head.length))]);
+      view = { windows: [{ offset: base, bytes: front }, ...windows.slice(1)], base, size: actualSize - base };
+    }
+
     // A plain MP3 (most of a library) is read directly, with music-metadata's results; see plainMp3.ts.
     if (direct && !options.duration && path.extname(file).toLowerCase() === '.mp3') {
       const bytesAt = (offset: number, length: number): Uint8Array => {
-        const w = windows.find((x) => offset >= x.offset && offset + length <= x.offset + x.bytes.length);
-        if (w) return w.bytes.subarray(offset - w.offset, offset - w.offset + length);
-        return offset >= actualSize ? new Uint8Array(0) : readFully(fd, offset, Math.min(length, actualSize - offset));
+        const at = offset + view.base;
+        const w = view.windows.find((x) => at >= x.offset && at + length <= x.offset + x.bytes.length);
+        if (w) return w.bytes.subarray(at - w.offset, at - w.offset + length);
+        return offset >= view.size ? new Uint8Array(0) : readFully(fd, at, Math.min(length, view.size - offset));
       };
-      const metadata = readPlainMp3(bytesAt, actualSize);
+      const metadata = readPlainMp3(bytesAt, view.size);
       if (metadata) return { metadata, error: null, partialFormat: null, fingerprint, direct: true };
     }
 
     let partialFormat: IFormat | null = null;
     const observed: IOptions = { ...options, observer: (update) => void (partialFormat = update.metadata.format) };
     try {
-      return { metadata: await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }), observed), error: null, partialFormat: null, fingerprint, direct: false };
+      const tokenizer = new WindowedFileTokenizer(fd, view.windows, { path: file, size: actualSize }, view.base);
+      return { metadata: await parseTokenizer(tokenizer, observed), error: null, partialFormat: null, fingerprint, direct: false };
     } catch (err) {
       const afterTag = id3v2End(head);
       if (!hasAudio(partialFormat) && afterTag !== null && afterTag < actualSize) {
@@ -180,6 +194,56 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
 
 function hasAudio(format: IFormat | null): boolean {
   return !!format && (format.duration ?? 0) > 0;
+}
+
+const synchsafe = (b: Uint8Array, at: number) => ((b[at]! & 0x7f) << 21) | ((b[at + 1]! & 0x7f) << 14) | ((b[at + 2]! & 0x7f) << 7) | (b[at + 3]! & 0x7f);
+
+/** The bytes without the unsynchronisation scheme's inserted zeros (FF 00 → FF). */
+function resynchronised(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    out[n++] = bytes[i]!;
+    if (bytes[i] === 0xff && bytes[i + 1] === 0x00) i++;
+  }
+  return out.subarray(0, n);
+}
+
+/**
+ * A corrected copy of the file's ID3v2.3/2.4 tag (header and body), for the two layouts
+ * music-metadata misreads, or null when the tag needs none:
+ * - ID3v2.3 whole-tag unsynchronisation: music-metadata undoes it only for ID3v2.4's per-frame flag,
+ *   so every text came out garbled. The copy is resynchronised.
+ * - An extended header: music-metadata reads ID3v2.4's with ID3v2.3's layout and lost every frame
+ *   after it. The copy leaves it out (it holds a CRC, padding size and restrictions, no tags).
+ * `end` is where the original tag ends in the file; the audio after it is read from the file.
+ */
+export function correctedId3v2(head: Uint8Array, fileSize: number, fd: number): { tag: Uint8Array; end: number } | null {
+  if (head.length < 10 || head[0] !== 0x49 || head[1] !== 0x44 || head[2] !== 0x33) return null;
+  const major = head[3]!;
+  const flags = head[5]!;
+  const unsynchronised = major === 3 && (flags & 0x80) !== 0;
+  const extended = (major === 3 || major === 4) && (flags & 0x40) !== 0;
+  if (!unsynchronised && !extended) return null;
+  if (flags & 0x10 || (head[6]! | head[7]! | head[8]! | head[9]!) & 0x80) return null; // a footer; a broken size
+  const end = 10 + synchsafe(head, 6);
+  if (end > fileSize) return null;
+  let body = end <= head.length ? head.subarray(10, end) : readFully(fd, 10, end - 10);
+  if (body.length < end - 10) return null;
+  if (unsynchronised) body = resynchronised(body);
+  if (extended) {
+    if (body.length < 4) return null;
+    // ID3v2.3: a plain size that leaves out its own 4 bytes; ID3v2.4: a synchsafe size that counts them.
+    const skip = major === 3 ? 4 + (((body[0]! << 24) | (body[1]! << 16) | (body[2]! << 8) | body[3]!) >>> 0) : synchsafe(body, 0);
+    if (skip < 6 || skip > body.length) return null;
+    body = body.subarray(skip);
+  }
+  const size = body.length;
+  const header = [0x49, 0x44, 0x33, major, head[4]!, flags & ~0x40 & ~(unsynchronised ? 0x80 : 0), (size >> 21) & 0x7f, (size >> 14) & 0x7f, (size >> 7) & 0x7f, size & 0x7f];
+  const tag = new Uint8Array(10 + size);
+  tag.set(header, 0);
+  tag.set(body, 10);
+  return { tag, end };
 }
 
 /** Where the audio starts after an ID3v2 tag at the start of the file (header size is synchsafe). */

@@ -121,6 +121,19 @@ describe('plain MP3 direct reader', () => {
     }
   });
 
+  describe('reads a tag layout music-metadata misreads like the same tag without it', () => {
+    it.each(variants.filter((v) => v.sameAs))('$name reads like $sameAs', async ({ name, sameAs }) => {
+      const { direct, musicMetadata } = await variant(name).reads();
+      const twin = (await variant(sameAs!).reads()).musicMetadata;
+      expect('read' in twin && twin.read.tags.error).toBeNull();
+      if (!('read' in twin)) return;
+      for (const ours of [direct, musicMetadata]) {
+        expect('read' in ours, name).toBe(true);
+        if ('read' in ours) expect(ours.read.tags).toStrictEqual(twin.read.tags);
+      }
+    });
+  });
+
   describe('answers with the direct reader exactly for the plain MP3s it understands', () => {
     it.each(withExpectation)('$name: direct $expectDirect', async ({ name, expectDirect }) => {
       const { direct, musicMetadata, directAgain } = await variant(name).reads();
