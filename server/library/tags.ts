@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { parseFile, type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
+import { type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
 import { parseAudioFile } from './audioFile.js';
 import { replayGainOfTags, type ReplayGain } from './replayGain.js';
 
@@ -48,9 +49,15 @@ export function fallbackTags(file: string, root: string): Pick<FileTags, 'title'
 
 const PARSE_OPTIONS: IOptions = { duration: false, skipCovers: false };
 
+/**
+ * One file's tags, never rejecting: a file that cannot be read or parsed gets its path names and the
+ * reason in `error`. Read as the scanner reads (parseAudioFile: a plain MP3 directly, tag layouts
+ * music-metadata misreads corrected), so a download under review shows the tags it will be indexed by.
+ */
 export async function readFileTags(file: string, root: string): Promise<FileTags> {
   try {
-    return tagsOf(await parseFile(file, PARSE_OPTIONS), fallbackTags(file, root));
+    const parsed = await parseAudioFile(file, fs.statSync(file).size, PARSE_OPTIONS);
+    return parsed.metadata ? tagsOf(parsed.metadata, fallbackTags(file, root)) : unreadable(file, root, parsed.error, parsed.partialFormat);
   } catch (err) {
     return unreadable(file, root, err);
   }
