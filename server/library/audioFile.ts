@@ -6,6 +6,7 @@ import { AbstractTokenizer, EndOfStreamError, type IRandomAccessFileInfo, type I
 import { FINGERPRINT_BLOCK, fingerprintOffsets } from './fingerprint.js';
 import { parseTokenizer } from './metadataParser.js';
 import { readPlainMp3 } from './plainMp3.js';
+import { notSynchsafe, synchsafe, uint32 } from './plainMp3Bytes.js';
 
 /** Bytes read at once from the start of a file: tag headers, first frames and Xing/VBRI headers. */
 const HEAD_BYTES = 128 * 1024;
@@ -24,7 +25,10 @@ interface Window {
 class WindowedFileTokenizer extends AbstractTokenizer {
   fileInfo: IRandomAccessFileInfo;
 
-  /** `base`: where the tokenizer's byte 0 is in the file (past a tag the parser could not read). */
+  /**
+   * `windows` are in the file's coordinates; `base` is where the tokenizer's byte 0 is in the file
+   * (past a tag the parser could not read, or past the end of a tag a window holds a corrected copy of).
+   */
   constructor(
     private readonly fd: number,
     private readonly windows: Window[],
@@ -57,27 +61,35 @@ class WindowedFileTokenizer extends AbstractTokenizer {
     return this.readAt(buffer, o.position, o.length, o.mayBeLess ?? false);
   }
 
-  private async readAt(buffer: Uint8Array, relative: number, length: number, mayBeLess: boolean): Promise<number> {
+  /**
+   * `length` bytes at `relative` (fewer at the end of the file), synchronously: a view into a window
+   * when one holds them, else read from the file.
+   */
+  bytesAt(relative: number, length: number): Uint8Array {
     const position = relative + this.base;
-    const fileSize = (this.fileInfo.size ?? 0) + this.base;
-    let n = -1;
+    return this.fromWindow(position, length) ?? readFully(this.fd, position, Math.max(0, Math.min(length, this.fileEnd() - position)));
+  }
+
+  private fileEnd(): number {
+    return (this.fileInfo.size ?? 0) + this.base;
+  }
+
+  /** The bytes at `position` (file coordinates) if a window holds them, or starts them in the window that ends the file. */
+  private fromWindow(position: number, length: number): Uint8Array | null {
     for (const w of this.windows) {
       const end = w.offset + w.bytes.length;
-      // Inside a window, or starting in the window that ends the file (a read past EOF gets less).
-      if (position >= w.offset && (position + length <= end || (end >= fileSize && position <= end))) {
-        n = Math.min(length, end - position);
-        buffer.set(w.bytes.subarray(position - w.offset, position - w.offset + n), 0);
-        break;
+      if (position >= w.offset && (position + length <= end || (end >= this.fileEnd() && position <= end))) {
+        return w.bytes.subarray(position - w.offset, Math.min(end, position + length) - w.offset);
       }
     }
-    if (n < 0) {
-      n = 0;
-      while (n < length) {
-        const bytesRead = fs.readSync(this.fd, buffer, n, length - n, position + n);
-        if (bytesRead === 0) break;
-        n += bytesRead;
-      }
-    }
+    return null;
+  }
+
+  private async readAt(buffer: Uint8Array, relative: number, length: number, mayBeLess: boolean): Promise<number> {
+    const position = relative + this.base;
+    const inWindow = this.fromWindow(position, length);
+    if (inWindow) buffer.set(inWindow, 0);
+    const n = inWindow ? inWindow.length : readFully(this.fd, position, length, buffer).length;
     if (!mayBeLess && n < length) throw new EndOfStreamError();
     return n;
   }
@@ -92,7 +104,7 @@ class WindowedFileTokenizer extends AbstractTokenizer {
 const spareHeads: Buffer[] = [];
 const SPARE_HEADS = 4;
 
-function readFully(fd: number, offset: number, length: number, into?: Buffer): Uint8Array {
+function readFully(fd: number, offset: number, length: number, into?: Uint8Array): Uint8Array {
   const bytes = into && into.length >= length ? into : Buffer.allocUnsafe(length);
   let n = 0;
   while (n < length) {
@@ -136,49 +148,40 @@ export async function parseAudioFile(file: string, size: number, options: IOptio
     const tail = tailOffset < actualSize ? readFully(fd, tailOffset, actualSize - tailOffset) : new Uint8Array(0);
     const windows: Window[] = [{ offset: 0, bytes: head }];
     if (tail.length > 0) windows.push({ offset: tailOffset, bytes: tail });
+    const info = { path: file, size: actualSize };
+    const asIs = new WindowedFileTokenizer(fd, windows, info);
 
     const hash = createHash('sha1');
     hash.update(String(size));
-    for (const { offset, length } of fingerprintOffsets(size)) {
-      const w = windows.find((x) => offset >= x.offset && offset + length <= x.offset + x.bytes.length);
-      hash.update(w ? w.bytes.subarray(offset - w.offset, offset - w.offset + length) : readFully(fd, offset, length));
-    }
+    for (const { offset, length } of fingerprintOffsets(size)) hash.update(asIs.bytesAt(offset, length));
     const fingerprint = hash.digest('hex').slice(0, 32);
 
-    // The parsers read the file through a view: the file itself, or, when its ID3v2 tag uses a
-    // layout music-metadata misreads, the file with a corrected copy of the tag in front (see
-    // correctedId3v2). `base` is where the view's byte 0 is in the file's coordinates; the windows
-    // are kept in those coordinates, so a read past the corrected tag goes to the file unchanged.
-    let view = { windows, base: 0, size: actualSize };
+    // The parsers read the file as it is or, when its ID3v2 tag uses a layout music-metadata
+    // misreads, with a corrected copy of the tag in front (correctedId3v2): a window holds the copy
+    // ending where the original tag ended, and the tokenizer starts at the copy's first byte.
     const corrected = correctedId3v2(head, actualSize, fd);
+    let tokenizer = asIs;
     if (corrected) {
       const base = corrected.end - corrected.tag.length;
       const front = Buffer.concat([corrected.tag, head.subarray(Math.min(corrected.end, head.length))]);
-      view = { windows: [{ offset: base, bytes: front }, ...windows.slice(1)], base, size: actualSize - base };
+      tokenizer = new WindowedFileTokenizer(fd, [{ offset: base, bytes: front }, ...windows.slice(1)], info, base);
     }
 
     // A plain MP3 (most of a library) is read directly, with music-metadata's results; see plainMp3.ts.
     if (direct && !options.duration && path.extname(file).toLowerCase() === '.mp3') {
-      const bytesAt = (offset: number, length: number): Uint8Array => {
-        const at = offset + view.base;
-        const w = view.windows.find((x) => at >= x.offset && at + length <= x.offset + x.bytes.length);
-        if (w) return w.bytes.subarray(at - w.offset, at - w.offset + length);
-        return offset >= view.size ? new Uint8Array(0) : readFully(fd, at, Math.min(length, view.size - offset));
-      };
-      const metadata = readPlainMp3(bytesAt, view.size);
+      const metadata = readPlainMp3((offset, length) => tokenizer.bytesAt(offset, length), tokenizer.fileInfo.size!);
       if (metadata) return { metadata, error: null, partialFormat: null, fingerprint, direct: true };
     }
 
     let partialFormat: IFormat | null = null;
     const observed: IOptions = { ...options, observer: (update) => void (partialFormat = update.metadata.format) };
     try {
-      const tokenizer = new WindowedFileTokenizer(fd, view.windows, { path: file, size: actualSize }, view.base);
       return { metadata: await parseTokenizer(tokenizer, observed), error: null, partialFormat: null, fingerprint, direct: false };
     } catch (err) {
       const afterTag = id3v2End(head);
       if (!hasAudio(partialFormat) && afterTag !== null && afterTag < actualSize) {
         try {
-          const rest = await parseTokenizer(new WindowedFileTokenizer(fd, windows, { path: file, size: actualSize }, afterTag), options);
+          const rest = await parseTokenizer(new WindowedFileTokenizer(fd, windows, info, afterTag), options);
           partialFormat = rest.format;
         } catch {
           // Nothing readable after the tag either.
@@ -196,7 +199,6 @@ function hasAudio(format: IFormat | null): boolean {
   return !!format && (format.duration ?? 0) > 0;
 }
 
-const synchsafe = (b: Uint8Array, at: number) => ((b[at]! & 0x7f) << 21) | ((b[at + 1]! & 0x7f) << 14) | ((b[at + 2]! & 0x7f) << 7) | (b[at + 3]! & 0x7f);
 
 /** The bytes without the unsynchronisation scheme's inserted zeros (FF 00 → FF). */
 function resynchronised(bytes: Uint8Array): Uint8Array {
@@ -225,7 +227,7 @@ export function correctedId3v2(head: Uint8Array, fileSize: number, fd: number): 
   const unsynchronised = major === 3 && (flags & 0x80) !== 0;
   const extended = (major === 3 || major === 4) && (flags & 0x40) !== 0;
   if (!unsynchronised && !extended) return null;
-  if (flags & 0x10 || (head[6]! | head[7]! | head[8]! | head[9]!) & 0x80) return null; // a footer; a broken size
+  if (flags & 0x10 || notSynchsafe(head, 6)) return null; // a footer; a broken size
   const end = 10 + synchsafe(head, 6);
   if (end > fileSize) return null;
   let body = end <= head.length ? head.subarray(10, end) : readFully(fd, 10, end - 10);
@@ -234,7 +236,7 @@ export function correctedId3v2(head: Uint8Array, fileSize: number, fd: number): 
   if (extended) {
     if (body.length < 4) return null;
     // ID3v2.3: a plain size that leaves out its own 4 bytes; ID3v2.4: a synchsafe size that counts them.
-    const skip = major === 3 ? 4 + (((body[0]! << 24) | (body[1]! << 16) | (body[2]! << 8) | body[3]!) >>> 0) : synchsafe(body, 0);
+    const skip = major === 3 ? 4 + uint32(body, 0) : synchsafe(body, 0);
     if (skip < 6 || skip > body.length) return null;
     body = body.subarray(skip);
   }
@@ -249,7 +251,6 @@ export function correctedId3v2(head: Uint8Array, fileSize: number, fd: number): 
 /** Where the audio starts after an ID3v2 tag at the start of the file (header size is synchsafe). */
 function id3v2End(head: Uint8Array): number | null {
   if (head.length < 10 || head[0] !== 0x49 || head[1] !== 0x44 || head[2] !== 0x33) return null;
-  const size = ((head[6]! & 0x7f) << 21) | ((head[7]! & 0x7f) << 14) | ((head[8]! & 0x7f) << 7) | (head[9]! & 0x7f);
   const footer = head[5]! & 0x10 ? 10 : 0;
-  return 10 + size + footer;
+  return 10 + synchsafe(head, 6) + footer;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
-import { parseAudioFile } from './audioFile.js';
+import { parseAudioFile, type ParsedAudioFile } from './audioFile.js';
 import { replayGainOfTags, type ReplayGain } from './replayGain.js';
 
 /** What the scanner keeps from one audio file's tags and stream header. */
@@ -56,8 +56,7 @@ const PARSE_OPTIONS: IOptions = { duration: false, skipCovers: false };
  */
 export async function readFileTags(file: string, root: string): Promise<FileTags> {
   try {
-    const parsed = await parseAudioFile(file, fs.statSync(file).size, PARSE_OPTIONS);
-    return parsed.metadata ? tagsOf(parsed.metadata, fallbackTags(file, root)) : unreadable(file, root, parsed.error, parsed.partialFormat);
+    return tagsOfParsed(await parseAudioFile(file, fs.statSync(file).size, PARSE_OPTIONS), file, root);
   } catch (err) {
     return unreadable(file, root, err);
   }
@@ -91,13 +90,16 @@ export async function readTagsAndFingerprint(
   if (problem) {
     throw new UnreadableAudioError(`unreadable audio: ${parsed.error ? errorText(parsed.error) : problem}`);
   }
-  let tags: FileTags;
+  return { tags: tagsOfParsed(parsed, file, root), fingerprint: parsed.fingerprint, direct: parsed.direct };
+}
+
+/** A parse's tags; path names and the reason in `error` for tags that could not be read. */
+function tagsOfParsed(parsed: ParsedAudioFile, file: string, root: string): FileTags {
   try {
-    tags = parsed.metadata ? tagsOf(parsed.metadata, fallbackTags(file, root)) : unreadable(file, root, parsed.error, parsed.partialFormat);
+    return parsed.metadata ? tagsOf(parsed.metadata, fallbackTags(file, root)) : unreadable(file, root, parsed.error, parsed.partialFormat);
   } catch (err) {
-    tags = unreadable(file, root, err, parsed.metadata?.format ?? null);
+    return unreadable(file, root, err, parsed.metadata?.format ?? null);
   }
-  return { tags, fingerprint: parsed.fingerprint, direct: parsed.direct };
 }
 
 /** Why a parsed format is not playable audio, or null when it is. */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plainMp3Treats } from '../../server/library/plainMp3.js';
+import { plainMp3Treats } from '../../server/library/plainMp3Tag.js';
 import { readFileTags, readTagsAndFingerprint, UnreadableAudioError, type FileTags } from '../../server/library/tags.js';
 import { LAME, lameAvailable, mp3VariantList, writeMp3Variants, type Mp3Variant } from '../fixtures/mp3Variants.js';
 
