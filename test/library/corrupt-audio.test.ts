@@ -6,7 +6,7 @@ import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
 import { scanLibrary } from '../../server/library/scanner.js';
 import { makeAudioFile, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
-import { seededBytes } from '../fixtures/mp3Variants.js';
+import { seededBytes } from '../fixtures/tagBytes.js';
 
 /**
  * The rule: a file is indexed when its audio stream has a duration (and, where the container says,
