@@ -5,11 +5,12 @@ import { inTransaction } from '../db/connection.js';
 import { refreshDerived } from '../db/libraryDerived.js';
 import { recordImage } from '../db/libraryImages.js';
 import { scanRuns, type ScanCounts, type ScanError, type ScanMode } from '../db/libraryScanRuns.js';
-import { LibraryWriter, type KnownMediaFile } from '../db/libraryWrites.js';
+import { LibraryWriter } from '../db/libraryWrites.js';
 import { FOLDER_IMAGE, isAudioFile } from './audioFormats.js';
 import { ImageCache, imageMimeOf } from './imageCache.js';
 import { OUTSIDE_ROOTS, isWithin, realPathWithin, realRoots } from './libraryRoots.js';
-import { readBatchHere, type ScanRead, type ScanReadInput } from './scanRead.js';
+import type { ScanRead } from './scanRead.js';
+import { READ_BATCH, READ_THREAD_FROM_FILES, READS_AHEAD_WITH_THREAD, ScanReads, type QueuedRead } from './scanReads.js';
 import { writeScannedFile } from './scanWrite.js';
 import type { ScanReadOffload } from './scanReadThread.js';
 import { walkMusicFolder } from './walk.js';
@@ -83,15 +84,6 @@ const FIRST_BATCH = 50;
 const TRANSACTION_MS = 10;
 /** Files a transaction writes however long they take (a thread that loses its core meanwhile). */
 const MIN_TRANSACTION_FILES = 50;
-/** Files per batch of reads (handed to the read thread as one message). */
-const READ_BATCH = 32;
-/**
- * Batches of reads under way with a read thread: its depth (READ_THREAD_DEPTH) and half as many
- * again that the scan thread reads or waits to hand over meanwhile.
- */
-const READS_AHEAD_WITH_THREAD = 24;
-/** Files to read in one scan from which the read thread is worth starting (it costs a thread's start). */
-const READ_THREAD_FROM_FILES = 256;
 
 /**
  * Walking, reading and writing make synchronous calls on the scan's thread (walk.ts, audioFile.ts,
@@ -208,7 +200,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
         await visitFile(root, file, directory.folderImage);
       }
     }
-    await drainReads();
+    await reads.drain();
     flush();
     if (!listing.failed()) {
       inTransaction(db, () => {
@@ -220,39 +212,18 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
     }
   };
 
-  /**
-   * Reads go in batches, to the read thread when it takes them and otherwise on this thread, while
-   * the writes of earlier batches go on here; each batch's results are applied (their writes queued)
-   * in the order the files were found, and at most `readsAhead` batches are under way.
-   */
-  type QueuedRead = { root: string; file: { path: string; size: number; mtimeMs: number }; known: KnownMediaFile | undefined; folderImage: string | null };
-  let toRead: QueuedRead[] = [];
-  let filesToRead = 0;
-  let applied: Promise<void> = Promise.resolve();
-  const underWay: Promise<void>[] = [];
   let flushedSinceYield = false;
   /** The scan is over (or failed): reads still arriving are dropped, not written. */
   let ended = false;
-
-  const dispatchReads = async (): Promise<void> => {
-    if (toRead.length === 0) return;
-    const batch = toRead;
-    toRead = [];
-    const inputs: ScanReadInput[] = batch.map((q) => ({ path: q.file.path, root: q.root, size: q.file.size }));
-    let offloaded = options.readThread?.take(inputs) ?? null;
-    // The read thread holds its fill: the oldest batch under way is applied (its writes queued and
-    // flushed) meanwhile, then the batch is offered again; this thread reads only what the read
-    // thread cannot take (not started yet, failed), so the two threads split reads and writes.
-    while (!offloaded && options.readThread?.busy && underWay.length > 0) {
-      await underWay.shift();
-      offloaded = options.readThread.take(inputs);
-    }
-    const results = offloaded ? offloaded.catch(() => readBatchHere(inputs, images)) : readBatchHere(inputs, images);
-    const done = (applied = applied.then(async () => {
-      const read = await results;
+  const reads = new ScanReads({
+    readThread: options.readThread,
+    images,
+    readsAhead,
+    offerThreadFrom: readThreadFrom,
+    apply: async (batch, results) => {
       if (ended) return;
       for (let i = 0; i < batch.length; i++) {
-        applyRead(batch[i]!, read[i]!);
+        applyRead(batch[i]!, results[i]!);
         if (due()) {
           flush();
           flushedSinceYield = false;
@@ -260,23 +231,8 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
           if (ended) return;
         }
       }
-    }));
-    // Awaited below or in drainReads; a failure (a stop) must not also surface as unhandled.
-    done.catch(() => undefined);
-    underWay.push(done);
-    // Read here, the batch is read (and applied) before the next files are visited: batches read
-    // side by side on this thread finish no sooner, and meanwhile no file is visited, so the read
-    // thread was not even offered to start (npm run bench:scan: 24 local batches, 768 files, before
-    // the first check, which started the read thread 0.45 s into the scan instead of 0.2).
-    const ahead = offloaded ? readsAhead : 1;
-    while (underWay.length >= ahead) await underWay.shift();
-  };
-
-  const drainReads = async (): Promise<void> => {
-    await dispatchReads();
-    underWay.length = 0;
-    await applied;
-  };
+    },
+  });
 
   const visitFile = async (
     root: string,
@@ -291,9 +247,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
       pending.push(() => writer.markSeen(known, options.runId, now()));
       if (due()) flush();
     } else {
-      toRead.push({ root, file, known, folderImage });
-      if (++filesToRead >= readThreadFrom && filesToRead % READ_BATCH === 0) options.readThread?.start?.();
-      if (toRead.length >= READ_BATCH) await dispatchReads();
+      await reads.add({ root, file, known, folderImage });
     }
     if (flushedSinceYield) {
       flushedSinceYield = false;
@@ -409,7 +363,7 @@ export async function scanLibrary(db: Db, options: ScanOptions): Promise<ScanRes
       const folderImage = findFolderImage(path.dirname(file.path), allowed);
       await visitFile(file.root, { path: file.path, size: file.stat.size, mtimeMs: Math.round(file.stat.mtimeMs) }, folderImage);
     }
-    await drainReads();
+    await reads.drain();
     flush();
     if (gone.length > 0) {
       inTransaction(db, () => {
