@@ -220,7 +220,7 @@ function resynchronised(bytes: Uint8Array): Uint8Array {
  *   after it. The copy leaves it out (it holds a CRC, padding size and restrictions, no tags).
  * `end` is where the original tag ends in the file; the audio after it is read from the file.
  */
-export function correctedId3v2(head: Uint8Array, fileSize: number, fd: number): { tag: Uint8Array; end: number } | null {
+function correctedId3v2(head: Uint8Array, fileSize: number, fd: number): { tag: Uint8Array; end: number } | null {
   if (head.length < 10 || head[0] !== 0x49 || head[1] !== 0x44 || head[2] !== 0x33) return null;
   const major = head[3]!;
   const flags = head[5]!;
