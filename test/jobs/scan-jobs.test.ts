@@ -85,7 +85,12 @@ describe('library scans on the job queue', () => {
     const second = await startTestServer({ dataDir, env, musicDirs: [music] });
     try {
       await waitFor(() => second.ctx.library.scans.job(runId)?.status === 'completed' || null, 30_000, 'the old run completed');
-      expect(jobsOf(second, 'library-scan').map((j) => [JSON.parse(j.payload).runId, j.status])).toEqual([[runId, 'done']]);
+      // The queue records a job's end just after the run's end.
+      const jobs = await waitFor(() => {
+        const all = jobsOf(second, 'library-scan');
+        return all.every((j) => j.status === 'done') && all;
+      }, 5000, 'the old run\'s job done');
+      expect(jobs.map((j) => [JSON.parse(j.payload).runId, j.status])).toEqual([[runId, 'done']]);
     } finally {
       await second.stop();
     }
