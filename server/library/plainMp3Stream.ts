@@ -1,4 +1,4 @@
-import { ascii, notPlain, uint32, type ReadBytes } from './plainMp3Bytes.js';
+import { ascii, NotPlain, notPlain, uint32, type ReadBytes } from './plainMp3Bytes.js';
 
 /**
  * The direct MP3 reader's MPEG stream (see plainMp3.ts): the format music-metadata's MPEG parser
@@ -45,6 +45,26 @@ function frameHeader(b1: number, b2: number, b3: number): FrameHeader | null {
 }
 
 const samplesPerFrame = (h: FrameHeader) => (h.layer === 1 ? 384 : h.layer === 2 ? 1152 : h.version === 1 ? 1152 : 576);
+
+/** A frame's length in bytes, header included. */
+const frameSizeOf = (h: FrameHeader) => Math.floor((samplesPerFrame(h) / 8) * h.bitrate / h.sampleRate + (h.padding ? (h.layer === 1 ? 4 : 1) : 0));
+
+/** The MPEG audio frame header at `at` in `b`, or null (ADTS AAC included). */
+function headerAt(b: Uint8Array, at: number): FrameHeader | null {
+  if (at + 4 > b.length || b[at] !== 0xff || (b[at + 1]! & 0xe0) !== 0xe0) return null;
+  try {
+    return frameHeader(b[at + 1]!, b[at + 2]!, b[at + 3]!);
+  } catch (err) {
+    if (err instanceof NotPlain) return null;
+    throw err;
+  }
+}
+
+/** Whether `b` holds two MPEG audio frames in a row from `at`: what a file's content says it is, whatever its name. */
+export function mpegFramesAt(b: Uint8Array, at: number): boolean {
+  const first = headerAt(b, at);
+  return first !== null && headerAt(b, at + frameSizeOf(first)) !== null;
+}
 
 function sideInfoLength(h: FrameHeader): number {
   if (h.layer !== 3) return 2;
@@ -125,9 +145,8 @@ export function readStream(bytes: ReadBytes, start: number, size: number): Strea
     frameCount++;
     format.numberOfChannels = h.mono ? 1 : 2;
     format.bitrate = h.bitrate;
-    const slot = h.layer === 1 ? 4 : 1;
     const samples = samplesPerFrame(h);
-    frameSize = Math.floor((samples / 8) * h.bitrate / h.sampleRate + (h.padding ? slot : 0));
+    frameSize = frameSizeOf(h);
     header = h;
     bitrates.push(h.bitrate);
     if (frameCount === 4) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type IAudioMetadata, type IFormat, type IOptions } from 'music-metadata';
+import { misnamedAudio } from './audioContent.js';
 import { parseAudioFile, type ParsedAudioFile } from './audioFile.js';
 import { replayGainOfTags, type ReplayGain } from './replayGain.js';
 
@@ -88,7 +89,7 @@ export async function readTagsAndFingerprint(
   }
   const problem = audioProblem(parsed.metadata?.format ?? parsed.partialFormat);
   if (problem) {
-    throw new UnreadableAudioError(`unreadable audio: ${parsed.error ? errorText(parsed.error) : problem}`);
+    throw new UnreadableAudioError(`unreadable audio: ${misnamedAudio(file) ?? (parsed.error ? errorText(parsed.error) : problem)}`);
   }
   return { tags: tagsOfParsed(parsed, file, root), fingerprint: parsed.fingerprint, direct: parsed.direct };
 }
