@@ -53,11 +53,11 @@ function adtsFramesAt(b: Uint8Array, at: number): boolean {
 }
 
 /**
- * Why a file its parser could not read looks misnamed ("the file holds FLAC audio, but its name ends
- * in .mp3 (rename it to .flac)"), or null when its content is of the type its name says, or of no
- * type known here, or the file cannot be read.
+ * Why a file its parser could not read looks misnamed: "the file holds FLAC audio, but its name ends
+ * in .mp3", with the extension its content calls for; or null when its content is of the type its
+ * name says, or of no type known here, or the file cannot be read.
  */
-export function misnamedAudio(file: string): string | null {
+export function misnamedAudio(file: string): { said: string; extension: string } | null {
   const extension = path.extname(file).toLowerCase();
   let kind: AudioKind | null;
   try {
@@ -66,7 +66,7 @@ export function misnamedAudio(file: string): string | null {
     return null;
   }
   if (!kind || AUDIO_TYPES[kind.extension] === AUDIO_TYPES[extension]) return null;
-  return `the file holds ${kind.name} audio, but its name ends in ${extension || 'no extension'} (rename it to ${kind.extension})`;
+  return { said: `the file holds ${kind.name} audio, but its name ends in ${extension || 'no extension'}`, extension: kind.extension };
 }
 
 /** The first bytes of a file after an ID3v2 tag in front (and the zero padding some writers leave after it). */

@@ -89,7 +89,9 @@ export async function readTagsAndFingerprint(
   }
   const problem = audioProblem(parsed.metadata?.format ?? parsed.partialFormat);
   if (problem) {
-    throw new UnreadableAudioError(`unreadable audio: ${misnamedAudio(file) ?? (parsed.error ? errorText(parsed.error) : problem)}`);
+    const misnamed = misnamedAudio(file);
+    const why = misnamed ? `${misnamed.said} (rename it to ${misnamed.extension})` : parsed.error ? errorText(parsed.error) : problem;
+    throw new UnreadableAudioError(`unreadable audio: ${why}`);
   }
   return { tags: tagsOfParsed(parsed, file, root), fingerprint: parsed.fingerprint, direct: parsed.direct };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/connection.js';
 import { scanRuns } from '../../server/db/libraryScanRuns.js';
+import { readAudio } from '../../server/domain/downloads/verify.js';
 import { audioKindOfBytes, misnamedAudio } from '../../server/library/audioContent.js';
 import { scanLibrary } from '../../server/library/scanner.js';
 import { ffmpeg, makeAudioFile, makeMp3Template, writeTaggedMp3 } from '../fixtures/audio.js';
@@ -81,7 +82,14 @@ describe('misnamed audio', () => {
     expect(titles).toEqual(['Right']);
   });
 
+  it('fails a misnamed download with what the file holds (the next candidate is tried)', async () => {
+    await expect(readAudio(path.join(album(), 'flac-named.mp3'))).rejects.toThrow(/^not a readable audio file: the file holds FLAC audio, but its name ends in \.mp3$/);
+    await expect(readAudio(path.join(album(), 'noise.flac'))).rejects.toThrow(/^not a readable audio file: unreadable tags: /);
+    expect((await readAudio(path.join(album(), 'right.flac'))).format).toBe('flac');
+  });
+
   it('says nothing of a file whose content is of the type its name says, or of no known type', () => {
+    expect(misnamedAudio(path.join(album(), 'flac-named.mp3'))).toEqual({ said: 'the file holds FLAC audio, but its name ends in .mp3', extension: '.flac' });
     expect(misnamedAudio(path.join(album(), 'right.flac'))).toBeNull();
     expect(misnamedAudio(path.join(album(), 'noise.flac'))).toBeNull();
     expect(misnamedAudio(path.join(dir, 'a.opus'))).toBeNull();

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { DownloadJobRow } from '../../db/downloads.js';
+import { misnamedAudio } from '../../library/audioContent.js';
 import { readTagsOffThread } from '../../library/tagThread.js';
 import type { FileTags } from '../../library/tags.js';
 import type { ReplayGain } from '../../library/replayGain.js';
@@ -42,7 +43,10 @@ export const tierRank = (t: string | null) => (t && t in TIER_RANK ? TIER_RANK[t
 /** Reads a file's audio facts (on the tag thread); throws when it holds no readable audio. */
 export async function readAudio(file: string): Promise<AudioFacts> {
   const tags: FileTags = await readTagsOffThread(file);
-  if (tags.error || !(tags.durationMs > 0)) throw new Error(`not a readable audio file${tags.error ? `: ${tags.error}` : ''}`);
+  if (tags.error || !(tags.durationMs > 0)) {
+    const why = misnamedAudio(file)?.said ?? tags.error;
+    throw new Error(`not a readable audio file${why ? `: ${why}` : ''}`);
+  }
   const ext = path.extname(file).replace(/^\./, '').toLowerCase();
   const stem = path.basename(file, path.extname(file));
   const bitrate = tags.bitrate ? Math.round(tags.bitrate > 10_000 ? tags.bitrate / 1000 : tags.bitrate) : null;
