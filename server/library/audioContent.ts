@@ -6,8 +6,9 @@ import { mpegFramesAt } from './plainMp3Stream.js';
 
 /**
  * What a file's content says it is, whatever its name. The parsers are chosen by a file's name, so a
- * FLAC file named `.mp3` reads as a broken MP3; the scan then says which format the file holds and
- * what to rename it to, instead of "corrupt or truncated".
+ * FLAC file named `.mp3` reads as a broken MP3. The scan then says which format the file holds and
+ * what to rename it to, instead of "corrupt or truncated", and a download check says what a
+ * rejected download held.
  */
 
 /** An audio format by its content: a name for people and the extension it is indexed under. */
