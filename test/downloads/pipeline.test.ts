@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads } from '../../server/db/downloads.js';
 import { readState } from '../../server/domain/downloads/state.js';
 import { sweepOnce } from '../../server/domain/downloads/start.js';
+import { makeAudioFile } from '../fixtures/audio.js';
 import { startFakeProwlarr, type FakeProwlarr } from '../fakes/prowlarr/index.js';
 import { startFakeSabnzbd, type FakeSabnzbd } from '../fakes/sabnzbd/index.js';
 import { defaultUsers, startSlskdFake, type SlskdFake } from '../fakes/slskd/index.js';
@@ -54,14 +55,33 @@ const harborUser = {
   ],
 };
 
+/** Shares a FLAC file under an `.mp3` name (made in beforeAll). */
+const misnamedUser = {
+  username: 'oddnames',
+  delayMs: 0,
+  uploadSpeed: 2_000_000,
+  queueLength: 0,
+  hasFreeUploadSlot: true,
+  files: [
+    {
+      filename: '@@odd\\Quiet Coast\\Quiet Coast - Shoreline (2020)\\01 - First Light.mp3',
+      bitRate: 320,
+      length: 1,
+      tags: { artist: 'Quiet Coast', albumArtist: 'Quiet Coast', album: 'Shoreline', title: 'First Light', track: 1, date: '2020' },
+      audioFile: '',
+    },
+  ],
+};
+
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-e2e-'));
+  misnamedUser.files[0]!.audioFile = makeAudioFile(path.join(dir, 'first-light.flac'), 'flac', misnamedUser.files[0]!.tags, { seconds: 1 });
   root = path.join(dir, 'library-downloads');
   // Deep, so the fake's (unsafe) writes of "../../" names stay inside this test's folder.
   const slskdDir = path.join(dir, 'a', 'b', 'slskd');
   fs.mkdirSync(slskdDir, { recursive: true });
   [slskd, prowlarr, sab] = await Promise.all([
-    startSlskdFake({ downloadsDir: slskdDir, users: [...defaultUsers(), evilUser, harborUser], searchMs: 250, maxConcurrentSearches: 8 }),
+    startSlskdFake({ downloadsDir: slskdDir, users: [...defaultUsers(), evilUser, harborUser, misnamedUser], searchMs: 250, maxConcurrentSearches: 8 }),
     startFakeProwlarr(),
     startFakeSabnzbd({ completedDir: path.join(dir, 'sab') }),
   ]);
@@ -133,6 +153,19 @@ describe('track pipeline', () => {
     expect(Buffer.from(await lib.arrayBuffer()).equals(fs.readFileSync(filedPath))).toBe(true);
     const part = await api(`/api/playlists/stream/${job.id}`, { headers: { range: 'bytes=0-9' } });
     expect([part.status, part.headers.get('content-type'), (await part.arrayBuffer()).byteLength]).toEqual([206, 'audio/mpeg', 10]);
+  });
+
+  it('files a FLAC shared under an .mp3 name as the FLAC it is', async () => {
+    const job = createJob(server, { artistName: 'Quiet Coast', trackName: 'First Light', albumName: 'Shoreline', trackNumber: 1, durationMs: 1000 });
+    const done = await settled(server, job.id);
+    expect([done.status, done.error]).toEqual(['done', null]);
+    expect(readState(done).chosen?.ref).toBe('oddnames\u0000@@odd\\Quiet Coast\\Quiet Coast - Shoreline (2020)\\01 - First Light.mp3');
+    const filed = path.join(root, 'Quiet Coast', 'Shoreline', '01 First Light.flac');
+    expect(done.finalPath).toBe(filed);
+    expect([done.format, done.qualityTier]).toEqual(['flac', 'lossless']);
+    expect(fs.readFileSync(filed).subarray(0, 4).toString('latin1')).toBe('fLaC');
+    expect(fs.readdirSync(path.dirname(filed))).toEqual(['01 First Light.flac']);
+    expect(stagingLeft(job.id)).toBe(false);
   });
 
   it('holds a doubtful file for review, previews it with ranges, and files it on approve', async () => {

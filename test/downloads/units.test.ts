@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import NodeID3 from 'node-id3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeFsError, freeName, holdInStaging, placeFile, stagingTargetFor, tempNameOf } from '../../server/domain/downloads/filing.js';
+import { describeFsError, freeName, holdInStaging, placeFile, renameHeld, stagingTargetFor, tempNameOf } from '../../server/domain/downloads/filing.js';
 import { finalPath, isInside } from '../../server/domain/downloads/layout.js';
 import { MIN_CANDIDATE_SCORE, queryVariants, rankCandidates, scoreCandidate } from '../../server/domain/downloads/scoring.js';
 import { describeRemoteFile } from '../../server/domain/downloads/sources/slskd.js';
@@ -137,6 +137,23 @@ describe('verify and quality', () => {
 });
 
 describe('filing', () => {
+  it('renames a held file for its content without losing it to a kill before the new name is recorded', () => {
+    const staging = path.join(dir, 'staging-rename');
+    fs.mkdirSync(staging, { recursive: true });
+    const held = path.join(staging, 'First Light.mp3');
+    fs.writeFileSync(held, 'fLaC and the rest');
+    // Killed after the new name exists and before it was recorded: the old name is still there.
+    expect(() => renameHeld(held, '.flac', () => { throw new Error('killed'); })).toThrow('killed');
+    expect(fs.readdirSync(staging).sort()).toEqual(['First Light.flac', 'First Light.mp3']);
+    // The next start does it again from the recorded (old) name.
+    const recorded: string[] = [];
+    const renamed = renameHeld(held, '.flac', (name) => recorded.push(name));
+    expect([renamed, recorded]).toEqual([path.join(staging, 'First Light.flac'), [path.join(staging, 'First Light.flac')]]);
+    expect(fs.readdirSync(staging)).toEqual(['First Light.flac']);
+    expect(fs.readFileSync(renamed, 'utf8')).toBe('fLaC and the rest');
+    expect(() => renameHeld(path.join(staging, 'gone.mp3'), '.flac', () => undefined)).toThrow(/ENOENT/);
+  });
+
   const tags = { title: 'Harbor Lights', artist: 'Velvet Harbors', album: 'Tidewater', trackNumber: 1, discNumber: 1, year: 2019, recordingMbid: 'rec-1', releaseMbid: 'rel-1', albumMbid: 'rg-1', artistMbid: 'art-1' };
 
   it('tags a FLAC copy with the MusicBrainz ids and never overwrites an unrelated file', async () => {

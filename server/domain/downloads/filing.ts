@@ -29,6 +29,25 @@ export function describeFsError(err: unknown, folder: string): string {
   return `Could not write in ${folder}: ${err instanceof Error ? err.message : String(err)}`;
 }
 
+/**
+ * Gives a held file the extension its content calls for (a FLAC shared as `.mp3`), in its staging
+ * folder. Safe against a kill: the new name is linked first and `save` records it before the old
+ * name goes; where hard links are not supported, the file is renamed and then recorded.
+ */
+export function renameHeld(held: string, extension: string, save: (renamed: string) => void): string {
+  const renamed = path.join(path.dirname(held), `${path.basename(held, path.extname(held))}${extension}`);
+  fs.rmSync(renamed, { force: true });
+  try {
+    fs.linkSync(held, renamed);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
+    fs.renameSync(held, renamed);
+  }
+  save(renamed);
+  fs.rmSync(held, { force: true });
+  return renamed;
+}
+
 /** Where a finished download is held: `<root>/.staging/<jobId>/<cleaned file name>`. */
 export function stagingTargetFor(root: string, jobId: number, from: string): string {
   const ext = path.extname(from).replace(/[^.a-zA-Z0-9]/g, '').toLowerCase().slice(0, 17);

@@ -2,17 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/downloads.js';
 import type { Job } from '../../jobs/queue.js';
+import { misnamedAudio } from '../../library/audioContent.js';
 import { sleep } from '../../sleep.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { reuseOwnedTrack, type Deps as DownloadsReuseDeps } from './reuse.js';
 import { fileJob, type Deps as DownloadsFilePhaseDeps } from './filePhase.js';
 import { JobLeft, readState, type PipelineState } from './state.js';
-import { FilingError, clearStaging, ensureFolder, holdInStaging, stagingTargetFor } from './filing.js';
+import { FilingError, clearStaging, ensureFolder, holdInStaging, renameHeld, stagingTargetFor } from './filing.js';
 import { downloadsRoot, type Deps as DownloadsLayoutDeps } from './layout.js';
 import { expectLength, judgeArrival, type Deps as DownloadsIdentityDeps } from './identity.js';
 import { rankCandidates, queryVariants } from './scoring.js';
 import { TRACK_QUEUE, type DownloadService } from './service.js';
-import { readAudio, qualityTier, verify } from './verify.js';
+import { readAudio, qualityTier, verify, type AudioFacts } from './verify.js';
 import type { Candidate, DownloadSource, SourceContext, TrackQuery } from './types.js';
 import type { Kernel } from '../../kernel.js';
 import type { SettingsStore } from '../settings/store.js';
@@ -314,17 +315,38 @@ export class TrackPipeline {
     clearStaging(this.root, job.id);
   }
 
+  /**
+   * The held file's audio facts, or why it holds no readable audio. A file named for another format
+   * (a FLAC shared as `.mp3`) is renamed in staging to the extension its content calls for and read
+   * again, so it is verified and filed as what it is.
+   */
+  private async readHeld(job: DownloadJobRow, st: PipelineState): Promise<AudioFacts | string> {
+    const said = (err: unknown) => (err instanceof Error ? err.message : String(err));
+    try {
+      return await readAudio(st.held!);
+    } catch (err) {
+      const misnamed = misnamedAudio(st.held!);
+      if (!misnamed) return said(err);
+      try {
+        st.held = renameHeld(st.held!, misnamed.extension, (renamed) => this.save(job.id, { ...st, held: renamed }, { stagingPath: renamed }));
+        this.ctx.log.info('download renamed for its content', { jobId: job.id, held: st.held, was: misnamed.said });
+        return await readAudio(st.held);
+      } catch (again) {
+        if (again instanceof JobLeft) throw again;
+        return said(again);
+      }
+    }
+  }
+
   /** Reads the held file; doubtful → blocked for review (false), good → the file phase (true). */
   private async verify(job: DownloadJobRow, st: PipelineState, signal?: AbortSignal): Promise<boolean> {
     if (!st.held || !fs.existsSync(st.held)) {
       this.candidateFailed(job, st, 'the downloaded file disappeared before it was checked');
       return true;
     }
-    let facts;
-    try {
-      facts = await readAudio(st.held);
-    } catch (err) {
-      this.candidateFailed(job, st, `${st.source}: ${err instanceof Error ? err.message : String(err)}`);
+    const facts = await this.readHeld(job, st);
+    if (typeof facts === 'string') {
+      this.candidateFailed(job, st, `${st.source}: ${facts}`);
       return true;
     }
     const rules = this.ctx.settings.get().downloads.worker;
