@@ -82,7 +82,7 @@ describe('misnamed audio', () => {
     expect(titles).toEqual(['Right']);
   });
 
-  it('fails a misnamed download with what the file holds (the next candidate is tried)', async () => {
+  it('the download check says what a misnamed file holds (the pipeline then renames it: pipeline.test.ts)', async () => {
     await expect(readAudio(path.join(album(), 'flac-named.mp3'))).rejects.toThrow(/^not a readable audio file: the file holds FLAC audio, but its name ends in \.mp3$/);
     await expect(readAudio(path.join(album(), 'noise.flac'))).rejects.toThrow(/^not a readable audio file: unreadable tags: /);
     expect((await readAudio(path.join(album(), 'right.flac'))).format).toBe('flac');
