@@ -2,22 +2,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { replayGainTagText, type ReplayGain } from './replayGain.js';
 import { readTagsOffThread, writeId3OffThread } from './tagThread.js';
-import { runTool } from './toolThread.js';
+import { needsFfmpeg, writeTaggedCopy } from './taggedCopy.js';
 
 /**
  * Writes ReplayGain values into a library file's tags (only when the administrator turned on
  * "write ReplayGain tags"): a tagged copy is made beside the file (MP3: node-id3 on the tag thread;
- * FLAC, Ogg Vorbis, Opus: ffmpeg `-c copy` on the tool thread, the audio untouched), read back to
+ * FLAC, Ogg Vorbis, Opus: taggedCopy.ts, the audio untouched), read back to
  * check the values are there and the length unchanged, flushed, and renamed over the file, so the
  * file is never half-written. Formats whose ReplayGain fields ffmpeg cannot write (MP4, WAV...) are
  * left alone.
  */
 
-const FFMPEG_MUXER: Record<string, string> = { flac: 'flac', ogg: 'ogg', oga: 'ogg', opus: 'opus' };
+/** The formats whose ReplayGain fields are written: ID3 TXXX frames, or Vorbis comments. */
+const WRITTEN = new Set(['mp3', 'flac', 'ogg', 'oga', 'opus']);
 
 export function canWriteReplayGain(file: string): boolean {
-  const ext = path.extname(file).slice(1).toLowerCase();
-  return ext === 'mp3' || ext in FFMPEG_MUXER;
+  return WRITTEN.has(path.extname(file).slice(1).toLowerCase());
 }
 
 export async function writeReplayGainTags(file: string, rg: ReplayGain, ffmpeg: string | null, signal?: AbortSignal): Promise<void> {
@@ -33,12 +33,8 @@ export async function writeReplayGainTags(file: string, rg: ReplayGain, ffmpeg: 
       await fs.promises.copyFile(file, tmp);
       await writeId3OffThread(tmp, { userDefinedText: values.map(([description, value]) => ({ description, value })) });
     } else {
-      if (!ffmpeg) throw new Error('ffmpeg is needed to write ReplayGain tags into this format');
-      const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', file, '-map', '0', '-c', 'copy'];
-      for (const [k, v] of values) args.push('-metadata', `${k}=${v}`);
-      args.push('-f', FFMPEG_MUXER[ext]!, '-y', tmp);
-      const { code, stderr, startError } = await runTool(ffmpeg, args, signal);
-      if (startError || code !== 0) throw new Error(startError ?? (stderr.trim() || `ffmpeg exited with code ${code}`));
+      if (needsFfmpeg(ext) && !ffmpeg) throw new Error('ffmpeg is needed to write ReplayGain tags into this format');
+      await writeTaggedCopy(file, tmp, ext, values, ffmpeg, signal);
     }
     fs.chmodSync(tmp, fs.statSync(file).mode & 0o7777);
     const after = await readTagsOffThread(tmp);

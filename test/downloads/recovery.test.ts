@@ -107,9 +107,9 @@ beforeAll(async () => {
   );
   slskd = await startSlskdFake({ searchMs: 200, maxConcurrentSearches: 8 });
   slskd.state.options.users.find((u) => u.username === 'collector')!.transferMs = 8000;
-  // quickpeer shares the album in FLAC, which is tagged through (the slow) ffmpeg.
+  // quickpeer shares the album in Ogg Vorbis, which is tagged through (the slow) ffmpeg (FLAC is tagged in-process).
   const quick = slskd.state.options.users.find((u) => u.username === 'quickpeer')!;
-  quick.files = quick.files.map((f) => ({ ...f, filename: f.filename.replace(/\.mp3$/, '.flac') }));
+  quick.files = quick.files.map((f) => ({ ...f, filename: f.filename.replace(/\.mp3$/, '.ogg') }));
   url = await start();
   const onboard = await fetch(`${url}/api/onboarding/complete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ authUser: ADMIN.username, authPassword: ADMIN.password }) });
   expect(onboard.status).toBe(200);
@@ -142,13 +142,13 @@ describe('recovery after kill -9', () => {
     await killHard();
     expect(fs.statSync(halfWritten).size).toBe(777);
     expect([row(downloading).status, row(filing).status]).toEqual(['downloading', 'downloading']);
-    expect(fs.existsSync(path.join(tidewater, '01 Harbor Lights.flac'))).toBe(false);
-    expect([enqueues('01 - Departure.mp3'), enqueues('01 - Harbor Lights.flac')]).toEqual([1, 1]);
+    expect(fs.existsSync(path.join(tidewater, '01 Harbor Lights.ogg'))).toBe(false);
+    expect([enqueues('01 - Departure.mp3'), enqueues('01 - Harbor Lights.ogg')]).toEqual([1, 1]);
 
     url = await start();
     const done = await waitFor(() => (row(downloading).status === 'done' && row(filing).status === 'done' ? [row(downloading), row(filing)] : undefined), 40_000, 'both jobs to finish');
-    expect(done.map((r) => r.final_path)).toEqual([path.join(root, 'Copper Lanterns', 'Night Ferry', '01 Departure.mp3'), path.join(tidewater, '01 Harbor Lights.flac')]);
-    expect([enqueues('01 - Departure.mp3'), enqueues('01 - Harbor Lights.flac')]).toEqual([1, 1]);
+    expect(done.map((r) => r.final_path)).toEqual([path.join(root, 'Copper Lanterns', 'Night Ferry', '01 Departure.mp3'), path.join(tidewater, '01 Harbor Lights.ogg')]);
+    expect([enqueues('01 - Departure.mp3'), enqueues('01 - Harbor Lights.ogg')]).toEqual([1, 1]);
     // Exactly the two files: no "(2)" copy, no leftover ".part", nothing in staging.
     expect(walk(root).filter((f) => !f.includes(`${path.sep}.staging${path.sep}`)).sort()).toEqual(done.map((r) => r.final_path).sort());
     expect(walk(path.join(root, '.staging'))).toEqual([]);

@@ -204,12 +204,18 @@ describe('filing', () => {
     expect((await readFileTags(target, path.dirname(target))).recordingMbid).toBe(recording);
   });
 
-  it('files untagged when ffmpeg is missing', async () => {
+  it('tags a FLAC without ffmpeg, and files an Ogg untagged when ffmpeg is missing', async () => {
     const root = path.join(dir, 'lib2');
-    const target = finalPath(root, { artistName: 'A', albumName: 'B', trackName: 'C', trackNumber: 3 }, 'flac');
-    const placed = await placeFile({ held: flac, target, jobId: 2, tags, ffmpeg: null });
+    const flacTarget = finalPath(root, { artistName: 'A', albumName: 'B', trackName: 'C', trackNumber: 3 }, 'flac');
+    expect(await placeFile({ held: flac, target: flacTarget, jobId: 2, tags, ffmpeg: null, expectDurationMs: 2000 })).toEqual({ path: flacTarget, tagged: true, tagError: null });
+    const { parseFile } = await import('music-metadata');
+    expect((await parseFile(flacTarget)).common).toMatchObject({ title: 'Harbor Lights', artist: 'Velvet Harbors', musicbrainz_recordingid: 'rec-1' });
+
+    const ogg = makeAudioFile(path.join(dir, 'src', 'take.ogg'), 'ogg', { title: 'Wrong Name', artist: 'Somebody' }, { seconds: 2 });
+    const oggTarget = finalPath(root, { artistName: 'A', albumName: 'B', trackName: 'D', trackNumber: 4 }, 'ogg');
+    const placed = await placeFile({ held: ogg, target: oggTarget, jobId: 3, tags, ffmpeg: null });
     expect(placed.tagged).toBe(false);
-    expect(fs.readFileSync(target).equals(fs.readFileSync(flac))).toBe(true);
+    expect(fs.readFileSync(oggTarget).equals(fs.readFileSync(ogg))).toBe(true);
   });
 
   it('holds a download in staging and names the folder in storage errors', async () => {

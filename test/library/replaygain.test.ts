@@ -241,7 +241,7 @@ describe('downloads', () => {
   const ctx = (on: boolean) => ({ config: { replayGainAnalysis: on }, log: createLogger('silent') }) as unknown as AppContext;
   const tags = { title: 'Harbor Lights', artist: 'Velvet Harbors', album: 'Tidewater', trackNumber: 1, discNumber: 1, year: null, recordingMbid: null, releaseMbid: null, albumMbid: null, artistMbid: null };
 
-  it('measures a download without ReplayGain before filing and writes the values into its tags (MP3 by node-id3, FLAC by ffmpeg)', async () => {
+  it('measures a download without ReplayGain before filing and writes the values into its tags (MP3 by node-id3, FLAC in-process)', async () => {
     const root = path.join(dir, 'downloads');
     for (const [format, ffmpeg] of [['mp3', null], ['flac', FFMPEG]] as const) {
       const src = makeRgFile(path.join(dir, 'dl-src', `take.${format}`), format, { title: 'x', album: 'y' }, {}, { seconds: 3, volume: 0.5, frequency: 1000 });

@@ -4,15 +4,15 @@ import type { Db } from '../../db/connection.js';
 import { downloads, type DownloadJobRow } from '../../db/downloads.js';
 import type NodeID3 from 'node-id3';
 import { writeId3OffThread } from '../../library/tagThread.js';
-import { runTool } from '../../library/toolThread.js';
+import { needsFfmpeg, writeTaggedCopy } from '../../library/taggedCopy.js';
 import { replayGainTagText, type ReplayGain } from '../../library/replayGain.js';
 import { readAudio } from './verify.js';
 import { STAGING_DIR, finalPath, isInside, safeSegment, stagingDir } from './layout.js';
 
 /**
  * The file side of the pipeline: holding a downloaded file in the job's staging folder, tagging
- * a copy (MP3: node-id3 on the tag thread; other formats: ffmpeg `-c copy`; the audio is untouched
- * either way), placing it in the library without
+ * a copy (MP3: node-id3 on the tag thread; other formats: taggedCopy.ts, FLAC in-process and the rest
+ * by ffmpeg `-c copy`; the audio is untouched either way), placing it in the library without
  * ever overwriting another file and without a half-written file under its final name, and removing
  * files only where removal is safe.
  */
@@ -133,11 +133,8 @@ export interface TagValues {
   replayGain?: ReplayGain | null;
 }
 
-/** ffmpeg's muxer per extension, for the formats it tags (MP3s are tagged by node-id3: id3Frames). */
-const MUXER: Record<string, string> = { flac: 'flac', ogg: 'ogg', oga: 'ogg', opus: 'opus', m4a: 'ipod', mp4: 'mp4', aac: 'adts', wav: 'wav' };
-
-/** ffmpeg arguments that copy `input` to `output` with the job's tags (the MusicBrainz ids as Vorbis-style keys). */
-function tagArguments(input: string, output: string, ext: string, t: TagValues): string[] {
+/** The job's tags in ffmpeg's names (taggedCopy.ts), the ids as Vorbis-style keys. */
+function tagMeta(t: TagValues): [string, string][] {
   const meta: [string, string | null][] = [
     ['title', t.title],
     ['artist', t.artist],
@@ -152,11 +149,7 @@ function tagArguments(input: string, output: string, ext: string, t: TagValues):
     ['MUSICBRAINZ_ARTISTID', t.artistMbid],
     ...(t.replayGain ? replayGainTagText(t.replayGain) : []),
   ];
-  const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', input, '-map', '0', '-c', 'copy'];
-  if (ext === 'm4a' || ext === 'mp4') args.push('-movflags', 'use_metadata_tags');
-  for (const [k, v] of meta) if (v) args.push('-metadata', `${k}=${v}`);
-  args.push('-f', MUXER[ext] ?? ext, '-y', output);
-  return args;
+  return meta.filter((m): m is [string, string] => !!m[1]);
 }
 
 /**
@@ -189,17 +182,6 @@ export function id3Frames(t: TagValues): NodeID3.Tags {
       uniqueFileIdentifier: [{ ownerIdentifier: 'http://musicbrainz.org', identifier: Buffer.from(t.recordingMbid, 'latin1') }],
     }),
   };
-}
-
-/**
- * Runs ffmpeg from the tool thread (no fork of the server on its main thread); rejects with its own
- * words. A write error it logs (it may still exit 0, leaving a truncated file) fails the run.
- */
-async function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
-  const { code, stderr, startError } = await runTool(cmd, args, signal);
-  if (startError) throw new Error(startError);
-  if (code === 0 && !/No space left on device|Error writing|I\/O error|Read-only file system|Permission denied/i.test(stderr)) return;
-  throw new Error(stderr.trim() || `ffmpeg exited with code ${code}`);
 }
 
 export interface PlaceResult {
@@ -249,14 +231,14 @@ export async function placeFile(opts: {
   ensureFolder(dir);
   try {
     fs.rmSync(tmp, { force: true });
-    const tagger = ext === 'mp3' ? 'id3' : opts.ffmpeg ? 'ffmpeg' : null;
+    const tagger = ext === 'mp3' ? 'id3' : !needsFfmpeg(ext) || opts.ffmpeg ? 'copy' : null;
     if (tagger) {
       try {
         if (tagger === 'id3') {
           await fs.promises.copyFile(held, tmp);
           await writeId3OffThread(tmp, id3Frames(opts.tags));
         } else {
-          await run(opts.ffmpeg!, tagArguments(held, tmp, ext, opts.tags), opts.signal);
+          await writeTaggedCopy(held, tmp, ext, tagMeta(opts.tags), opts.ffmpeg, opts.signal);
         }
         tagged = true;
       } catch (err) {

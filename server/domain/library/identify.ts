@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { libraryIdentify, type IdentifyProposal, type IdentifyRun } from '../../db/libraryIdentify.js';
 import { PermanentJobError } from '../../jobs/queue.js';
+import { needsFfmpeg, writeTaggedCopy } from '../../library/taggedCopy.js';
 import { writeId3OffThread } from '../../library/tagThread.js';
-import { runTool } from '../../library/toolThread.js';
 import { similarity } from '../downloads/scoring.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
@@ -143,8 +143,8 @@ function presentProposal(p: IdentifyProposal) {
   };
 }
 
-/** ffmpeg's muxer per extension for the formats it rewrites with new tags (MP3s are updated in place by node-id3). */
-const MUXER: Record<string, string> = { flac: 'flac', ogg: 'ogg', oga: 'ogg', opus: 'opus', m4a: 'ipod', mp4: 'mp4' };
+/** The formats an accepted identity is written into besides MP3 (taggedCopy.ts). */
+const IDENTITY_WRITTEN = new Set(['flac', 'ogg', 'oga', 'opus', 'm4a', 'mp4']);
 
 /** Writes the accepted ids, title and artist into a file's tags; its other tags and audio stay. */
 async function writeIdentity(ctx: Deps, p: IdentifyProposal): Promise<void> {
@@ -160,10 +160,9 @@ async function writeIdentity(ctx: Deps, p: IdentifyProposal): Promise<void> {
     });
     return;
   }
-  const muxer = MUXER[ext];
+  if (!IDENTITY_WRITTEN.has(ext)) throw new ConflictError(`Tonearm cannot write tags into .${ext} files`);
   const ffmpeg = locateFfmpeg(ctx.config.ffmpegPath);
-  if (!muxer) throw new ConflictError(`Tonearm cannot write tags into .${ext} files`);
-  if (!ffmpeg) throw new ConflictError('ffmpeg was not found (FFMPEG_PATH or PATH), so the tags cannot be written');
+  if (needsFfmpeg(ext) && !ffmpeg) throw new ConflictError('ffmpeg was not found (FFMPEG_PATH or PATH), so the tags cannot be written');
   const temp = path.join(path.dirname(p.path), `.${path.basename(p.path)}.tonearm-identify.part`);
   const meta: [string, string | null][] = [
     ['title', p.title],
@@ -171,14 +170,12 @@ async function writeIdentity(ctx: Deps, p: IdentifyProposal): Promise<void> {
     ['MUSICBRAINZ_TRACKID', p.recordingMbid],
     ['MUSICBRAINZ_ARTISTID', p.artistMbid],
   ];
-  const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', p.path, '-map', '0', '-c', 'copy'];
-  if (muxer === 'ipod' || muxer === 'mp4') args.push('-movflags', 'use_metadata_tags');
-  for (const [k, v] of meta) if (v) args.push('-metadata', `${k}=${v}`);
-  args.push('-f', muxer, '-y', temp);
-  const r = await runTool(ffmpeg, args);
-  if (r.code !== 0 || r.startError) {
+  try {
+    await writeTaggedCopy(p.path, temp, ext, meta.filter((m): m is [string, string] => !!m[1]), ffmpeg);
+  } catch (err) {
     fs.rmSync(temp, { force: true });
-    throw new ConflictError(`Writing the tags of ${p.path} failed: ${r.startError ?? r.stderr.trim().split('\n').at(-1) ?? `exit ${r.code}`}`);
+    const said = err instanceof Error ? err.message.trim().split('\n').at(-1) : String(err);
+    throw new ConflictError(`Writing the tags of ${p.path} failed: ${said}`);
   }
   fs.renameSync(temp, p.path);
 }

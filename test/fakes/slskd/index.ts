@@ -112,21 +112,25 @@ function mp3Template(seconds: number): Buffer {
   return template;
 }
 
-const flacs = new Map<string, Buffer>();
-/** A real FLAC file with the shared file's tags, made with ffmpeg once per name and length. */
-function flacOf(file: FakeSlskdFile): Buffer {
+/** The format of a shared file ffmpeg makes (FLAC, Ogg Vorbis), by its name; null for the MP3 template. */
+function madeFormat(file: FakeSlskdFile): 'flac' | 'ogg' | null {
+  const ext = path.extname(file.filename).toLowerCase();
+  return ext === '.flac' ? 'flac' : ext === '.ogg' ? 'ogg' : null;
+}
+
+const made = new Map<string, Buffer>();
+/** A real FLAC or Ogg file with the shared file's tags, made with ffmpeg once per name and length. */
+function madeFileOf(file: FakeSlskdFile, format: 'flac' | 'ogg'): Buffer {
   const key = `${file.filename}\u0000${file.length}`;
-  let bytes = flacs.get(key);
+  let bytes = made.get(key);
   if (!bytes) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slskd-fake-flac-'));
-    bytes = fs.readFileSync(makeAudioFile(path.join(dir, 'file.flac'), 'flac', file.tags, { seconds: file.length }));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `slskd-fake-${format}-`));
+    bytes = fs.readFileSync(makeAudioFile(path.join(dir, `file.${format}`), format, file.tags, { seconds: file.length }));
     fs.rmSync(dir, { recursive: true, force: true });
-    flacs.set(key, bytes);
+    made.set(key, bytes);
   }
   return bytes;
 }
-
-const isFlac = (file: FakeSlskdFile) => file.filename.toLowerCase().endsWith('.flac');
 
 export class SlskdFakeState {
   readonly searches = new Map<string, Search>();
@@ -147,7 +151,8 @@ export class SlskdFakeState {
 
   sizeOf(file: FakeSlskdFile): number {
     if (file.audioFile) return fs.statSync(file.audioFile).size;
-    if (isFlac(file)) return flacOf(file).length;
+    const format = madeFormat(file);
+    if (format) return madeFileOf(file, format).length;
     return id3Tag(file.tags).length + this.template().length;
   }
 
@@ -179,8 +184,8 @@ export class SlskdFakeState {
         files: files.map((f) => ({
           filename: f.filename,
           size: this.sizeOf(f),
-          extension: isFlac(f) ? 'flac' : 'mp3',
-          ...(isFlac(f) ? { bitDepth: 16, sampleRate: 44100 } : { bitRate: f.bitRate }),
+          extension: madeFormat(f) ?? 'mp3',
+          ...(madeFormat(f) === 'flac' ? { bitDepth: 16, sampleRate: 44100 } : { bitRate: f.bitRate }),
           length: f.length,
           isLocked: false,
           code: 1,
@@ -214,9 +219,9 @@ export class SlskdFakeState {
     if (t.file.audioFile) {
       fs.mkdirSync(path.dirname(dest), { recursive: true });
       fs.copyFileSync(t.file.audioFile, dest);
-    } else if (isFlac(t.file)) {
+    } else if (madeFormat(t.file)) {
       fs.mkdirSync(path.dirname(dest), { recursive: true });
-      fs.writeFileSync(dest, flacOf(t.file));
+      fs.writeFileSync(dest, madeFileOf(t.file, madeFormat(t.file)!));
     } else {
       writeTaggedMp3(dest, this.template(), t.file.tags);
     }
