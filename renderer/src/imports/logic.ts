@@ -1,5 +1,7 @@
 /** Playlist imports in the web UI: the shapes of api.md §4.11 and the small rules the screens share. */
 
+import type { Answer } from '../wire.js';
+
 export type ImportSource = 'spotify' | 'listenbrainz' | 'lastfm';
 
 export const sources: { id: ImportSource; label: string; linkHint: string }[] = [
@@ -8,45 +10,12 @@ export const sources: { id: ImportSource; label: string; linkHint: string }[] = 
   { id: 'lastfm', label: 'Last.fm stations', linkHint: 'Link your Last.fm account in Settings → Account first.' },
 ];
 
-export interface SpotifyStatus {
-  connected: boolean;
-  method: 'broker' | 'pkce';
-  displayName: string | null;
-  spotifyUserId: string | null;
-  redirectUri: string | null;
-}
-
-export interface SourcePlaylist {
-  id: string;
-  name: string;
-  owner: string | null;
-  trackCount: number | null;
-  kind: 'playlist' | 'createdfor' | 'station';
-  description: string | null;
-}
-
-export interface PreviewTrack {
-  position: number;
-  title: string;
-  artist: string;
-  album: string | null;
-  trackId?: string;
-  recordingMbid?: string;
-}
-
-export interface ImportPreview {
-  source: ImportSource;
-  playlist: { id: string; name: string };
-  total: number;
-  counts: { owned: number; download: number; unmatched: number; unchecked: number };
-  owned: PreviewTrack[];
-  download: PreviewTrack[];
-  unmatched: PreviewTrack[];
-  unchecked: PreviewTrack[];
-  listLimit: number;
-  matching: { available: boolean; budgetExhausted: boolean; lookups: number };
-  canDownload: boolean;
-}
+/** The server's answers (wire.ts): the Spotify connection, a source's playlists, a preview, an import. */
+export type SpotifyStatus = Answer<'/api/playlists/import/spotify/status'>;
+export type SourcePlaylist = Answer<'/api/playlists/import/spotify/playlists'>['playlists'][number];
+export type ImportPreview = Answer<'/api/playlists/import/spotify/preview', 'post'>;
+export type PreviewTrack = ImportPreview['owned'][number];
+export type ImportResult = Answer<'/api/playlists/import/spotify', 'post'>['imports'][number];
 
 /** What an import creates: a static playlist (the user's own) or a shared one (every user can play it). */
 export type ImportTarget = 'static' | 'shared';
@@ -55,15 +24,6 @@ export const importTargets: { id: ImportTarget; label: string; hint: string }[] 
   { id: 'static', label: 'Static playlist', hint: 'yours; also in Subsonic apps' },
   { id: 'shared', label: 'Shared playlist', hint: 'every user can play it; you and administrators change it' },
 ];
-
-export interface ImportResult {
-  importId: string;
-  name: string;
-  target: { type: string; id: string };
-  status: 'matching' | 'downloading' | 'done' | 'failed';
-  total: number;
-  counts: Record<string, number>;
-}
 
 /** The body of `oauth/complete` from the page Spotify (PKCE: `code`) or the broker (tokens) sent the browser to. */
 export function callbackCompletion(search: string, hash = ''): { body: Record<string, string | number> } | { error: string } {
@@ -108,7 +68,7 @@ export function playlistLine(p: SourcePlaylist): string {
   return parts.filter(Boolean).join(' · ');
 }
 
-export function importOutcome(r: ImportResult): string {
+export function importOutcome(r: Pick<ImportResult, 'name' | 'counts'>): string {
   const queued = r.counts.queued ?? 0;
   const pending = r.counts.pending ?? 0;
   const owned = r.counts.owned ?? 0;
