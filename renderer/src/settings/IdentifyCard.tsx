@@ -5,6 +5,7 @@ import { inWords } from '../messages';
 import { Link } from '../router';
 import type { SettingsState } from './useSettings';
 import { dateTime } from '../time';
+import type { Answer } from '../wire';
 
 /**
  * Administrators: "Identify files without MusicBrainz ids" (issue 26 §2). Starts a run on the server
@@ -13,43 +14,11 @@ import { dateTime } from '../time';
  * until its album is accepted.
  */
 
-export interface IdentifyRun {
-  id: number;
-  status: 'running' | 'done' | 'failed';
-  total: number;
-  processed: number;
-  proposed: number;
-  progress: number;
-  note: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-}
-
-export interface IdentifyProposal {
-  id: number;
-  path: string;
-  trackId: number | null;
-  current: { title: string; artistName: string };
-  proposed: { recordingMbid: string; title: string; artistName: string | null; artistMbid: string | null };
-  score: number;
-}
-
-export interface IdentifyAlbum {
-  albumId: number | null;
-  albumTitle: string | null;
-  proposals: IdentifyProposal[];
-}
-
-interface IdentifyState {
-  run: IdentifyRun | null;
-  albums: IdentifyAlbum[];
-}
-
-interface Decided {
-  success: boolean;
-  decided: number;
-  failed: { path: string; error: string }[];
-}
+type IdentifyState = Answer<'/api/library/identify'>;
+export type IdentifyRun = NonNullable<IdentifyState['run']>;
+export type IdentifyAlbum = IdentifyState['albums'][number];
+export type IdentifyProposal = IdentifyAlbum['proposals'][number];
+type Decided = Answer<'/api/library/identify/albums/{albumId}/accept', 'post'>;
 
 export const POLL_MS = 2000;
 const ACOUSTID_CARD = '/settings/integrations#integration-acoustid';
@@ -91,7 +60,7 @@ export function IdentifyCard({ settings }: { settings: SettingsState }) {
   const start = useAction(async () => {
     setStartNote(null);
     setNotes({});
-    const answer = await api<{ started: boolean; run: IdentifyRun | null }>('/api/library/identify', { method: 'POST' });
+    const answer = await api<Answer<'/api/library/identify', 'post'>>('/api/library/identify', { method: 'POST' });
     if (!answer.started) setStartNote('A run is already under way; its progress is shown below.');
     state.setData({ run: answer.run, albums: state.data?.albums ?? [] });
   });
