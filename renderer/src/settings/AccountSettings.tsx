@@ -7,8 +7,9 @@ import { session } from '../session';
 import { useStore } from '../store';
 import { SpotifyAccountCard } from '../imports/SpotifyAccount';
 import { OidcIdentityCard } from './OidcIdentityCard';
+import type { Answer } from '../wire.js';
 
-const providers = [
+const providers: { value: ListeningHistory['listenHistoryProvider']; label: string }[] = [
   { value: 'local', label: 'This server (your plays here)' },
   { value: 'lastfm', label: 'Last.fm' },
   { value: 'listenbrainz', label: 'ListenBrainz' },
@@ -71,11 +72,7 @@ function PasswordCard() {
   );
 }
 
-interface ListeningHistory {
-  listenHistoryProvider: string;
-  listenHistoryUsername: string | null;
-  listenHistoryUrl: string | null;
-}
+type ListeningHistory = Answer<'/api/users/me/listening-history'>;
 
 function ListeningHistoryCard({ userId }: { userId: number }) {
   const history = useAsync((signal) => api<ListeningHistory>('/api/users/me/listening-history', { signal }), []);
@@ -117,7 +114,7 @@ function ListeningHistoryForm({ userId, initial }: { userId: number; initial: Li
     >
       <div class="field">
         <label for="lh-provider">Service</label>
-        <select id="lh-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+        <select id="lh-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value as ListeningHistory['listenHistoryProvider'])}>
           {providers.map((p) => (
             <option key={p.value} value={p.value}>
               {p.label}
@@ -138,9 +135,9 @@ function ListeningHistoryForm({ userId, initial }: { userId: number; initial: Li
   );
 }
 
-type ScrobbleService = 'lastfm' | 'listenbrainz' | 'koito';
-type ServiceStatus = { configured: boolean; linked: boolean; username: string | null };
-type ScrobblingStatus = Record<ScrobbleService, ServiceStatus>;
+type ScrobblingStatus = Answer<'/api/scrobbling/status'>;
+type ScrobbleService = keyof ScrobblingStatus;
+type ServiceStatus = ScrobblingStatus[ScrobbleService];
 
 const serviceLabels: Record<ScrobbleService, string> = { lastfm: 'Last.fm', listenbrainz: 'ListenBrainz', koito: 'Koito' };
 

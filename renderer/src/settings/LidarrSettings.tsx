@@ -4,6 +4,7 @@ import { ErrorMessage, Loading, useAction, useAsync } from '../components/ui';
 import { ProfileSelect, type Profile } from '../screens/Onboarding';
 import { SaveActions, SourceCard, savedOf, type SourceSpec } from './SourceCard';
 import type { SettingsState } from './useSettings';
+import type { Answer } from '../wire.js';
 
 /**
  * Lidarr after onboarding (issue 24 §4): the same card as the other services (address, API key,
@@ -37,10 +38,7 @@ export const lidarrSpec: SourceSpec = {
   needs: ['url', 'apiKey'],
 };
 
-interface RootFolder {
-  id: number;
-  path: string;
-}
+type RootFolder = Answer<'/api/settings/lidarr/root-folders'>[number];
 
 interface Choices {
   quality: Profile[];

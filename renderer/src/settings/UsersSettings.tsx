@@ -5,14 +5,9 @@ import { Card, ErrorMessage, Field, Loading, useAction, useAsync } from '../comp
 import { permissionNames, session, type PermissionName } from '../session';
 import { useStore } from '../store';
 import { UserIdentities } from './OidcIdentityCard';
+import type { Answer } from '../wire.js';
 
-interface UserRow {
-  id: number;
-  username: string;
-  role: 'admin' | 'user';
-  permissions: Record<PermissionName, boolean>;
-  status: 'active' | 'disabled';
-}
+type UserRow = Answer<'/api/users'>[number];
 
 
 export function UsersSettings() {
