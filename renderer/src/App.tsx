@@ -34,18 +34,9 @@ import { startSocket, stopSocket } from './socket';
 import { useStore } from './store';
 import { effectiveTheme, setTheme, theme } from './theme';
 import { stripBase } from './base';
+import type { Answer } from './wire.js';
 
-interface Bootstrap {
-  onboardingRequired: boolean;
-  proxyAuthEnabled?: boolean;
-  oidcEnabled?: boolean;
-  oidcLabel?: string | null;
-  inboxEnabled?: boolean;
-  appVersion: string;
-  api: { version: number; features: string[] };
-  user?: User;
-  mustChangePassword?: boolean;
-}
+type Bootstrap = Answer<'/api/health/bootstrap'>;
 
 type Phase = { kind: 'loading' } | { kind: 'error'; error: unknown } | { kind: 'ready'; boot: Bootstrap };
 

@@ -2,21 +2,9 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { Icon } from './icons';
 import { ErrorMessage, Loading, useAction, useAsync } from './ui';
+import type { Answer } from '../wire.js';
 
-interface Directory {
-  name: string;
-  path: string;
-  writable: boolean;
-}
-
-interface Listing {
-  path: string;
-  parent: string | null;
-  writable: boolean;
-  directories: Directory[];
-  roots: string[];
-  home: string;
-}
+type Listing = Answer<'/api/filesystem/browse'>;
 
 /** Walks the server's folders (not the browser's): the music lives on the server's disks. */
 export function FolderBrowser({ onChoose, chooseLabel = 'Add this folder', idPrefix = 'fs' }: { onChoose: (path: string) => void; chooseLabel?: string; idPrefix?: string }) {
