@@ -2,6 +2,7 @@ import { api } from '../api';
 import { streamToken } from '../player/streamToken';
 import { listen, type ServerMessage } from '../socket';
 import type { DownloadJob, JobStatus, TestAnswer } from './logic';
+import type { Answer } from '../wire.js';
 
 export type { DownloadJob, JobPhase, JobQuality, JobStatus, TestAnswer } from './logic';
 
@@ -108,15 +109,7 @@ export function testSource(name: string, body: Record<string, string>): Promise<
 
 export type AlbumStatusName = 'complete' | 'downloading' | 'queued' | 'blocked' | 'cancelled' | 'failed' | 'partial' | 'missing';
 
-export interface AlbumStatus {
-  status: AlbumStatusName;
-  /** `total`, `complete`, `downloading`, `queued`, `blocked`, `failed`, `cancelled`, `missing`. */
-  counts: Record<string, number>;
-  /** 0..100 over the album's tracks. */
-  progress?: number;
-  recovery?: { code: string; message: string } | null;
-  message?: string | null;
-}
+export type AlbumStatus = Answer<'/api/library/albums/aurral/{id}/status'>;
 
 export function albumStatus(albumRequestId: string, signal?: AbortSignal): Promise<AlbumStatus> {
   return api<AlbumStatus>(`/api/library/albums/aurral/${encodeURIComponent(albumRequestId)}/status`, signal ? { signal } : {});

@@ -5,21 +5,10 @@
  */
 
 import { yearOf } from './logic';
+import type { Answer } from '../wire.js';
 
 /** GET /api/search/unified: library hits at once, MusicBrainz hits when they answered in time. */
-export interface Unified {
-  query: string;
-  library: {
-    artists: { id: string; name: string; mbid: string | null; imageUrl: string | null }[];
-    albums: { id: string; title: string; artistName: string; mbid: string | null; year: number | null; imageUrl: string | null }[];
-    tracks?: { id: string; title: string; artistName: string; albumId: string | null; albumTitle: string | null; available?: boolean }[];
-  };
-  remote: {
-    status: 'complete' | 'pending' | 'unavailable' | 'disabled';
-    artists: { id: string; name: string; type?: string; disambiguation?: string; inLibrary?: boolean }[];
-    albums: { id: string; title: string; artistName: string; releaseDate: string | null; inLibrary?: boolean }[];
-  };
-}
+export type Unified = Answer<'/api/search/unified'>;
 
 export type LibraryTrackHit = NonNullable<Unified['library']['tracks']>[number];
 

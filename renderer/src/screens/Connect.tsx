@@ -6,24 +6,13 @@ import { session } from '../session';
 import { useStore } from '../store';
 import { BASE } from '../base';
 import { dateOnly, dateTime } from '../time';
+import type { Answer } from '../wire.js';
 
 /** GET /api/connect */
-interface ConnectInfo {
-  lanUrls: { interfaceName: string; url: string }[];
-  listensOnLan: boolean;
-  port: number;
-  subsonicPath: string;
-  username: string | null;
-}
+type ConnectInfo = Answer<'/api/connect'>;
 
 /** GET /api/users/me/rest-keys */
-interface AppKey {
-  id: number;
-  name: string;
-  prefix: string;
-  createdAt: number;
-  lastUsedAt: number | null;
-}
+type AppKey = Answer<'/api/users/me/rest-keys'>[number];
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host.startsWith('127.') || host === '[::1]';
 

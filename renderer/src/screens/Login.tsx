@@ -3,13 +3,9 @@ import { api } from '../api';
 import { ErrorMessage, Field, useAction } from '../components/ui';
 import { session, signIn, signOut, type User } from '../session';
 import { withBase } from '../base';
+import type { Answer } from '../wire.js';
 
-interface LoginAnswer {
-  token: string;
-  expiresAt: number;
-  user: User;
-  mustChangePassword?: boolean;
-}
+type LoginAnswer = Answer<'/api/auth/login', 'post'>;
 
 export function Login({ notice, proxyAuth, oidc }: { notice: string | null; proxyAuth: boolean; oidc: { label: string | null } | null }) {
   const [username, setUsername] = useState('');

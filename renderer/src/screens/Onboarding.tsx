@@ -5,16 +5,14 @@ import { FolderBrowser } from '../components/FolderBrowser';
 import { ErrorMessage, Field, Notice, useAction, useAsync } from '../components/ui';
 import { navigate } from '../router';
 import { signIn, type User } from '../session';
+import type { Answer } from '../wire.js';
 
 interface Integrations {
   lidarr: boolean;
   navidrome: boolean;
 }
 
-interface OnboardingResult {
-  success: true;
-  session: { token: string; expiresAt: number; user: User };
-}
+type OnboardingResult = Answer<'/api/onboarding/complete', 'post'>;
 
 /** Which optional integration steps this server offers: only those whose test route it serves. */
 async function offeredIntegrations(signal: AbortSignal): Promise<Integrations> {

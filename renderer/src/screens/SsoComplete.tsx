@@ -4,12 +4,9 @@ import { ErrorMessage, Loading } from '../components/ui';
 import { navigate } from '../router';
 import { signIn, type User } from '../session';
 import { withBase } from '../base';
+import type { Answer } from '../wire.js';
 
-interface SessionAnswer {
-  token: string;
-  expiresAt: number;
-  user: User;
-}
+type SessionAnswer = Answer<'/api/auth/oidc/exchange', 'post'>;
 
 /**
  * The end of an OpenID sign-in: the server put a one-time code (or the reason it failed) in the

@@ -1,21 +1,11 @@
 import { api } from '../api';
 import { Card, ErrorMessage, Loading, Notice, useAction, useAsync } from '../components/ui';
 import { useLocation } from '../router';
+import type { Answer } from '../wire.js';
 
-interface Identity {
-  id: number;
-  issuer: string;
-  subject: string;
-  createdAccount: boolean;
-  createdAt: number;
-  lastLoginAt: number;
-}
+type Identity = Identities['identities'][number];
 
-interface Identities {
-  enabled: boolean;
-  label: string;
-  identities: Identity[];
-}
+type Identities = Answer<'/api/auth/oidc/identities'>;
 
 /**
  * Settings → Account: the identities at the OpenID provider that sign in to this account. Linking

@@ -171,11 +171,7 @@ export interface JellyfinDraft {
 }
 
 /** A Jellyfin user, and a Tonearm user's own one, as GET /api/settings/playback/jellyfin/users lists them. */
-export interface JellyfinUsers {
-  users: Array<{ id: string; name: string; isAdministrator: boolean }>;
-  defaultUserId: string | null;
-  people: Array<{ userId: number; username: string; jellyfinUserId: string | null; jellyfinUserName: string | null }>;
-}
+export type JellyfinUsers = Answer<'/api/settings/playback/jellyfin/users'>;
 
 export function jellyfinDraftFrom(settings: unknown): JellyfinDraft {
   const p = obj(obj(obj(settings).playback).jellyfin);
