@@ -63,25 +63,16 @@ export function watchJobs(onEvent: (event: JobEvent) => void): () => void {
 
 // ---- the worker ----
 
-export const qualityTiers = ['lossless', 'high', 'medium', 'low'] as const;
+export const qualityTiers = ['lossless', 'high', 'medium', 'low'] as const satisfies readonly WorkerSettings['qualityCutoff'][];
 export type QualityTier = (typeof qualityTiers)[number];
 
-export interface WorkerSettings {
-  running: boolean;
-  concurrency: number;
-  existingFileMode: 'download' | 'reuse';
-  durationToleranceSeconds: number;
-  minMatchScore: number;
-  retryPauseMinutes: number;
-  blockedTimeoutHours: number;
-  preferLossless: boolean;
-  qualityCutoff: QualityTier;
-  /** One priority per download source, keyed by the server's source ids. */
-  sourcePriorities?: Record<string, number>;
-}
+export type WorkerSettings = Answer<'/api/playlists/worker/settings'>;
 
-/** The fields the worker form edits (the running state has its own buttons; priorities live with each source). */
-export type WorkerSettingsPatch = Omit<WorkerSettings, 'running' | 'sourcePriorities'>;
+/**
+ * The fields the worker form edits (the running state has its own buttons; priorities live with each
+ * source; the paused playlists are the server's own bookkeeping).
+ */
+export type WorkerSettingsPatch = Omit<WorkerSettings, 'running' | 'sourcePriorities' | 'retryPausedPlaylistIds'>;
 
 export function workerSettings(signal?: AbortSignal): Promise<WorkerSettings> {
   return api<WorkerSettings>('/api/playlists/worker/settings', signal ? { signal } : {});
