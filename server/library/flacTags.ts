@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { synchsafe } from './plainMp3Bytes.js';
 
 /**
  * Writes Vorbis comments into a copy of a FLAC file without ffmpeg: the metadata blocks are copied as
@@ -48,9 +49,16 @@ export async function copyFlacWithComments(input: string, output: string, values
       if (bytesRead < length) throw new Error('the FLAC metadata runs past the end of the file');
       return buffer;
     };
-    if ((await read(0, 4)).toString('latin1') !== 'fLaC') throw new Error('not a FLAC file (no fLaC marker)');
+    // Some taggers put an ID3v2 tag in front of a FLAC; readers skip it, and the copy leaves it out.
+    let start = 0;
+    const head = await read(0, 4);
+    if (head.toString('latin1', 0, 3) === 'ID3') {
+      const header = await read(0, 10);
+      start = 10 + synchsafe(header, 6) + (header[5]! & 0x10 ? 10 : 0);
+    }
+    if ((await read(start, 4)).toString('latin1') !== 'fLaC') throw new Error('not a FLAC file (no fLaC marker)');
     const blocks: Block[] = [];
-    let position = 4;
+    let position = start + 4;
     for (let last = false; !last; ) {
       const header = await read(position, 4);
       last = (header[0]! & 0x80) !== 0;

@@ -6,6 +6,7 @@ import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFlacWithComments } from '../../server/library/flacTags.js';
 import { FFMPEG, makeAudioFile, makeCoverImage } from '../fixtures/audio.js';
+import { id3v2, textFrame } from '../fixtures/tagBytes.js';
 
 /**
  * FLAC tags are written in-process (no ffmpeg): the given Vorbis comments replace the same keys, the
@@ -92,6 +93,16 @@ describe('FLAC tags written in-process', () => {
       expect(audioMd5(out)).toBe(audioMd5(flac));
     }
     expect(blocksOf(fs.readFileSync(path.join(dir, 'without-tagged.flac')))[1]![0]).toBe(4);
+  });
+
+  it('reads past an ID3v2 tag in front of a FLAC and leaves it out of the copy', async () => {
+    const input = path.join(dir, 'id3-in-front.flac');
+    fs.writeFileSync(input, Buffer.concat([id3v2(3, [textFrame(3, 'TIT2', 'From ID3')]), fs.readFileSync(flac)]));
+    const out = path.join(dir, 'id3-in-front-tagged.flac');
+    await copyFlacWithComments(input, out, [['title', 'Given']]);
+    expect(fs.readFileSync(out).subarray(0, 4).toString('latin1')).toBe('fLaC');
+    expect((await parseFile(out)).common).toMatchObject({ title: 'Given', album: 'Kept Album' });
+    expect(audioMd5(out)).toBe(audioMd5(flac));
   });
 
   it('refuses a file that is not FLAC, or whose metadata runs past its end', async () => {
