@@ -4,31 +4,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { id3Tag, makeAudioFile, makeMp3Template, writeTaggedMp3, type FixtureTags } from '../../fixtures/audio.js';
+import { announced, mp3Template, sharedSize, writeShared, type FakeSlskdFile } from './files.js';
 import { FakeFaults, type SeenRequest } from '../http.js';
+
+export type { FakeSlskdFile } from './files.js';
 
 /**
  * A fake slskd (api/v0) on 127.0.0.1:0: API key check, searches whose peer responses arrive over
- * time, downloads that queue, progress and on completion write a real mp3 (or, for a shared name
- * ending in `.flac`, a real FLAC file with the file's tags) into the downloads folder
- * (`<downloads>/<sharer's folder>/<file>`, as slskd does), 409 while "offline from Soulseek", 429
- * past the concurrent-search limit, and the shared faults (slow, down, injected statuses).
+ * time, downloads that queue, progress and on completion write the shared file (files.ts) into the
+ * downloads folder (`<downloads>/<sharer's folder>/<file>`, as slskd does), 409 while "offline
+ * from Soulseek", 429 past the concurrent-search limit, and the shared faults (slow, down, injected
+ * statuses).
  */
-
-export interface FakeSlskdFile {
-  /** The sharer's path, Windows-style: `Music\\Artist\\Album\\01 - Title.mp3` (or `.flac`). */
-  filename: string;
-  /** kbit/s, for an mp3 (slskd announces none for lossless files). */
-  bitRate: number;
-  /** Seconds. */
-  length: number;
-  tags: FixtureTags;
-  /**
-   * A real audio file this peer sends as it is (its own tags and audio, e.g. a distinct melody for
-   * fingerprint tests) instead of the shared template; `length` still says what the peer announces.
-   */
-  audioFile?: string;
-}
 
 export interface FakeSlskdUser {
   username: string;
@@ -99,39 +86,6 @@ export function defaultUsers(): FakeSlskdUser[] {
   ];
 }
 
-const templates = new Map<number, Buffer>();
-/** The audio frames every written file carries, made once per length with ffmpeg. */
-function mp3Template(seconds: number): Buffer {
-  let template = templates.get(seconds);
-  if (!template) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slskd-fake-template-'));
-    template = makeMp3Template(dir, seconds);
-    fs.rmSync(dir, { recursive: true, force: true });
-    templates.set(seconds, template);
-  }
-  return template;
-}
-
-/** The format of a shared file ffmpeg makes (FLAC, Ogg Vorbis), by its name; null for the MP3 template. */
-function madeFormat(file: FakeSlskdFile): 'flac' | 'ogg' | null {
-  const ext = path.extname(file.filename).toLowerCase();
-  return ext === '.flac' ? 'flac' : ext === '.ogg' ? 'ogg' : null;
-}
-
-const made = new Map<string, Buffer>();
-/** A real FLAC or Ogg file with the shared file's tags, made with ffmpeg once per name and length. */
-function madeFileOf(file: FakeSlskdFile, format: 'flac' | 'ogg'): Buffer {
-  const key = `${file.filename}\u0000${file.length}`;
-  let bytes = made.get(key);
-  if (!bytes) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `slskd-fake-${format}-`));
-    bytes = fs.readFileSync(makeAudioFile(path.join(dir, `file.${format}`), format, file.tags, { seconds: file.length }));
-    fs.rmSync(dir, { recursive: true, force: true });
-    made.set(key, bytes);
-  }
-  return bytes;
-}
-
 export class SlskdFakeState {
   readonly searches = new Map<string, Search>();
   readonly transfers: Transfer[] = [];
@@ -147,13 +101,6 @@ export class SlskdFakeState {
 
   template(): Buffer {
     return mp3Template(this.options.templateSeconds);
-  }
-
-  sizeOf(file: FakeSlskdFile): number {
-    if (file.audioFile) return fs.statSync(file.audioFile).size;
-    const format = madeFormat(file);
-    if (format) return madeFileOf(file, format).length;
-    return id3Tag(file.tags).length + this.template().length;
   }
 
   countOf(call: string): number {
@@ -183,9 +130,7 @@ export class SlskdFakeState {
         queueLength: user.queueLength,
         files: files.map((f) => ({
           filename: f.filename,
-          size: this.sizeOf(f),
-          extension: madeFormat(f) ?? 'mp3',
-          ...(madeFormat(f) === 'flac' ? { bitDepth: 16, sampleRate: 44100 } : { bitRate: f.bitRate }),
+          ...announced(f, this.options.templateSeconds),
           length: f.length,
           isLocked: false,
           code: 1,
@@ -215,16 +160,7 @@ export class SlskdFakeState {
 
   private finish(t: Transfer): void {
     if (t.written || t.cancelled || this.erroredFiles.has(t.file.filename)) return;
-    const dest = this.localPath(t.file);
-    if (t.file.audioFile) {
-      fs.mkdirSync(path.dirname(dest), { recursive: true });
-      fs.copyFileSync(t.file.audioFile, dest);
-    } else if (madeFormat(t.file)) {
-      fs.mkdirSync(path.dirname(dest), { recursive: true });
-      fs.writeFileSync(dest, madeFileOf(t.file, madeFormat(t.file)!));
-    } else {
-      writeTaggedMp3(dest, this.template(), t.file.tags);
-    }
+    writeShared(this.localPath(t.file), t.file, this.options.templateSeconds);
     t.written = true;
   }
 
@@ -280,7 +216,7 @@ export class SlskdFakeState {
         failed.push({ filename: String(w.filename), message: 'File not shared' });
         continue;
       }
-      const t: Transfer = { id: randomUUID(), username, file, size: this.sizeOf(file), requestedAt: Date.now(), cancelled: false, written: false };
+      const t: Transfer = { id: randomUUID(), username, file, size: sharedSize(file, this.options.templateSeconds), requestedAt: Date.now(), cancelled: false, written: false };
       // Completion writes the file even when nobody polls, as slskd does.
       t.timer = setTimeout(() => this.finish(t), this.options.queueMs + this.transferMsOf(username));
       this.transfers.push(t);
