@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plainMp3Treats } from '../../server/library/plainMp3Tag.js';
 import { readFileTags, readTagsAndFingerprint, UnreadableAudioError, type FileTags } from '../../server/library/tags.js';
-import { LAME, lameAvailable, mp3VariantList, writeMp3Variants, type Mp3Variant } from '../fixtures/mp3Variants.js';
+import { LAME, lameAvailable } from '../fixtures/mp3Streams.js';
+import { mp3VariantList, writeMp3Variants, type Mp3Variant } from '../fixtures/mp3Variants.js';
 
 /**
  * The plain-MP3 direct reader's rule: for every file, readTagsAndFingerprint with { direct: true }
