@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AUDIO_TYPES } from './audioFormats.js';
-import { synchsafe } from './plainMp3Bytes.js';
+import { id3v2End } from './plainMp3Bytes.js';
 import { mpegFramesAt } from './plainMp3Stream.js';
 
 /**
@@ -79,8 +79,8 @@ function bytesAfterId3v2(file: string): Uint8Array {
       return buffer.subarray(0, fs.readSync(fd, buffer, 0, length, offset));
     };
     const head = read(0, LOOK);
-    if (head.length < 10 || !spellsAt(head, 0, 'ID3')) return head;
-    const end = 10 + synchsafe(head, 6) + (head[5]! & 0x10 ? 10 : 0);
+    const end = id3v2End(head);
+    if (end === null) return head;
     const after = read(end, LOOK);
     const start = after.findIndex((v) => v !== 0);
     return start > 0 ? after.subarray(start) : after;

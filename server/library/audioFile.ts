@@ -6,7 +6,7 @@ import { AbstractTokenizer, EndOfStreamError, type IRandomAccessFileInfo, type I
 import { FINGERPRINT_BLOCK, fingerprintOffsets } from './fingerprint.js';
 import { parseTokenizer } from './metadataParser.js';
 import { readPlainMp3 } from './plainMp3.js';
-import { notSynchsafe, synchsafe, uint32 } from './plainMp3Bytes.js';
+import { id3v2End, notSynchsafe, synchsafe, uint32 } from './plainMp3Bytes.js';
 
 /** Bytes read at once from the start of a file: tag headers, first frames and Xing/VBRI headers. */
 const HEAD_BYTES = 128 * 1024;
@@ -246,11 +246,4 @@ function correctedId3v2(head: Uint8Array, fileSize: number, fd: number): { tag: 
   tag.set(header, 0);
   tag.set(body, 10);
   return { tag, end };
-}
-
-/** Where the audio starts after an ID3v2 tag at the start of the file (header size is synchsafe). */
-function id3v2End(head: Uint8Array): number | null {
-  if (head.length < 10 || head[0] !== 0x49 || head[1] !== 0x44 || head[2] !== 0x33) return null;
-  const footer = head[5]! & 0x10 ? 10 : 0;
-  return 10 + synchsafe(head, 6) + footer;
 }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { synchsafe } from './plainMp3Bytes.js';
+import { id3v2End } from './plainMp3Bytes.js';
 
 /**
  * Writes Vorbis comments into a copy of a FLAC file without ffmpeg: the metadata blocks are copied as
@@ -50,12 +50,7 @@ export async function copyFlacWithComments(input: string, output: string, values
       return buffer;
     };
     // Some taggers put an ID3v2 tag in front of a FLAC; readers skip it, and the copy leaves it out.
-    let start = 0;
-    const head = await read(0, 4);
-    if (head.toString('latin1', 0, 3) === 'ID3') {
-      const header = await read(0, 10);
-      start = 10 + synchsafe(header, 6) + (header[5]! & 0x10 ? 10 : 0);
-    }
+    const start = id3v2End(await read(0, Math.min(10, size))) ?? 0;
     if ((await read(start, 4)).toString('latin1') !== 'fLaC') throw new Error('not a FLAC file (no fLaC marker)');
     const blocks: Block[] = [];
     let position = start + 4;

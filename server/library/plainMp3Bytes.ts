@@ -47,3 +47,10 @@ export function uint32(b: Uint8Array, at: number): number {
 export function notSynchsafe(b: Uint8Array, at: number): boolean {
   return ((b[at]! | b[at + 1]! | b[at + 2]! | b[at + 3]!) & 0x80) !== 0;
 }
+
+/** Where the audio starts after an ID3v2 tag at the start of a file (header, synchsafe size, footer), or null when there is none. */
+export function id3v2End(head: Uint8Array): number | null {
+  if (head.length < 10 || head[0] !== 0x49 || head[1] !== 0x44 || head[2] !== 0x33) return null;
+  const footer = head[5]! & 0x10 ? 10 : 0;
+  return 10 + synchsafe(head, 6) + footer;
+}

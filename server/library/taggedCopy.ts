@@ -15,8 +15,9 @@ const MUXERS: Record<string, string> = { oga: 'ogg', m4a: 'ipod', aac: 'adts' };
 export const needsFfmpeg = (ext: string) => ext !== 'flac';
 
 /**
- * Writes `input` to `output` with `meta` ([name, value] in ffmpeg's names: title, artist, album,
- * album_artist, track, disc, date, or a Vorbis-style key such as MUSICBRAINZ_TRACKID) set. Rejects
+ * Writes `input` to `output` with `values` ([name, value] in ffmpeg's names: title, artist, album,
+ * album_artist, track, disc, date, or a Vorbis-style key such as MUSICBRAINZ_TRACKID) set; a null or
+ * empty value is left out. Rejects
  * with the writer's own words; a write error ffmpeg only logs (it may still exit 0 with a truncated
  * file) rejects too.
  */
@@ -24,10 +25,11 @@ export async function writeTaggedCopy(
   input: string,
   output: string,
   ext: string,
-  meta: [string, string][],
+  values: [string, string | null][],
   ffmpeg: string | null,
   signal?: AbortSignal,
 ): Promise<void> {
+  const meta = values.filter((v): v is [string, string] => !!v[1]);
   if (!needsFfmpeg(ext)) return copyFlacWithComments(input, output, meta, signal);
   if (!ffmpeg) throw new Error(`ffmpeg is needed to write tags into .${ext} files`);
   const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', input, '-map', '0', '-c', 'copy'];

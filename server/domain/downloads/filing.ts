@@ -134,8 +134,8 @@ export interface TagValues {
 }
 
 /** The job's tags in ffmpeg's names (taggedCopy.ts), the ids as Vorbis-style keys. */
-function tagMeta(t: TagValues): [string, string][] {
-  const meta: [string, string | null][] = [
+function tagMeta(t: TagValues): [string, string | null][] {
+  return [
     ['title', t.title],
     ['artist', t.artist],
     ['album', t.album],
@@ -149,7 +149,6 @@ function tagMeta(t: TagValues): [string, string][] {
     ['MUSICBRAINZ_ARTISTID', t.artistMbid],
     ...(t.replayGain ? replayGainTagText(t.replayGain) : []),
   ];
-  return meta.filter((m): m is [string, string] => !!m[1]);
 }
 
 /**

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { downloads, type DownloadJobPatch, type DownloadJobRow } from '../../db/downloads.js';
 import type { Job } from '../../jobs/queue.js';
-import { misnamedAudio } from '../../library/audioContent.js';
 import { sleep } from '../../sleep.js';
 import { locateFfmpeg } from '../subsonic/transcoding.js';
 import { reuseOwnedTrack, type Deps as DownloadsReuseDeps } from './reuse.js';
@@ -13,7 +12,7 @@ import { downloadsRoot, type Deps as DownloadsLayoutDeps } from './layout.js';
 import { expectLength, judgeArrival, type Deps as DownloadsIdentityDeps } from './identity.js';
 import { rankCandidates, queryVariants } from './scoring.js';
 import { TRACK_QUEUE, type DownloadService } from './service.js';
-import { readAudio, qualityTier, verify, type AudioFacts } from './verify.js';
+import { NotReadableAudio, readAudio, qualityTier, verify, type AudioFacts } from './verify.js';
 import type { Candidate, DownloadSource, SourceContext, TrackQuery } from './types.js';
 import type { Kernel } from '../../kernel.js';
 import type { SettingsStore } from '../settings/store.js';
@@ -325,7 +324,7 @@ export class TrackPipeline {
     try {
       return await readAudio(st.held!);
     } catch (err) {
-      const misnamed = misnamedAudio(st.held!);
+      const misnamed = err instanceof NotReadableAudio ? err.misnamed : null;
       if (!misnamed) return said(err);
       try {
         st.held = renameHeld(st.held!, misnamed.extension, (renamed) => this.save(job.id, { ...st, held: renamed }, { stagingPath: renamed }));

@@ -40,13 +40,18 @@ export function qualityTier(f: { format: string | null; bitrate: number | null; 
 const TIER_RANK: Record<QualityTier, number> = { lossless: 3, high: 2, medium: 1, low: 0 };
 export const tierRank = (t: string | null) => (t && t in TIER_RANK ? TIER_RANK[t as QualityTier] : -1);
 
-/** Reads a file's audio facts (on the tag thread); throws when it holds no readable audio. */
+/** A file without readable audio; `misnamed` when its content is of another format than its name says. */
+export class NotReadableAudio extends Error {
+  constructor(readonly misnamed: ReturnType<typeof misnamedAudio>, tagError: string | null) {
+    const why = misnamed?.said ?? tagError;
+    super(`not a readable audio file${why ? `: ${why}` : ''}`);
+  }
+}
+
+/** Reads a file's audio facts (on the tag thread); throws NotReadableAudio when it holds no readable audio. */
 export async function readAudio(file: string): Promise<AudioFacts> {
   const tags: FileTags = await readTagsOffThread(file);
-  if (tags.error || !(tags.durationMs > 0)) {
-    const why = misnamedAudio(file)?.said ?? tags.error;
-    throw new Error(`not a readable audio file${why ? `: ${why}` : ''}`);
-  }
+  if (tags.error || !(tags.durationMs > 0)) throw new NotReadableAudio(misnamedAudio(file), tags.error);
   const ext = path.extname(file).replace(/^\./, '').toLowerCase();
   const stem = path.basename(file, path.extname(file));
   const bitrate = tags.bitrate ? Math.round(tags.bitrate > 10_000 ? tags.bitrate / 1000 : tags.bitrate) : null;

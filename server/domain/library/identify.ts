@@ -171,7 +171,7 @@ async function writeIdentity(ctx: Deps, p: IdentifyProposal): Promise<void> {
     ['MUSICBRAINZ_ARTISTID', p.artistMbid],
   ];
   try {
-    await writeTaggedCopy(p.path, temp, ext, meta.filter((m): m is [string, string] => !!m[1]), ffmpeg);
+    await writeTaggedCopy(p.path, temp, ext, meta, ffmpeg);
   } catch (err) {
     fs.rmSync(temp, { force: true });
     const said = err instanceof Error ? err.message.trim().split('\n').at(-1) : String(err);
